@@ -1,0 +1,44 @@
+"""Definition 1 and Fact 4: the high-probability event on the feed-forward init U(0).
+
+Fact 4 (Gaussian norm concentration): for g ~ N(0, I_d), the map g ↦ ‖g‖ is 1-Lipschitz and
+E‖g‖ ≤ √(E‖g‖²) = √d, so P(‖g‖ ≥ √d + t) ≤ exp(−t²/2) (Boucheron et al. 2013, Thm 5.6).
+
+Under the symmetric init (Section 5.2) only the m/2 vectors U_1(0), …, U_{m/2}(0) are independent;
+the other half are copies. A union bound over those m/2 copies gives
+
+    P( max_i ‖U_i(0)‖ > √d + t ) ≤ (m/2)·exp(−t²/2).
+
+Choice (the paper's exact radius is not recoverable): we set the right side to δ, i.e.
+
+    u_∞(m, d, δ) = √d + √(2·log(m / (2δ)))                         (Definition 1)
+
+and call E_U = {max_i ‖U_i(0)‖ ≤ u_∞} the event, P(E_U) ≥ 1 − δ. Because m ≥ 2 and δ < 1 the
+logarithm is positive. The event constrains U(0) only: Lemmas 2, 3 and 6 then hold for every
+W(0) and every input whose tokens have norm ≤ 1.
+"""
+
+from __future__ import annotations
+
+import sympy as sp
+
+from .symbols import d, delta, m
+
+
+def event_radius() -> sp.Expr:
+    """u_∞ = √d + √(2 log(m/(2δ))): radius of the Definition 1 event on max_i ‖U_i(0)‖.
+
+    Example:
+        >>> from boundcalc.theory.event import event_radius
+        >>> from boundcalc.theory.symbols import d, m, delta
+        >>> float(event_radius().subs({d: 1, m: 2, delta: sp.exp(-2)}))
+        3.0
+    """
+    return sp.sqrt(d) + sp.sqrt(2 * sp.log(m / (2 * delta)))
+
+
+def event_failure_probability(radius: sp.Expr) -> sp.Expr:
+    """Union-bound failure probability (m/2)·exp(−(u − √d)²/2) of {max_i ‖U_i(0)‖ ≤ u}.
+
+    Valid for u ≥ √d. With ``radius = event_radius()`` it simplifies to δ.
+    """
+    return (m / 2) * sp.exp(-((radius - sp.sqrt(d)) ** 2) / 2)

@@ -1,0 +1,85 @@
+"""Lemma 2: Lipschitz constant L and smoothness β of θ ↦ f(X; θ) on Ω_ρ, on the event E_U.
+
+Setting. f(X; θ) = m^{-1/2} Σ_i c_i g(U_i, W_i) with g(U, W) = σ(Uᵀ a(W)), a(W) = X softmax(Xᵀ W q).
+For every input with token norms ≤ 1 and ‖q‖ ≤ 1 (Remarks 3–4): ‖a‖ ≤ 1 and the softmax-weighted
+covariance G = X J Xᵀ is PSD with ‖G‖_op ≤ tr G ≤ 1. On Ω_ρ ∩ E_U (eq. 9):
+
+    |c_i| ≤ c_max = 1 + ρ_c/√m,        ‖U_i‖ ≤ u_max = u_∞ + ρ_u/√m.
+
+W is unconstrained: it enters only through the softmax, so every bound below holds for every W.
+
+Per-head bounds (derivations.md §3):
+
+* ‖∇_{(U,W)} g‖² = σ'²(‖a‖² + ‖G U qᵀ‖_F²) ≤ σ₁²(1 + u²)  →  G(u) = σ₁√(1 + u²).
+* For a unit direction (h_U, h_W) with ‖h_U‖ = cos φ, ‖h_W‖_F = sin φ,
+  D²g[h, h] = σ''·(h_Uᵀa + UᵀG h_W q)² + σ'·(2 h_Uᵀ G h_W q + Uᵀ D²a[h_W, h_W]),
+  and Uᵀ D²a[h_W, h_W] is a softmax-weighted covariance of Uᵀ(x_t − a) with e_t², e_t = (x_t − a)ᵀh_W q
+  (Facts 1–3), so |Uᵀ D²a| ≤ max_t |Uᵀ(x_t − a)| · Var_s(e) ≤ 2u · sin²φ. Collecting,
+  |D²g[h,h]| ≤ (cos φ, sin φ) M(u) (cos φ, sin φ)ᵀ with M(u) = [[σ₂, σ₂u + σ₁], [σ₂u + σ₁, σ₂u² + 2σ₁u]],
+  so H(u) = λ_max(M(u)).
+
+Lipschitz: ‖∇_θ f‖² = (1/m) Σ_i (σ² + c_i² σ'² (‖a_i‖² + ‖G_i U_i qᵀ‖²)) ≤ σ₀² + c_max² G(u_max)².
+
+Smoothness: the Hessian of θ ↦ f is block-diagonal across heads; head i's block is
+m^{-1/2} [[0, ∇gᵀ], [∇g, c_i ∇²g]], whose operator norm is at most m^{-1/2}·λ_max([[0, G], [G, c_max H]]).
+"""
+
+from __future__ import annotations
+
+import sympy as sp
+
+from .event import event_radius
+from .symbols import m, rho_c, rho_u, sigma0, sigma1, sigma2
+
+
+def largest_eigenvalue_2x2(a: sp.Expr, b: sp.Expr, c: sp.Expr) -> sp.Expr:
+    """λ_max of the symmetric matrix [[a, b], [b, c]]: (a + c + √((a − c)² + 4b²)) / 2."""
+    return (a + c + sp.sqrt((a - c) ** 2 + 4 * b**2)) / 2
+
+
+def readout_max() -> sp.Expr:
+    """c_max = 1 + ρ_c/√m: bound on |c_i| over Ω_ρ (eq. 9; |c_i(0)| = 1)."""
+    return 1 + rho_c / sp.sqrt(m)
+
+
+def feedforward_max() -> sp.Expr:
+    """u_max = u_∞ + ρ_u/√m: bound on ‖U_i‖ over Ω_ρ on the event E_U (eq. 9)."""
+    return event_radius() + rho_u / sp.sqrt(m)
+
+
+def head_gradient_bound(u: sp.Expr) -> sp.Expr:
+    """G(u) = σ₁√(1 + u²) ≥ ‖∇_{(U,W)} σ(Uᵀa(W))‖ whenever ‖U‖ ≤ u (Lemma 1, Remarks 3–4)."""
+    return sigma1 * sp.sqrt(1 + u**2)
+
+
+def head_hessian_bound(u: sp.Expr) -> sp.Expr:
+    """H(u) = λ_max([[σ₂, σ₂u + σ₁], [σ₂u + σ₁, σ₂u² + 2σ₁u]]) ≥ ‖∇²_{(U,W)} σ(Uᵀa(W))‖_op.
+
+    Holds whenever ‖U‖ ≤ u, for every W and every input with token norms ≤ 1 (Facts 1–3).
+    """
+    return largest_eigenvalue_2x2(sigma2, sigma2 * u + sigma1, sigma2 * u**2 + 2 * sigma1 * u)
+
+
+def lipschitz_constant() -> sp.Expr:
+    """Lemma 2: L = √(σ₀² + c_max²·σ₁²·(1 + u_max²)) ≥ sup_{θ∈Ω_ρ} ‖∇_θ f(X; θ)‖ on E_U.
+
+    O(1) in m up to the √log m of the event radius; free of T.
+
+    Example:
+        >>> from boundcalc.theory.lemma2 import lipschitz_constant
+        >>> sorted(s.name for s in lipschitz_constant().free_symbols)
+        ['d', 'delta', 'm', 'rho_c', 'rho_u', 'sigma0', 'sigma1']
+    """
+    c_max = readout_max()
+    return sp.sqrt(sigma0**2 + c_max**2 * head_gradient_bound(feedforward_max()) ** 2)
+
+
+def smoothness_constant() -> sp.Expr:
+    """Lemma 2: β = m^{-1/2}·λ_max([[0, G], [G, c_max·H]]) ≥ sup_{θ∈Ω_ρ} ‖∇²_θ f(X; θ)‖_op on E_U.
+
+    G = G(u_max), H = H(u_max). O(m^{-1/2}) up to the logarithm of the event radius.
+    """
+    u_max = feedforward_max()
+    grad = head_gradient_bound(u_max)
+    hess = readout_max() * head_hessian_bound(u_max)
+    return largest_eigenvalue_2x2(sp.Integer(0), grad, hess) / sp.sqrt(m)

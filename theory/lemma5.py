@@ -1,0 +1,57 @@
+"""Lemma 5: approximation error of the transported parameters θ̄ (eq. 11).
+
+With θ̄ from eq. (11) and c_i(0)² = 1,
+
+    f_lin(X; θ̄) = (1/m) Σ_i ψ(U_i(0), W_i(0); X),
+    ψ = v_c σ(Uᵀa) + σ'(Uᵀa)·aᵀv_u + σ'(Uᵀa)·⟨G U qᵀ, v_w⟩_F,
+
+and, heads i and i + m/2 sharing (U, W), this is the mean of N = m/2 i.i.d. copies of ψ whose
+expectation is f*(X). Split ψ = ψ_b + ψ_w:
+
+* bounded part |ψ_b| ≤ B₀ = σ₀ν_c + σ₁ν_u: Hoeffding, P(|mean − E| ≥ s) ≤ 2 exp(−N s²/(2B₀²));
+* attention part |ψ_w| ≤ σ₁ν_w‖U‖ with ‖U‖² ~ χ²_d: by symmetrisation (Jensen with an independent
+  copy, cosh x ≤ e^{x²/2}, (|y| + |y'|)² ≤ 2y² + 2y'²) and the χ² moment generating function,
+  log E e^{λ(ψ_w − Eψ_w)} ≤ −d·log(1 − 2λ²B_w²) ≤ 4dλ²B_w² for |λ| ≤ 1/(2B_w), B_w = σ₁ν_w.
+  Chernoff then gives s_w = 4B_w√(d ℓ/N) when ℓ/N ≤ d, else 2B_w(d + ℓ/N).
+
+Each part gets failure δ/2, union bound over the n samples and both signs: ℓ = log(4n/δ). With N = m/2:
+
+    ε_app = 2B₀√(ℓ/m) + s_w,   s_w = 4B_w√(2dℓ/m) if 2ℓ/m ≤ d, else 2B_w(d + 2ℓ/m),
+
+and P(max_j |f_lin(X_j; θ̄) − f*(X_j)| ≤ ε_app) ≥ 1 − δ. This is the only place n enters (through
+ℓ). Choice: the paper's Hölder combination is replaced by a plain union of the two parts, which
+gives explicit constants. It needs no event on U(0).
+"""
+
+from __future__ import annotations
+
+import sympy as sp
+
+from .symbols import d, delta, m, n, nu_c, nu_u, nu_w, sigma0, sigma1
+
+
+def approximation_log_factor() -> sp.Expr:
+    """ℓ = log(4n/δ): union bound over n samples, two signs and two parts (δ/2 each)."""
+    return sp.log(4 * n / delta)
+
+
+def approximation_error_bound() -> sp.Expr:
+    """Lemma 5: ε_app = 2B₀√(ℓ/m) + s_w with probability ≥ 1 − δ (see module docstring).
+
+    Example:
+        >>> from boundcalc.theory.lemma5 import approximation_error_bound
+        >>> sorted(s.name for s in approximation_error_bound().free_symbols)
+        ['d', 'delta', 'm', 'n', 'nu_c', 'nu_u', 'nu_w', 'sigma0', 'sigma1']
+    """
+    ell = approximation_log_factor()
+    bounded = sigma0 * nu_c + sigma1 * nu_u
+    attention = sigma1 * nu_w
+    sub_gaussian = 4 * attention * sp.sqrt(2 * d * ell / m)
+    sub_exponential = 2 * attention * (d + 2 * ell / m)
+    attention_part = sp.Piecewise((sub_gaussian, 2 * ell / m <= d), (sub_exponential, True))
+    return 2 * bounded * sp.sqrt(ell / m) + attention_part
+
+
+def approximation_probability() -> sp.Expr:
+    """Lemma 5 holds with probability at least 1 − δ."""
+    return 1 - delta

@@ -1,0 +1,53 @@
+"""Lemma 6: uniform envelopes on Ω_ρ (event E_U), used to make Theorem 1's error terms linear.
+
+* Output envelope. f(θ(0)) = 0 and, per head, c_i h_i − c_i(0) h_i(0) = Δc_i h_i + c_i(0)(h_i − h_i(0)),
+  so |f(X; θ)| ≤ m^{-1/2} Σ_i (σ₀ ρ_c/√m + G(u_max) r/√m):
+
+      F = σ₀ρ_c + G(u_max)·r,        r = √(ρ_u² + ρ_w²).
+
+* Label envelope (realizable targets y = f*(X), Section 5.4). With sup-norm bounded v,
+  |f*(X)| ≤ E[ν_cσ₀ + ν_uσ₁ + ν_wσ₁‖U‖] ≤ Y = σ₀ν_c + σ₁ν_u + σ₁ν_w√d (E‖U‖ ≤ √d).
+  Under Remark 9 the labels may be off f* by ε_mis: |y| ≤ Y + ε_mis.
+
+* Residual envelope: |f(X_j; θ) − y_j| ≤ B = F + Y + ε_mis.
+
+* Gradient envelopes: ‖∇_θ f‖ ≤ L (Lemma 2) and, for R̂(θ) = (1/n)Σ_j (f(X_j; θ) − y_j)²,
+  ‖∇R̂(θ)‖ ≤ (2/n)Σ_j |f_j − y_j|·‖∇f_j‖ ≤ 2·L·B (also for every minibatch gradient).
+"""
+
+from __future__ import annotations
+
+import sympy as sp
+
+from .lemma2 import feedforward_max, head_gradient_bound, lipschitz_constant
+from .lemma3 import attention_ffn_radius
+from .symbols import d, eps_mis, nu_c, nu_u, nu_w, rho_c, sigma0, sigma1
+
+
+def output_envelope() -> sp.Expr:
+    """F = σ₀ρ_c + G(u_max)·√(ρ_u² + ρ_w²) ≥ sup_{θ∈Ω_ρ} |f(X; θ)|."""
+    return sigma0 * rho_c + head_gradient_bound(feedforward_max()) * attention_ffn_radius()
+
+
+def label_envelope(misspecification: sp.Expr = sp.Integer(0)) -> sp.Expr:
+    """Y + ε_mis with Y = σ₀ν_c + σ₁ν_u + σ₁ν_w√d ≥ sup_X |f*(X)|."""
+    return sigma0 * nu_c + sigma1 * nu_u + sigma1 * nu_w * sp.sqrt(d) + misspecification
+
+
+def residual_envelope(misspecification: sp.Expr = sp.Integer(0)) -> sp.Expr:
+    """B = F + Y (+ ε_mis) ≥ max_j |f(X_j; θ) − y_j| for every θ ∈ Ω_ρ."""
+    return output_envelope() + label_envelope(misspecification)
+
+
+def loss_gradient_envelope(misspecification: sp.Expr = sp.Integer(0)) -> sp.Expr:
+    """2·L·B ≥ ‖∇R̂(θ)‖ (and every minibatch gradient) on Ω_ρ, R̂ = (1/n)Σ(f − y)²."""
+    return 2 * lipschitz_constant() * residual_envelope(misspecification)
+
+
+__all__ = [
+    "output_envelope",
+    "label_envelope",
+    "residual_envelope",
+    "loss_gradient_envelope",
+    "eps_mis",
+]

@@ -1,0 +1,145 @@
+"""Statement objects for Definition 1 and Lemmas 2, 3, 5 and 6, for the calculator.
+
+Each builder packages the expressions of its module (``event``, ``lemma2``, ``lemma3``,
+``lemma5``, ``lemma6``) into a :class:`Statement` with the probability and conditions of the lemma.
+"""
+
+from __future__ import annotations
+
+import sympy as sp
+
+from .event import event_radius
+from .lemma2 import (
+    feedforward_max,
+    head_gradient_bound,
+    head_hessian_bound,
+    lipschitz_constant,
+    readout_max,
+    smoothness_constant,
+)
+from .lemma3 import attention_ffn_radius, linearization_error_bound
+from .lemma5 import approximation_error_bound, approximation_log_factor
+from .lemma6 import (
+    label_envelope,
+    loss_gradient_envelope,
+    output_envelope,
+    residual_envelope,
+)
+from .statement import Condition, Statement
+from .symbols import delta, m
+from .theorem1 import _DESCRIPTIONS, _LATEX
+
+_M_EVEN = Condition("m_even", sp.Eq(sp.Mod(m, 2), 0), "m even",
+                    "symmetric initialisation pairs head i with head i + m/2 (Section 5.2)")
+
+_EXTRA_DESCRIPTIONS = {
+    **_DESCRIPTIONS,
+    "c_max": "bound on |c_i| over Omega_rho (eq. 9)",
+    "head_gradient_G": "G(u_max) = sigma1 sqrt(1 + u_max^2): per-head (U, W) gradient bound",
+    "head_hessian_H": "H(u_max): per-head (U, W) Hessian operator-norm bound",
+    "r_uw": "sqrt(rho_u^2 + rho_w^2)",
+    "log_factor": "log(4n/delta): union over samples, signs and parts",
+    "loss_gradient_envelope": "2 L B >= ||grad R(theta)|| on Omega_rho",
+}
+
+
+def definition1() -> Statement:
+    """Definition 1: the event radius u_∞ for max_i ‖U_i(0)‖ and its probability."""
+    return Statement(
+        name="event",
+        title="Definition 1 (event on U(0)) and Fact 4",
+        summary="P(max_i ||U_i(0)|| <= u_inf) >= 1 - delta under the symmetric init.",
+        constants={"u_inf": event_radius()},
+        terms={},
+        bound={"u_inf": event_radius()},
+        probability=1 - delta,
+        conditions=(_M_EVEN,),
+        descriptions=_EXTRA_DESCRIPTIONS,
+        latex_names=_LATEX,
+    )
+
+
+def lemma2() -> Statement:
+    """Lemma 2: L and β on Ω_ρ, on the event E_U."""
+    u_max = feedforward_max()
+    lip, beta = lipschitz_constant(), smoothness_constant()
+    return Statement(
+        name="lemma2",
+        title="Lemma 2 (local Lipschitz continuity and smoothness)",
+        summary=("On E_U (probability >= 1 - delta), for every W(0) and every input with token "
+                 "norms <= 1, theta -> f(X; theta) is L-Lipschitz and beta-smooth on Omega_rho."),
+        constants={
+            "u_inf": event_radius(),
+            "u_max": u_max,
+            "c_max": readout_max(),
+            "head_gradient_G": head_gradient_bound(u_max),
+            "head_hessian_H": head_hessian_bound(u_max),
+        },
+        terms={},
+        bound={"lipschitz_L": lip, "smoothness_beta": beta},
+        probability=1 - delta,
+        conditions=(_M_EVEN,),
+        descriptions=_EXTRA_DESCRIPTIONS,
+        latex_names=_LATEX,
+    )
+
+
+def lemma3() -> Statement:
+    """Lemma 3: uniform linearization error on Ω_ρ, on the event E_U."""
+    return Statement(
+        name="lemma3",
+        title="Lemma 3 (linearization error)",
+        summary=("On E_U (probability >= 1 - delta), sup over Omega_rho and over inputs with token "
+                 "norms <= 1 of |f(X; theta) - f_lin(X; theta)| <= eps_lin."),
+        constants={
+            "u_inf": event_radius(),
+            "u_max": feedforward_max(),
+            "r_uw": attention_ffn_radius(),
+        },
+        terms={},
+        bound={"eps_lin": linearization_error_bound()},
+        probability=1 - delta,
+        conditions=(_M_EVEN,),
+        descriptions=_EXTRA_DESCRIPTIONS,
+        latex_names=_LATEX,
+    )
+
+
+def lemma5() -> Statement:
+    """Lemma 5: approximation error of the transported parameters."""
+    return Statement(
+        name="lemma5",
+        title="Lemma 5 (approximation error)",
+        summary=("With probability >= 1 - delta over the init, "
+                 "max_j |f_lin(X_j; theta_bar) - f*(X_j)| <= eps_app."),
+        constants={"log_factor": approximation_log_factor()},
+        terms={},
+        bound={"eps_app": approximation_error_bound()},
+        probability=1 - delta,
+        conditions=(_M_EVEN,),
+        descriptions=_EXTRA_DESCRIPTIONS,
+        latex_names=_LATEX,
+    )
+
+
+def lemma6() -> Statement:
+    """Lemma 6: uniform envelopes of f, y, f − y and ∇R̂ on Ω_ρ, on the event E_U."""
+    return Statement(
+        name="lemma6",
+        title="Lemma 6 (uniform envelopes)",
+        summary="On E_U (probability >= 1 - delta): envelopes of |f|, |y|, |f - y|, ||grad f||, "
+                "||grad R||.",
+        constants={"u_inf": event_radius(), "u_max": feedforward_max()},
+        terms={},
+        bound={
+            "output_envelope_F": output_envelope(),
+            "label_envelope_Y": label_envelope(),
+            "residual_envelope_B": residual_envelope(),
+            "lipschitz_L": lipschitz_constant(),
+            "loss_gradient_envelope": loss_gradient_envelope(),
+        },
+        probability=1 - delta,
+        conditions=(_M_EVEN,),
+        descriptions=_EXTRA_DESCRIPTIONS,
+        latex_names=_LATEX,
+    )

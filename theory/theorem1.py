@@ -1,0 +1,208 @@
+"""Theorem 1 (ProjGD), with Remark 9's misspecification term as an option.
+
+Loss convention (choice; the paper's is not recoverable): R̂(θ) = (1/n) Σ_j (f(X_j; θ) − y_j)², no ½,
+as in the authors' scripts. ProjGD: θ_{k+1} = Π_{Ω_ρ}(θ_k − η ∇R̂(θ_k)), θ_0 = θ(0).
+
+Proof (derivations.md §7). Ψ_k = ‖θ_k − θ̄‖² with θ̄ of eq. (11); θ̄ ∈ Ω_ρ when ρ ≥ ν (Remark 10)
+and Ψ_0 ≤ ‖ν‖² = ν_c² + ν_u² + ν_w². Non-expansiveness of Π_{Ω_ρ}:
+
+    Ψ_{k+1} ≤ Ψ_k − 2η⟨∇R̂(θ_k), θ_k − θ̄⟩ + η²‖∇R̂(θ_k)‖².
+
+(i) With r_j = f_j(θ_k) − y_j and ⟨∇f_j(θ(0)), θ_k − θ̄⟩ = f_lin,j(θ_k) − f_lin,j(θ̄):
+    ⟨∇f_j(θ_k), θ_k − θ̄⟩ = r_j + [f_lin,j(θ_k) − f_j(θ_k)] − [f_lin,j(θ̄) − f*(X_j)] − [y_j − f*(X_j)]
+                             + ⟨∇f_j(θ_k) − ∇f_j(θ(0)), θ_k − θ̄⟩,
+    the brackets bounded by ε_lin (Lemma 3), ε_app (Lemma 5), ε_mis (Remark 9) and ε_cf
+    (change of feature, below). Hence ⟨∇R̂, θ_k − θ̄⟩ ≥ 2R̂(θ_k) − 2B·ε with ε = ε_lin + ε_app + ε_cf
+    + ε_mis and B the residual envelope of Lemma 6.
+(ii) ‖∇R̂‖ ≤ 2LB (Lemma 6).
+
+Summing k = 0..K−1 and dividing by 4ηK:
+
+    min_{k<K} R̂(θ_k) ≤ (1/K) Σ_k R̂(θ_k) ≤ ‖ν‖²/(4ηK) + ηL²B² + B(ε_lin + ε_app + ε_cf + ε_mis).
+
+Change of feature (the paper's eqs. 27–34, per block): per head, the c-gradient moves by
+m^{-1/2}|h_i − h_i(0)| ≤ m^{-1}G r and the (U, W)-gradient by m^{-1/2}‖c_i∇g − c_i(0)∇g(0)‖ ≤
+m^{-1}(ρ_c G + H r); θ_k − θ̄ has per-head blocks ≤ (ρ_c + ν_c)/√m and (r + r_ν)/√m, r_ν = √(ν_u² + ν_w²):
+
+    ε_cf = m^{-1/2}·[ G·r·(ρ_c + ν_c) + (ρ_c·G + H·r)·(r + r_ν) ],   G = G(u_max), H = H(u_max).
+
+Average iterate θ̂_K = (1/K) Σ_{k<K} θ_k ∈ Ω_ρ. f_lin is affine, so R̂_lin is convex; with Minkowski,
+√R̂(θ̂_K) ≤ √R̂_lin(θ̂_K) + ε_lin ≤ √((1/K)Σ R̂_lin(θ_k)) + ε_lin ≤ √A + 2ε_lin, A the bound above.
+
+Step size: any η > 0 is allowed; η* = ‖ν‖/(2LB√K) minimises the optimization term, which becomes
+‖ν‖·L·B/√K. Probability: E_U (δ) and Lemma 5 (δ) by a union bound, ≥ 1 − 2δ.
+"""
+
+from __future__ import annotations
+
+import sympy as sp
+
+from .event import event_radius
+from .lemma2 import (
+    feedforward_max,
+    head_gradient_bound,
+    head_hessian_bound,
+    lipschitz_constant,
+    smoothness_constant,
+)
+from .lemma3 import attention_ffn_radius, linearization_error_bound
+from .lemma5 import approximation_error_bound
+from .lemma6 import label_envelope, output_envelope, residual_envelope
+from .statement import Condition, Statement
+from .symbols import K, delta, eps_mis, eta, m, nu_c, nu_u, nu_w, rho_c, rho_u, rho_w
+
+
+def transport_norm() -> sp.Expr:
+    """‖ν‖ = √(ν_c² + ν_u² + ν_w²) ≥ ‖θ(0) − θ̄‖ (initial Lyapunov value Ψ_0 ≤ ‖ν‖²)."""
+    return sp.sqrt(nu_c**2 + nu_u**2 + nu_w**2)
+
+
+def change_of_feature_error_bound() -> sp.Expr:
+    """ε_cf ≥ sup |⟨∇f(X; θ) − ∇f(X; θ(0)), θ − θ̄⟩| over θ, θ̄ ∈ Ω_ρ (eqs. 27–34)."""
+    u_max = feedforward_max()
+    grad = head_gradient_bound(u_max)
+    hess = head_hessian_bound(u_max)
+    r = attention_ffn_radius()
+    r_nu = sp.sqrt(nu_u**2 + nu_w**2)
+    return (grad * r * (rho_c + nu_c) + (rho_c * grad + hess * r) * (r + r_nu)) / sp.sqrt(m)
+
+
+def theorem_step_size(misspecification: sp.Expr = sp.Integer(0)) -> sp.Expr:
+    """η* = ‖ν‖ / (2·L·B·√K): the step size that minimises the optimization term."""
+    return transport_norm() / (2 * lipschitz_constant() * residual_envelope(misspecification)
+                               * sp.sqrt(K))
+
+
+def optimization_term(step: sp.Expr = eta, misspecification: sp.Expr = sp.Integer(0)) -> sp.Expr:
+    """‖ν‖²/(4ηK) + η·L²·B²: the finite-time optimization error of the Lyapunov drift."""
+    lip = lipschitz_constant()
+    res = residual_envelope(misspecification)
+    return transport_norm() ** 2 / (4 * step * K) + step * lip**2 * res**2
+
+
+def rho_ge_nu_conditions() -> tuple[Condition, ...]:
+    """ρ ≥ ν componentwise, so that θ̄ of eq. (11) lies in Ω_ρ (Remark 10)."""
+    why = "transported parameters θ̄ (eq. 11) must lie in Ω_ρ (Remark 10)"
+    return (
+        Condition("rho_c_ge_nu_c", sp.Ge(rho_c, nu_c), "rho_c >= nu_c", why),
+        Condition("rho_u_ge_nu_u", sp.Ge(rho_u, nu_u), "rho_u >= nu_u", why),
+        Condition("rho_w_ge_nu_w", sp.Ge(rho_w, nu_w), "rho_w >= nu_w", why),
+    )
+
+
+def common_conditions() -> tuple[Condition, ...]:
+    """Hypotheses shared by Theorem 1 and Proposition 1."""
+    return (
+        Condition("m_even", sp.Eq(sp.Mod(m, 2), 0), "m even",
+                  "symmetric initialisation pairs head i with head i + m/2 (Section 5.2)"),
+        *rho_ge_nu_conditions(),
+        Condition("delta_lt_half", sp.Lt(delta, sp.Rational(1, 2)), "delta < 1/2",
+                  "the bound holds with probability 1 − 2δ, which must be positive"),
+    )
+
+
+def build_bound(misspecification: sp.Expr = sp.Integer(0), step: sp.Expr = eta):
+    """Constants, named terms and the two bounds of Theorem 1 (and Remark 9 if ε_mis ≠ 0).
+
+    Returns:
+        (constants, terms, bound) dictionaries of sympy expressions.
+    """
+    lip = lipschitz_constant()
+    eps_lin = linearization_error_bound()
+    eps_app = approximation_error_bound()
+    eps_cf = change_of_feature_error_bound()
+    res = residual_envelope(misspecification)
+    constants = {
+        "u_inf": event_radius(),
+        "u_max": feedforward_max(),
+        "lipschitz_L": lip,
+        "smoothness_beta": smoothness_constant(),
+        "eps_lin": eps_lin,
+        "eps_app": eps_app,
+        "eps_cf": eps_cf,
+        "output_envelope_F": output_envelope(),
+        "label_envelope_Y": label_envelope(misspecification),
+        "residual_envelope_B": res,
+        "transport_norm": transport_norm(),
+        "theorem_step_size": theorem_step_size(misspecification),
+    }
+    terms = {
+        "optimization": optimization_term(step, misspecification),
+        "linearization": res * eps_lin,
+        "approximation": res * eps_app,
+        "change_of_feature": res * eps_cf,
+    }
+    if misspecification != 0:
+        terms["misspecification"] = res * misspecification
+    min_iterate = sp.Add(*terms.values())
+    bound = {
+        "min_iterate": min_iterate,
+        "average_iterate": (sp.sqrt(min_iterate) + 2 * eps_lin) ** 2,
+    }
+    return constants, terms, bound
+
+
+_DESCRIPTIONS = {
+    "u_inf": "Definition 1 event radius: max_i ||U_i(0)|| <= u_inf w.p. >= 1 - delta",
+    "u_max": "bound on ||U_i|| over Omega_rho on the event (eq. 9)",
+    "lipschitz_L": "Lemma 2: Lipschitz constant of theta -> f(X; theta) on Omega_rho",
+    "smoothness_beta": "Lemma 2: smoothness (Hessian operator norm) on Omega_rho",
+    "eps_lin": "Lemma 3: sup |f - f_lin| on Omega_rho",
+    "eps_app": "Lemma 5: max_j |f_lin(X_j; theta_bar) - f*(X_j)| w.p. >= 1 - delta",
+    "eps_cf": "change-of-feature error |<grad f(theta) - grad f(theta(0)), theta - theta_bar>|",
+    "output_envelope_F": "Lemma 6: sup |f| on Omega_rho",
+    "label_envelope_Y": "Lemma 6: sup |y| for realizable labels (+ eps_mis)",
+    "residual_envelope_B": "Lemma 6: sup |f - y| on Omega_rho",
+    "transport_norm": "||nu||: bound on ||theta(0) - theta_bar||",
+    "theorem_step_size": "eta* = ||nu|| / (2 L B sqrt(K)), minimiser of the optimization term",
+    "optimization": "||nu||^2/(4 eta K) + eta L^2 B^2",
+    "linearization": "B * eps_lin",
+    "approximation": "B * eps_app",
+    "change_of_feature": "B * eps_cf",
+    "misspecification": "B * eps_mis (Remark 9)",
+    "min_iterate": "bound on min_{k<K} R(theta_k) (and on the average loss)",
+    "average_iterate": "bound on R at the average iterate (1/K) sum_{k<K} theta_k",
+}
+
+_LATEX = {
+    "u_inf": r"u_\infty", "u_max": r"u_{\max}", "lipschitz_L": "L",
+    "smoothness_beta": r"\beta", "eps_lin": r"\varepsilon_{\mathrm{lin}}",
+    "eps_app": r"\varepsilon_{\mathrm{app}}", "eps_cf": r"\varepsilon_{\mathrm{cf}}",
+    "output_envelope_F": "F", "label_envelope_Y": "Y", "residual_envelope_B": "B",
+    "transport_norm": r"\|\nu\|", "theorem_step_size": r"\eta^\star",
+    "optimization": r"\mathcal{E}_{\mathrm{opt}}", "linearization": r"B\varepsilon_{\mathrm{lin}}",
+    "approximation": r"B\varepsilon_{\mathrm{app}}",
+    "change_of_feature": r"B\varepsilon_{\mathrm{cf}}",
+    "misspecification": r"B\varepsilon_{\mathrm{mis}}",
+    "min_iterate": r"\min_{k<K}\hat R(\theta_k)", "average_iterate": r"\hat R(\bar\theta_K)",
+}
+
+
+def theorem1(misspecified: bool = False) -> Statement:
+    """Theorem 1 (ProjGD convergence) as a :class:`Statement`.
+
+    Args:
+        misspecified: add Remark 9's term B·ε_mis (labels off the transport target by ε_mis).
+
+    Example:
+        >>> from boundcalc.theory.theorem1 import theorem1
+        >>> sorted(theorem1().terms)
+        ['approximation', 'change_of_feature', 'linearization', 'optimization']
+    """
+    mis = eps_mis if misspecified else sp.Integer(0)
+    constants, terms, bound = build_bound(mis)
+    return Statement(
+        name="remark9" if misspecified else "theorem1",
+        title=("Remark 9 (misspecified targets)" if misspecified
+               else "Theorem 1 (ProjGD convergence)"),
+        summary=("On E_U ∩ E_app (probability ≥ 1 − 2δ), K steps of ProjGD on Ω_ρ with step η give "
+                 "min_{k<K} R̂(θ_k) ≤ min_iterate and R̂((1/K)Σθ_k) ≤ average_iterate, "
+                 "R̂ = (1/n)Σ(f − y)². No term depends on the sequence length T."),
+        constants=constants,
+        terms=terms,
+        bound=bound,
+        probability=1 - 2 * delta,
+        conditions=common_conditions(),
+        descriptions=_DESCRIPTIONS,
+        latex_names=_LATEX,
+    )
