@@ -1,0 +1,32 @@
+"""The installed distribution nests theory/ and validators/ inside boundcalc (pyproject mapping)."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from pathlib import Path
+
+
+def _probe(code: str, tmp_path: Path) -> str:
+    # run from an empty directory so the repository root is not on sys.path
+    out = subprocess.run([sys.executable, "-c", code], cwd=tmp_path, capture_output=True,
+                         text=True, check=True)
+    return out.stdout.strip()
+
+
+def test_no_top_level_theory_or_validators_package_is_installed(tmp_path):
+    code = ("import importlib.util as u; "
+            "print(u.find_spec('theory'), u.find_spec('validators'))")
+    assert _probe(code, tmp_path) == "None None"
+
+
+def test_theory_and_validators_import_as_boundcalc_subpackages(tmp_path):
+    code = ("import boundcalc.theory as t, boundcalc.validators as v; "
+            "print(t.__name__, v.__name__)")
+    assert _probe(code, tmp_path) == "boundcalc.theory boundcalc.validators"
+
+
+def test_calculator_path_never_imports_torch(tmp_path):
+    code = ("import sys; from boundcalc.api import evaluate; from boundcalc.params import validate;"
+            "import boundcalc.cli; evaluate('theorem1', validate()); print('torch' in sys.modules)")
+    assert _probe(code, tmp_path) == "False"
