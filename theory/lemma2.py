@@ -29,7 +29,18 @@ from __future__ import annotations
 import sympy as sp
 
 from .event import event_radius
-from .symbols import m, rho_c, rho_u, sigma0, sigma1, sigma2
+from .symbols import g_max, m, q_max, rho_c, rho_u, sigma0, sigma1, sigma2, u0_max, x_max
+
+
+def input_geometry(a_priori: bool = True) -> tuple[sp.Expr, sp.Expr, sp.Expr]:
+    """(X, Q, Γ): bounds on token norms, the query norm and ‖X J Xᵀ‖_op.
+
+    A priori (the paper's setting) all three are 1. The a-posteriori bounds of the validators keep
+    the symbols ``x_max``, ``q_max``, ``g_max`` and evaluate them at measured values (Γ ≤ X² for every W).
+    """
+    if a_priori:
+        return sp.Integer(1), sp.Integer(1), sp.Integer(1)
+    return x_max, q_max, g_max
 
 
 def largest_eigenvalue_2x2(a: sp.Expr, b: sp.Expr, c: sp.Expr) -> sp.Expr:
@@ -42,25 +53,39 @@ def readout_max() -> sp.Expr:
     return 1 + rho_c / sp.sqrt(m)
 
 
-def feedforward_max() -> sp.Expr:
-    """u_max = u_∞ + ρ_u/√m: bound on ‖U_i‖ over Ω_ρ on the event E_U (eq. 9)."""
-    return event_radius() + rho_u / sp.sqrt(m)
+def feedforward_max(a_priori: bool = True) -> sp.Expr:
+    """u_max = u_∞ + ρ_u/√m: bound on ‖U_i‖ over Ω_ρ on the event E_U (eq. 9).
 
-
-def head_gradient_bound(u: sp.Expr) -> sp.Expr:
-    """G(u) = σ₁√(1 + u²) ≥ ‖∇_{(U,W)} σ(Uᵀa(W))‖ whenever ‖U‖ ≤ u (Lemma 1, Remarks 3–4)."""
-    return sigma1 * sp.sqrt(1 + u**2)
-
-
-def head_hessian_bound(u: sp.Expr) -> sp.Expr:
-    """H(u) = λ_max([[σ₂, σ₂u + σ₁], [σ₂u + σ₁, σ₂u² + 2σ₁u]]) ≥ ‖∇²_{(U,W)} σ(Uᵀa(W))‖_op.
-
-    Holds whenever ‖U‖ ≤ u, for every W and every input with token norms ≤ 1 (Facts 1–3).
+    A posteriori the event radius u_∞ is replaced by the measured max_i ‖U_i(0)‖ (symbol u0_max).
     """
-    return largest_eigenvalue_2x2(sigma2, sigma2 * u + sigma1, sigma2 * u**2 + 2 * sigma1 * u)
+    return (event_radius() if a_priori else u0_max) + rho_u / sp.sqrt(m)
 
 
-def lipschitz_constant() -> sp.Expr:
+def head_gradient_bound(u: sp.Expr, a_priori: bool = True) -> sp.Expr:
+    """G(u) = σ₁√(X² + Γ²Q²u²) ≥ ‖∇_{(U,W)} σ(Uᵀa(W))‖ whenever ‖U‖ ≤ u (Lemma 1, Remarks 3–4).
+
+    A priori X = Q = Γ = 1: G(u) = σ₁√(1 + u²).
+    """
+    x, q, g = input_geometry(a_priori)
+    return sigma1 * sp.sqrt(x**2 + g**2 * q**2 * u**2)
+
+
+def head_hessian_bound(u: sp.Expr, a_priori: bool = True) -> sp.Expr:
+    """H(u) = λ_max(M(u)) ≥ ‖∇²_{(U,W)} σ(Uᵀa(W))‖_op whenever ‖U‖ ≤ u (Facts 1–3).
+
+    M(u) = [[σ₂X², ΓQ(σ₂Xu + σ₁)], [ΓQ(σ₂Xu + σ₁), σ₂Γ²Q²u² + 2σ₁XΓQ²u]]; a priori (X = Q = Γ = 1)
+    M(u) = [[σ₂, σ₂u + σ₁], [σ₂u + σ₁, σ₂u² + 2σ₁u]]. Holds for every W and every input within the
+    geometry bounds.
+    """
+    x, q, g = input_geometry(a_priori)
+    return largest_eigenvalue_2x2(
+        sigma2 * x**2,
+        g * q * (sigma2 * x * u + sigma1),
+        sigma2 * g**2 * q**2 * u**2 + 2 * sigma1 * x * g * q**2 * u,
+    )
+
+
+def lipschitz_constant(a_priori: bool = True) -> sp.Expr:
     """Lemma 2: L = √(σ₀² + c_max²·σ₁²·(1 + u_max²)) ≥ sup_{θ∈Ω_ρ} ‖∇_θ f(X; θ)‖ on E_U.
 
     O(1) in m up to the √log m of the event radius; free of T.
@@ -71,15 +96,16 @@ def lipschitz_constant() -> sp.Expr:
         ['d', 'delta', 'm', 'rho_c', 'rho_u', 'sigma0', 'sigma1']
     """
     c_max = readout_max()
-    return sp.sqrt(sigma0**2 + c_max**2 * head_gradient_bound(feedforward_max()) ** 2)
+    grad = head_gradient_bound(feedforward_max(a_priori), a_priori)
+    return sp.sqrt(sigma0**2 + c_max**2 * grad**2)
 
 
-def smoothness_constant() -> sp.Expr:
+def smoothness_constant(a_priori: bool = True) -> sp.Expr:
     """Lemma 2: β = m^{-1/2}·λ_max([[0, G], [G, c_max·H]]) ≥ sup_{θ∈Ω_ρ} ‖∇²_θ f(X; θ)‖_op on E_U.
 
     G = G(u_max), H = H(u_max). O(m^{-1/2}) up to the logarithm of the event radius.
     """
-    u_max = feedforward_max()
-    grad = head_gradient_bound(u_max)
-    hess = readout_max() * head_hessian_bound(u_max)
+    u_max = feedforward_max(a_priori)
+    grad = head_gradient_bound(u_max, a_priori)
+    hess = readout_max() * head_hessian_bound(u_max, a_priori)
     return largest_eigenvalue_2x2(sp.Integer(0), grad, hess) / sp.sqrt(m)

@@ -29,7 +29,7 @@ def attention_ffn_radius() -> sp.Expr:
     return sp.sqrt(rho_u**2 + rho_w**2)
 
 
-def linearization_error_bound() -> sp.Expr:
+def linearization_error_bound(a_priori: bool = True) -> sp.Expr:
     """Lemma 3: ε_lin = m^{-1/2}(G(u_max) ρ_c r + ½ H(u_max) r²) ≥ sup_{Ω_ρ} |f − f_lin|.
 
     Example:
@@ -38,8 +38,9 @@ def linearization_error_bound() -> sp.Expr:
         >>> T in linearization_error_bound().free_symbols
         False
     """
-    u_max = feedforward_max()
+    u_max = feedforward_max(a_priori)
     r = attention_ffn_radius()
     return (
-        head_gradient_bound(u_max) * rho_c * r + head_hessian_bound(u_max) * r**2 / 2
+        head_gradient_bound(u_max, a_priori) * rho_c * r
+        + head_hessian_bound(u_max, a_priori) * r**2 / 2
     ) / sp.sqrt(m)

@@ -19,7 +19,8 @@ Each part gets failure δ/2, union bound over the n samples and both signs: ℓ 
     ε_app = 2B₀√(ℓ/m) + s_w,   s_w = 4B_w√(2dℓ/m) if 2ℓ/m ≤ d, else 2B_w(d + 2ℓ/m),
 
 and P(max_j |f_lin(X_j; θ̄) − f*(X_j)| ≤ ε_app) ≥ 1 − δ. This is the only place n enters (through
-ℓ). Choice: the paper's Hölder combination is replaced by a plain union of the two parts, which
+ℓ). With the input geometry (X, Q, Γ) of ``lemma2.input_geometry``: B₀ = σ₀ν_c + σ₁ν_uX and
+B_w = σ₁ν_wΓQ (1 each a priori). Choice: the paper's Hölder combination is replaced by a plain union of the two parts, which
 gives explicit constants. It needs no event on U(0).
 """
 
@@ -27,6 +28,7 @@ from __future__ import annotations
 
 import sympy as sp
 
+from .lemma2 import input_geometry
 from .symbols import d, delta, m, n, nu_c, nu_u, nu_w, sigma0, sigma1
 
 
@@ -35,7 +37,7 @@ def approximation_log_factor() -> sp.Expr:
     return sp.log(4 * n / delta)
 
 
-def approximation_error_bound() -> sp.Expr:
+def approximation_error_bound(a_priori: bool = True) -> sp.Expr:
     """Lemma 5: ε_app = 2B₀√(ℓ/m) + s_w with probability ≥ 1 − δ (see module docstring).
 
     Example:
@@ -43,9 +45,10 @@ def approximation_error_bound() -> sp.Expr:
         >>> sorted(s.name for s in approximation_error_bound().free_symbols)
         ['d', 'delta', 'm', 'n', 'nu_c', 'nu_u', 'nu_w', 'sigma0', 'sigma1']
     """
+    x, q, g = input_geometry(a_priori)
     ell = approximation_log_factor()
-    bounded = sigma0 * nu_c + sigma1 * nu_u
-    attention = sigma1 * nu_w
+    bounded = sigma0 * nu_c + sigma1 * nu_u * x
+    attention = sigma1 * nu_w * g * q
     sub_gaussian = 4 * attention * sp.sqrt(2 * d * ell / m)
     sub_exponential = 2 * attention * (d + 2 * ell / m)
     attention_part = sp.Piecewise((sub_gaussian, 2 * ell / m <= d), (sub_exponential, True))

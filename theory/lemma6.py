@@ -19,29 +19,33 @@ from __future__ import annotations
 
 import sympy as sp
 
-from .lemma2 import feedforward_max, head_gradient_bound, lipschitz_constant
+from .lemma2 import feedforward_max, head_gradient_bound, input_geometry, lipschitz_constant
 from .lemma3 import attention_ffn_radius
 from .symbols import d, eps_mis, nu_c, nu_u, nu_w, rho_c, sigma0, sigma1
 
 
-def output_envelope() -> sp.Expr:
+def output_envelope(a_priori: bool = True) -> sp.Expr:
     """F = σ₀ρ_c + G(u_max)·√(ρ_u² + ρ_w²) ≥ sup_{θ∈Ω_ρ} |f(X; θ)|."""
-    return sigma0 * rho_c + head_gradient_bound(feedforward_max()) * attention_ffn_radius()
+    grad = head_gradient_bound(feedforward_max(a_priori), a_priori)
+    return sigma0 * rho_c + grad * attention_ffn_radius()
 
 
-def label_envelope(misspecification: sp.Expr = sp.Integer(0)) -> sp.Expr:
-    """Y + ε_mis with Y = σ₀ν_c + σ₁ν_u + σ₁ν_w√d ≥ sup_X |f*(X)|."""
-    return sigma0 * nu_c + sigma1 * nu_u + sigma1 * nu_w * sp.sqrt(d) + misspecification
+def label_envelope(misspecification: sp.Expr = sp.Integer(0), a_priori: bool = True) -> sp.Expr:
+    """Y + ε_mis with Y = σ₀ν_c + σ₁ν_uX + σ₁ν_wΓQ√d ≥ sup_X |f*(X)| (X = Q = Γ = 1 a priori)."""
+    x, q, g = input_geometry(a_priori)
+    return sigma0 * nu_c + sigma1 * nu_u * x + sigma1 * nu_w * g * q * sp.sqrt(d) + misspecification
 
 
-def residual_envelope(misspecification: sp.Expr = sp.Integer(0)) -> sp.Expr:
+def residual_envelope(misspecification: sp.Expr = sp.Integer(0), a_priori: bool = True) -> sp.Expr:
     """B = F + Y (+ ε_mis) ≥ max_j |f(X_j; θ) − y_j| for every θ ∈ Ω_ρ."""
-    return output_envelope() + label_envelope(misspecification)
+    return output_envelope(a_priori) + label_envelope(misspecification, a_priori)
 
 
-def loss_gradient_envelope(misspecification: sp.Expr = sp.Integer(0)) -> sp.Expr:
+def loss_gradient_envelope(
+    misspecification: sp.Expr = sp.Integer(0), a_priori: bool = True
+) -> sp.Expr:
     """2·L·B ≥ ‖∇R̂(θ)‖ (and every minibatch gradient) on Ω_ρ, R̂ = (1/n)Σ(f − y)²."""
-    return 2 * lipschitz_constant() * residual_envelope(misspecification)
+    return 2 * lipschitz_constant(a_priori) * residual_envelope(misspecification, a_priori)
 
 
 __all__ = [

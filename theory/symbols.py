@@ -33,6 +33,13 @@ sigma0, sigma1, sigma2 = sp.symbols("sigma0 sigma1 sigma2", positive=True)
 # step size
 eta = sp.Symbol("eta", positive=True)
 
+# input geometry (a-priori value 1 each; the validators' a-posteriori bounds use measured values)
+x_max = sp.Symbol("x_max", positive=True)  # max token norm  max_t ||x_t||
+q_max = sp.Symbol("q_max", positive=True)  # max query norm  ||q||
+g_max = sp.Symbol("g_max", positive=True)  # bound on ||X J X^T||_op, <= x_max**2 for every W
+# measured max_i ||U_i(0)|| replacing the event radius in a-posteriori bounds
+u0_max = sp.Symbol("u0_max", positive=True)
+
 # Remark 9: sup-norm distance of the labels to the transport target, max_j |y_j - f*(X_j)|
 eps_mis = sp.Symbol("epsilon_mis", nonnegative=True)
 
@@ -63,8 +70,17 @@ GLOSSARY: dict[sp.Symbol, str] = {
     sigma2: "sup |sigma''|",
     eta: "step size",
     eps_mis: "Remark 9: max_j |y_j - f*(X_j)| (0 = realizable)",
+    x_max: "input geometry: max token norm (1 a priori)",
+    q_max: "input geometry: max query norm (1 a priori)",
+    g_max: "input geometry: bound on ||X J X^T||_op (1 a priori; <= x_max^2 for every W)",
+    u0_max: "a posteriori: measured max_i ||U_i(0)|| in place of the event radius",
 }
 
-#: Every symbol a Transformer statement may contain.
+#: Input-geometry symbols; the a-priori statements substitute :data:`A_PRIORI_GEOMETRY`.
+GEOMETRY = (x_max, q_max, g_max)
+A_PRIORI_GEOMETRY: dict[sp.Symbol, sp.Expr] = {x_max: sp.Integer(1), q_max: sp.Integer(1),
+                                               g_max: sp.Integer(1)}
+
+#: Every symbol an a-priori Transformer statement may contain.
 ALL = (m, n, d, T, K, b, delta, rho_c, rho_u, rho_w, nu_c, nu_u, nu_w,
        sigma0, sigma1, sigma2, eta, eps_mis)

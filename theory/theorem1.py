@@ -57,26 +57,29 @@ def transport_norm() -> sp.Expr:
     return sp.sqrt(nu_c**2 + nu_u**2 + nu_w**2)
 
 
-def change_of_feature_error_bound() -> sp.Expr:
+def change_of_feature_error_bound(a_priori: bool = True) -> sp.Expr:
     """ε_cf ≥ sup |⟨∇f(X; θ) − ∇f(X; θ(0)), θ − θ̄⟩| over θ, θ̄ ∈ Ω_ρ (eqs. 27–34)."""
-    u_max = feedforward_max()
-    grad = head_gradient_bound(u_max)
-    hess = head_hessian_bound(u_max)
+    u_max = feedforward_max(a_priori)
+    grad = head_gradient_bound(u_max, a_priori)
+    hess = head_hessian_bound(u_max, a_priori)
     r = attention_ffn_radius()
     r_nu = sp.sqrt(nu_u**2 + nu_w**2)
     return (grad * r * (rho_c + nu_c) + (rho_c * grad + hess * r) * (r + r_nu)) / sp.sqrt(m)
 
 
-def theorem_step_size(misspecification: sp.Expr = sp.Integer(0)) -> sp.Expr:
+def theorem_step_size(misspecification: sp.Expr = sp.Integer(0),
+                      a_priori: bool = True) -> sp.Expr:
     """η* = ‖ν‖ / (2·L·B·√K): the step size that minimises the optimization term."""
-    return transport_norm() / (2 * lipschitz_constant() * residual_envelope(misspecification)
+    lip = lipschitz_constant(a_priori)
+    return transport_norm() / (2 * lip * residual_envelope(misspecification, a_priori)
                                * sp.sqrt(K))
 
 
-def optimization_term(step: sp.Expr = eta, misspecification: sp.Expr = sp.Integer(0)) -> sp.Expr:
+def optimization_term(step: sp.Expr = eta, misspecification: sp.Expr = sp.Integer(0),
+                      a_priori: bool = True) -> sp.Expr:
     """‖ν‖²/(4ηK) + η·L²·B²: the finite-time optimization error of the Lyapunov drift."""
-    lip = lipschitz_constant()
-    res = residual_envelope(misspecification)
+    lip = lipschitz_constant(a_priori)
+    res = residual_envelope(misspecification, a_priori)
     return transport_norm() ** 2 / (4 * step * K) + step * lip**2 * res**2
 
 
@@ -101,33 +104,40 @@ def common_conditions() -> tuple[Condition, ...]:
     )
 
 
-def build_bound(misspecification: sp.Expr = sp.Integer(0), step: sp.Expr = eta):
+def build_bound(misspecification: sp.Expr = sp.Integer(0), step: sp.Expr = eta,
+                a_priori: bool = True):
     """Constants, named terms and the two bounds of Theorem 1 (and Remark 9 if ε_mis ≠ 0).
+
+    Args:
+        misspecification: ε_mis (0 for realizable labels).
+        step: the step size expression (symbol η by default).
+        a_priori: False keeps the input-geometry symbols and the measured u0_max in place of u_∞
+            (a-posteriori bounds of the validators).
 
     Returns:
         (constants, terms, bound) dictionaries of sympy expressions.
     """
-    lip = lipschitz_constant()
-    eps_lin = linearization_error_bound()
-    eps_app = approximation_error_bound()
-    eps_cf = change_of_feature_error_bound()
-    res = residual_envelope(misspecification)
+    lip = lipschitz_constant(a_priori)
+    eps_lin = linearization_error_bound(a_priori)
+    eps_app = approximation_error_bound(a_priori)
+    eps_cf = change_of_feature_error_bound(a_priori)
+    res = residual_envelope(misspecification, a_priori)
     constants = {
         "u_inf": event_radius(),
-        "u_max": feedforward_max(),
+        "u_max": feedforward_max(a_priori),
         "lipschitz_L": lip,
-        "smoothness_beta": smoothness_constant(),
+        "smoothness_beta": smoothness_constant(a_priori),
         "eps_lin": eps_lin,
         "eps_app": eps_app,
         "eps_cf": eps_cf,
-        "output_envelope_F": output_envelope(),
-        "label_envelope_Y": label_envelope(misspecification),
+        "output_envelope_F": output_envelope(a_priori),
+        "label_envelope_Y": label_envelope(misspecification, a_priori),
         "residual_envelope_B": res,
         "transport_norm": transport_norm(),
-        "theorem_step_size": theorem_step_size(misspecification),
+        "theorem_step_size": theorem_step_size(misspecification, a_priori),
     }
     terms = {
-        "optimization": optimization_term(step, misspecification),
+        "optimization": optimization_term(step, misspecification, a_priori),
         "linearization": res * eps_lin,
         "approximation": res * eps_app,
         "change_of_feature": res * eps_cf,

@@ -1,0 +1,64 @@
+"""A-posteriori versions of the Lemma 2–6 and Theorem 1 expressions.
+
+The a-priori statements bound the worst case over every U(0) in the event E_U and every input with
+token norms ≤ 1. Given one actual initialisation and data set, the *same* derivation holds with
+
+* u0_max = measured max_i ‖U_i(0)‖ in place of the event radius u_∞ (Definition 1);
+* x_max = measured max token norm, q_max = measured max query norm;
+* g_max = a bound on ‖X J Xᵀ‖_op valid for every W: the softmax covariance satisfies
+  X J Xᵀ ⪯ Σ_t s_t x_t x_tᵀ, so g_max = x_max² is valid over all of Ω_ρ (the value measured at
+  W(0) is *not*, since W moves).
+
+Comparing both evaluations shows how much of the slack is the high-probability envelope and the
+worst-case geometry, and how much is the inequalities themselves.
+"""
+
+from __future__ import annotations
+
+import sympy as sp
+
+from .statement import Statement
+from .symbols import delta
+from .theorem1 import _DESCRIPTIONS, _LATEX, build_bound, common_conditions
+
+
+def theorem1_a_posteriori() -> Statement:
+    """Theorem 1's constants, terms and bounds with (u0_max, x_max, q_max, g_max) left symbolic."""
+    constants, terms, bound = build_bound(a_priori=False)
+    constants.pop("u_inf")
+    return Statement(
+        name="theorem1_a_posteriori",
+        title="Theorem 1 evaluated a posteriori (measured U(0) and input geometry)",
+        summary="The Theorem 1 expressions with u_inf -> measured max_i ||U_i(0)|| and the "
+                "input-geometry bounds (x_max, q_max, g_max) at their measured values.",
+        constants=constants,
+        terms=terms,
+        bound=bound,
+        probability=1 - delta,
+        conditions=common_conditions(),
+        descriptions=_DESCRIPTIONS,
+        latex_names=_LATEX,
+    )
+
+
+def evaluate_expressions(expressions: dict[str, sp.Expr], values: dict[sp.Symbol, float],
+                         precision: int = 20) -> dict[str, float]:
+    """Evaluate sympy expressions at numeric symbol values with mpmath (validators' helper).
+
+    Example:
+        >>> from boundcalc.theory.symbols import m
+        >>> evaluate_expressions({"x": 2 * m}, {m: 3.0})
+        {'x': 6.0}
+    """
+    import mpmath
+
+    keys = list(expressions)
+    syms = sorted(set().union(*(sp.sympify(e).free_symbols for e in expressions.values())),
+                  key=lambda s: s.name)
+    missing = [s.name for s in syms if s not in values]
+    if missing:
+        raise ValueError(f"`values` is missing {missing}")
+    func = sp.lambdify(syms, [expressions[k] for k in keys], modules="mpmath")
+    with mpmath.workdps(precision):
+        out = func(*[mpmath.mpf(values[s]) for s in syms])
+    return {k: float(v) for k, v in zip(keys, out, strict=True)}
