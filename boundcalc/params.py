@@ -120,8 +120,9 @@ def validate(
 ) -> Inputs:
     """Check every input and return :class:`Inputs`; raises :class:`InputError` naming the flag.
 
-    Rules (issue 2, item 6): m a positive even integer; n, d, T, K, b positive integers; δ in (0, 1);
-    ρ, ν, ε_mis non-negative; η > 0 when given; the activation a known preset or ``custom:S0,S1,S2``.
+    Rules (issue 2, item 6): m a positive even integer; n, d, T, K, b positive integers;
+    δ in (0, 1); ρ, ν, ε_mis non-negative; η > 0 when given; the activation a known preset or
+    ``custom:S0,S1,S2``.
     ρ < ν is *not* an input error (the condition row fails instead).
 
     Example:

@@ -13,15 +13,18 @@ Per-head bounds (derivations.md §3):
 * ‖∇_{(U,W)} g‖² = σ'²(‖a‖² + ‖G U qᵀ‖_F²) ≤ σ₁²(1 + u²)  →  G(u) = σ₁√(1 + u²).
 * For a unit direction (h_U, h_W) with ‖h_U‖ = cos φ, ‖h_W‖_F = sin φ,
   D²g[h, h] = σ''·(h_Uᵀa + UᵀG h_W q)² + σ'·(2 h_Uᵀ G h_W q + Uᵀ D²a[h_W, h_W]),
-  and Uᵀ D²a[h_W, h_W] is a softmax-weighted covariance of Uᵀ(x_t − a) with e_t², e_t = (x_t − a)ᵀh_W q
+  and Uᵀ D²a[h_W, h_W] is a softmax-weighted covariance of Uᵀ(x_t − a) with e_t²,
+  e_t = (x_t − a)ᵀh_W q
   (Facts 1–3), so |Uᵀ D²a| ≤ max_t |Uᵀ(x_t − a)| · Var_s(e) ≤ 2u · sin²φ. Collecting,
-  |D²g[h,h]| ≤ (cos φ, sin φ) M(u) (cos φ, sin φ)ᵀ with M(u) = [[σ₂, σ₂u + σ₁], [σ₂u + σ₁, σ₂u² + 2σ₁u]],
+  |D²g[h,h]| ≤ (cos φ, sin φ) M(u) (cos φ, sin φ)ᵀ with
+  M(u) = [[σ₂, σ₂u + σ₁], [σ₂u + σ₁, σ₂u² + 2σ₁u]],
   so H(u) = λ_max(M(u)).
 
 Lipschitz: ‖∇_θ f‖² = (1/m) Σ_i (σ² + c_i² σ'² (‖a_i‖² + ‖G_i U_i qᵀ‖²)) ≤ σ₀² + c_max² G(u_max)².
 
 Smoothness: the Hessian of θ ↦ f is block-diagonal across heads; head i's block is
-m^{-1/2} [[0, ∇gᵀ], [∇g, c_i ∇²g]], whose operator norm is at most m^{-1/2}·λ_max([[0, G], [G, c_max H]]).
+m^{-1/2} [[0, ∇gᵀ], [∇g, c_i ∇²g]], whose operator norm is at most
+m^{-1/2}·λ_max([[0, G], [G, c_max H]]).
 """
 
 from __future__ import annotations
@@ -36,7 +39,8 @@ def input_geometry(a_priori: bool = True) -> tuple[sp.Expr, sp.Expr, sp.Expr]:
     """(X, Q, Γ): bounds on token norms, the query norm and ‖X J Xᵀ‖_op.
 
     A priori (the paper's setting) all three are 1. The a-posteriori bounds of the validators keep
-    the symbols ``x_max``, ``q_max``, ``g_max`` and evaluate them at measured values (Γ ≤ X² for every W).
+    the symbols ``x_max``, ``q_max``, ``g_max`` and evaluate them at measured values
+    (Γ ≤ X² for every W).
     """
     if a_priori:
         return sp.Integer(1), sp.Integer(1), sp.Integer(1)

@@ -1,6 +1,7 @@
 """Lemma 3: uniform linearization error ε_lin = sup_{θ∈Ω_ρ} |f(X; θ) − f_lin(X; θ)| on E_U.
 
-Per-head expansion (the paper's eq. 19). Write Δc_i = c_i − c_i(0), Δ_i = (U_i, W_i) − (U_i(0), W_i(0)),
+Per-head expansion (the paper's eq. 19). Write Δc_i = c_i − c_i(0),
+Δ_i = (U_i, W_i) − (U_i(0), W_i(0)),
 h_i = g(U_i, W_i), h_i(0) = g(U_i(0), W_i(0)). Since f(θ(0)) = 0 (symmetric init),
 
     f − f_lin = m^{-1/2} Σ_i [ Δc_i·(h_i − h_i(0)) + c_i(0)·(h_i − h_i(0) − ⟨∇g(0), Δ_i⟩) ].
@@ -12,8 +13,8 @@ On Ω_ρ: |Δc_i| ≤ ρ_c/√m, ‖Δ_i‖ ≤ r/√m with r = √(ρ_u² + ρ_
     ε_lin = m^{-1/2}·( G(u_max)·ρ_c·r + ½·H(u_max)·r² ).
 
 Choice: this per-head form is never larger than the generic smoothness bound β‖ρ‖²/2 (it uses
-|c_i(0)| = 1 instead of c_max and the block structure). It holds for every W(0), every U(0) in E_U and
-every input with token norms ≤ 1.
+|c_i(0)| = 1 instead of c_max and the block structure). It holds for every W(0), every U(0) in E_U
+and every input with token norms ≤ 1.
 """
 
 from __future__ import annotations

@@ -14,14 +14,15 @@ expectation is f*(X). Split ψ = ψ_b + ψ_w:
   log E e^{λ(ψ_w − Eψ_w)} ≤ −d·log(1 − 2λ²B_w²) ≤ 4dλ²B_w² for |λ| ≤ 1/(2B_w), B_w = σ₁ν_w.
   Chernoff then gives s_w = 4B_w√(d ℓ/N) when ℓ/N ≤ d, else 2B_w(d + ℓ/N).
 
-Each part gets failure δ/2, union bound over the n samples and both signs: ℓ = log(4n/δ). With N = m/2:
+Each part gets failure δ/2, union bound over the n samples and both signs: ℓ = log(4n/δ).
+With N = m/2:
 
     ε_app = 2B₀√(ℓ/m) + s_w,   s_w = 4B_w√(2dℓ/m) if 2ℓ/m ≤ d, else 2B_w(d + 2ℓ/m),
 
 and P(max_j |f_lin(X_j; θ̄) − f*(X_j)| ≤ ε_app) ≥ 1 − δ. This is the only place n enters (through
 ℓ). With the input geometry (X, Q, Γ) of ``lemma2.input_geometry``: B₀ = σ₀ν_c + σ₁ν_uX and
-B_w = σ₁ν_wΓQ (1 each a priori). Choice: the paper's Hölder combination is replaced by a plain union of the two parts, which
-gives explicit constants. It needs no event on U(0).
+B_w = σ₁ν_wΓQ (1 each a priori). Choice: the paper's Hölder combination is replaced by a plain
+union of the two parts, which gives explicit constants. It needs no event on U(0).
 """
 
 from __future__ import annotations

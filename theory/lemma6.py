@@ -1,6 +1,7 @@
 """Lemma 6: uniform envelopes on Ω_ρ (event E_U), used to make Theorem 1's error terms linear.
 
-* Output envelope. f(θ(0)) = 0 and, per head, c_i h_i − c_i(0) h_i(0) = Δc_i h_i + c_i(0)(h_i − h_i(0)),
+* Output envelope. f(θ(0)) = 0 and, per head,
+  c_i h_i − c_i(0) h_i(0) = Δc_i h_i + c_i(0)(h_i − h_i(0)),
   so |f(X; θ)| ≤ m^{-1/2} Σ_i (σ₀ ρ_c/√m + G(u_max) r/√m):
 
       F = σ₀ρ_c + G(u_max)·r,        r = √(ρ_u² + ρ_w²).
@@ -30,19 +31,19 @@ def output_envelope(a_priori: bool = True) -> sp.Expr:
     return sigma0 * rho_c + grad * attention_ffn_radius()
 
 
-def label_envelope(misspecification: sp.Expr = sp.Integer(0), a_priori: bool = True) -> sp.Expr:
+def label_envelope(misspecification: sp.Expr = sp.S.Zero, a_priori: bool = True) -> sp.Expr:
     """Y + ε_mis with Y = σ₀ν_c + σ₁ν_uX + σ₁ν_wΓQ√d ≥ sup_X |f*(X)| (X = Q = Γ = 1 a priori)."""
     x, q, g = input_geometry(a_priori)
     return sigma0 * nu_c + sigma1 * nu_u * x + sigma1 * nu_w * g * q * sp.sqrt(d) + misspecification
 
 
-def residual_envelope(misspecification: sp.Expr = sp.Integer(0), a_priori: bool = True) -> sp.Expr:
+def residual_envelope(misspecification: sp.Expr = sp.S.Zero, a_priori: bool = True) -> sp.Expr:
     """B = F + Y (+ ε_mis) ≥ max_j |f(X_j; θ) − y_j| for every θ ∈ Ω_ρ."""
     return output_envelope(a_priori) + label_envelope(misspecification, a_priori)
 
 
 def loss_gradient_envelope(
-    misspecification: sp.Expr = sp.Integer(0), a_priori: bool = True
+    misspecification: sp.Expr = sp.S.Zero, a_priori: bool = True
 ) -> sp.Expr:
     """2·L·B ≥ ‖∇R̂(θ)‖ (and every minibatch gradient) on Ω_ρ, R̂ = (1/n)Σ(f − y)²."""
     return 2 * lipschitz_constant(a_priori) * residual_envelope(misspecification, a_priori)

@@ -1,9 +1,10 @@
 """Remark 9: non-realizable labels add B·ε_mis to Theorem 1.
 
 If the labels are y_j = f*(X_j) + e_j with max_j |e_j| ≤ ε_mis for some f* in the transport class
-F_ν, the drift inequality (i) of Theorem 1 acquires −[y_j − f*(X_j)], bounded by ε_mis, and the label
-envelope grows to Y + ε_mis. Everything else is unchanged. Choice: the misspecification is measured in
-sup-norm over the training samples (the paper's exact norm is not recoverable).
+F_ν, the drift identity (i) of Theorem 1 acquires the bracket [y_j − f*(X_j)], bounded by ε_mis,
+and the label envelope grows to Y + ε_mis. Everything else is unchanged. Choice: the
+misspecification is measured in sup-norm over the training samples (the paper's exact norm is
+not recoverable).
 """
 
 from __future__ import annotations

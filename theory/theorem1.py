@@ -9,8 +9,8 @@ and Ψ_0 ≤ ‖ν‖² = ν_c² + ν_u² + ν_w². Non-expansiveness of Π_{Ω_
     Ψ_{k+1} ≤ Ψ_k − 2η⟨∇R̂(θ_k), θ_k − θ̄⟩ + η²‖∇R̂(θ_k)‖².
 
 (i) With r_j = f_j(θ_k) − y_j and ⟨∇f_j(θ(0)), θ_k − θ̄⟩ = f_lin,j(θ_k) − f_lin,j(θ̄):
-    ⟨∇f_j(θ_k), θ_k − θ̄⟩ = r_j + [f_lin,j(θ_k) − f_j(θ_k)] − [f_lin,j(θ̄) − f*(X_j)] − [y_j − f*(X_j)]
-                             + ⟨∇f_j(θ_k) − ∇f_j(θ(0)), θ_k − θ̄⟩,
+    ⟨∇f_j(θ_k), θ_k − θ̄⟩ = r_j + [f_lin,j(θ_k) − f_j(θ_k)] − [f_lin,j(θ̄) − f*(X_j)]
+                             + [y_j − f*(X_j)] + ⟨∇f_j(θ_k) − ∇f_j(θ(0)), θ_k − θ̄⟩,
     the brackets bounded by ε_lin (Lemma 3), ε_app (Lemma 5), ε_mis (Remark 9) and ε_cf
     (change of feature, below). Hence ⟨∇R̂, θ_k − θ̄⟩ ≥ 2R̂(θ_k) − 2B·ε with ε = ε_lin + ε_app + ε_cf
     + ε_mis and B the residual envelope of Lemma 6.
@@ -22,7 +22,8 @@ Summing k = 0..K−1 and dividing by 4ηK:
 
 Change of feature (the paper's eqs. 27–34, per block): per head, the c-gradient moves by
 m^{-1/2}|h_i − h_i(0)| ≤ m^{-1}G r and the (U, W)-gradient by m^{-1/2}‖c_i∇g − c_i(0)∇g(0)‖ ≤
-m^{-1}(ρ_c G + H r); θ_k − θ̄ has per-head blocks ≤ (ρ_c + ν_c)/√m and (r + r_ν)/√m, r_ν = √(ν_u² + ν_w²):
+m^{-1}(ρ_c G + H r); θ_k − θ̄ has per-head blocks ≤ (ρ_c + ν_c)/√m and (r + r_ν)/√m,
+r_ν = √(ν_u² + ν_w²):
 
     ε_cf = m^{-1/2}·[ G·r·(ρ_c + ν_c) + (ρ_c·G + H·r)·(r + r_ν) ],   G = G(u_max), H = H(u_max).
 
@@ -67,7 +68,7 @@ def change_of_feature_error_bound(a_priori: bool = True) -> sp.Expr:
     return (grad * r * (rho_c + nu_c) + (rho_c * grad + hess * r) * (r + r_nu)) / sp.sqrt(m)
 
 
-def theorem_step_size(misspecification: sp.Expr = sp.Integer(0),
+def theorem_step_size(misspecification: sp.Expr = sp.S.Zero,
                       a_priori: bool = True) -> sp.Expr:
     """η* = ‖ν‖ / (2·L·B·√K): the step size that minimises the optimization term."""
     lip = lipschitz_constant(a_priori)
@@ -75,7 +76,7 @@ def theorem_step_size(misspecification: sp.Expr = sp.Integer(0),
                                * sp.sqrt(K))
 
 
-def optimization_term(step: sp.Expr = eta, misspecification: sp.Expr = sp.Integer(0),
+def optimization_term(step: sp.Expr = eta, misspecification: sp.Expr = sp.S.Zero,
                       a_priori: bool = True) -> sp.Expr:
     """‖ν‖²/(4ηK) + η·L²·B²: the finite-time optimization error of the Lyapunov drift."""
     lip = lipschitz_constant(a_priori)
@@ -104,7 +105,7 @@ def common_conditions() -> tuple[Condition, ...]:
     )
 
 
-def build_bound(misspecification: sp.Expr = sp.Integer(0), step: sp.Expr = eta,
+def build_bound(misspecification: sp.Expr = sp.S.Zero, step: sp.Expr = eta,
                 a_priori: bool = True):
     """Constants, named terms and the two bounds of Theorem 1 (and Remark 9 if ε_mis ≠ 0).
 

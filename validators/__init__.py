@@ -1,1 +1,2 @@
-"""Torch validators: the paper's model, trainers and the measurements that could falsify each bound."""
+"""Torch validators: the paper's model, trainers and the measurements that could falsify each
+bound."""

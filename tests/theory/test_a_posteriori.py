@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import pytest
 import sympy as sp
-
 from boundcalc.theory import get_statement
 from boundcalc.theory import symbols as S
 from boundcalc.theory.aposteriori import evaluate_expressions, theorem1_a_posteriori

@@ -8,7 +8,6 @@ import mpmath
 import numpy as np
 import pytest
 import sympy as sp
-
 from boundcalc.theory import symbols as S
 from boundcalc.theory.activations import ERF, TANH, get_activation
 from boundcalc.theory.event import event_failure_probability, event_radius

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import pytest
 import sympy as sp
-
 from boundcalc.theory import BUILDERS, get_statement
 from boundcalc.theory import symbols as S
 from boundcalc.theory.lemma5 import approximation_error_bound, approximation_log_factor
