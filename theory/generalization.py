@@ -1,0 +1,590 @@
+"""Paper 003: generalization bound for a GD-trained shallow Transformer, as sympy expressions.
+
+Source: *Generalization bound for a Shallow Transformer trained using Gradient Descent*
+(anonymous, under review), ``shared/papers/003_ca845a00a60efb13.txt``; line numbers below refer
+to that file. Model (§3.1.2, Wu et al. 2024): f(X) = (1/d_s) w_Oᵀ Σ_{i≤d_s} ReLU(W_V Xᵀ
+softmax(X W_Kᵀ W_Q X^{(i,:)ᵀ}/√d_m)), LeCun init, d = d_m (line 145), loss ℓ 1-Lipschitz in its
+first argument, plain GD.
+
+What is computed (every quantity of the paper, one function each):
+
+* η_• = ‖W_•⁰‖_F + R_•, η_O = ‖w_O⁰‖₂ + R_O, ξ_• = ‖W_•⁰‖₂ + R_• (lines 175, 229, 243–249);
+* ρ = N^{1/2} d_s^{3/2} R_X, z, ẑ, M, M̂ (lines 233–237);
+* A = η_O η_V √d_s R_X (lines 179, 410–425) and P (lines 179, 398);
+* Lemma 1 / Lemma 2: Rademacher complexity via the covering number (lines 177, 205, 403–407);
+* Lemma 4: empirical loss bound under Wu et al.'s Theorem 1 conditions (lines 229–285);
+* Theorem 5: true-loss bound (lines 291–329), with its probability.
+
+Why two forms. The paper's statements and its own derivations disagree in places
+(:data:`DISCREPANCIES`, docs/generalization.md). Every builder takes ``as_printed``: False (the
+default) follows the derivation step by step, True reproduces the printed statement. Every
+constant the paper hides behind "≲", O(·), Ω(·) or Ω̃(·) is a symbol of
+:data:`boundcalc.theory.generalization_symbols.HIDDEN_CONSTANTS` (default 1).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import sympy as sp
+
+from .generalization_symbols import (
+    C_D,
+    C_O,
+    R_K,
+    R_O,
+    R_Q,
+    R_V,
+    R_X,
+    WK0_2,
+    WK0_F,
+    WO0_2,
+    WQ0_2,
+    WQ0_F,
+    WV0_2,
+    WV0_F,
+    C_conf,
+    C_cov,
+    C_prob,
+    C_width,
+    N,
+    Phi0,
+    alpha,
+    c_hat,
+    d_m,
+    d_s,
+    delta,
+)
+from .statement import Condition, Statement
+
+# ---------------------------------------------------------------------------------------------
+# η, ξ: norms of the parameters anywhere in the class (lines 175, 229, 243-249)
+# ---------------------------------------------------------------------------------------------
+
+
+def eta_Q() -> sp.Expr:
+    """η_Q = ‖W_Q⁰‖_F + R_Q ≥ ‖W_Q‖_F on the class (Lemma 1, line 175)."""
+    return WQ0_F + R_Q
+
+
+def eta_K() -> sp.Expr:
+    """η_K = ‖W_K⁰‖_F + R_K ≥ ‖W_K‖_F on the class (Lemma 1, line 175)."""
+    return WK0_F + R_K
+
+
+def eta_V() -> sp.Expr:
+    """η_V = ‖W_V⁰‖_F + R_V ≥ ‖W_V‖_F on the class (Lemma 1, line 175)."""
+    return WV0_F + R_V
+
+
+def eta_O() -> sp.Expr:
+    """η_O = ‖w_O⁰‖₂ + R_O ≥ ‖w_O‖₂ on the class (Lemma 1, line 175; line 249)."""
+    return WO0_2 + R_O
+
+
+def xi_Q() -> sp.Expr:
+    """ξ_Q = ‖W_Q⁰‖₂ + R_Q ≥ ‖W_Q‖₂ on the class; ξ_Q ≤ η_Q (Lemma 4, lines 229, 243)."""
+    return WQ0_2 + R_Q
+
+
+def xi_K() -> sp.Expr:
+    """ξ_K = ‖W_K⁰‖₂ + R_K ≥ ‖W_K‖₂ on the class; ξ_K ≤ η_K (Lemma 4, lines 229, 245)."""
+    return WK0_2 + R_K
+
+
+def xi_V() -> sp.Expr:
+    """ξ_V = ‖W_V⁰‖₂ + R_V ≥ ‖W_V‖₂ on the class; ξ_V ≤ η_V (Lemma 4, lines 229, 247)."""
+    return WV0_2 + R_V
+
+
+# ---------------------------------------------------------------------------------------------
+# Lemma 4's quantities (lines 233-237, 257, 285)
+# ---------------------------------------------------------------------------------------------
+
+
+def rho() -> sp.Expr:
+    """ρ = N^{1/2} d_s^{3/2} R_X (Lemma 4, line 233).
+
+    Not the Lipschitz constant called ρ on lines 123–125 (the proof of Theorem 5 uses 1 there).
+    """
+    return sp.sqrt(N) * d_s ** sp.Rational(3, 2) * R_X
+
+
+def _z_form(e_o: sp.Expr, e_v: sp.Expr, e_q: sp.Expr, e_k: sp.Expr) -> sp.Expr:
+    return e_o**2 * (1 + 4 / d_m * R_X**4 * d_s**2 * e_v**2 * (e_q**2 + e_k**2))
+
+
+def z() -> sp.Expr:
+    """z = η_O²(1 + (4/d_m) R_X⁴ d_s² ξ_V² (ξ_Q² + ξ_K²)) (Lemma 4, lines 233, 257)."""
+    return _z_form(eta_O(), xi_V(), xi_Q(), xi_K())
+
+
+def z_hat() -> sp.Expr:
+    """ẑ = η_O²(1 + (4/d_m) R_X⁴ d_s² η_V² (η_Q² + η_K²)) ≥ z (Lemma 4, lines 233, 285)."""
+    return _z_form(eta_O(), eta_V(), eta_Q(), eta_K())
+
+
+def _m_form(e_v: sp.Expr, e_q: sp.Expr, e_k: sp.Expr) -> sp.Expr:
+    scale = 2 / sp.sqrt(d_m) * R_X**2 * d_s
+    return sp.Max(
+        e_v / R_O,
+        eta_O() / R_V,
+        scale * e_k * e_v * eta_O() / R_Q,
+        scale * e_q * e_v * eta_O() / R_K,
+    )
+
+
+def M() -> sp.Expr:
+    """M = max(ξ_V/R_O, η_O/R_V, (2/√d_m) R_X² d_s ξ_K ξ_V η_O/R_Q,
+    (2/√d_m) R_X² d_s ξ_Q ξ_V η_O/R_K) (Lemma 4, lines 235, 257)."""
+    return _m_form(xi_V(), xi_Q(), xi_K())
+
+
+def M_hat() -> sp.Expr:
+    """M̂: M with every ξ replaced by η, so M̂ ≥ M (Lemma 4, lines 237, 285)."""
+    return _m_form(eta_V(), eta_Q(), eta_K())
+
+
+# ---------------------------------------------------------------------------------------------
+# Lemma 1 / Lemma 2: Rademacher complexity (lines 175-211, 368-425)
+# ---------------------------------------------------------------------------------------------
+
+
+def A() -> sp.Expr:
+    """A = η_O η_V √d_s R_X ≥ |f| on the class (lines 179, 410–425).
+
+    |w_Oᵀ ReLU(W_V Xᵀ s)| ≤ ‖w_O‖₂‖W_V‖₂‖X‖₂‖s‖₂ ≤ η_O η_V ‖X‖_F with ‖s‖₂ ≤ ‖s‖₁ = 1.
+    """
+    return eta_O() * eta_V() * sp.sqrt(d_s) * R_X
+
+
+def P() -> sp.Expr:
+    """P = (√d_s R_X)² ((√d_m η_V)^{2/3} + (√d_m η_K η_Q η_V)^{2/3})³ log(N d_s) (line 398).
+
+    log N_∞(G; ε) ≲ P/ε² (line 396): Edelman et al. Cor. 4.5 (line 386) with
+    B_X ≤ √d_s R_X, ‖W_V‖_{2,1} ≤ √d_m η_V, ‖W_Kᵀ W_Q/√d_m‖_{2,1} ≤ √d_m η_K η_Q and
+    ‖W_V‖₂ ≤ η_V (line 376).
+    """
+    two_thirds = sp.Rational(2, 3)
+    return ((sp.sqrt(d_s) * R_X) ** 2
+            * ((sp.sqrt(d_m) * eta_V()) ** two_thirds
+               + (sp.sqrt(d_m) * eta_K() * eta_Q() * eta_V()) ** two_thirds) ** 3
+            * sp.log(N * d_s))
+
+
+def dudley_scale() -> sp.Expr:
+    """s = √(C_cov·P/N): the minimiser δ* of δ + s·log(A/δ) in the Dudley integral (line 406)."""
+    return sp.sqrt(C_cov * P() / N)
+
+
+def dudley_closed_form(as_printed: bool = False) -> sp.Expr:
+    """inf_{δ} (δ + ∫_δ^A √(C_cov P/(ε² N)) dε), the bracket of lines 403–407.
+
+    The integrand is s/ε with s = √(C_cov P/N), so the bracket is δ + s·log(A/δ).
+
+    * printed (line 407): s·(1 + log(A/s)), the value at δ* = s.
+    * derived (default): the infimum is over δ ∈ [0, A] (the integral runs from δ to A), so
+      δ* = min(s, A): s·(1 + log(A/s)) when s ≤ A, and A (the trivial bound |f| ≤ A) when
+      s > A. The printed form is smaller than A there and negative once s > e·A.
+    """
+    s = dudley_scale()
+    interior = s * (1 + sp.log(A() / s))
+    if as_printed:
+        return interior
+    return sp.Piecewise((interior, s <= A()), (A(), True))
+
+
+def rademacher_bound(as_printed: bool = False, lemma: int = 2) -> sp.Expr:
+    """Bound on the empirical Rademacher complexity R_S(F_R^{θ⁰}) = R_S(G_R^{θ⁰}).
+
+    Args:
+        as_printed: False: c·(derived Dudley value) (lines 403–407 with δ* ≤ A); True: the printed
+            closed form.
+        lemma: only with ``as_printed``: 2 gives Lemma 2 / line 211, c·√(P/N)(1 + log(A√(N/P)));
+            1 gives Lemma 1 as printed on line 177, C_O·(1/N)·√(P/N)(1 + log(A√(N/P))) (an extra
+            1/N that neither Lemma 2, line 211 nor Theorem 5 carries).
+    """
+    if lemma not in (1, 2):
+        raise ValueError(f"`lemma` must be 1 or 2, got {lemma!r}")
+    if as_printed and lemma == 1:
+        return C_O * dudley_closed_form(True) / N
+    return C_D * dudley_closed_form(as_printed)
+
+
+# ---------------------------------------------------------------------------------------------
+# Lemma 4: empirical loss (lines 213-285)
+# ---------------------------------------------------------------------------------------------
+
+
+def lemma4_first_term(as_printed: bool = False) -> sp.Expr:
+    """α²/(8ρM√N) (derived, from α² ≥ 8ρM√(2Φ(θ⁰)), lines 263–277) or α²/(8ρM̂√N) (printed,
+    lines 231, 283)."""
+    return alpha**2 / (8 * rho() * (M_hat() if as_printed else M()) * sp.sqrt(N))
+
+
+def lemma4_second_term(as_printed: bool = False) -> sp.Expr:
+    """α³η_O/(32ρ²z√N) (derived) or α³η_O/(32ρ⁴ẑ√N) (printed, lines 231, 283).
+
+    Derivation (lines 267–277): α³ ≥ 32ρ²z√(2Φ(θ⁰))/η_O gives Φ(θ⁰) ≤ α⁶η_O²/(2048ρ⁴z²), and
+    √(2Φ/N) ≤ √(2α⁶η_O²/(2048ρ⁴z²N)) = α³η_O/(32ρ²z√N). The last line of 277 writes ρ⁴.
+    """
+    if as_printed:
+        return alpha**3 * eta_O() / (32 * rho() ** 4 * z_hat() * sp.sqrt(N))
+    return alpha**3 * eta_O() / (32 * rho() ** 2 * z() * sp.sqrt(N))
+
+
+def lemma4_bound(as_printed: bool = False) -> sp.Expr:
+    """Lemma 4: L_S(f_{θ^t}) ≤ min(first, second) for every t (lines 231, 277, 283).
+
+    Derived: L_S ≤ (1/N)Σ|f − y| ≤ √(2Φ(θ^t)/N) ≤ √(2Φ(θ⁰)/N) (1-Lipschitz ℓ with ℓ(y, y) = 0,
+    Cauchy–Schwarz, Φ non-increasing under Wu et al. Thm 1), then each α-condition bounds
+    Φ(θ⁰). The quantities are those of the conditions (M, z); the printed statement replaces
+    them by M̂ ≥ M, ẑ ≥ z, which *shrinks* the bound and is therefore not implied (discrepancy
+    ``lemma4_hats``).
+    """
+    return sp.Min(lemma4_first_term(as_printed), lemma4_second_term(as_printed))
+
+
+def empirical_loss_phi0_bound() -> sp.Expr:
+    """√(2Φ(θ⁰)/N): the step of line 277 before the α-conditions are used.
+
+    Valid whenever Wu et al.'s convergence holds, and ≤ :func:`lemma4_bound` (derived) when both
+    α-conditions hold. Reported for comparison; Theorem 5 uses :func:`lemma4_bound`.
+    """
+    return sp.sqrt(2 * Phi0 / N)
+
+
+def lemma4_probability() -> sp.Expr:
+    """1 − 8e^{−d_m/2} − δ − exp(−C_prob·(N−1)^{−ĉ}·d_s^{−1}) (lines 229, 253)."""
+    return (1 - 8 * sp.exp(-d_m / 2) - delta
+            - sp.exp(-C_prob * (N - 1) ** (-c_hat) / d_s))
+
+
+# ---------------------------------------------------------------------------------------------
+# Theorem 5: true loss (lines 287-331)
+# ---------------------------------------------------------------------------------------------
+
+
+def radius_R() -> sp.Expr:
+    """R = √(R_Q² + R_K² + R_V² + R_O²) ≥ ‖θ^t − θ⁰‖₂ (line 163)."""
+    return sp.sqrt(R_Q**2 + R_K**2 + R_V**2 + R_O**2)
+
+
+def union_count() -> sp.Expr:
+    """Number of radius classes in the union bound of the proof of Theorem 5 (lines 311–319).
+
+    The proof takes R_i = i for i ∈ {1, …, R}, which needs R to be a positive integer. Choice:
+    max(1, ⌈R⌉) classes, the smallest grid of integer radii that contains R.
+    """
+    return sp.Max(1, sp.ceiling(radius_R()))
+
+
+def confidence_term(as_printed: bool = False) -> sp.Expr:
+    """Deviation term of the uniform bound.
+
+    Derived (line 317): C_conf·√(log(2R/δ)/(2N)) with R the union count (:func:`union_count`),
+    i.e. Mohri et al. Thm 3.1's √(log(2/δ)/(2N)) (line 125) at δ/R. Printed (lines 293, 329):
+    √(log(R/δ)/N) with R = :func:`radius_R`, inside the O(·) of Theorem 5 (factor C_O applied by
+    :func:`theorem5_terms`).
+    """
+    if as_printed:
+        return sp.sqrt(sp.log(radius_R() / delta) / N)
+    return C_conf * sp.sqrt(sp.log(2 * union_count() / delta) / (2 * N))
+
+
+def theorem5_terms(as_printed: bool = False) -> dict[str, sp.Expr]:
+    """The three additive terms of Theorem 5.
+
+    Derived (lines 317, 325): L_D ≤ L_S + 2R_S + C_conf√(log(2R/δ)/(2N)) with ℓ 1-Lipschitz,
+    L_S by :func:`lemma4_bound` and R_S by :func:`rademacher_bound`.
+    Printed (lines 293, 329): min(α²/(8ρM̂√N), α³η_O/(32ρ⁴ẑ√N))
+    + C_O·(√(P/N)(1 + log(A√(N/P))) + √(log(R/δ)/N)).
+    """
+    if as_printed:
+        return {
+            "empirical_loss": lemma4_bound(True),
+            "rademacher": C_O * dudley_closed_form(True),
+            "confidence": C_O * confidence_term(True),
+        }
+    return {
+        "empirical_loss": lemma4_bound(False),
+        "rademacher": 2 * rademacher_bound(False),
+        "confidence": confidence_term(False),
+    }
+
+
+def theorem5_bound(as_printed: bool = False) -> sp.Expr:
+    """Theorem 5: bound on the true loss L_D(f_{θ^t}), the sum of :func:`theorem5_terms`."""
+    return sp.Add(*theorem5_terms(as_printed).values())
+
+
+def theorem5_probability() -> sp.Expr:
+    """1 − 8e^{−d_m/2} − 2δ − exp(−C_prob·(N−1)^{−ĉ}·d_s^{−1}) (lines 291, 327).
+
+    Lemma 4's event (δ) and the uniform-convergence event (δ) by a union bound. As printed, the
+    last term tends to 1 as N grows, so the bound is vacuous for large N unless C_prob grows
+    with N (condition ``probability_positive``).
+    """
+    return (1 - 8 * sp.exp(-d_m / 2) - 2 * delta
+            - sp.exp(-C_prob * (N - 1) ** (-c_hat) / d_s))
+
+
+# ---------------------------------------------------------------------------------------------
+# Conditions (lines 229, 253, 291)
+# ---------------------------------------------------------------------------------------------
+
+
+def alpha_square_condition() -> Condition:
+    """α² ≥ 8ρM√(2Φ(θ⁰)) (Wu et al. Thm 1, lines 229, 253)."""
+    return Condition(
+        "alpha_square", sp.Ge(alpha**2, 8 * rho() * M() * sp.sqrt(2 * Phi0)),
+        "alpha^2 >= 8 rho M sqrt(2 Phi0)",
+        "Wu et al. Thm 1 (GD converges linearly); gives Phi0 <= alpha^4/(128 rho^2 M^2)")
+
+
+def alpha_cube_condition() -> Condition:
+    """α³ ≥ 32ρ²z√(2Φ(θ⁰))/η_O (Wu et al. Thm 1, lines 229, 253)."""
+    return Condition(
+        "alpha_cube", sp.Ge(alpha**3, 32 * rho() ** 2 * z() * sp.sqrt(2 * Phi0) / eta_O()),
+        "alpha^3 >= 32 rho^2 z sqrt(2 Phi0) / eta_O",
+        "Wu et al. Thm 1; gives Phi0 <= alpha^6 eta_O^2/(2048 rho^4 z^2)")
+
+
+def width_condition() -> Condition:
+    """d_m ≥ Ω̃(N³), read as d_m ≥ C_width·N³ with the logarithmic factor set to 1."""
+    return Condition(
+        "width", sp.Ge(d_m, C_width * N**3), "d_m >= C_width N^3",
+        "Wu et al. Thm 1 needs d_m >= Omega~(N^3) (log factor omitted)")
+
+
+def probability_condition() -> Condition:
+    """The probability of Theorem 5 must be positive for the statement to say anything."""
+    return Condition(
+        "probability_positive", sp.Gt(theorem5_probability(), 0),
+        "1 - 8 exp(-d_m/2) - 2 delta - exp(-C_prob (N-1)^(-c_hat)/d_s) > 0",
+        "otherwise the bound holds with probability <= 0 (vacuous)")
+
+
+def printed_dudley_condition() -> Condition:
+    """√(C_cov P/N) ≤ A: the printed closed form of line 407 is the infimum only then."""
+    return Condition(
+        "dudley_minimiser_le_A", sp.Le(dudley_scale(), A()), "sqrt(C_cov P / N) <= A",
+        "line 407 takes delta* = sqrt(P/N) in an infimum over [0, A]; above A the printed "
+        "Rademacher term is below the trivial bound A and negative once sqrt(P/N) > e A")
+
+
+def theorem5_conditions(as_printed: bool = False) -> tuple[Condition, ...]:
+    """Hypotheses of Theorem 5 that the calculator can check (Assumption 3, the step size
+    γ ≤ 1/k and the iterates staying within the radii are not numbers it has)."""
+    conds = (width_condition(), alpha_square_condition(), alpha_cube_condition(),
+             probability_condition())
+    return (*conds, printed_dudley_condition()) if as_printed else conds
+
+
+# ---------------------------------------------------------------------------------------------
+# Statements
+# ---------------------------------------------------------------------------------------------
+
+
+def quantities(as_printed: bool = False) -> dict[str, sp.Expr]:
+    """Every named quantity of paper 003 (the ``quantities`` section of the output)."""
+    return {
+        "eta_Q": eta_Q(), "eta_K": eta_K(), "eta_V": eta_V(), "eta_O": eta_O(),
+        "xi_Q": xi_Q(), "xi_K": xi_K(), "xi_V": xi_V(),
+        "rho": rho(), "z": z(), "z_hat": z_hat(), "M": M(), "M_hat": M_hat(),
+        "A": A(), "P": P(),
+        "R": radius_R(), "R_union": union_count(),
+        "dudley_scale": dudley_scale(),
+        "rademacher_complexity": rademacher_bound(as_printed),
+        "lemma1_as_printed": rademacher_bound(True, lemma=1),
+        "lemma4_first": lemma4_first_term(as_printed),
+        "lemma4_second": lemma4_second_term(as_printed),
+        "empirical_loss_phi0": empirical_loss_phi0_bound(),
+        "lemma4_probability": lemma4_probability(),
+    }
+
+
+DESCRIPTIONS: dict[str, str] = {
+    "eta_Q": "||W_Q^0||_F + R_Q (line 175)",
+    "eta_K": "||W_K^0||_F + R_K (line 175)",
+    "eta_V": "||W_V^0||_F + R_V (line 175)",
+    "eta_O": "||w_O^0||_2 + R_O (line 175)",
+    "xi_Q": "||W_Q^0||_2 + R_Q (line 229)",
+    "xi_K": "||W_K^0||_2 + R_K (line 229)",
+    "xi_V": "||W_V^0||_2 + R_V (line 229)",
+    "rho": "N^(1/2) d_s^(3/2) R_X (line 233)",
+    "z": "eta_O^2 (1 + (4/d_m) R_X^4 d_s^2 xi_V^2 (xi_Q^2 + xi_K^2)) (line 233)",
+    "z_hat": "z with xi -> eta (line 233)",
+    "M": "max(xi_V/R_O, eta_O/R_V, (2/sqrt(d_m)) R_X^2 d_s xi_K xi_V eta_O/R_Q, "
+         "(2/sqrt(d_m)) R_X^2 d_s xi_Q xi_V eta_O/R_K) (line 235)",
+    "M_hat": "M with xi -> eta (line 237)",
+    "A": "eta_O eta_V sqrt(d_s) R_X >= |f| (line 425)",
+    "P": "(sqrt(d_s) R_X)^2 ((sqrt(d_m) eta_V)^(2/3) + (sqrt(d_m) eta_K eta_Q eta_V)^(2/3))^3 "
+         "log(N d_s) (line 398)",
+    "R": "sqrt(R_Q^2 + R_K^2 + R_V^2 + R_O^2) (line 163)",
+    "R_union": "number of radius classes in the union bound: max(1, ceil(R)) (lines 311-319)",
+    "dudley_scale": "sqrt(C_cov P / N): minimiser of the Dudley bracket (line 406)",
+    "rademacher_complexity": "bound on R_S(F_R^theta0) (Lemmas 1-2, lines 205, 211, 407)",
+    "lemma1_as_printed": "Lemma 1 exactly as printed (line 177): C_O (1/N) sqrt(P/N)(1 + log(A "
+                         "sqrt(N/P)))",
+    "lemma4_first": "alpha^2/(8 rho M sqrt(N)) (derived) | alpha^2/(8 rho M_hat sqrt(N)) "
+                    "(printed)",
+    "lemma4_second": "alpha^3 eta_O/(32 rho^2 z sqrt(N)) (derived) | "
+                     "alpha^3 eta_O/(32 rho^4 z_hat sqrt(N)) (printed)",
+    "empirical_loss_phi0": "sqrt(2 Phi0 / N): line 277 before the alpha-conditions",
+    "lemma4_probability": "1 - 8 exp(-d_m/2) - delta - exp(-C_prob (N-1)^(-c_hat)/d_s) "
+                          "(line 229)",
+    "empirical_loss": "Lemma 4: bound on the empirical loss L_S(f_theta^t) for every t",
+    "rademacher": "2 R_S (derived, line 317) | C_O sqrt(P/N)(1 + log(A sqrt(N/P))) (printed)",
+    "confidence": "C_conf sqrt(log(2R/delta)/(2N)) (derived, line 317) | "
+                  "C_O sqrt(log(R/delta)/N) (printed, line 293)",
+    "true_loss": "Theorem 5: bound on the true loss L_D(f_theta^t)",
+    "empirical_loss_bound": "Lemma 4 bound",
+    "rademacher_bound": "Lemma 1/2 bound on the Rademacher complexity",
+}
+
+LATEX: dict[str, str] = {
+    "eta_Q": r"\eta_Q", "eta_K": r"\eta_K", "eta_V": r"\eta_V", "eta_O": r"\eta_O",
+    "xi_Q": r"\xi_Q", "xi_K": r"\xi_K", "xi_V": r"\xi_V", "rho": r"\rho", "z": "z",
+    "z_hat": r"\hat z", "M": "M", "M_hat": r"\hat M", "A": "A", "P": "P", "R": "R",
+    "R_union": r"\lceil R\rceil", "dudley_scale": r"\sqrt{P/N}",
+    "rademacher_complexity": r"\mathcal{R}_S(\mathcal{F}_R^{\theta^0})",
+    "lemma1_as_printed": r"\mathcal{R}_S^{\mathrm{L1}}",
+    "lemma4_first": r"\frac{\alpha^2}{8\rho M\sqrt N}",
+    "lemma4_second": r"\frac{\alpha^3\eta_O}{32\rho^2 z\sqrt N}",
+    "empirical_loss_phi0": r"\sqrt{2\Phi(\theta^0)/N}",
+    "lemma4_probability": r"p_{\mathrm{L4}}",
+    "empirical_loss": r"\mathcal{L}_S", "rademacher": r"2\mathcal{R}_S",
+    "confidence": r"\varepsilon_{\mathrm{conf}}", "true_loss": r"\mathcal{L}_{\mathcal{D}}",
+    "empirical_loss_bound": r"\mathcal{L}_S", "rademacher_bound": r"\mathcal{R}_S",
+}
+
+_FORM = {False: "derived (default)", True: "as printed"}
+
+
+def lemma1(as_printed: bool = False) -> Statement:
+    """Lemmas 1–2 (Rademacher complexity of the class) as a :class:`Statement`."""
+    consts = {k: v for k, v in quantities(as_printed).items()
+              if k in ("eta_Q", "eta_K", "eta_V", "eta_O", "A", "P", "dudley_scale")}
+    return Statement(
+        name="generalization-lemma1",
+        title="Paper 003 Lemmas 1-2 (Rademacher complexity)",
+        summary=("Empirical Rademacher complexity of the transformers within radii (R_Q, R_K, "
+                 f"R_V, R_O) of theta0, via Edelman et al.'s covering number; form: "
+                 f"{_FORM[as_printed]}."),
+        constants=consts, terms={},
+        bound={"rademacher_bound": rademacher_bound(as_printed)},
+        probability=sp.Integer(1),
+        conditions=(printed_dudley_condition(),) if as_printed else (),
+        descriptions=DESCRIPTIONS, latex_names=LATEX,
+    )
+
+
+def lemma4(as_printed: bool = False) -> Statement:
+    """Lemma 4 (empirical loss along GD) as a :class:`Statement`."""
+    keep = ("eta_O", "xi_Q", "xi_K", "xi_V", "eta_Q", "eta_K", "eta_V", "rho", "z", "z_hat",
+            "M", "M_hat", "lemma4_first", "lemma4_second", "empirical_loss_phi0")
+    consts = {k: v for k, v in quantities(as_printed).items() if k in keep}
+    return Statement(
+        name="generalization-lemma4",
+        title="Paper 003 Lemma 4 (empirical loss along GD)",
+        summary=("L_S(f_theta^t) <= min(...) for every t, under Wu et al. Thm 1's conditions; "
+                 f"form: {_FORM[as_printed]}."),
+        constants=consts, terms={},
+        bound={"empirical_loss_bound": lemma4_bound(as_printed)},
+        probability=lemma4_probability(),
+        conditions=(width_condition(), alpha_square_condition(), alpha_cube_condition()),
+        descriptions=DESCRIPTIONS, latex_names=LATEX,
+    )
+
+
+def theorem5(as_printed: bool = False) -> Statement:
+    """Theorem 5 (true loss of the GD-trained transformer) as a :class:`Statement`.
+
+    Example:
+        >>> from boundcalc.theory.generalization import theorem5
+        >>> sorted(theorem5().terms)
+        ['confidence', 'empirical_loss', 'rademacher']
+    """
+    terms = theorem5_terms(as_printed)
+    return Statement(
+        name="generalization",
+        title="Paper 003 Theorem 5 (generalization bound for GD-trained shallow Transformer)",
+        summary=("L_D(f_theta^t) <= empirical (Lemma 4) + Rademacher (Lemma 1) + confidence, for "
+                 "every GD step t, provided the iterates stay within the radii R_Q, R_K, R_V, "
+                 "R_O (an assumption of the paper, not checked here), Assumption 3 holds and "
+                 f"the step size is small enough; form: {_FORM[as_printed]}."),
+        constants=quantities(as_printed), terms=terms,
+        bound={"true_loss": sp.Add(*terms.values())},
+        probability=theorem5_probability(),
+        conditions=theorem5_conditions(as_printed),
+        descriptions=DESCRIPTIONS, latex_names=LATEX,
+    )
+
+
+# ---------------------------------------------------------------------------------------------
+# Discrepancies between the printed statements and their derivations
+# ---------------------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Discrepancy:
+    """One place where paper 003's printed statement and its own derivation disagree.
+
+    Attributes:
+        key: stable identifier.
+        lines: line numbers in ``003_ca845a00a60efb13.txt``.
+        printed: the printed formula (plain text).
+        derived: what the derivation gives (plain text); the calculator's default.
+        note: why, and what the calculator does.
+        printed_expr / derived_expr: sympy forms where the difference is a formula.
+    """
+
+    key: str
+    lines: str
+    printed: str
+    derived: str
+    note: str
+    printed_expr: sp.Expr | None = None
+    derived_expr: sp.Expr | None = None
+
+
+def discrepancies() -> tuple[Discrepancy, ...]:
+    """The discrepancies that change a number (both forms are computed; see the docs)."""
+    return (
+        Discrepancy(
+            "lemma4_rho_power", "267-277 (derivation), 231, 283, 293, 325, 329 (statements)",
+            "alpha^3 eta_O / (32 rho^4 z_hat sqrt(N))",
+            "alpha^3 eta_O / (32 rho^2 z sqrt(N))",
+            "Line 269 has Phi0 <= alpha^6 eta_O^2/(2048 rho^4 z^2); its square root times "
+            "sqrt(2/N) is alpha^3 eta_O/(32 rho^2 z sqrt(N)). Line 277 already writes rho^4.",
+            lemma4_second_term(True), lemma4_second_term(False)),
+        Discrepancy(
+            "lemma4_hats", "281-285 (step), 231, 293 (statements); conditions 229, 253, 291",
+            "min(alpha^2/(8 rho M_hat sqrt(N)), ...z_hat...)",
+            "min(alpha^2/(8 rho M sqrt(N)), ...z...)",
+            "M_hat >= M and z_hat >= z sit in denominators, so replacing xi by eta shrinks "
+            "the bound: it is not implied by the conditions, which are stated with M and z. "
+            "It would follow only from the stronger conditions with M_hat, z_hat.",
+            lemma4_first_term(True), lemma4_first_term(False)),
+        Discrepancy(
+            "confidence_term", "317 (proof), 293 and 329 (statement); 125 (Mohri et al.)",
+            "sqrt(log(R/delta)/N) inside O(.)",
+            "C_conf sqrt(log(2R/delta)/(2N)), R = max(1, ceil(R)) classes",
+            "Union bound over R radius classes in Mohri et al. Thm 3.1 (line 125) gives "
+            "3c sqrt(log(2R/delta)/(2N)); line 317 writes coefficient 1 (C_conf = 1 here).",
+            confidence_term(True), confidence_term(False)),
+        Discrepancy(
+            "lemma1_extra_1_over_N", "177 (Lemma 1) vs 205, 211 (Lemma 2, proof) and 293",
+            "O((1/N) sqrt(P/N)(1 + log(A sqrt(N/P))))",
+            "c sqrt(P/N)(1 + log(A sqrt(N/P)))",
+            "Lemma 1's statement has a factor 1/N absent from Lemma 2, its proof and Theorem 5.",
+            rademacher_bound(True, lemma=1), rademacher_bound(True, lemma=2)),
+        Discrepancy(
+            "dudley_domain", "403-407",
+            "c sqrt(P/N)(1 + log(A sqrt(N/P)))",
+            "c sqrt(P/N)(1 + log(A sqrt(N/P))) if sqrt(P/N) <= A else c A",
+            "inf over delta in [0, A] of delta + sqrt(P/N) log(A/delta) is at "
+            "delta = min(sqrt(P/N), A); the printed value is negative for sqrt(P/N) > e A.",
+            dudley_closed_form(True), dudley_closed_form(False)),
+    )
