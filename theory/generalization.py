@@ -124,25 +124,25 @@ def z_hat() -> sp.Expr:
     return _z_form(eta_O(), eta_V(), eta_Q(), eta_K())
 
 
-def _m_form(e_v: sp.Expr, e_q: sp.Expr, e_k: sp.Expr) -> sp.Expr:
+def _m_form(e_v: sp.Expr, e_q: sp.Expr, e_k: sp.Expr, e_o: sp.Expr) -> sp.Expr:
     scale = 2 / sp.sqrt(d_m) * R_X**2 * d_s
     return sp.Max(
         e_v / R_O,
-        eta_O() / R_V,
-        scale * e_k * e_v * eta_O() / R_Q,
-        scale * e_q * e_v * eta_O() / R_K,
+        e_o / R_V,
+        scale * e_k * e_v * e_o / R_Q,
+        scale * e_q * e_v * e_o / R_K,
     )
 
 
 def M() -> sp.Expr:
     """M = max(ξ_V/R_O, η_O/R_V, (2/√d_m) R_X² d_s ξ_K ξ_V η_O/R_Q,
     (2/√d_m) R_X² d_s ξ_Q ξ_V η_O/R_K) (Lemma 4, lines 235, 257)."""
-    return _m_form(xi_V(), xi_Q(), xi_K())
+    return _m_form(xi_V(), xi_Q(), xi_K(), eta_O())
 
 
 def M_hat() -> sp.Expr:
     """M̂: M with every ξ replaced by η, so M̂ ≥ M (Lemma 4, lines 237, 285)."""
-    return _m_form(eta_V(), eta_Q(), eta_K())
+    return _m_form(eta_V(), eta_Q(), eta_K(), eta_O())
 
 
 # ---------------------------------------------------------------------------------------------
@@ -150,12 +150,24 @@ def M_hat() -> sp.Expr:
 # ---------------------------------------------------------------------------------------------
 
 
+def _a_form(e_o: sp.Expr, e_v: sp.Expr) -> sp.Expr:
+    return e_o * e_v * sp.sqrt(d_s) * R_X
+
+
 def A() -> sp.Expr:
     """A = η_O η_V √d_s R_X ≥ |f| on the class (lines 179, 410–425).
 
     |w_Oᵀ ReLU(W_V Xᵀ s)| ≤ ‖w_O‖₂‖W_V‖₂‖X‖₂‖s‖₂ ≤ η_O η_V ‖X‖_F with ‖s‖₂ ≤ ‖s‖₁ = 1.
     """
-    return eta_O() * eta_V() * sp.sqrt(d_s) * R_X
+    return _a_form(eta_O(), eta_V())
+
+
+def _p_form(e_v: sp.Expr, e_k: sp.Expr, e_q: sp.Expr) -> sp.Expr:
+    two_thirds = sp.Rational(2, 3)
+    return ((sp.sqrt(d_s) * R_X) ** 2
+            * ((sp.sqrt(d_m) * e_v) ** two_thirds
+               + (sp.sqrt(d_m) * e_k * e_q * e_v) ** two_thirds) ** 3
+            * sp.log(N * d_s))
 
 
 def P() -> sp.Expr:
@@ -165,11 +177,7 @@ def P() -> sp.Expr:
     B_X ≤ √d_s R_X, ‖W_V‖_{2,1} ≤ √d_m η_V, ‖W_Kᵀ W_Q/√d_m‖_{2,1} ≤ √d_m η_K η_Q and
     ‖W_V‖₂ ≤ η_V (line 376).
     """
-    two_thirds = sp.Rational(2, 3)
-    return ((sp.sqrt(d_s) * R_X) ** 2
-            * ((sp.sqrt(d_m) * eta_V()) ** two_thirds
-               + (sp.sqrt(d_m) * eta_K() * eta_Q() * eta_V()) ** two_thirds) ** 3
-            * sp.log(N * d_s))
+    return _p_form(eta_V(), eta_K(), eta_Q())
 
 
 def dudley_scale() -> sp.Expr:
@@ -187,11 +195,14 @@ def dudley_closed_form(as_printed: bool = False) -> sp.Expr:
       δ* = min(s, A): s·(1 + log(A/s)) when s ≤ A, and A (the trivial bound |f| ≤ A) when
       s > A. The printed form is smaller than A there and negative once s > e·A.
     """
-    s = dudley_scale()
-    interior = s * (1 + sp.log(A() / s))
+    return _dudley_form(dudley_scale(), A(), as_printed)
+
+
+def _dudley_form(s: sp.Expr, a: sp.Expr, as_printed: bool) -> sp.Expr:
+    interior = s * (1 + sp.log(a / s))
     if as_printed:
         return interior
-    return sp.Piecewise((interior, s <= A()), (A(), True))
+    return sp.Piecewise((interior, s <= a), (a, True))
 
 
 def rademacher_bound(as_printed: bool = False, lemma: int = 2) -> sp.Expr:
@@ -219,7 +230,15 @@ def rademacher_bound(as_printed: bool = False, lemma: int = 2) -> sp.Expr:
 def lemma4_first_term(as_printed: bool = False) -> sp.Expr:
     """α²/(8ρM√N) (derived, from α² ≥ 8ρM√(2Φ(θ⁰)), lines 263–277) or α²/(8ρM̂√N) (printed,
     lines 231, 283)."""
-    return alpha**2 / (8 * rho() * (M_hat() if as_printed else M()) * sp.sqrt(N))
+    return _first_form(rho(), M_hat() if as_printed else M())
+
+
+def _first_form(r: sp.Expr, m: sp.Expr) -> sp.Expr:
+    return alpha**2 / (8 * r * m * sp.sqrt(N))
+
+
+def _second_form(r: sp.Expr, zz: sp.Expr, e_o: sp.Expr, power: int) -> sp.Expr:
+    return alpha**3 * e_o / (32 * r**power * zz * sp.sqrt(N))
 
 
 def lemma4_second_term(as_printed: bool = False) -> sp.Expr:
@@ -229,8 +248,8 @@ def lemma4_second_term(as_printed: bool = False) -> sp.Expr:
     √(2Φ/N) ≤ √(2α⁶η_O²/(2048ρ⁴z²N)) = α³η_O/(32ρ²z√N). The last line of 277 writes ρ⁴.
     """
     if as_printed:
-        return alpha**3 * eta_O() / (32 * rho() ** 4 * z_hat() * sp.sqrt(N))
-    return alpha**3 * eta_O() / (32 * rho() ** 2 * z() * sp.sqrt(N))
+        return _second_form(rho(), z_hat(), eta_O(), 4)
+    return _second_form(rho(), z(), eta_O(), 2)
 
 
 def lemma4_bound(as_printed: bool = False) -> sp.Expr:
@@ -287,9 +306,13 @@ def confidence_term(as_printed: bool = False) -> sp.Expr:
     √(log(R/δ)/N) with R = :func:`radius_R`, inside the O(·) of Theorem 5 (factor C_O applied by
     :func:`theorem5_terms`).
     """
+    return _confidence_form(radius_R() if as_printed else union_count(), as_printed)
+
+
+def _confidence_form(r: sp.Expr, as_printed: bool) -> sp.Expr:
     if as_printed:
-        return sp.sqrt(sp.log(radius_R() / delta) / N)
-    return C_conf * sp.sqrt(sp.log(2 * union_count() / delta) / (2 * N))
+        return sp.sqrt(sp.log(r / delta) / N)
+    return C_conf * sp.sqrt(sp.log(2 * r / delta) / (2 * N))
 
 
 def theorem5_terms(as_printed: bool = False) -> dict[str, sp.Expr]:
@@ -402,6 +425,91 @@ def quantities(as_printed: bool = False) -> dict[str, sp.Expr]:
         "empirical_loss_phi0": empirical_loss_phi0_bound(),
         "lemma4_probability": lemma4_probability(),
     }
+
+
+#: Display symbols of the named quantities, for formulas written one level at a time.
+QUANTITY_SYMBOLS: dict[str, sp.Symbol] = {
+    key: sp.Symbol(name, positive=True) for key, name in (
+        ("eta_Q", "η_Q"), ("eta_K", "η_K"), ("eta_V", "η_V"), ("eta_O", "η_O"),
+        ("xi_Q", "ξ_Q"), ("xi_K", "ξ_K"), ("xi_V", "ξ_V"), ("rho", "ρ"), ("z", "z"),
+        ("z_hat", "ẑ"), ("M", "M"), ("M_hat", "M̂"), ("A", "A"), ("P", "P"), ("R", "R"),
+        ("R_union", "R_∪"), ("dudley_scale", "s"), ("rademacher_complexity", "ℛ_S"),
+        ("lemma4_first", "T₁"), ("lemma4_second", "T₂"), ("empirical_loss", "L̂"),
+        ("rademacher", "G_R"), ("confidence", "G_δ"),
+    )
+}
+
+#: LaTeX names of :data:`QUANTITY_SYMBOLS`.
+QUANTITY_LATEX: dict[sp.Symbol, str] = {
+    QUANTITY_SYMBOLS[k]: v for k, v in (
+        ("eta_Q", r"\eta_Q"), ("eta_K", r"\eta_K"), ("eta_V", r"\eta_V"), ("eta_O", r"\eta_O"),
+        ("xi_Q", r"\xi_Q"), ("xi_K", r"\xi_K"), ("xi_V", r"\xi_V"), ("rho", r"\rho"),
+        ("z", "z"), ("z_hat", r"\hat z"), ("M", "M"), ("M_hat", r"\hat M"), ("A", "A"),
+        ("P", "P"), ("R", "R"), ("R_union", r"R_\cup"), ("dudley_scale", "s"),
+        ("rademacher_complexity", r"\mathcal{R}_S"), ("lemma4_first", "T_1"),
+        ("lemma4_second", "T_2"), ("empirical_loss", r"\hat{\mathcal{L}}"),
+        ("rademacher", r"G_{\mathcal{R}}"), ("confidence", r"G_\delta"),
+    )
+}
+
+
+def compact_formulas(as_printed: bool = False) -> dict[str, sp.Expr]:
+    """Every quantity, term, the bound, the probability and each condition written one level at
+    a time, in the display symbols of its ingredients (:data:`QUANTITY_SYMBOLS`).
+
+    Built from the same ``_*_form`` helpers as the full expressions, so substituting the full
+    expression of each ingredient gives back :func:`quantities`/:func:`theorem5_terms` exactly
+    (a test checks it). Keys: quantity keys, ``terms.<key>``, ``bound.true_loss``,
+    ``probability``, ``condition.<name>``.
+    """
+    q = QUANTITY_SYMBOLS
+    out: dict[str, sp.Expr] = {
+        "eta_Q": eta_Q(), "eta_K": eta_K(), "eta_V": eta_V(), "eta_O": eta_O(),
+        "xi_Q": xi_Q(), "xi_K": xi_K(), "xi_V": xi_V(), "rho": rho(),
+        "z": _z_form(q["eta_O"], q["xi_V"], q["xi_Q"], q["xi_K"]),
+        "z_hat": _z_form(q["eta_O"], q["eta_V"], q["eta_Q"], q["eta_K"]),
+        "M": _m_form(q["xi_V"], q["xi_Q"], q["xi_K"], q["eta_O"]),
+        "M_hat": _m_form(q["eta_V"], q["eta_Q"], q["eta_K"], q["eta_O"]),
+        "A": _a_form(q["eta_O"], q["eta_V"]),
+        "P": _p_form(q["eta_V"], q["eta_K"], q["eta_Q"]),
+        "R": radius_R(), "R_union": sp.Max(1, sp.ceiling(q["R"])),
+        "dudley_scale": sp.sqrt(C_cov * q["P"] / N),
+        "rademacher_complexity": C_D * _dudley_form(q["dudley_scale"], q["A"], as_printed),
+        "lemma1_as_printed": C_O * _dudley_form(q["dudley_scale"], q["A"], True) / N,
+        "lemma4_first": _first_form(q["rho"], q["M_hat"] if as_printed else q["M"]),
+        "lemma4_second": (_second_form(q["rho"], q["z_hat"], q["eta_O"], 4) if as_printed
+                          else _second_form(q["rho"], q["z"], q["eta_O"], 2)),
+        "empirical_loss_phi0": empirical_loss_phi0_bound(),
+        "lemma4_probability": lemma4_probability(),
+        "terms.empirical_loss": sp.Min(q["lemma4_first"], q["lemma4_second"]),
+        "terms.rademacher": (C_O * _dudley_form(q["dudley_scale"], q["A"], True) if as_printed
+                             else 2 * q["rademacher_complexity"]),
+        "terms.confidence": (C_O * _confidence_form(q["R"], True) if as_printed
+                             else _confidence_form(q["R_union"], False)),
+        "bound.true_loss": q["empirical_loss"] + q["rademacher"] + q["confidence"],
+        "probability": theorem5_probability(),
+        "condition.width": sp.Ge(d_m, C_width * N**3),
+        "condition.alpha_square": sp.Ge(alpha**2, 8 * q["rho"] * q["M"] * sp.sqrt(2 * Phi0)),
+        "condition.alpha_cube": sp.Ge(alpha**3, 32 * q["rho"] ** 2 * q["z"] * sp.sqrt(2 * Phi0)
+                                      / q["eta_O"]),
+        "condition.probability_positive": sp.Gt(theorem5_probability(), 0),
+    }
+    if as_printed:
+        out["condition.dudley_minimiser_le_A"] = sp.Le(q["dudley_scale"], q["A"])
+    return out
+
+
+def expand_compact(expr: sp.Basic, as_printed: bool = False) -> sp.Basic:
+    """Replace every display symbol in ``expr`` by its full expression (inverse of
+    :func:`compact_formulas`, used by the tests)."""
+    full: dict[str, sp.Expr] = {**quantities(as_printed), **theorem5_terms(as_printed)}
+    symbol_to_full = {QUANTITY_SYMBOLS[k]: full[k] for k in QUANTITY_SYMBOLS}
+    for _ in range(8):  # ingredients nest at most a few levels
+        new = expr.xreplace(symbol_to_full)
+        if new == expr:
+            return new
+        expr = new
+    return expr
 
 
 DESCRIPTIONS: dict[str, str] = {
@@ -550,7 +658,13 @@ class Discrepancy:
 
 
 def discrepancies() -> tuple[Discrepancy, ...]:
-    """The discrepancies that change a number (both forms are computed; see the docs)."""
+    """The discrepancies that change a number (both forms are computed; see the docs).
+
+    The sympy forms are written in the display symbols of :data:`QUANTITY_SYMBOLS` (expand them
+    with :func:`expand_compact`).
+    """
+    q = QUANTITY_SYMBOLS
+    s_, a_ = q["dudley_scale"], q["A"]
     return (
         Discrepancy(
             "lemma4_rho_power", "267-277 (derivation), 231, 283, 293, 325, 329 (statements)",
@@ -558,7 +672,8 @@ def discrepancies() -> tuple[Discrepancy, ...]:
             "alpha^3 eta_O / (32 rho^2 z sqrt(N))",
             "Line 269 has Phi0 <= alpha^6 eta_O^2/(2048 rho^4 z^2); its square root times "
             "sqrt(2/N) is alpha^3 eta_O/(32 rho^2 z sqrt(N)). Line 277 already writes rho^4.",
-            lemma4_second_term(True), lemma4_second_term(False)),
+            _second_form(q["rho"], q["z_hat"], q["eta_O"], 4),
+            _second_form(q["rho"], q["z"], q["eta_O"], 2)),
         Discrepancy(
             "lemma4_hats", "281-285 (step), 231, 293 (statements); conditions 229, 253, 291",
             "min(alpha^2/(8 rho M_hat sqrt(N)), ...z_hat...)",
@@ -566,25 +681,25 @@ def discrepancies() -> tuple[Discrepancy, ...]:
             "M_hat >= M and z_hat >= z sit in denominators, so replacing xi by eta shrinks "
             "the bound: it is not implied by the conditions, which are stated with M and z. "
             "It would follow only from the stronger conditions with M_hat, z_hat.",
-            lemma4_first_term(True), lemma4_first_term(False)),
+            _first_form(q["rho"], q["M_hat"]), _first_form(q["rho"], q["M"])),
         Discrepancy(
             "confidence_term", "317 (proof), 293 and 329 (statement); 125 (Mohri et al.)",
             "sqrt(log(R/delta)/N) inside O(.)",
             "C_conf sqrt(log(2R/delta)/(2N)), R = max(1, ceil(R)) classes",
             "Union bound over R radius classes in Mohri et al. Thm 3.1 (line 125) gives "
             "3c sqrt(log(2R/delta)/(2N)); line 317 writes coefficient 1 (C_conf = 1 here).",
-            confidence_term(True), confidence_term(False)),
+            _confidence_form(q["R"], True), _confidence_form(q["R_union"], False)),
         Discrepancy(
             "lemma1_extra_1_over_N", "177 (Lemma 1) vs 205, 211 (Lemma 2, proof) and 293",
             "O((1/N) sqrt(P/N)(1 + log(A sqrt(N/P))))",
             "c sqrt(P/N)(1 + log(A sqrt(N/P)))",
             "Lemma 1's statement has a factor 1/N absent from Lemma 2, its proof and Theorem 5.",
-            rademacher_bound(True, lemma=1), rademacher_bound(True, lemma=2)),
+            C_O * _dudley_form(s_, a_, True) / N, C_D * _dudley_form(s_, a_, True)),
         Discrepancy(
             "dudley_domain", "403-407",
             "c sqrt(P/N)(1 + log(A sqrt(N/P)))",
             "c sqrt(P/N)(1 + log(A sqrt(N/P))) if sqrt(P/N) <= A else c A",
             "inf over delta in [0, A] of delta + sqrt(P/N) log(A/delta) is at "
             "delta = min(sqrt(P/N), A); the printed value is negative for sqrt(P/N) > e A.",
-            dudley_closed_form(True), dudley_closed_form(False)),
+            _dudley_form(s_, a_, True), _dudley_form(s_, a_, False)),
     )
