@@ -1,0 +1,185 @@
+"""Transformer (Theorem 1) next to IndRNN (Proposition 2) as the sequence length T grows.
+
+Two evaluators, no torch:
+
+* :func:`evaluate_prop2` — Proposition 2 at one parameter point for any Rademacher scale α of the
+  recurrent weights (the registered statement ``prop2`` fixes the authors' α = 3/2, since α is not
+  one of :data:`boundcalc.api.ARGUMENTS`). Same :class:`boundcalc.api.Evaluation` contract as
+  :func:`boundcalc.api.evaluate`.
+* :func:`compare_rnn` — one row per T: Theorem 1's ``min_iterate`` (identical for every T, Remark 3)
+  and Proposition 2's (flat below the cutoff σ₁(α + ρ_u/√m) < 1, exponential past it).
+
+The two bounds share the numbers m, n, δ, ρ, ν, K, the activation and η (or each its own η* when η
+is not given); ρ and ν mean the same per-block radii / transport budgets for the two models
+(Transformer blocks (c, U, W), IndRNN blocks (c, u, W_in)). Derivations: docs/derivations.md §7 and
+docs/indrnn.md.
+
+Example:
+    >>> rows = compare_rnn([1, 1024], m=512, alpha="0.5")
+    >>> rows[0]["transformer_bound"] == rows[1]["transformer_bound"]
+    True
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Iterable
+from functools import cache
+from typing import Any
+
+import mpmath
+import sympy as sp
+
+from boundcalc.api import (
+    ARGUMENTS,
+    DEFAULT_PRECISION,
+    ConditionResult,
+    Evaluation,
+    _condition_detail,
+    _to_mpf,
+    evaluate,
+    symbol_values,
+)
+from boundcalc.params import DEFAULTS, InputError, Inputs, parse_integer, parse_number, validate
+from boundcalc.theory import symbols as S
+from boundcalc.theory.proposition2 import alpha as ALPHA
+from boundcalc.theory.proposition2 import proposition2
+
+#: α of the authors' scripts (App. B.1 / Section 6.2).
+DEFAULT_ALPHA = "1.5"
+
+
+def parse_alpha(value: str | float | int) -> str:
+    """Check α > 0 (flag ``--alpha``) and keep it as an exact decimal string."""
+    number = parse_number("--alpha", value)
+    if number <= 0:
+        raise InputError("--alpha", f"must be > 0, got {value!r}")
+    return str(value).strip()
+
+
+@cache
+def _compiled_prop2():
+    """Proposition 2 with symbolic α, lambdified once over ARGUMENTS + (α,) for mpmath."""
+    statement = proposition2(ALPHA)
+    exprs = statement.expressions()
+    keys = tuple(exprs)
+    args = (*ARGUMENTS, ALPHA)
+    func = sp.lambdify(args, [exprs[k] for k in keys], modules="mpmath")
+    step = sp.lambdify(args, statement.constants["theorem_step_size"], modules="mpmath")
+    return statement, keys, func, step
+
+
+def evaluate_prop2(inputs: Inputs, alpha: str | float = DEFAULT_ALPHA,
+                   precision: int = DEFAULT_PRECISION) -> Evaluation:
+    """Proposition 2 at ``inputs`` and Rademacher scale ``alpha``, with mpmath at ``precision``.
+
+    Args:
+        inputs: validated inputs (:func:`boundcalc.params.validate`); ``T`` is the sequence length,
+            ``d``, ``b`` and ``misspecification`` are not used by Proposition 2.
+        alpha: α > 0 (u_i(0) = ±α); the authors use 1.5.
+        precision: significant decimal digits (≥ 10). Past the cutoff the bound can exceed the
+            float range: the mpmath values stay exact, ``to_dict()`` then reports ``inf``.
+
+    Returns:
+        :class:`boundcalc.api.Evaluation`; η defaults to Proposition 2's η* when ``inputs.eta`` is
+        None. ``inputs['alpha']`` records α.
+    """
+    if precision < 10:
+        raise ValueError(f"`precision` must be >= 10 digits, got {precision}")
+    alpha_text = parse_alpha(alpha)
+    statement, keys, func, step = _compiled_prop2()
+    values = symbol_values(inputs)
+    values[ALPHA] = sp.Rational(alpha_text)
+    with mpmath.workdps(precision):
+        args = [_to_mpf(values[s]) if s is not S.eta else mpmath.mpf(0) for s in ARGUMENTS]
+        args.append(_to_mpf(values[ALPHA]))
+        eta_index = ARGUMENTS.index(S.eta)
+        args[eta_index] = (mpmath.mpf(inputs.eta) if inputs.eta is not None else step(*args))
+        out = dict(zip(keys, func(*args), strict=True))
+        result_inputs = inputs.as_dict()
+        result_inputs["alpha"] = float(values[ALPHA])
+        result_inputs["eta"] = float(args[eta_index])
+        result_inputs["eta_source"] = ("given" if inputs.eta is not None
+                                       else "proposition step size eta*")
+        for name in ("sigma0", "sigma1", "sigma2"):
+            result_inputs[name] = float(args[ARGUMENTS.index(getattr(S, name))])
+        constants = {k: +out[f"constants.{k}"] for k in statement.constants}
+        terms = {k: +out[f"terms.{k}"] for k in statement.terms}
+        bound = {k: +out[f"bound.{k}"] for k in statement.bound}
+        probability = +out["probability"]
+    conditions = []
+    for cond in statement.conditions:
+        holds = bool(cond.relation.subs(values))
+        conditions.append(ConditionResult(cond.name, holds, _condition_detail(cond, values, holds)))
+    return Evaluation(statement, result_inputs, constants, terms, bound, probability,
+                      tuple(conditions), precision)
+
+
+def _regime(lam: mpmath.mpf) -> str:
+    if lam < 1:
+        return "below cutoff"
+    if lam == 1:
+        return "at cutoff"
+    return "above cutoff"
+
+
+def _log10(value: mpmath.mpf) -> float:
+    return float(mpmath.log10(value)) if value > 0 else -math.inf
+
+
+def compare_rnn(T_values: Iterable[int], *, m: object = DEFAULTS["m"],
+                n: object = DEFAULTS["n"], d: object = DEFAULTS["d"],
+                delta: object = DEFAULTS["delta"], rho: object = DEFAULTS["rho"],
+                nu: object = DEFAULTS["nu"], steps: object = DEFAULTS["steps"],
+                eta: object = DEFAULTS["eta"], activation: str = "tanh",
+                alpha: str | float = DEFAULT_ALPHA,
+                precision: int = DEFAULT_PRECISION) -> list[dict[str, Any]]:
+    """For each T: Theorem 1's bound (Transformer) and Proposition 2's (IndRNN), ``min_iterate``.
+
+    Args:
+        T_values: sequence lengths (positive integers), e.g. 1, 2, 4, …, 1024.
+        m, n, d, delta, rho, nu, steps, eta, activation: as :func:`boundcalc.params.validate`
+            (``steps`` is K; η = None uses each statement's own η*).
+        alpha: Rademacher scale of the IndRNN's recurrent weights at init (> 0).
+        precision: mpmath digits.
+
+    Returns:
+        One dict per T with keys ``T``, ``transformer_bound``, ``indrnn_bound`` (floats;
+        ``inf`` when past the float range), ``indrnn_log10_bound`` (always finite),
+        ``transformer_eta``, ``indrnn_eta``, ``recurrent_factor_init`` (α·σ₁),
+        ``recurrent_factor`` (λ = σ₁(α + ρ_u/√m)) and ``regime`` (``below cutoff`` /
+        ``at cutoff`` / ``above cutoff``, judged on λ).
+
+    Raises:
+        InputError: a bad value, naming its flag (``--T``, ``--alpha``, ``--m`` …).
+    """
+    ts = [parse_integer("--T", t) for t in T_values]
+    if not ts:
+        raise InputError("--T", "needs at least one sequence length")
+    if any(t < 1 for t in ts):
+        raise InputError("--T", f"values must be >= 1, got {ts}")
+    alpha_text = parse_alpha(alpha)
+    common = dict(m=m, n=n, d=d, delta=delta, rho=rho, nu=nu, steps=steps, eta=eta,
+                  activation=activation)
+    rows = []
+    for t in ts:
+        inputs = validate(T=t, **common)
+        transformer = evaluate("theorem1", inputs, precision)
+        rnn = evaluate_prop2(inputs, alpha_text, precision)
+        value = rnn.bound["min_iterate"]
+        lam = rnn.constants["recurrent_factor"]
+        rows.append({
+            "T": t,
+            "transformer_bound": float(transformer.bound["min_iterate"]),
+            "indrnn_bound": float(value),
+            "indrnn_log10_bound": _log10(value),
+            "transformer_eta": transformer.inputs["eta"],
+            "indrnn_eta": rnn.inputs["eta"],
+            "recurrent_factor_init": float(rnn.constants["recurrent_factor_init"]),
+            "recurrent_factor": float(lam),
+            "regime": _regime(lam),
+        })
+    return rows
+
+
+__all__ = ["DEFAULT_ALPHA", "compare_rnn", "evaluate_prop2", "parse_alpha"]

@@ -1,0 +1,297 @@
+"""Proposition 2 (App. B.1): ProjGD on the IndRNN, with its explicit dependence on T.
+
+The primary paper states Proposition 2 as a corollary of Cayci & Eryilmaz (2024a, arXiv 2402.12241)
+Thm 4.4 specialised to a scalar readout; its formulas were lost in extraction and Thm 4.4's
+constants could not be recovered (docs/indrnn.md §0 lists what could). The statement below is
+therefore *derived*, along the same Lyapunov route as Theorem 1 (derivations.md §7), with the
+IndRNN's per-unit constants in place of the Transformer's per-head ones. Derivation: docs/indrnn.md.
+
+Model (eqs. 48–50). Inputs x_1, …, x_T ∈ R^d with ‖x_t‖ ≤ 1. Unit i has w_i ∈ R^d (row i of W_in),
+a scalar recurrent weight u_i and a readout c_i:
+
+    h_{t,i} = σ(w_iᵀ x_t + u_i h_{t−1,i}),  h_{0,i} = 0,      f(X; θ) = m^{-1/2} Σ_i c_i h_{T,i}.
+
+Init (eq. 51, symmetric): w_i ~ N(0, I_d), u_i = ±α, c_i = ±1 for i ≤ m/2, the other half copies
+(w, u) and negates c, so f(·; θ(0)) ≡ 0. Ω_ρ: |c_i − c_i(0)| ≤ ρ_c/√m, |u_i − u_i(0)| ≤ ρ_u/√m,
+‖w_i − w_i(0)‖ ≤ ρ_w/√m. Hence on Ω_ρ, deterministically (no event is needed, unlike E_U):
+
+    |u_i| ≤ u_max = α + ρ_u/√m,    λ = σ₁·u_max   (per-step Lipschitz factor of the recurrence).
+
+Where T enters: every per-unit constant is a polynomial in the geometric sum
+
+    P_t(λ) = Σ_{s<t} λ^s = (1 − λ^t)/(1 − λ)   (t if λ = 1),
+
+which stays below 1/(1 − λ) for every T when λ < 1, equals T at the cutoff λ = 1 and grows like
+λ^T past it. This is the "cutoff" of Cayci & Eryilmaz: the bound is flat in T when α·σ₁ < 1 (and
+m is large enough that σ₁ρ_u/√m does not push λ over 1) and grows exponentially in T otherwise.
+Theorem 1 has no such factor (Remark 3: ‖X J Xᵀ‖ ≤ 1 for every T).
+
+Per-unit bounds (docs/indrnn.md §2), for g = h_T as a function of (w, u) with |u| ≤ u_max:
+
+* Γ_T = √(P_T(λ)² + σ₀² P_{T−1}(λ)²) ≥ |D z_t[δ]| for every unit direction δ and t ≤ T;
+* G_T = σ₁ Γ_T ≥ ‖∇_{(w,u)} h_T‖;
+* H_T = (σ₂ Γ_T² + 2σ₁² Γ_T)·P_T(λ) ≥ ‖∇²_{(w,u)} h_T‖_op.
+
+The network-level constants, the Lyapunov drift and the final bound are Theorem 1's with
+(G(u_max), H(u_max)) → (G_T, H_T); the approximation error uses Hoeffding only (every IndRNN
+feature is bounded), with B₀ = σ₀ν_c + σ₁(ν_w P_T(λ₀) + σ₀ν_u P_{T−1}(λ₀)), λ₀ = α·σ₁:
+
+    ε_app = 2B₀ √(log(2n/δ)/m),   probability ≥ 1 − δ.
+
+Example:
+    >>> from boundcalc.theory.proposition2 import proposition2
+    >>> from boundcalc.theory.symbols import T
+    >>> T in proposition2().bound["min_iterate"].free_symbols
+    True
+"""
+
+from __future__ import annotations
+
+import sympy as sp
+
+from .lemma2 import largest_eigenvalue_2x2, readout_max
+from .lemma3 import attention_ffn_radius
+from .statement import Condition, Statement
+from .symbols import (
+    K,
+    T,
+    delta,
+    eta,
+    m,
+    n,
+    nu_c,
+    nu_u,
+    nu_w,
+    rho_c,
+    rho_u,
+    sigma0,
+    sigma1,
+    sigma2,
+)
+from .theorem1 import rho_ge_nu_conditions, transport_norm
+
+#: Rademacher scale of the recurrent weights at init, u_i(0) = ±α (eq. 51).
+alpha = sp.Symbol("alpha", positive=True)
+
+#: α used by the authors' scripts (and the registered statement ``prop2``).
+DEFAULT_ALPHA = sp.Rational(3, 2)
+
+
+def recurrent_weight_max(alpha_value: sp.Expr = alpha) -> sp.Expr:
+    """u_max = α + ρ_u/√m ≥ |u_i| on Ω_ρ (|u_i(0)| = α exactly)."""
+    return alpha_value + rho_u / sp.sqrt(m)
+
+
+def recurrent_factor(alpha_value: sp.Expr = alpha, at_init: bool = False) -> sp.Expr:
+    """λ = σ₁·u_max on Ω_ρ, or λ₀ = σ₁·α at θ(0) (``at_init``): the cutoff quantity vs 1.
+
+    |∂h_t/∂h_{t−1}| = |σ'(·) u| ≤ λ, so perturbations of the state are multiplied by at most λ
+    per step.
+    """
+    if at_init:
+        return sigma1 * alpha_value
+    return sigma1 * recurrent_weight_max(alpha_value)
+
+
+def geometric_sum(lam: sp.Expr, t: sp.Expr = T) -> sp.Expr:
+    """P_t(λ) = Σ_{s=0}^{t−1} λ^s, written per regime of the cutoff.
+
+    (1 − λ^t)/(1 − λ) ≤ 1/(1 − λ) for λ < 1 (bounded in t), t for λ = 1, (λ^t − 1)/(λ − 1) for
+    λ > 1 (exponential in t). P_0 = 0, P_1 = 1.
+
+    Example:
+        >>> from sympy import Rational
+        >>> geometric_sum(Rational(1, 2), 3)
+        7/4
+    """
+    return sp.Piecewise(
+        ((1 - lam**t) / (1 - lam), sp.Lt(lam, 1)),
+        (t, sp.Eq(lam, 1)),
+        ((lam**t - 1) / (lam - 1), True),
+    )
+
+
+def tangent_bound(lam: sp.Expr, t: sp.Expr = T) -> sp.Expr:
+    """Γ_t = √(P_t(λ)² + σ₀² P_{t−1}(λ)²) ≥ |D z_s[δ]| for s ≤ t and ‖δ‖ = 1 (indrnn.md §2).
+
+    z_s = wᵀx_s + u h_{s−1} is the pre-activation; δ = (δw, δu) a unit direction.
+    """
+    return sp.sqrt(geometric_sum(lam, t) ** 2 + sigma0**2 * geometric_sum(lam, t - 1) ** 2)
+
+
+def unit_gradient_bound(lam: sp.Expr, t: sp.Expr = T) -> sp.Expr:
+    """G_t = σ₁ Γ_t ≥ ‖∇_{(w,u)} h_t‖ whenever |u| ≤ λ/σ₁ and every ‖x_s‖ ≤ 1."""
+    return sigma1 * tangent_bound(lam, t)
+
+
+def unit_hessian_bound(lam: sp.Expr, t: sp.Expr = T) -> sp.Expr:
+    """H_t = (σ₂ Γ_t² + 2σ₁² Γ_t)·P_t(λ) ≥ ‖∇²_{(w,u)} h_t‖_op (indrnn.md §2).
+
+    From D²h_s = σ''(z_s)(Dz_s)² + σ'(z_s)(2 δu Dh_{s−1} + u D²h_{s−1}): the second-order
+    defect obeys S_s ≤ σ₂Γ_t² + 2σ₁·G_t + λ S_{s−1}, S_0 = 0.
+    """
+    gamma = tangent_bound(lam, t)
+    return (sigma2 * gamma**2 + 2 * sigma1**2 * gamma) * geometric_sum(lam, t)
+
+
+def feature_envelope(alpha_value: sp.Expr = alpha) -> sp.Expr:
+    """B₀ = σ₀ν_c + σ₁(ν_w P_T(λ₀) + σ₀ν_u P_{T−1}(λ₀)) ≥ |ψ| at init (|u(0)| = α exactly).
+
+    ψ = v_c h_T + ⟨v_w, ∂h_T/∂w⟩ + v_u ∂h_T/∂u is one unit's transported feature; B₀ bounds it and
+    hence also |f*| (Lemma 6's label envelope Y).
+    """
+    lam0 = recurrent_factor(alpha_value, at_init=True)
+    return sigma0 * nu_c + sigma1 * (nu_w * geometric_sum(lam0) + sigma0 * nu_u
+                                     * geometric_sum(lam0, T - 1))
+
+
+def approximation_log_factor() -> sp.Expr:
+    """ℓ = log(2n/δ): Hoeffding's two signs and a union bound over the n samples."""
+    return sp.log(2 * n / delta)
+
+
+def build_bound(alpha_value: sp.Expr = alpha, step: sp.Expr = eta):
+    """Constants, named terms and the two bounds of Proposition 2.
+
+    Args:
+        alpha_value: α (a sympy number, or the symbol :data:`alpha`).
+        step: the step size expression (symbol η by default).
+
+    Returns:
+        (constants, terms, bound) dictionaries of sympy expressions, keyed like Theorem 1's.
+    """
+    u_max = recurrent_weight_max(alpha_value)
+    lam = recurrent_factor(alpha_value)
+    lam0 = recurrent_factor(alpha_value, at_init=True)
+    c_max = readout_max()
+    grad = unit_gradient_bound(lam)
+    hess = unit_hessian_bound(lam)
+    r = attention_ffn_radius()  # √(ρ_u² + ρ_w²): joint (u, w) radius, same formula
+    r_nu = sp.sqrt(nu_u**2 + nu_w**2)
+    root_m = sp.sqrt(m)
+
+    lip = sp.sqrt(sigma0**2 + c_max**2 * grad**2)
+    beta = largest_eigenvalue_2x2(sp.Integer(0), grad, c_max * hess) / root_m
+    eps_lin = (grad * rho_c * r + hess * r**2 / 2) / root_m
+    b0 = feature_envelope(alpha_value)
+    eps_app = 2 * b0 * sp.sqrt(approximation_log_factor() / m)
+    eps_cf = (grad * r * (rho_c + nu_c) + (rho_c * grad + hess * r) * (r + r_nu)) / root_m
+    out_env = sigma0 * rho_c + grad * r
+    res = out_env + b0
+    nu_norm = transport_norm()
+    constants = {
+        "u_max": u_max,
+        "recurrent_factor_init": lam0,
+        "recurrent_factor": lam,
+        "geometric_sum_P_T": geometric_sum(lam),
+        "unit_gradient_G": grad,
+        "unit_hessian_H": hess,
+        "lipschitz_L": lip,
+        "smoothness_beta": beta,
+        "eps_lin": eps_lin,
+        "eps_app": eps_app,
+        "eps_cf": eps_cf,
+        "output_envelope_F": out_env,
+        "label_envelope_Y": b0,
+        "residual_envelope_B": res,
+        "transport_norm": nu_norm,
+        "theorem_step_size": nu_norm / (2 * lip * res * sp.sqrt(K)),
+    }
+    terms = {
+        "optimization": nu_norm**2 / (4 * step * K) + step * lip**2 * res**2,
+        "linearization": res * eps_lin,
+        "approximation": res * eps_app,
+        "change_of_feature": res * eps_cf,
+    }
+    min_iterate = sp.Add(*terms.values())
+    bound = {
+        "min_iterate": min_iterate,
+        "average_iterate": (sp.sqrt(min_iterate) + 2 * eps_lin) ** 2,
+    }
+    return constants, terms, bound
+
+
+_DESCRIPTIONS = {
+    "u_max": "alpha + rho_u/sqrt(m) >= |u_i| on Omega_rho",
+    "recurrent_factor_init": "lambda_0 = sigma1*alpha: the paper's cutoff quantity (vs 1)",
+    "recurrent_factor": "lambda = sigma1*u_max: per-step Lipschitz factor of the recurrence",
+    "geometric_sum_P_T": "P_T(lambda) = sum_{s<T} lambda^s: where T enters every constant",
+    "unit_gradient_G": "G_T = sigma1 Gamma_T >= ||grad_(w,u) h_T||",
+    "unit_hessian_H": "H_T >= ||Hessian_(w,u) h_T||_op",
+    "lipschitz_L": "Lipschitz constant of theta -> f(X; theta) on Omega_rho",
+    "smoothness_beta": "smoothness (Hessian operator norm) on Omega_rho",
+    "eps_lin": "sup |f - f_lin| on Omega_rho",
+    "eps_app": "max_j |f_lin(X_j; theta_bar) - f*(X_j)| w.p. >= 1 - delta (Hoeffding)",
+    "eps_cf": "change-of-feature error |<grad f(theta) - grad f(theta(0)), theta - theta_bar>|",
+    "output_envelope_F": "sup |f| on Omega_rho",
+    "label_envelope_Y": "B_0 >= sup |f*| (realizable labels)",
+    "residual_envelope_B": "F + Y >= sup |f - y| on Omega_rho",
+    "transport_norm": "||nu||: bound on ||theta(0) - theta_bar||",
+    "theorem_step_size": "eta* = ||nu|| / (2 L B sqrt(K)), minimiser of the optimization term",
+    "optimization": "||nu||^2/(4 eta K) + eta L^2 B^2",
+    "linearization": "B * eps_lin",
+    "approximation": "B * eps_app",
+    "change_of_feature": "B * eps_cf",
+    "min_iterate": "bound on min_{k<K} R(theta_k) (and on the average loss)",
+    "average_iterate": "bound on R at the average iterate (1/K) sum_{k<K} theta_k",
+}
+
+_LATEX = {
+    "u_max": r"u_{\max}", "recurrent_factor_init": r"\alpha\sigma_1",
+    "recurrent_factor": r"\lambda", "geometric_sum_P_T": r"P_T(\lambda)",
+    "unit_gradient_G": "G_T", "unit_hessian_H": "H_T", "lipschitz_L": "L",
+    "smoothness_beta": r"\beta", "eps_lin": r"\varepsilon_{\mathrm{lin}}",
+    "eps_app": r"\varepsilon_{\mathrm{app}}", "eps_cf": r"\varepsilon_{\mathrm{cf}}",
+    "output_envelope_F": "F", "label_envelope_Y": "Y", "residual_envelope_B": "B",
+    "transport_norm": r"\|\nu\|", "theorem_step_size": r"\eta^\star",
+    "optimization": r"\mathcal{E}_{\mathrm{opt}}", "linearization": r"B\varepsilon_{\mathrm{lin}}",
+    "approximation": r"B\varepsilon_{\mathrm{app}}",
+    "change_of_feature": r"B\varepsilon_{\mathrm{cf}}",
+    "min_iterate": r"\min_{k<K}\hat R(\theta_k)", "average_iterate": r"\hat R(\bar\theta_K)",
+}
+
+
+def proposition2(alpha_value: sp.Expr | None = None) -> Statement:
+    """Proposition 2 (ProjGD on the IndRNN) as a :class:`Statement`.
+
+    Args:
+        alpha_value: the Rademacher scale α of u(0). ``None`` gives the authors' α = 3/2 (the
+            registered statement ``prop2``, evaluable by :func:`boundcalc.api.evaluate`); pass the
+            symbol :data:`alpha` for the symbolic statement, or any positive sympy number.
+
+    Example:
+        >>> from boundcalc.theory.proposition2 import alpha, proposition2
+        >>> alpha in proposition2(alpha).free_symbols()
+        True
+    """
+    a = DEFAULT_ALPHA if alpha_value is None else sp.sympify(alpha_value)
+    if a.is_number and not a.is_positive:
+        raise ValueError(f"`alpha_value` must be positive, got {a}")
+    constants, terms, bound = build_bound(a)
+    return Statement(
+        name="prop2",
+        title="Proposition 2 (ProjGD on the IndRNN, App. B.1)",
+        summary=("With probability >= 1 - delta over the init, K steps of ProjGD on Omega_rho "
+                 "give min_{k<K} R(theta_k) <= min_iterate for the IndRNN (eqs. 48-50). Every "
+                 "constant depends on T through P_T(lambda), lambda = sigma1 (alpha + "
+                 "rho_u/sqrt(m)): bounded in T below the cutoff lambda < 1, linear at lambda = 1, "
+                 "exponential past it."),
+        constants=constants,
+        terms=terms,
+        bound=bound,
+        probability=1 - delta,
+        conditions=(
+            Condition("m_even", sp.Eq(sp.Mod(m, 2), 0), "m even",
+                      "symmetric initialisation pairs unit i with unit i + m/2 (eq. 51)"),
+            *rho_ge_nu_conditions(),
+        ),
+        descriptions=_DESCRIPTIONS,
+        latex_names=_LATEX,
+    )
+
+
+__all__ = [
+    "DEFAULT_ALPHA", "alpha", "approximation_log_factor", "build_bound", "feature_envelope",
+    "geometric_sum", "proposition2", "recurrent_factor", "recurrent_weight_max", "tangent_bound",
+    "unit_gradient_bound", "unit_hessian_bound",
+]
