@@ -382,11 +382,13 @@ def evaluate_inputs(inputs: GeneralizationInputs,
             "precision_digits": precision,
             "paper": "003_ca845a00a60efb13 (Generalization bound for a Shallow Transformer "
                      "trained using Gradient Descent)",
-            "hidden_constants": {s.name: text for s, (_, text) in GS.HIDDEN_CONSTANTS.items()},
-            "discrepancies": [
-                {"key": d.key, "lines": d.lines, "printed": d.printed, "derived": d.derived}
-                for d in G.discrepancies()
-            ],
+            "hidden_constants": (
+                ", ".join(f"{s.name} = {inputs.hidden[s.name]:g}" for s in GS.HIDDEN_CONSTANTS)
+                + " (constants the paper hides in '≲', O, Omega; each defaults to 1)"),
+            "discrepancies": (
+                "; ".join(f"{d.key} (lines {d.lines})" for d in G.discrepancies())
+                + f". This output uses the {form} form; --symbolic shows both, "
+                  "docs/generalization.md explains each"),
         },
         "inputs": inputs.as_dict(),
         "quantities": quantities,
@@ -396,6 +398,23 @@ def evaluate_inputs(inputs: GeneralizationInputs,
         "probability": probability,
         "version": __version__,
     }
+
+
+def render_descriptions() -> dict[str, str]:
+    """One-line meaning of every key of the output (for ``render_result(descriptions=...)``)."""
+    out = {s.name: text for s, text in GS.GLOSSARY.items()}
+    out["d"] = "input dimension of the LeCun draw (default d_m; the formulas assume d = d_m)"
+    out["norms_source"] = "where the seven init norms come from"
+    out.update(G.DESCRIPTIONS)
+    out.update({"alpha": GS.GLOSSARY[GS.alpha], "Phi0": GS.GLOSSARY[GS.Phi0]})
+    return out
+
+
+def render_latex_names() -> dict[str, str]:
+    """LaTeX symbol of every key of the output (for ``render_result(latex_names=...)``)."""
+    out = {s.name: name for s, name in GS.LATEX_NAMES.items()}
+    out.update(G.LATEX)
+    return out
 
 
 def evaluate_generalization(

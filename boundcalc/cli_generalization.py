@@ -1,0 +1,227 @@
+"""``boundcalc generalization``: paper 003's true-loss bound (Theorem 5) at one parameter point.
+
+A plain function with typer options, registered by :mod:`boundcalc.cli` as
+``app.command("generalization")(generalization)``. It validates the flags
+(:func:`boundcalc.generalization.validate_generalization`, one-line :class:`InputError` naming the
+flag), evaluates the derived form (or the printed one with ``--as-printed``) and prints the
+calculator's JSON contract through :func:`boundcalc.formats.render_result` in any ``--format``.
+``--symbolic`` appends every formula and the table of discrepancies between the paper's printed
+statements and its derivations, both forms side by side.
+
+Not here: ``--data PATH`` (measuring α and Φ(θ⁰) on a data set needs the torch model of the
+validators; give ``--alpha`` and ``--phi0``).
+
+Example:
+    boundcalc generalization --N 10000 --dm 64 --ds 13 --rx 1 --radii 1,1,1,1 --delta 0.05 \\
+        --from-init 0 --alpha 0.5 --phi0 100 --format json
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+import tempfile
+from pathlib import Path
+from typing import Annotated, Any
+
+import typer
+
+from boundcalc.params import InputError
+
+_PARAMS = "Parameters"
+_INIT = "Initial norms (give all seven, or --from-init SEED)"
+_HIDDEN = "Hidden constants and form"
+_OUTPUT = "Output"
+
+#: Default of every flag that has one (the issue's example point); shown in the output.
+DEFAULTS: dict[str, str] = {"N": "10000", "dm": "64", "ds": "13", "rx": "1",
+                            "radii": "1,1,1,1", "delta": "0.05"}
+
+#: Input key of the result → flag name (for the ``given``/``default`` source column).
+_INPUT_FLAG: dict[str, str] = {"N": "N", "d_m": "dm", "d_s": "ds", "R_X": "rx", "R_Q": "radii",
+                               "R_K": "radii", "R_V": "radii", "R_O": "radii", "delta": "delta"}
+
+
+def _opt(*names: str, help: str, panel: str = _PARAMS, default: str | None = None) -> Any:
+    return typer.Option(*names, help=help, rich_help_panel=panel,
+                        show_default=default if default is not None else False)
+
+
+def _write(path: str, text: str) -> None:
+    """Write atomically (the CLI's ``write_atomic`` when available)."""
+    try:
+        from boundcalc.cli import write_atomic
+    except ImportError:  # pragma: no cover - cli.py absent
+        write_atomic = None
+    if write_atomic is not None:
+        write_atomic(path, text)
+        return
+    target = Path(path)  # pragma: no cover
+    try:
+        fd, tmp = tempfile.mkstemp(dir=target.parent or Path("."), prefix=f".{target.name}.")
+        with os.fdopen(fd, "w", encoding="utf-8") as fh:
+            fh.write(text if text.endswith("\n") else text + "\n")
+        os.replace(tmp, target)
+    except OSError as exc:
+        raise InputError("--output", f"cannot write {path!r}: {exc.strerror or exc}") from None
+
+
+def _emit(text: str, output: str | None) -> None:
+    if output is None:
+        sys.stdout.write(text if text.endswith("\n") else text + "\n")
+        sys.stdout.flush()
+        return
+    _write(output, text)
+    sys.stderr.write(f"wrote {output}\n")
+
+
+def _symbolic_block(fmt: str, as_printed: bool) -> str:
+    from boundcalc.generalization import symbolic_generalization, symbolic_text
+
+    if fmt == "json":
+        import json
+
+        return json.dumps(symbolic_generalization(as_printed), indent=2, ensure_ascii=False)
+    if fmt == "markdown":
+        return "### Formulas\n\n```text\n" + symbolic_text(as_printed) + "```\n"
+    if fmt == "latex":
+        data = symbolic_generalization(as_printed)
+        lines = [f"% {data['statement']['title']} -- form: {data['statement']['form']}"]
+        for group in ("quantities", "terms", "bound"):
+            for key, e in data[group].items():
+                lines.append(f"% {key}: {e['description']}")
+                lines.append(f"\\[ {e['latex']} \\]")
+        lines.append("% probability")
+        lines.append(f"\\[ {data['probability']['latex']} \\]")
+        for c in data["conditions"]:
+            lines.append(f"% condition {c['name']}: {c['why']}")
+            lines.append(f"\\[ {c['latex']} \\]")
+        for d in data["discrepancies"]:
+            lines.append(f"% discrepancy {d['key']} (lines {d['lines']}): {d['note']}")
+            lines.append(f"\\[ \\text{{printed: }} {d['printed']['latex']} \\quad "
+                         f"\\text{{derived: }} {d['derived']['latex']} \\]")
+        return "\n".join(lines) + "\n"
+    return symbolic_text(as_printed)
+
+
+def _render(data: dict[str, Any], fmt: str, sources: dict[str, str], digits: int | None) -> str:
+    try:
+        from boundcalc.formats import render_result
+    except ImportError:  # pragma: no cover - formats.py absent
+        # TODO(render_result): boundcalc.formats.render_result renders every format; until it
+        # exists, JSON only.
+        import json
+
+        return json.dumps(data, indent=2, ensure_ascii=False, allow_nan=False)
+    from boundcalc.generalization import render_descriptions, render_latex_names
+
+    return render_result(data, fmt, digits=digits, descriptions=render_descriptions(),
+                         sources=sources, latex_names=render_latex_names())
+
+
+def generalization(
+    N: Annotated[str | None, _opt("--N", help="number of training examples (>= 2)",
+                                  default=DEFAULTS["N"])] = None,
+    dm: Annotated[str | None, _opt("--dm", help="model dimension d_m (>= 1)",
+                                   default=DEFAULTS["dm"])] = None,
+    ds: Annotated[str | None, _opt("--ds", help="sequence length d_s (>= 1)",
+                                   default=DEFAULTS["ds"])] = None,
+    rx: Annotated[str | None, _opt("--rx", help="input scale R_X: ||X_n||_F <= sqrt(d_s) R_X",
+                                   default=DEFAULTS["rx"])] = None,
+    radii: Annotated[str | None, _opt("--radii", help="R_Q,R_K,R_V,R_O (> 0; one value = all "
+                                      "four): distance travelled from the init",
+                                      default=DEFAULTS["radii"])] = None,
+    delta: Annotated[str | None, _opt("--delta", help="failure probability, in (0, 1)",
+                                      default=DEFAULTS["delta"])] = None,
+    alpha: Annotated[str | None, _opt("--alpha", help="alpha = sigma_min(F_pre^0) (> 0), "
+                                      "measured on the data at init (required)")] = None,
+    phi0: Annotated[str | None, _opt("--phi0", help="Phi(theta^0) = 1/2 ||f(theta^0) - y||^2, "
+                                     "a sum over the N samples (>= 0, required)")] = None,
+    from_init: Annotated[str | None, _opt("--from-init", help="draw the init norms from the "
+                                          "LeCun init with this numpy seed", panel=_INIT,
+                                          )] = None,
+    d: Annotated[str | None, _opt("--d", help="input dimension of the --from-init draw "
+                                  "(default d_m, the paper's d = d_m)", panel=_INIT)] = None,
+    wq_fro: Annotated[str | None, _opt("--wq-fro", help="||W_Q^0||_F", panel=_INIT)] = None,
+    wk_fro: Annotated[str | None, _opt("--wk-fro", help="||W_K^0||_F", panel=_INIT)] = None,
+    wv_fro: Annotated[str | None, _opt("--wv-fro", help="||W_V^0||_F", panel=_INIT)] = None,
+    wq_spec: Annotated[str | None, _opt("--wq-spec", help="||W_Q^0||_2", panel=_INIT)] = None,
+    wk_spec: Annotated[str | None, _opt("--wk-spec", help="||W_K^0||_2", panel=_INIT)] = None,
+    wv_spec: Annotated[str | None, _opt("--wv-spec", help="||W_V^0||_2", panel=_INIT)] = None,
+    wo_norm: Annotated[str | None, _opt("--wo-norm", help="||w_O^0||_2", panel=_INIT)] = None,
+    as_printed: Annotated[bool, typer.Option(
+        "--as-printed", help="evaluate the paper's printed statements (rho^4 z_hat, M_hat, "
+        "sqrt(log(R/delta)/N), unclamped Dudley form) instead of the derived forms",
+        rich_help_panel=_HIDDEN)] = False,
+    hidden_constants: Annotated[str | None, _opt(
+        "--hidden-constants", help="NAME=VALUE,... for C_D, C_cov, C_conf, C_O, C_width, "
+        "C_prob, c_hat (each > 0, default 1)", panel=_HIDDEN)] = None,
+    format: Annotated[str, typer.Option("--format", "-f", help="table, json, csv, markdown or "
+                                        "latex", rich_help_panel=_OUTPUT)] = "table",
+    output: Annotated[str | None, typer.Option("--output", "-o", metavar="FILE",
+                                               help="write to FILE (atomically) instead of "
+                                               "stdout", rich_help_panel=_OUTPUT)] = None,
+    symbolic: Annotated[bool, typer.Option(
+        "--symbolic", help="also print every formula (Unicode and LaTeX) and the discrepancy "
+        "table (printed vs derived); alone (no --alpha/--phi0/init flags), only the formulas "
+        "(then also as JSON)",
+        rich_help_panel=_OUTPUT)] = False,
+    strict: Annotated[bool, typer.Option("--strict", help="exit 1 when a condition fails",
+                                         rich_help_panel=_OUTPUT)] = False,
+    precision: Annotated[str | None, _opt("--precision", help="mpmath digits (>= 10)",
+                                          panel=_OUTPUT, default="30")] = None,
+) -> None:
+    """Paper 003, Theorem 5: bound on the true loss of the GD-trained shallow Transformer
+    (empirical loss by Lemma 4 + Rademacher complexity by Lemma 1 + confidence term), with every
+    quantity of the paper (eta, xi, rho, z, z_hat, M, M_hat, A, P, alpha, Phi0), the conditions of
+    Wu et al.'s Theorem 1 as PASS/FAIL rows and the hidden constants named.
+
+    Example: boundcalc generalization --N 10000 --dm 64 --ds 13 --rx 1 --radii 1,1,1,1
+    --delta 0.05 --from-init 0 --alpha 0.5 --phi0 100
+    """
+    from boundcalc.formats import FORMATS, guarantee_line
+    from boundcalc.generalization import DEFAULT_PRECISION, evaluate_inputs, validate_generalization
+    from boundcalc.params import parse_integer
+
+    fmt = str(format).strip().lower()
+    if fmt not in FORMATS:
+        raise InputError("--format", f"must be one of {', '.join(FORMATS)}, got {format!r}")
+    if symbolic and fmt == "csv":
+        raise InputError("--symbolic", "works with --format table, json, markdown or latex, "
+                                       "got --format csv")
+    digits = DEFAULT_PRECISION
+    if precision is not None:
+        digits = parse_integer("--precision", precision)
+        if not 10 <= digits <= 1000:
+            raise InputError("--precision", f"must be between 10 and 1000, got {precision!r}")
+    norms = {"WQ0_F": wq_fro, "WK0_F": wk_fro, "WV0_F": wv_fro, "WQ0_2": wq_spec,
+             "WK0_2": wk_spec, "WV0_2": wv_spec, "WO0_2": wo_norm}
+    needs_numbers = any(v is not None for v in (alpha, phi0, from_init, *norms.values()))
+    if symbolic and not needs_numbers:
+        _emit(_symbolic_block(fmt, as_printed), output)
+        return
+    if symbolic and fmt == "json":
+        raise InputError("--symbolic", "with --format json prints the formulas alone (give no "
+                                       "--alpha/--phi0/init flags): the JSON result keeps the "
+                                       "data contract")
+    given = {"N": N, "dm": dm, "ds": ds, "rx": rx, "radii": radii, "delta": delta}
+    values = {k: (v if v is not None else DEFAULTS[k]) for k, v in given.items()}
+    inputs = validate_generalization(
+        N=values["N"], d_m=values["dm"], d_s=values["ds"], R_X=values["rx"],
+        radii=values["radii"], delta=values["delta"], alpha=alpha, Phi0=phi0,
+        init_norms=norms, seed=from_init, d=d, hidden_constants=hidden_constants,
+        as_printed=as_printed,
+    )
+    data = evaluate_inputs(inputs, precision=digits)
+    sources = {key: ("given" if given[flag] is not None else "default")
+               for key, flag in _INPUT_FLAG.items()}
+    text = _render(data, fmt, sources, min(digits, 17) if precision is not None else None)
+    if symbolic:
+        text += "\n\n" + _symbolic_block(fmt, as_printed)
+    _emit(text, output)
+    status = guarantee_line(data)
+    guaranteed = status is None or status.startswith("GUARANTEED")
+    if not guaranteed and (fmt != "table" or output is not None):
+        sys.stderr.write((status or "NOT GUARANTEED") + "\n")
+    if strict and not guaranteed:
+        raise typer.Exit(1)
