@@ -1,0 +1,329 @@
+"""ProjGD and ProjSGD, the paper's trainers, with the per-step record the bounds are compared to.
+
+Update (Section 4; Theorem 1 and Proposition 1), with the project's loss
+R̂(θ) = (1/n) Σ_j (f(X_j; θ) − y_j)² (docs/derivations.md §0):
+
+    ProjGD:   θ_{k+1} = Π_{Ω_ρ}(θ_k − η ∇R̂(θ_k)),
+    ProjSGD:  θ_{k+1} = Π_{Ω_ρ}(θ_k − η g_k),  g_k = (2/b) Σ_{j∈B_k} (f_j(θ_k) − y_j) ∇f_j(θ_k),
+
+θ_0 = θ(0), B_k drawn uniformly without replacement within a step (b distinct indices,
+``torch.randperm`` of a seeded CPU generator, so E[g_k | θ_k] = ∇R̂(θ_k)); Π_{Ω_ρ} is
+:func:`boundcalc.validators.model.project` (exact), skipped in the no-projection mode.
+
+Recorded for k = 0, …, K−1, as preallocated tensors on the training device (one transfer to the
+CPU at the end, no per-step synchronisation):
+
+* ``loss[k]`` = R̂(θ_k) on the full training set (for ProjSGD an extra forward pass per step,
+  ``full_loss=True``; NaN otherwise) and ``batch_loss[k]`` = the loss of the step's batch;
+* ``grad_norm[k]`` = (‖g_c‖, ‖g_U‖, ‖g_W‖_F) of the step's gradient;
+* ``radius[k]`` = √m·max_i of each block's displacement from θ(0) (the ρ actually used by θ_k,
+  as :func:`boundcalc.validators.model.displacement_radii`) and ``distance[k]`` = the blocks'
+  Euclidean distances ‖θ_k − θ(0)‖;
+* the running sum Σ_{k<K} θ_k, giving the average iterate θ̂_K = (1/K) Σ_{k<K} θ_k (the one of
+  Theorem 1's second bound) and its loss.
+
+So ``min_loss`` = min_{k<K} R̂(θ_k) is exactly the quantity of Theorem 1's first bound (the K
+losses are those of θ_0 … θ_{K−1}; R̂(θ_K) is reported separately as ``final_loss``).
+
+Gradients come from :func:`fused_loss_and_gradient`, the closed form of
+:func:`boundcalc.validators.model.loss_and_gradient` (Lemma 1) reorganised for speed (chunks of
+samples, batched products, in-place softmax; equal to it to rounding, tested), or from
+``model.loss_and_gradient`` itself with ``gradient="closed"``.
+"""
+
+from __future__ import annotations
+
+import math
+import time
+from dataclasses import dataclass, field
+
+import torch
+from torch import Tensor
+
+from .model import Activation, Params, get_activation, loss_and_gradient, project
+
+#: Target number of (sample, token, head) entries per chunk on the CPU (cache-sized work set).
+CPU_CHUNK_ENTRIES = 1 << 19
+#: Upper bound on (sample, token, head) entries per chunk on accelerators (memory only).
+DEVICE_CHUNK_ENTRIES = 1 << 28
+
+
+def default_chunk(n: int, T: int, m: int, device: torch.device | str) -> int:
+    """Samples per chunk of :func:`fused_loss_and_gradient`: cache-sized on CPU, all on GPU."""
+    budget = CPU_CHUNK_ENTRIES if torch.device(device).type == "cpu" else DEVICE_CHUNK_ENTRIES
+    return max(1, min(int(n), budget // max(1, T * m)))
+
+
+def _as_activation(act: Activation | str) -> Activation:
+    return get_activation(act) if isinstance(act, str) else act
+
+
+def fused_loss_and_gradient(params: Params, X: Tensor, q: Tensor, y: Tensor,
+                            act: Activation | str, *, chunk: int | None = None,
+                            need_grad: bool = True) -> tuple[Tensor, Params | None, Tensor]:
+    """R̂(θ) = (1/n) Σ_j (f_j − y_j)², its gradient (Lemma 1) and the predictions f (n,).
+
+    Same mathematics as ``model.loss_and_gradient``, organised for speed. Per chunk of b
+    samples (X_b (b, T, d), q_b (b, d)), with P_{ti} = x_tᵀU_i:
+
+        [z | P] = X_b [W q | Uᵀ]           one batched product, (b, T, 2m)
+        s = softmax_t(z)                    in place
+        [a | Xᵀ(s∘P)] = X_bᵀ [s | s∘P]      one batched product, (b, d, 2m)
+        pre_i = a_iᵀU_i,  G_iU_i = Xᵀ(s∘P)_i − pre_i a_i   (Facts 1–2, Remark 3)
+        w_j = 2(f_j − y_j)/n,  κ_{ji} = w_j σ'(pre_ji) c_i/√m
+        [∇_U | ∇_W] += [1 | q_b]ᵀ (κ ∘ [a | G U])    one matrix product
+
+    and ∂R̂/∂c = (1/√m) Σ_j w_j σ(pre_j). Intermediates are preallocated per call and reused
+    across chunks; ``chunk`` defaults to :func:`default_chunk`. With ``need_grad=False`` only
+    the loss and predictions are computed (gradient None).
+
+    Shapes: params c (m,), U (m, d), W (m, d, d); X (n, T, d); q (n, d); y (n,).
+    """
+    act = _as_activation(act)
+    c, U, W = params
+    n, T, d = X.shape
+    m = c.shape[0]
+    dt, dev = W.dtype, W.device
+    scale = 1.0 / math.sqrt(m)
+    b = int(chunk) if chunk is not None else default_chunk(n, T, m, dev)
+    if b < 1:
+        raise ValueError(f"`chunk` must be >= 1, got {chunk}")
+    b = min(b, n)
+    Wmat = W.permute(1, 0, 2).reshape(d * m, d)          # rows (a, i): (W_i q)_a = Wmat[a m + i]·q
+    cs = c * scale
+    WqU = torch.empty(b, d, 2 * m, dtype=dt, device=dev)
+    WqU[:, :, m:] = U.t()
+    zp = torch.empty(b, T, 2 * m, dtype=dt, device=dev)
+    R = torch.empty(b, d, 2 * m, dtype=dt, device=dev)
+    tmp = torch.empty(b, d, m, dtype=dt, device=dev)
+    Ut = U.t()
+    if need_grad:
+        Q1 = torch.ones(b, d + 1, dtype=dt, device=dev)
+        acc = torch.zeros(d + 1, 2 * d * m, dtype=dt, device=dev)
+        grad_c = torch.zeros(m, dtype=dt, device=dev)
+    loss = torch.zeros((), dtype=dt, device=dev)
+    preds = torch.empty(n, dtype=dt, device=dev)
+    is_tanh = act.name == "tanh"
+    for s0 in range(0, n, b):
+        Xc, qc, yc = X[s0:s0 + b], q[s0:s0 + b], y[s0:s0 + b]
+        bb = Xc.shape[0]
+        if bb < b:
+            WqU, zp, R, tmp = WqU[:bb], zp[:bb], R[:bb], tmp[:bb]
+            if need_grad:
+                Q1 = Q1[:bb]
+        WqU[:, :, :m] = (qc @ Wmat.t()).view(bb, d, m)
+        torch.bmm(Xc, WqU, out=zp)
+        z, P = zp[:, :, :m], zp[:, :, m:]
+        z.sub_(z.amax(dim=1, keepdim=True)).exp_()
+        z.div_(z.sum(dim=1, keepdim=True))                 # s = softmax over the T tokens
+        P.mul_(z)                                          # s_t x_tᵀU_i
+        torch.bmm(Xc.transpose(1, 2), zp, out=R)
+        a, GU = R[:, :, :m], R[:, :, m:]
+        torch.mul(a, Ut, out=tmp)
+        pre = tmp.sum(dim=1)                               # (bb, m)
+        h = act.fn(pre)
+        f = h @ cs
+        r = f - yc
+        preds[s0:s0 + bb] = f
+        loss += r @ r
+        if not need_grad:
+            continue
+        dh = 1.0 - h * h if is_tanh else act.d1(pre)
+        GU.sub_(pre.unsqueeze(1) * a)                      # G_i U_i
+        w = (2.0 / n) * r
+        grad_c += w @ h
+        coef = (w.unsqueeze(1) * dh) * cs                  # (bb, m)
+        R.view(bb, d, 2, m).mul_(coef.view(bb, 1, 1, m))
+        Q1[:, :d] = qc
+        acc.addmm_(Q1.t(), R.view(bb, -1))
+    loss = loss / n
+    if not need_grad:
+        return loss, None, preds
+    acc = acc.view(d + 1, d, 2, m)
+    grad_U = acc[d, :, 0, :].t().contiguous()
+    grad_W = acc[:d, :, 1, :].permute(2, 1, 0).contiguous()   # [e, a, i] → [i, a, e]
+    return loss, Params(grad_c * scale, grad_U, grad_W), preds
+
+
+def full_loss(params: Params, X: Tensor, q: Tensor, y: Tensor, act: Activation | str,
+              chunk: int | None = None) -> Tensor:
+    """R̂(θ) on (X, y) (scalar tensor), by the chunked forward pass."""
+    return fused_loss_and_gradient(params, X, q, y, act, chunk=chunk, need_grad=False)[0]
+
+
+def minibatch_indices(n: int, b: int, generator: torch.Generator) -> Tensor:
+    """B_k: b distinct indices, uniform over the b-subsets of {0, …, n−1} (CPU int64, (b,))."""
+    return torch.randperm(n, generator=generator)[:b]
+
+
+def _check_rho(rho) -> tuple[float, float, float]:
+    values = rho if isinstance(rho, (tuple, list)) else (rho,) * 3
+    try:
+        out = tuple(float(v) for v in values)
+    except (TypeError, ValueError):
+        raise ValueError(f"`rho` must be one or three non-negative numbers, got {rho!r}") from None
+    if len(out) != 3 or any(not math.isfinite(v) or v < 0 for v in out):
+        raise ValueError(f"`rho` must be one or three non-negative numbers, got {rho!r}")
+    return out  # type: ignore[return-value]
+
+
+@dataclass
+class TrainResult:
+    """Outcome of :func:`train`; history tensors are on the CPU, length K = ``steps``.
+
+    loss (K,) R̂(θ_k) [NaN if not recorded]; batch_loss (K,); grad_norm, radius, distance (K, 3)
+    per block (c, U, W); params θ_K; average θ̂_K = (1/K)Σ_{k<K} θ_k; min_loss = min_k loss[k];
+    average_loss = R̂(θ̂_K); final_loss = R̂(θ_K); initial_loss = R̂(θ_0).
+    """
+
+    params: Params
+    average: Params
+    loss: Tensor
+    batch_loss: Tensor
+    grad_norm: Tensor
+    radius: Tensor
+    distance: Tensor
+    min_loss: float
+    average_loss: float
+    final_loss: float
+    initial_loss: float
+    steps: int
+    eta: float
+    rho: tuple[float, float, float] | None
+    batch_size: int
+    seconds: float
+    config: dict = field(default_factory=dict)
+
+    def summary(self) -> dict:
+        """JSON-ready scalars: losses, maximal radii and gradient norms, timing."""
+        return {
+            "steps": self.steps, "eta": self.eta,
+            "rho": None if self.rho is None else list(self.rho),
+            "batch_size": self.batch_size, "initial_loss": self.initial_loss,
+            "min_loss": self.min_loss, "average_loss": self.average_loss,
+            "final_loss": self.final_loss,
+            "argmin_step": int(torch.nan_to_num(self.loss, nan=math.inf).argmin()),
+            "max_radius": [float(v) for v in self.radius.max(0).values],
+            "max_grad_norm": [float(v) for v in self.grad_norm.max(0).values],
+            "seconds": self.seconds, "seconds_per_step": self.seconds / self.steps,
+            **self.config,
+        }
+
+
+def train(params0: Params, X: Tensor, q: Tensor, y: Tensor, act: Activation | str, *,
+          steps: int, eta: float, rho=None, batch_size: int | None = None, seed: int = 0,
+          project_iterates: bool = True, record_full_loss: bool = True,
+          chunk: int | None = None, gradient: str = "fused") -> TrainResult:
+    """Run K = ``steps`` steps of ProjGD (``batch_size`` None or n) or ProjSGD (module docstring).
+
+    Args:
+        params0: θ(0) (also the centre of Ω_ρ); X (n, T, d), q (n, d), y (n,) on its device.
+        act: activation (name or :class:`Activation`).
+        steps: K ≥ 1; eta: step size η > 0.
+        rho: (ρ_c, ρ_u, ρ_w) or one number; required unless ``project_iterates=False``.
+        batch_size: b (1 ≤ b ≤ n) for ProjSGD; None = full batch (ProjGD).
+        seed: seed of the minibatch generator (ProjSGD only).
+        project_iterates: False = plain (S)GD, no projection (rho ignored).
+        record_full_loss: ProjSGD only — also evaluate R̂(θ_k) on all n samples every step.
+        chunk: samples per chunk of the fused pass (default :func:`default_chunk`).
+        gradient: ``fused`` (default) or ``closed`` (``model.loss_and_gradient``).
+
+    Returns:
+        :class:`TrainResult`.
+    """
+    act = _as_activation(act)
+    if int(steps) != steps or steps < 1:
+        raise ValueError(f"`steps` must be a positive integer, got {steps}")
+    if not (isinstance(eta, (int, float)) and math.isfinite(eta) and eta > 0):
+        raise ValueError(f"`eta` must be a positive finite number, got {eta!r}")
+    rho_t = _check_rho(rho) if project_iterates else None
+    n = X.shape[0]
+    if X.dim() != 3 or q.shape != (n, X.shape[2]) or y.shape != (n,):
+        raise ValueError(f"expected X (n, T, d), q (n, d), y (n,); got {tuple(X.shape)}, "
+                         f"{tuple(q.shape)}, {tuple(y.shape)}")
+    sgd = batch_size is not None and batch_size != n
+    if batch_size is not None and (int(batch_size) != batch_size or not 1 <= batch_size <= n):
+        raise ValueError(f"`batch_size` must be an integer in [1, n={n}], got {batch_size}")
+    if gradient not in ("fused", "closed"):
+        raise ValueError(f"`gradient` must be 'fused' or 'closed', got {gradient!r}")
+    b = int(batch_size) if sgd else n
+    K = int(steps)
+    dt, dev = params0.W.dtype, params0.W.device
+    X, q, y = (t.to(device=dev, dtype=dt) for t in (X, q, y))
+    params0 = params0.detach()
+    root_m = math.sqrt(params0.width)
+
+    def step_grad(p: Params, Xb: Tensor, qb: Tensor, yb: Tensor):
+        if gradient == "closed":
+            return loss_and_gradient(p, Xb, qb, yb, act)
+        return fused_loss_and_gradient(p, Xb, qb, yb, act, chunk=chunk)
+
+    loss_hist = torch.full((K,), math.nan, dtype=dt, device=dev)
+    batch_hist = torch.empty(K, dtype=dt, device=dev)
+    grad_hist = torch.empty(K, 3, dtype=dt, device=dev)
+    radius_hist = torch.empty(K, 3, dtype=dt, device=dev)
+    dist_hist = torch.empty(K, 3, dtype=dt, device=dev)
+    total = Params(*(torch.zeros_like(t) for t in params0))
+    gen = torch.Generator().manual_seed(int(seed)) if sgd else None
+    theta = params0.clone()
+    start = time.perf_counter()
+    for k in range(K):
+        if sgd:
+            idx = minibatch_indices(n, b, gen).to(dev)
+            loss_b, g, _ = step_grad(theta, X[idx], q[idx], y[idx])
+            if record_full_loss:
+                loss_hist[k] = full_loss(theta, X, q, y, act, chunk)
+        else:
+            loss_b, g, _ = step_grad(theta, X, q, y)
+            loss_hist[k] = loss_b
+        batch_hist[k] = loss_b
+        grad_hist[k] = torch.stack([g.c.norm(), g.U.norm(), g.W.norm()])
+        dc, dU, dW = theta - params0
+        dU_norm, dW_norm = dU.norm(dim=-1), dW.flatten(1).norm(dim=-1)
+        radius_hist[k] = torch.stack([dc.abs().max(), dU_norm.max(), dW_norm.max()]) * root_m
+        dist_hist[k] = torch.stack([dc.norm(), dU_norm.norm(), dW_norm.norm()])
+        for acc_t, t in zip(total, theta, strict=True):
+            acc_t.add_(t)
+        theta = Params(*(t - eta * gt for t, gt in zip(theta, g, strict=True)))
+        if rho_t is not None:
+            theta = project(theta, params0, rho_t)
+    if dev.type == "cuda":
+        torch.cuda.synchronize(dev)
+    seconds = time.perf_counter() - start
+    average = total.scale(1.0 / K)
+    average_loss = float(full_loss(average, X, q, y, act, chunk))
+    final = float(full_loss(theta, X, q, y, act, chunk))
+    loss_cpu = loss_hist.cpu()
+    recorded = ~torch.isnan(loss_cpu)
+    return TrainResult(
+        params=theta, average=average, loss=loss_cpu, batch_loss=batch_hist.cpu(),
+        grad_norm=grad_hist.cpu(), radius=radius_hist.cpu(), distance=dist_hist.cpu(),
+        min_loss=float(loss_cpu[recorded].min()) if bool(recorded.any()) else math.nan,
+        average_loss=average_loss, final_loss=final,
+        initial_loss=float(full_loss(params0, X, q, y, act, chunk)),
+        steps=K, eta=float(eta), rho=rho_t, batch_size=b, seconds=seconds,
+        config={"algorithm": "ProjSGD" if sgd else "ProjGD",
+                "projected": rho_t is not None, "gradient": gradient,
+                "device": str(dev), "dtype": str(dt).replace("torch.", "")},
+    )
+
+
+def proj_gd(params0: Params, X: Tensor, q: Tensor, y: Tensor, act: Activation | str, *,
+            steps: int, eta: float, rho=None, project: bool = True, **kwargs) -> TrainResult:
+    """ProjGD (full batch): θ_{k+1} = Π_{Ω_ρ}(θ_k − η∇R̂(θ_k)) (Theorem 1). See :func:`train`."""
+    return train(params0, X, q, y, act, steps=steps, eta=eta, rho=rho, batch_size=None,
+                 project_iterates=project, **kwargs)
+
+
+def proj_sgd(params0: Params, X: Tensor, q: Tensor, y: Tensor, act: Activation | str, *,
+             steps: int, eta: float, batch_size: int, rho=None, seed: int = 0,
+             project: bool = True, **kwargs) -> TrainResult:
+    """ProjSGD with minibatch b (Proposition 1). See :func:`train`."""
+    return train(params0, X, q, y, act, steps=steps, eta=eta, rho=rho, batch_size=batch_size,
+                 seed=seed, project_iterates=project, **kwargs)
+
+
+__all__ = [
+    "TrainResult", "default_chunk", "full_loss", "fused_loss_and_gradient", "minibatch_indices",
+    "proj_gd", "proj_sgd", "train",
+]
