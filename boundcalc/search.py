@@ -1,0 +1,309 @@
+"""Parameter grids for ``boundcalc sweep`` and the solvers behind ``width`` and ``steps``.
+
+* :func:`parse_values` reads one sweep flag: a value, a comma list, an additive range
+  ``start:stop:step`` or a geometric range ``start:stop:xF`` (both include ``stop`` when a step
+  lands on it). Values stay exact decimal strings, so they validate exactly as a single value would.
+* :func:`solve_width` finds the smallest even width m whose width-dependent terms of Theorem 1
+  (B·ε_lin + B·ε_app + B·ε_cf) are at most a target: geometric doubling to a feasible m, then
+  bisection over even m, so that the answer meets the target and m − 2 does not; the CLI then
+  re-checks both with the exact evaluator.
+* :func:`solve_steps` gives the number of steps K that brings the optimization term under a
+  target, in closed form from the theory's constants (‖ν‖, L, B): ⌈(‖ν‖LB/target)²⌉ at the
+  theorem's step size η*, or ⌈‖ν‖²/(4η(target − ηL²B²))⌉ at a fixed η.
+
+Nothing here imports torch or pandas.
+
+Example:
+    >>> parse_values("--m", "8:64:x2")
+    ['8', '16', '32', '64']
+    >>> parse_values("--delta", "0.01:0.05:0.02")
+    ['0.01', '0.03', '0.05']
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable
+from dataclasses import dataclass
+from decimal import Decimal, InvalidOperation
+from functools import cache
+
+from boundcalc.params import InputError
+
+#: Largest number of sweep rows (and of values of one flag): 2**20.
+MAX_ROWS = 2**20
+
+#: ``width`` gives up above this width.
+MAX_WIDTH = 2**62
+
+#: Names of the Theorem 1 terms that shrink with the width m.
+WIDTH_TERMS: tuple[str, ...] = ("linearization", "approximation", "change_of_feature")
+
+
+# --------------------------------------------------------------------------- sweep values
+
+
+def _decimal(flag: str, text: str, whole: str) -> Decimal:
+    try:
+        value = Decimal(text.strip())
+    except InvalidOperation:
+        raise InputError(flag, f"must be a number, a comma list or a range start:stop:step "
+                               f"(or start:stop:xF), got {whole!r}") from None
+    if not value.is_finite():
+        raise InputError(flag, f"must be finite, got {whole!r}")
+    return value
+
+
+def _text(value: Decimal) -> str:
+    """Shortest plain decimal text of ``value`` (``Decimal('2E+3')`` → ``'2000'``)."""
+    if value == value.to_integral_value():
+        return str(int(value))
+    return format(value.normalize(), "f")
+
+
+def count_values(flag: str, spec: str) -> int:
+    """How many values :func:`parse_values` would give, without building them.
+
+    Example:
+        >>> count_values("--n", "1:1000000:1")
+        1000000
+    """
+    spec = str(spec).strip()
+    if ":" not in spec:
+        return len([p for p in spec.split(",")])
+    start, stop, step, geometric = _range_parts(flag, spec)
+    if geometric:
+        return int(math.floor(math.log(stop / start) / math.log(step) + 1e-9)) + 1
+    return int((stop - start) // step) + 1
+
+
+def _range_parts(flag: str, spec: str) -> tuple[Decimal, Decimal, Decimal, bool]:
+    parts = spec.split(":")
+    if len(parts) != 3:
+        raise InputError(flag, f"range must be start:stop:step or start:stop:xF, got {spec!r}")
+    start = _decimal(flag, parts[0], spec)
+    stop = _decimal(flag, parts[1], spec)
+    step_text = parts[2].strip()
+    geometric = step_text[:1].lower() == "x"
+    step = _decimal(flag, step_text[1:] if geometric else step_text, spec)
+    if stop < start:
+        raise InputError(flag, f"range stop must be >= start, got {spec!r}")
+    if geometric:
+        if start <= 0:
+            raise InputError(flag, f"geometric range needs start > 0, got {spec!r}")
+        if step <= 1:
+            raise InputError(flag, f"geometric range needs a factor xF with F > 1, got {spec!r}")
+    elif step <= 0:
+        raise InputError(flag, f"range step must be > 0, got {spec!r}")
+    return start, stop, step, geometric
+
+
+def parse_values(flag: str, spec: str, limit: int = MAX_ROWS) -> list[str]:
+    """Expand one sweep flag into exact decimal strings (duplicates kept in order, once).
+
+    Args:
+        flag: the flag, for error messages (``--m``).
+        spec: ``"512"``, ``"1e3,1e6"``, ``"8:4096:x2"`` or ``"0.1:0.5:0.1"``.
+        limit: most values allowed (one-line :class:`InputError` naming the flag above it).
+
+    Raises:
+        InputError: unparsable values or ranges, or more than ``limit`` values.
+
+    Example:
+        >>> parse_values("--n", "1e3,1e6")
+        ['1000', '1000000']
+    """
+    spec = str(spec).strip()
+    if not spec:
+        raise InputError(flag, "must not be empty")
+    count = count_values(flag, spec)
+    if count > limit:
+        raise InputError(flag, f"gives {count} values, more than the limit of {limit}")
+    if ":" not in spec:
+        values = [_text(_decimal(flag, p, spec)) if _looks_numeric(p) else p.strip()
+                  for p in spec.split(",")]
+    else:
+        start, stop, step, geometric = _range_parts(flag, spec)
+        values = []
+        current = start
+        # exact decimal arithmetic: a step that lands on stop includes it
+        while current <= stop and len(values) < count + 1:
+            values.append(_text(current))
+            current = current * step if geometric else current + step
+    return list(dict.fromkeys(values))
+
+
+def _looks_numeric(text: str) -> bool:
+    try:
+        Decimal(text.strip())
+    except InvalidOperation:
+        return False
+    return True
+
+
+# --------------------------------------------------------------------------- width
+
+
+@dataclass(frozen=True)
+class WidthAnswer:
+    """Result of :func:`solve_width`.
+
+    Attributes:
+        m: the width found (even).
+        value: width terms at ``m`` (search precision).
+        previous: width terms at ``m - 2`` (None when ``m == 2``).
+        evaluations: how many widths were evaluated.
+    """
+
+    m: int
+    value: float
+    previous: float | None
+    evaluations: int
+
+
+@cache
+def _width_function(name: str) -> Callable[..., object]:
+    """mpmath function of the argument symbols giving B·(ε_lin + ε_app + ε_cf) of ``name``."""
+    import sympy as sp
+
+    from boundcalc.api import ARGUMENTS
+    from boundcalc.theory.registry import get_statement
+
+    statement = get_statement(name)
+    expr = sp.Add(*(statement.terms[k] for k in WIDTH_TERMS))
+    return sp.lambdify(ARGUMENTS, expr, modules="mpmath", cse=True)
+
+
+def width_terms(name: str, args: dict[str, object], m: int, precision: int = 30) -> float:
+    """B·ε_lin + B·ε_app + B·ε_cf of statement ``name`` at width ``m``.
+
+    Args:
+        name: ``theorem1``, ``prop1`` or ``remark9`` (statements with these three terms).
+        args: mpmath values of every argument name except ``m`` (see :func:`point_arguments`).
+        m: the width.
+        precision: mpmath digits.
+    """
+    import mpmath
+
+    from boundcalc.api import ARGUMENT_NAMES
+
+    func = _width_function(name)
+    with mpmath.workdps(precision):
+        values = [mpmath.mpf(m) if a == "m" else args[a] for a in ARGUMENT_NAMES]
+        return float(func(*values))
+
+
+def point_arguments(inputs: object, precision: int = 30) -> dict[str, object]:
+    """mpmath values of every argument symbol of validated ``inputs`` (η set to 1: the width
+    terms do not contain it)."""
+    import mpmath
+    import sympy as sp
+
+    from boundcalc.api import ARGUMENTS, symbol_values
+
+    values = symbol_values(inputs)
+    with mpmath.workdps(precision):
+        return {s.name: (mpmath.mpf(1) if s.name == "eta"
+                         else mpmath.mpf(sp.N(values[s], precision + 5)))
+                for s in ARGUMENTS}
+
+
+def solve_width(terms_at: Callable[[int], float], target: float,
+                max_width: int = MAX_WIDTH) -> WidthAnswer | None:
+    """Smallest even m (doubling, then bisection) with ``terms_at(m) <= target``.
+
+    Doubling from m = 2 stops at the first feasible power of two; bisection over even m then keeps
+    ``terms_at(lo) > target >= terms_at(hi)`` until ``hi = lo + 2``. So the answer meets the target
+    and m − 2 does not, whether or not the terms are monotone; when they decrease in m (they do for
+    every m past a few units) the answer is the smallest such width.
+
+    Args:
+        terms_at: width terms as a function of m.
+        target: the target (> 0).
+        max_width: give up above this width.
+
+    Returns:
+        :class:`WidthAnswer`, or None if even ``max_width`` misses the target.
+
+    Example:
+        >>> solve_width(lambda m: 100 / m, 0.5).m
+        200
+    """
+    evaluations = 0
+
+    def f(m: int) -> float:
+        nonlocal evaluations
+        evaluations += 1
+        return terms_at(m)
+
+    first = f(2)
+    if first <= target:
+        return WidthAnswer(2, first, None, evaluations)
+    lo, lo_value, hi = 2, first, 4
+    while True:
+        hi_value = f(hi)
+        if hi_value <= target:
+            break
+        if hi >= max_width:
+            return None
+        lo, lo_value, hi = hi, hi_value, min(hi * 2, max_width)
+    while hi - lo > 2:
+        mid = (lo + hi) // 2
+        mid -= mid % 2
+        mid_value = f(mid)
+        if mid_value <= target:
+            hi, hi_value = mid, mid_value
+        else:
+            lo, lo_value = mid, mid_value
+    return WidthAnswer(hi, hi_value, lo_value, evaluations)
+
+
+# --------------------------------------------------------------------------- steps
+
+
+@dataclass(frozen=True)
+class StepsAnswer:
+    """Result of :func:`solve_steps`: ``steps`` K, or ``steps=None`` with ``reason``."""
+
+    steps: int | None
+    floor: float
+    reason: str = ""
+
+
+def solve_steps(transport_norm: object, lipschitz: object, envelope: object, target: object,
+                eta: object | None = None, precision: int = 30) -> StepsAnswer:
+    """Smallest K with optimization term ≤ ``target``, from ‖ν‖, L and B (Theorem 1).
+
+    At η* = ‖ν‖/(2LB√K) the term is ‖ν‖LB/√K, so K = ⌈(‖ν‖LB/target)²⌉. At a fixed η it is
+    ‖ν‖²/(4ηK) + ηL²B², which never goes below ``floor`` = ηL²B²: K = ⌈‖ν‖²/(4η(target − floor))⌉
+    when target > floor, else no K works.
+
+    Args:
+        transport_norm, lipschitz, envelope: ‖ν‖, L, B (numbers or mpmath values).
+        target: the target (> 0).
+        eta: fixed step size, or None for η*.
+        precision: mpmath digits of the closed form.
+
+    Example:
+        >>> solve_steps(1, 1, 1, 0.1).steps   # (1·1·1/0.1)² = 100
+        100
+        >>> solve_steps(1, 1, 1, 0.1, eta=0.5).steps is None   # η L² B² = 0.5 ≥ 0.1
+        True
+    """
+    import mpmath
+
+    with mpmath.workdps(precision):
+        nu, lip, env = (mpmath.mpf(str(v)) if not isinstance(v, mpmath.mpf) else v
+                        for v in (transport_norm, lipschitz, envelope))
+        tgt = mpmath.mpf(str(target))
+        if eta is None:
+            k = mpmath.ceil((nu * lip * env / tgt) ** 2)
+            return StepsAnswer(max(int(k), 1), 0.0)
+        step = mpmath.mpf(str(eta))
+        floor = step * lip**2 * env**2
+        if floor >= tgt:
+            return StepsAnswer(None, float(floor),
+                               f"the term never drops below eta L^2 B^2 = "
+                               f"{mpmath.nstr(floor, 6)}")
+        k = mpmath.ceil(nu**2 / (4 * step * (tgt - floor)))
+        return StepsAnswer(max(int(k), 1), float(floor))
