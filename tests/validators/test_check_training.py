@@ -1,0 +1,110 @@
+"""Lemma 5, Theorem 1 and Proposition 1 measured against the calculator's bounds."""
+
+from __future__ import annotations
+
+import math
+
+import pytest
+import torch
+from boundcalc.validators.check_training import (
+    measure_lemma5,
+    measure_prop1,
+    measure_theorem1,
+    resolve_device,
+    resolve_dtype,
+)
+
+from boundcalc.api import evaluate
+from boundcalc.params import validate
+
+SMALL = {"m": 8, "n": 32, "d": 2, "T": 4}
+CONTRACT = {"name", "measured", "bound", "ratio", "holds"}
+
+
+@pytest.fixture(autouse=True, scope="module")
+def _one_thread():
+    before = torch.get_num_threads()
+    torch.set_num_threads(1)
+    yield
+    torch.set_num_threads(before)
+
+
+@pytest.mark.parametrize("activation", ["tanh", "erf"])
+def test_lemma5_violation_rate_over_200_seeds_is_at_most_delta(activation):
+    (rec,) = measure_lemma5(**SMALL, nu=(1.0, 2.0, 1.5), delta=0.05, activation=activation,
+                            seeds=200, teacher_width=4096, anchors=8)
+    assert set(rec) >= CONTRACT
+    assert rec["seeds"] == 200
+    assert rec["violation_rate"] <= 0.05
+    assert rec["holds"] is True
+    assert rec["violation_rate_vs_mc_teacher"] <= rec["violation_rate"]   # conservative count
+    assert rec["ratio"] == pytest.approx(rec["measured"] / rec["bound"], rel=1e-12)
+    ref = evaluate("lemma5", validate(m=8, n=32, d=2, delta="0.05", nu="1.0,2.0,1.5",
+                                      activation=activation)).bound["eps_app"]
+    assert rec["bound"] == pytest.approx(float(ref), rel=1e-12)
+    assert 0 < rec["teacher_mc_error_bound"] < rec["bound"]
+
+
+def test_lemma5_measurement_is_reproducible():
+    a = measure_lemma5(**SMALL, seeds=[3, 4], teacher_width=256, anchors=2)[0]
+    b = measure_lemma5(**SMALL, seeds=[3, 4], teacher_width=256, anchors=2)[0]
+    assert a["measured"] == b["measured"] and a["mean_error"] == b["mean_error"]
+
+
+def test_theorem1_projgd_run_against_the_bound_with_the_theorem_step_size():
+    recs = measure_theorem1(**SMALL, rho=2.0, nu=1.0, steps=40, seeds=2, teacher_width=1024,
+                            anchors=4)
+    assert [r["name"] for r in recs] == ["theorem1.min_iterate", "theorem1.average_iterate"]
+    eta_star = evaluate("theorem1", validate(m=8, n=32, d=2, T=4, rho="2", nu="1",
+                                             steps=40)).inputs["eta"]
+    for rec in recs:
+        assert set(rec) >= CONTRACT
+        assert rec["holds"] is True and rec["guaranteed"] is True
+        assert rec["eta"] == pytest.approx(eta_star, rel=1e-12)
+        # the MC teacher's error enters as Remark 9's misspecification: a larger bound
+        assert rec["bound"] > rec["bound_realizable"] > rec["measured"] >= 0
+        assert rec["terms"]["misspecification"] > 0
+        assert math.isfinite(rec["a_posteriori_bound"]) and rec["a_posteriori_holds"]
+        assert len(rec["per_seed"]) == 2
+        for seed in rec["per_seed"]:
+            assert all(r <= 2.0 * (1 + 1e-12) for r in seed["max_radius"])
+    min_rec = recs[0]
+    assert min_rec["measured"] == max(s["min_iterate"] for s in min_rec["per_seed"])
+
+
+def test_theorem1_with_a_larger_given_step_trains_and_stays_below_its_bound():
+    recs = measure_theorem1(**SMALL, rho=2.0, nu=1.0, steps=40, seeds=1, eta=0.5,
+                            teacher_width=1024, anchors=4)
+    seed = recs[0]["per_seed"][0]
+    assert recs[0]["eta"] == 0.5 and recs[0]["eta_source"] == "given"
+    assert seed["min_iterate"] < seed["initial_loss"]
+    assert all(r["holds"] for r in recs)
+
+
+def test_prop1_reports_the_mean_over_minibatch_runs():
+    recs = measure_prop1(**SMALL, rho=2.0, nu=1.0, steps=20, seeds=1, batch_size=4, runs=3,
+                         eta=0.5, teacher_width=512, anchors=2)
+    assert [r["name"] for r in recs] == ["prop1.min_iterate", "prop1.average_iterate"]
+    for rec in recs:
+        assert rec["runs"] == 3 and rec["batch_size"] == 4
+        assert rec["holds"] is True
+        assert rec["per_seed"][0]["runs"] == 3
+
+
+def test_training_measurements_reject_rho_below_nu_and_bad_arguments():
+    with pytest.raises(ValueError, match="`rho` must be >= `nu`"):
+        measure_theorem1(**SMALL, rho=0.5, nu=1.0, steps=2)
+    with pytest.raises(ValueError, match="`batch_size`"):
+        measure_prop1(**SMALL, steps=2, batch_size=100)
+    with pytest.raises(ValueError, match="`seeds`"):
+        measure_lemma5(**SMALL, seeds=0)
+    with pytest.raises(ValueError, match="`dtype`"):
+        resolve_dtype("float16")
+
+
+def test_device_resolution():
+    assert resolve_device("cpu").type == "cpu"
+    assert resolve_device("auto").type == ("cuda" if torch.cuda.is_available() else "cpu")
+    if not torch.cuda.is_available():
+        with pytest.raises(ValueError, match="no CUDA device"):
+            resolve_device("cuda")

@@ -1,0 +1,362 @@
+"""Measurements against Lemma 5, Theorem 1 and Proposition 1.
+
+Every function takes plain arguments (m, n, d, T, rho, nu, delta, activation, steps, seeds, device,
+dtype, …) and returns a list of records ``{name, measured, bound, ratio, holds, …details}``; the
+bounds come from :func:`boundcalc.api.evaluate`, i.e. the same sympy expressions the calculator
+prints.
+
+Teacher Monte Carlo error (see validators/teacher.py and docs/validation.md). The labels are the
+Monte Carlo teacher f*_M (M = ``teacher_width`` fresh init samples), not the exact expectation
+f* of Lemma 5. Its error is bounded by the Lemma 5 expression itself at m = 2M:
+max_j |f*_M(X_j) − f*(X_j)| ≤ ε_T with probability ≥ 1 − δ_T over the teacher's samples
+(``teacher_delta``, default 10⁻⁶). Hence
+
+* :func:`measure_lemma5` counts a seed as a violation when max_j |f_lin(X_j; θ̄) − f*_M(X_j)| >
+  ε_app − ε_T (it cannot certify the lemma's inequality for the exact f*); this over-counts, so
+  a rate ≤ δ is evidence for the lemma, and any true violation would be counted;
+* :func:`measure_theorem1` / :func:`measure_prop1` train on y = f*_M, which are f* up to
+  ε_mis ≤ ε_T, and compare with Remark 9's bound at ε_mis = ε_T and the step size η* of the
+  realizable Theorem 1 (any η > 0 is admissible in the derivation); the realizable bound is
+  reported next to it (``bound_realizable``). Probability of the guarantee: ≥ 1 − 2δ − δ_T.
+
+Seeds: seed s gives the student initialisation ``init_params(m, d, seed=s)``; its teacher, data
+and minibatches use streams derived from s (:func:`boundcalc.validators.data.derived_seed`), so
+the teacher's samples are independent of the student's heads.
+"""
+
+from __future__ import annotations
+
+import math
+import time
+from collections.abc import Iterable
+
+import torch
+
+from .data import derived_seed, synthetic_inputs
+from .model import init_params, linearized_output
+from .teacher import Teacher, build_teacher, transported_params
+from .train import proj_gd, proj_sgd
+
+DEFAULT_TEACHER_DELTA = 1e-6
+
+
+# ------------------------------------------------------------------------------------ helpers
+
+def resolve_device(device: str | torch.device) -> torch.device:
+    """``auto`` → cuda if available else cpu; ``cuda`` without a GPU is a ValueError."""
+    text = str(device)
+    if text == "auto":
+        return torch.device("cuda" if torch.cuda.is_available() else "cpu")
+    dev = torch.device(text)
+    if dev.type == "cuda" and not torch.cuda.is_available():
+        raise ValueError("`device` is 'cuda' but no CUDA device is available")
+    if dev.type not in ("cpu", "cuda"):
+        raise ValueError(f"`device` must be auto, cpu or cuda, got {device!r}")
+    return dev
+
+
+def resolve_dtype(dtype: str | torch.dtype) -> torch.dtype:
+    """``float32`` / ``float64`` (or the torch dtypes)."""
+    table = {"float32": torch.float32, "float64": torch.float64}
+    if isinstance(dtype, torch.dtype) and dtype in table.values():
+        return dtype
+    if str(dtype) in table:
+        return table[str(dtype)]
+    raise ValueError(f"`dtype` must be float32 or float64, got {dtype!r}")
+
+
+def _triple(name: str, value) -> tuple[float, float, float]:
+    values = value if isinstance(value, (tuple, list)) else (value,) * 3
+    try:
+        out = tuple(float(v) for v in values)
+    except (TypeError, ValueError):
+        raise ValueError(f"`{name}` must be one or three non-negative numbers, "
+                         f"got {value!r}") from None
+    if len(out) != 3 or any(not math.isfinite(v) or v < 0 for v in out):
+        raise ValueError(f"`{name}` must be one or three non-negative numbers, got {value!r}")
+    return out  # type: ignore[return-value]
+
+
+def _seed_list(seeds) -> list[int]:
+    out = list(range(int(seeds))) if isinstance(seeds, int) else [int(s) for s in seeds]
+    if not out or any(s < 0 for s in out):
+        raise ValueError(f"`seeds` must be a positive count or non-negative seeds, got {seeds!r}")
+    return out
+
+
+def _text(values: Iterable[float]) -> str:
+    return ",".join(repr(float(v)) for v in values)
+
+
+def _inputs(*, m, n, d, T, delta, rho, nu, steps, activation, eta=None, batch_size=1,
+            misspecification=0.0):
+    """boundcalc.params.validate with exact decimal strings (the calculator's own checks)."""
+    from boundcalc.params import validate
+
+    return validate(m=m, n=n, d=d, T=T, delta=repr(float(delta)), rho=_text(rho), nu=_text(nu),
+                    steps=steps, eta=None if eta is None else repr(float(eta)),
+                    activation=activation, batch_size=batch_size,
+                    misspecification=repr(float(misspecification)))
+
+
+def _evaluate(name: str, inputs):
+    from boundcalc.api import evaluate
+
+    return evaluate(name, inputs)
+
+
+def _record(name: str, measured: float, bound: float, holds: bool | None = None,
+            **details) -> dict:
+    """``{name, measured, bound, ratio, holds, **details}`` (ratio = measured / bound)."""
+    ratio = measured / bound if bound > 0 else math.inf
+    return {"name": name, "measured": float(measured), "bound": float(bound),
+            "ratio": float(ratio), "holds": bool(measured <= bound if holds is None else holds),
+            **details}
+
+
+def _data(teacher: Teacher, n: int, T: int, d: int, seed: int, dtype, device):
+    """Training inputs (seeded by ``derived_seed(seed, 'data')``), queries and teacher labels."""
+    X = synthetic_inputs(n, T, d, seed=derived_seed(seed, "data"), dtype=torch.float64,
+                         device=device)
+    q = teacher.queries(X)
+    y = teacher(X, q)
+    return X.to(dtype), q.to(dtype), y.to(dtype)
+
+
+# ------------------------------------------------------------------------------------ Lemma 5
+
+def measure_lemma5(*, m: int, n: int, d: int, T: int, nu=1.0, delta: float = 0.05,
+                   activation: str = "tanh", seeds=200, teacher_seed: int = 0,
+                   data_seed: int = 0, teacher_width: int = 8192, anchors: int = 16,
+                   teacher_delta: float = DEFAULT_TEACHER_DELTA, device="cpu",
+                   dtype="float64") -> list[dict]:
+    """Lemma 5: max_j |f_lin(X_j; θ̄) − f*(X_j)| ≤ ε_app w.p. ≥ 1 − δ over the initialisation.
+
+    One teacher (``teacher_seed``) and one data set X (n, T, d) (``data_seed``) are fixed, as in
+    the lemma; for every student seed s, θ̄ is built from ``init_params(m, d, seed=s)`` by eq. (11)
+    and E_s = max_j |f_lin(X_j; θ̄) − f*_M(X_j)| is measured.
+
+    Returns one record: measured = max_s E_s, bound = ε_app (``evaluate('lemma5')``), ratio;
+    holds = (conservative violation rate ≤ δ) where a violation is E_s > ε_app − ε_T (module
+    docstring). Details: both violation rates, ε_T, the (1 − δ)-quantile and mean of E_s, seeds.
+    """
+    nu_t = _triple("nu", nu)
+    dev, dt = resolve_device(device), resolve_dtype(dtype)
+    seed_list = _seed_list(seeds)
+    start = time.perf_counter()
+    inputs = _inputs(m=m, n=n, d=d, T=T, delta=delta, rho=nu_t, nu=nu_t, steps=1,
+                     activation=activation)
+    ev = _evaluate("lemma5", inputs)
+    eps_app = float(ev.bound["eps_app"])
+    teacher = build_teacher(d, T, seed=teacher_seed, nu=nu_t, anchors=anchors,
+                            width=teacher_width, activation=activation, device=dev)
+    X = synthetic_inputs(n, T, d, seed=derived_seed(data_seed, "data"), device=dev)
+    q = teacher.queries(X)
+    target = teacher(X, q).to(dt)
+    Xd, qd = X.to(dt), q.to(dt)
+    eps_t = teacher.mc_error_bound(n, teacher_delta)
+    errors = []
+    for s in seed_list:
+        p0 = init_params(m, d, seed=s, dtype=dt, device=dev)
+        f_lin = linearized_output(p0, transported_params(p0, teacher), Xd, qd, teacher.act)
+        errors.append(float((f_lin - target).abs().max()))
+    err = torch.tensor(errors, dtype=torch.float64)
+    rate_conservative = float((err > eps_app - eps_t).double().mean())
+    rate_vs_teacher = float((err > eps_app).double().mean())
+    return [_record(
+        "lemma5", float(err.max()), eps_app, holds=rate_conservative <= float(delta),
+        statement="Lemma 5: max_j |f_lin(X_j; theta_bar) - f*(X_j)| <= eps_app w.p. >= 1 - delta",
+        violation_rate=rate_conservative, violation_rate_vs_mc_teacher=rate_vs_teacher,
+        delta=float(delta), seeds=len(seed_list),
+        quantile_1_minus_delta=float(torch.quantile(err, 1 - float(delta))),
+        mean_error=float(err.mean()), teacher_mc_error_bound=eps_t,
+        teacher_delta=float(teacher_delta), teacher_width=teacher.width,
+        label_sup=float(target.abs().max()), m=m, n=n, d=d, T=T, nu=list(nu_t),
+        activation=activation, device=str(dev), dtype=str(dt).replace("torch.", ""),
+        seconds=time.perf_counter() - start,
+    )]
+
+
+# --------------------------------------------------------------------- Theorem 1 / Prop. 1
+
+def _a_posteriori(misspecified_expressions, realizable_expressions, inputs, eta: float,
+                  eps_mis: float, u0_max: float, x_max: float, q_max: float) -> dict:
+    """Theorem 1's bounds with measured (u0_max, x_max, q_max, g_max = x_max²) (aposteriori.py)."""
+    import sympy as sp
+    from boundcalc.theory import symbols as S
+    from boundcalc.theory.aposteriori import evaluate_expressions
+
+    from boundcalc.api import symbol_values
+
+    values = {sym: float(sp.N(val, 30)) for sym, val in symbol_values(inputs).items()}
+    values.update({S.eta: eta, S.eps_mis: eps_mis, S.u0_max: u0_max, S.x_max: x_max,
+                   S.q_max: q_max, S.g_max: x_max**2})
+
+    def ev(exprs):
+        used = set().union(*(sp.sympify(e).free_symbols for e in exprs.values()))
+        return evaluate_expressions(exprs, {s: v for s, v in values.items() if s in used})
+
+    return {"misspecified": ev(misspecified_expressions), "realizable": ev(realizable_expressions)}
+
+
+def _a_posteriori_expressions():
+    """(bounds with ε_mis, realizable bounds) of Theorem 1, a posteriori (symbolic)."""
+    from boundcalc.theory import symbols as S
+    from boundcalc.theory.aposteriori import theorem1_a_posteriori
+    from boundcalc.theory.theorem1 import build_bound
+
+    _, _, mis_bound = build_bound(S.eps_mis, a_priori=False)
+    return mis_bound, dict(theorem1_a_posteriori().bound)
+
+
+def _training_measurement(kind: str, *, m, n, d, T, rho, nu, delta, activation, steps, seeds,
+                          eta, batch_size, runs, teacher_width, anchors, teacher_delta,
+                          device, dtype) -> list[dict]:
+    rho_t, nu_t = _triple("rho", rho), _triple("nu", nu)
+    if any(r < v for r, v in zip(rho_t, nu_t, strict=True)):
+        raise ValueError(f"`rho` must be >= `nu` componentwise for {kind} (Remark 10: the "
+                         f"transported parameters must lie in Omega_rho), got rho={rho_t}, "
+                         f"nu={nu_t}")
+    if int(steps) != steps or steps < 1:
+        raise ValueError(f"`steps` must be a positive integer, got {steps}")
+    dev, dt = resolve_device(device), resolve_dtype(dtype)
+    seed_list = _seed_list(seeds)
+    statement = "theorem1" if kind == "theorem1" else "prop1"
+    b = 1 if batch_size is None else int(batch_size)
+    start = time.perf_counter()
+    realizable = _evaluate(statement, _inputs(
+        m=m, n=n, d=d, T=T, delta=delta, rho=rho_t, nu=nu_t, steps=steps, activation=activation,
+        eta=eta, batch_size=b))
+    step = float(realizable.inputs["eta"])
+    eps_t = _eps_teacher(n, d, nu_t, activation, teacher_width, teacher_delta)
+    mis_inputs = _inputs(m=m, n=n, d=d, T=T, delta=delta, rho=rho_t, nu=nu_t, steps=steps,
+                         activation=activation, eta=step, batch_size=b, misspecification=eps_t)
+    rigorous = _evaluate("remark9", mis_inputs)
+    if kind == "prop1":   # Proposition 1's bound is Theorem 1's (derivations.md §8)
+        same = _evaluate("theorem1", _inputs(m=m, n=n, d=d, T=T, delta=delta, rho=rho_t,
+                                             nu=nu_t, steps=steps, activation=activation,
+                                             eta=step))
+        for key, value in realizable.bound.items():
+            if abs(float(value) - float(same.bound[key])) > 1e-12 * abs(float(value)):
+                raise RuntimeError(f"prop1 and theorem1 bounds differ for {key}: the "
+                                   "misspecified (Remark 9) bound would not apply to ProjSGD")
+    mis_exprs, real_exprs = _a_posteriori_expressions()
+    per_seed = []
+    for s in seed_list:
+        teacher = build_teacher(d, T, seed=derived_seed(s, "teacher"), nu=nu_t,
+                                anchors=anchors, width=teacher_width, activation=activation,
+                                device=dev)
+        X, q, y = _data(teacher, n, T, d, s, dt, dev)
+        p0 = init_params(m, d, seed=s, dtype=dt, device=dev)
+        if kind == "theorem1":
+            results = [proj_gd(p0, X, q, y, teacher.act, steps=int(steps), eta=step,
+                               rho=rho_t)]
+        else:
+            results = [proj_sgd(p0, X, q, y, teacher.act, steps=int(steps), eta=step,
+                                rho=rho_t, batch_size=b, seed=derived_seed(s, f"minibatch{r}"))
+                       for r in range(runs)]
+        post = _a_posteriori(mis_exprs, real_exprs, mis_inputs, step, eps_t,
+                             u0_max=float(p0.U.norm(dim=-1).max()),
+                             x_max=float(X.norm(dim=-1).max()), q_max=float(q.norm(dim=-1).max()))
+        per_seed.append({
+            "seed": s,
+            "min_iterate": sum(r.min_loss for r in results) / len(results),
+            "average_iterate": sum(r.average_loss for r in results) / len(results),
+            "initial_loss": results[0].initial_loss,
+            "final_loss": sum(r.final_loss for r in results) / len(results),
+            "max_radius": [max(r.radius[:, j].max().item() for r in results) for j in range(3)],
+            "u0_max": float(p0.U.norm(dim=-1).max()),
+            "x_max": float(X.norm(dim=-1).max()),
+            "a_posteriori": post["misspecified"],
+            "a_posteriori_realizable": post["realizable"],
+            "runs": len(results),
+            "seconds_per_step": sum(r.seconds for r in results) / (len(results) * int(steps)),
+        })
+    records = []
+    for key in ("min_iterate", "average_iterate"):
+        bound = float(rigorous.bound[key])
+        worst = max(per_seed, key=lambda r, k=key: r[k])
+        ratios_post = [r[key] / r["a_posteriori"][key] for r in per_seed]
+        records.append(_record(
+            f"{kind}.{key}", worst[key], bound,
+            holds=all(r[key] <= bound for r in per_seed),
+            statement=(("E over minibatches of " if kind == "prop1" else "")
+                       + ("min_{k<K} R(theta_k)" if key == "min_iterate"
+                          else "R(average iterate)") + f" <= {statement} bound"),
+            bound_realizable=float(realizable.bound[key]),
+            a_posteriori_bound=worst["a_posteriori"][key],
+            a_posteriori_ratio=max(ratios_post),
+            a_posteriori_holds=all(r <= 1 for r in ratios_post),
+            eps_mis_teacher=eps_t, teacher_delta=float(teacher_delta),
+            teacher_width=int(teacher_width),
+            probability=1 - 2 * float(delta) - float(teacher_delta),
+            terms={k: float(v) for k, v in rigorous.terms.items()},
+            guaranteed=rigorous.guaranteed and realizable.guaranteed,
+            eta=step, eta_source=realizable.inputs["eta_source"], K=int(steps),
+            batch_size=b if kind == "prop1" else n, runs=runs if kind == "prop1" else 1,
+            seeds=len(seed_list), per_seed=per_seed, m=m, n=n, d=d, T=T, rho=list(rho_t),
+            nu=list(nu_t), delta=float(delta), activation=activation, device=str(dev),
+            dtype=str(dt).replace("torch.", ""), seconds=time.perf_counter() - start,
+        ))
+    return records
+
+
+def _eps_teacher(n: int, d: int, nu, activation: str, width: int, delta: float) -> float:
+    """ε_T: Lemma 5 at m = 2M (the teacher's Monte Carlo error bound; teacher.py)."""
+    from .teacher import _eps_app
+
+    return _eps_app(2 * int(width), n, d, delta, nu, activation)
+
+
+def measure_theorem1(*, m: int, n: int, d: int, T: int, rho=2.0, nu=1.0, delta: float = 0.05,
+                     activation: str = "tanh", steps: int = 4000, seeds=1,
+                     eta: float | None = None, teacher_width: int = 8192, anchors: int = 16,
+                     teacher_delta: float = DEFAULT_TEACHER_DELTA, device="cpu",
+                     dtype="float64") -> list[dict]:
+    """Theorem 1: a real ProjGD run on a teacher–student problem against the bound.
+
+    Per seed s: teacher (seed ``derived_seed(s, 'teacher')``), inputs X (n, T, d), labels
+    y = f*_M(X), student θ(0) = ``init_params(m, d, seed=s)``; K = ``steps`` ProjGD steps on Ω_ρ
+    with η = η* of ``evaluate('theorem1')`` (``inputs['eta']``) unless ``eta`` is given.
+
+    Returns two records, ``theorem1.min_iterate`` (min_{k<K} R̂(θ_k)) and
+    ``theorem1.average_iterate`` (R̂((1/K)Σ_{k<K} θ_k)): measured = the worst seed; bound =
+    Remark 9's bound at ε_mis = ε_T (the teacher's MC error), holds iff every seed is below it;
+    ``bound_realizable`` = Theorem 1 as stated; ``a_posteriori_bound`` = the same expressions with
+    the seed's measured max_i ‖U_i(0)‖, max token norm, max query norm and g_max = x_max²
+    (theory/aposteriori.py), and ``a_posteriori_ratio`` the worst measured/a-posteriori ratio.
+    """
+    return _training_measurement(
+        "theorem1", m=m, n=n, d=d, T=T, rho=rho, nu=nu, delta=delta, activation=activation,
+        steps=steps, seeds=seeds, eta=eta, batch_size=None, runs=1,
+        teacher_width=teacher_width, anchors=anchors, teacher_delta=teacher_delta,
+        device=device, dtype=dtype)
+
+
+def measure_prop1(*, m: int, n: int, d: int, T: int, rho=2.0, nu=1.0, delta: float = 0.05,
+                  activation: str = "tanh", steps: int = 4000, seeds=1, batch_size: int = 8,
+                  runs: int = 4, eta: float | None = None, teacher_width: int = 8192,
+                  anchors: int = 16, teacher_delta: float = DEFAULT_TEACHER_DELTA,
+                  device="cpu", dtype="float64") -> list[dict]:
+    """Proposition 1: ProjSGD (minibatch ``batch_size``) against the bound, in expectation.
+
+    As :func:`measure_theorem1`, with ``runs`` independent minibatch sequences per seed; the
+    measured value of a seed is the mean over its runs of min_{k<K} R̂(θ_k) (resp. R̂ at the
+    average iterate) — the empirical version of the expectation that Proposition 1 bounds.
+    R̂(θ_k) is the full-batch loss, evaluated at every step.
+    """
+    if int(runs) != runs or runs < 1:
+        raise ValueError(f"`runs` must be a positive integer, got {runs}")
+    if int(batch_size) != batch_size or not 1 <= batch_size <= n:
+        raise ValueError(f"`batch_size` must be an integer in [1, n={n}], got {batch_size}")
+    return _training_measurement(
+        "prop1", m=m, n=n, d=d, T=T, rho=rho, nu=nu, delta=delta, activation=activation,
+        steps=steps, seeds=seeds, eta=eta, batch_size=batch_size, runs=int(runs),
+        teacher_width=teacher_width, anchors=anchors, teacher_delta=teacher_delta,
+        device=device, dtype=dtype)
+
+
+__all__ = [
+    "DEFAULT_TEACHER_DELTA", "measure_lemma5", "measure_prop1", "measure_theorem1",
+    "resolve_device", "resolve_dtype",
+]
