@@ -51,7 +51,7 @@ NORM_FLAGS: dict[str, str] = {
 }
 
 DEFAULT_PRECISION = 30
-#: Largest min(d_m, d) for which the spectral norm is an exact LAPACK SVD; above it, Lanczos.
+#: Largest min(d_m, d) for which the spectral norm uses a dense eigensolver; above it, Lanczos.
 EXACT_SPECTRAL_MAX = 1024
 
 
@@ -60,43 +60,45 @@ EXACT_SPECTRAL_MAX = 1024
 # ---------------------------------------------------------------------------------------------
 
 
-def spectral_norm(matrix: np.ndarray, tol: float = 1e-13, max_steps: int = 400) -> float:
-    """‖W‖₂: exact SVD when min(shape) ≤ :data:`EXACT_SPECTRAL_MAX`, else Lanczos on WᵀW.
+def spectral_norm(matrix: np.ndarray, tol: float = 1e-9, max_steps: int = 600) -> float:
+    """‖W‖₂: dense eigensolver when min(shape) ≤ :data:`EXACT_SPECTRAL_MAX`, else Lanczos.
 
-    Lanczos with full re-orthogonalisation runs until the Ritz residual |β_k·y_k| of the top Ritz
-    value is ≤ ``tol`` times that value (an eigenvalue of WᵀW lies within the residual), which
-    takes ~100–200 products at d_m = 4096 instead of a 20 s dense eigensolver on two cores.
+    Dense: √λ_max of the smaller Gram matrix (LAPACK ``eigvalsh``, relative error ~1e-15).
+    Large: Lanczos on WᵀW with full re-orthogonalisation, stopped when the Ritz residual
+    |β_k·y_k| of the top Ritz value θ is ≤ ``tol``·θ (checked every 10 steps). The eigenvalue
+    error is then of order residual²/gap, ~1e-15 relative for LeCun matrices (a test compares
+    with the SVD); ~150 matrix–vector pairs at d_m = 4096 instead of a 20 s dense eigensolver.
     """
     w = np.asarray(matrix, dtype=float)
     if w.ndim != 2:
         raise ValueError(f"`matrix` must be 2-D, got shape {w.shape}")
     if min(w.shape) <= EXACT_SPECTRAL_MAX:
-        return float(np.linalg.norm(w, 2))
+        gram = w.T @ w if w.shape[1] <= w.shape[0] else w @ w.T
+        return math.sqrt(max(float(np.linalg.eigvalsh(gram)[-1]), 0.0))
+    if w.shape[1] > w.shape[0]:
+        w = w.T
     n = w.shape[1]
-    rng = np.random.default_rng(12345)
-    q = rng.standard_normal(n)
-    q /= np.linalg.norm(q)
-    basis = [q]
+    steps = min(max_steps, n)
+    basis = np.empty((steps + 1, n))
+    basis[0] = np.random.default_rng(12345).standard_normal(n)
+    basis[0] /= np.linalg.norm(basis[0])
     alphas: list[float] = []
     betas: list[float] = []
     theta = 0.0
-    for k in range(min(max_steps, n)):
+    for k in range(steps):
         v = w.T @ (w @ basis[k])
-        a = float(basis[k] @ v)
-        alphas.append(a)
-        v -= a * basis[k]
-        if k > 0:
-            v -= betas[-1] * basis[k - 1]
-        stack = np.array(basis)
-        v -= stack.T @ (stack @ v)  # full re-orthogonalisation
+        alphas.append(float(basis[k] @ v))
+        for _ in range(2):  # full re-orthogonalisation, twice
+            v -= basis[: k + 1].T @ (basis[: k + 1] @ v)
         b = float(np.linalg.norm(v))
-        tri = np.diag(alphas) + np.diag(betas, 1) + np.diag(betas, -1)
-        evals, evecs = np.linalg.eigh(tri)
-        theta = float(evals[-1])
-        if abs(b * evecs[-1, -1]) <= tol * theta or b == 0.0:
-            break
+        if k % 10 == 9 or b == 0.0 or k == steps - 1:
+            tri = np.diag(alphas) + np.diag(betas, 1) + np.diag(betas, -1)
+            evals, evecs = np.linalg.eigh(tri)
+            theta = float(evals[-1])
+            if abs(b * evecs[-1, -1]) <= tol * theta or b == 0.0:
+                break
         betas.append(b)
-        basis.append(v / b)
+        basis[k + 1] = v / b
     return math.sqrt(theta)
 
 
@@ -285,7 +287,8 @@ def validate_generalization(
         if seed_int < 0:
             raise InputError("--from-init", f"must be a seed >= 0, got {seed!r}")
         norms = lecun_init_norms(dm_int, d_int, seed_int)
-        method = "exact SVD" if min(dm_int, d_int) <= EXACT_SPECTRAL_MAX else "Lanczos"
+        method = ("dense eigensolver" if min(dm_int, d_int) <= EXACT_SPECTRAL_MAX
+                      else "Lanczos")
         source = (f"LeCun init drawn with numpy seed {seed_int} (d = {d_int}; spectral norms "
                   f"by {method})")
     else:

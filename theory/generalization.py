@@ -25,6 +25,7 @@ constant the paper hides behind "≲", O(·), Ω(·) or Ω̃(·) is a symbol of
 from __future__ import annotations
 
 from dataclasses import dataclass
+from functools import cache
 
 import sympy as sp
 
@@ -499,11 +500,16 @@ def compact_formulas(as_printed: bool = False) -> dict[str, sp.Expr]:
     return out
 
 
+@cache
+def _symbol_to_full(as_printed: bool) -> dict[sp.Symbol, sp.Expr]:
+    full: dict[str, sp.Expr] = {**quantities(as_printed), **theorem5_terms(as_printed)}
+    return {QUANTITY_SYMBOLS[k]: full[k] for k in QUANTITY_SYMBOLS}
+
+
 def expand_compact(expr: sp.Basic, as_printed: bool = False) -> sp.Basic:
     """Replace every display symbol in ``expr`` by its full expression (inverse of
     :func:`compact_formulas`, used by the tests)."""
-    full: dict[str, sp.Expr] = {**quantities(as_printed), **theorem5_terms(as_printed)}
-    symbol_to_full = {QUANTITY_SYMBOLS[k]: full[k] for k in QUANTITY_SYMBOLS}
+    symbol_to_full = _symbol_to_full(as_printed)
     for _ in range(8):  # ingredients nest at most a few levels
         new = expr.xreplace(symbol_to_full)
         if new == expr:
