@@ -1,0 +1,582 @@
+"""Figure 2 (Section 6.2): IndRNN vs the Transformer on the AR(L) task, trained by plain GD.
+
+For every lag L ∈ {4, 16, 72, 96} (T = L + 1), every seed and both models, one *cell* trains the
+model from its symmetric init (Section 5.2 / App. B.1, so f ≡ 0 at step 0) by full-batch gradient
+descent **without projection**, θ_{k+1} = θ_k − η ∇R̂(θ_k), R̂ = (1/n) Σ_j (f(X_j) − y_j)², on the
+training windows of :mod:`validators.ar_task`, and records along the K + 1 iterates θ_0 … θ_K:
+
+* ``max_jacobian`` — max_k J(θ_k), the paper's "maximum Jacobian norm over training", with
+
+      J(θ) = ‖∂(f(X_1; θ), …, f(X_n; θ))/∂P‖_F / √n = √((1/n) Σ_j ‖∇_P f(X_j; θ)‖²),
+
+  the root-mean-square over the n training windows of the per-sample gradient of the *output*
+  w.r.t. the parameter block P: the attention weights P = W = (W_1, …, W_m) for the Transformer
+  (closed form, Lemma 1: ‖∇_W f_j‖² = (1/m) Σ_i c_i² σ'(U_iᵀa_i)² ‖G_i U_i‖² ‖q_j‖²), the diagonal
+  recurrent weights P = u for the IndRNN (forward mode, :mod:`validators.indrnn`). Dividing by √n
+  makes it independent of the number of windows; it is the quantity Lemma 2 / Proposition 2
+  bound (per block) by a Lipschitz constant.
+* ``max_loss_gradient`` — max_k ‖∇_P R̂(θ_k)‖, the norm of the loss gradient on the same block
+  (what the authors' scripts log as ``grad_w`` / ``grad_u``), for reference.
+* ``min_val_loss`` — min_k of the validation MSE (1/n_val) Σ (f − y)², and the step reaching it.
+* ``memory_floats_per_sample`` — what inference keeps per sequence: the whole context, T·d
+  floats, for the Transformer (O(T)); the m-dimensional state for the IndRNN (O(m), free of T).
+
+Every finished (model, L, seed) cell is written atomically to the run directory
+(:class:`boundcalc.rundir.RunDirectory`) and skipped when the run is started again, so an
+interrupted run resumes where it stopped and ends with the same numbers. The run then writes
+``results.csv`` (one row per cell), ``summary.csv`` (mean and 95 % Student-t CI over seeds per
+(model, L)), ``figure2.png`` / ``figure2.pdf`` (top: max Jacobian norm; bottom: min validation
+loss; both against L) and ``figure2_table.tex`` (booktabs).
+
+Presets: ``paper`` is the published protocol (n = 5000 windows, 20 % validation, m = 64, tanh,
+α = 1.5, K = 5000, η = 0.05, 20 seeds, float32 like the authors' scripts); ``quick`` keeps the
+protocol — all four lags, both models, no projection — at sizes that finish in well under 90 s on
+a 2-core CPU.
+"""
+
+from __future__ import annotations
+
+import math
+import os
+import sys
+import time
+from collections.abc import Iterable, Sequence
+from concurrent.futures import ProcessPoolExecutor, as_completed
+from dataclasses import asdict, dataclass, replace
+from multiprocessing import get_context
+from pathlib import Path
+from typing import Any
+
+import mpmath
+import numpy as np
+import torch
+
+from boundcalc.rundir import RunDirectory, atomic_write_text, dumps
+
+from . import indrnn
+from .ar_task import context_floats_per_sample, data_seed, make_ar_data
+from .model import Params, forward, get_activation, head_features, init_params, last_token_query
+
+MODELS = ("transformer", "indrnn")
+MODEL_LABELS = {"transformer": "Transformer", "indrnn": "IndRNN"}
+JACOBIAN_BLOCK = {"transformer": "W", "indrnn": "u"}
+
+
+@dataclass(frozen=True)
+class Figure2Config:
+    """Every parameter that changes the numbers of a figure-2 run (stored in config.json)."""
+
+    lags: tuple[int, ...] = (4, 16, 72, 96)
+    seeds: tuple[int, ...] = tuple(range(20))
+    n: int = 5000
+    val_fraction: float = 0.2
+    m: int = 64
+    activation: str = "tanh"
+    alpha: float = indrnn.DEFAULT_ALPHA
+    steps: int = 5000
+    lr: float = 0.05
+    ar_coefficient: float = 0.9
+    noise_variance: float = 0.1
+    burn_in: int = 800
+    positional_pairs: int = 8
+    base_period: float = 32.0
+    dtype: str = "float32"
+    seed_batch: int = 1
+    device: str = "cpu"
+
+    def check(self) -> None:
+        """Argument checks that name the offending field and value."""
+        if not self.lags or any(not isinstance(v, int) or v < 1 for v in self.lags):
+            raise ValueError(f"`lags` must be positive integers, got {self.lags!r}")
+        if not self.seeds or any(not isinstance(s, int) or s < 0 for s in self.seeds):
+            raise ValueError(f"`seeds` must be non-negative integers, got {self.seeds!r}")
+        if len(set(self.seeds)) != len(self.seeds):
+            raise ValueError(f"`seeds` must be distinct, got {self.seeds!r}")
+        if self.m < 2 or self.m % 2:
+            raise ValueError(f"`m` must be a positive even integer, got {self.m}")
+        if self.steps < 1:
+            raise ValueError(f"`steps` must be >= 1, got {self.steps}")
+        if not self.lr > 0:
+            raise ValueError(f"`lr` must be > 0, got {self.lr}")
+        if int(self.val_fraction * self.n) < 1 or int(self.val_fraction * self.n) >= self.n:
+            raise ValueError(f"`n` = {self.n} with `val_fraction` = {self.val_fraction} must "
+                             "leave at least one training and one validation window")
+        if self.seed_batch < 1:
+            raise ValueError(f"`seed_batch` must be >= 1, got {self.seed_batch}")
+        if self.dtype not in ("float32", "float64"):
+            raise ValueError(f"`dtype` must be 'float32' or 'float64', got {self.dtype!r}")
+        get_activation(self.activation)
+
+
+PRESETS: dict[str, Figure2Config] = {
+    "paper": Figure2Config(seed_batch=20),
+    "quick": Figure2Config(seeds=(0, 1), n=320, m=16, steps=150),
+}
+
+
+def resolve_device(device: str | None) -> str:
+    """``None`` / ``"auto"`` → ``cuda`` when available, else ``cpu``; otherwise checked as given."""
+    if device is None or device == "auto":
+        return "cuda" if torch.cuda.is_available() else "cpu"
+    dev = str(device)
+    if dev.startswith("cuda") and not torch.cuda.is_available():
+        raise ValueError(f"`device` {dev!r} requested but CUDA is not available")
+    if not (dev == "cpu" or dev.startswith("cuda")):
+        raise ValueError(f"`device` must be 'cpu', 'cuda[:k]' or 'auto', got {dev!r}")
+    return dev
+
+
+def make_config(preset: str, seeds: int | Iterable[int] | None = None,
+                device: str | None = "cpu", **overrides: Any) -> Figure2Config:
+    """The preset's :class:`Figure2Config`, with ``seeds`` (a count k → 0 … k−1, or a list) and
+    the resolved ``device``; further fields may be overridden by keyword (tests)."""
+    if preset not in PRESETS:
+        raise ValueError(f"`preset` must be one of {sorted(PRESETS)}, got {preset!r}")
+    cfg = PRESETS[preset]
+    if seeds is not None:
+        if isinstance(seeds, int):
+            if seeds < 1:
+                raise ValueError(f"`seeds` as a count must be >= 1, got {seeds}")
+            seeds = range(seeds)
+        overrides["seeds"] = tuple(int(s) for s in seeds)
+    if "lags" in overrides:
+        overrides["lags"] = tuple(int(v) for v in overrides["lags"])
+    cfg = replace(cfg, device=resolve_device(device), **overrides)
+    cfg.check()
+    return cfg
+
+
+# --------------------------------------------------------------------------- one training run
+
+
+def transformer_quantities(params: Params, X: torch.Tensor, q: torch.Tensor, y: torch.Tensor,
+                           act) -> tuple[torch.Tensor, Params, torch.Tensor]:
+    """Loss, gradient and per-sample ‖∇_W f(X_j)‖ (n,) of the Transformer from one feature pass.
+
+    The loss and gradient are those of :func:`validators.model.loss_and_gradient` (Lemma 1; a
+    test checks they agree); the Jacobian uses the same features:
+    ‖∇_W f_j‖² = (1/m) Σ_i c_i² σ'(pre_ji)² ‖G_ji U_i‖² ‖q_j‖².
+    """
+    F = head_features(params, X, q, act)
+    m = params.width
+    scale = 1.0 / math.sqrt(m)
+    pred = (F.h @ params.c) * scale
+    resid = pred - y
+    w = (2.0 / y.shape[0]) * resid
+    coef = (w.unsqueeze(-1) * F.dh) * (params.c * scale)                 # (n, m)
+    grad = Params((w @ F.h) * scale,
+                  torch.einsum("nm,nmd->md", coef, F.a),
+                  torch.einsum("nmd,ne->mde", coef.unsqueeze(-1) * F.GU, q))
+    gu2 = (F.GU**2).sum(-1)                                               # ‖G U‖²   (n, m)
+    jac = torch.sqrt(((params.c * F.dh) ** 2 * gu2).sum(-1) * (q * q).sum(-1) / m)
+    return (resid**2).mean(), grad, jac
+
+
+def _finite_max(values: np.ndarray) -> float:
+    finite = values[np.isfinite(values)]
+    return float(finite.max()) if finite.size else math.nan
+
+
+def _stack(items: list[Any]) -> Any:
+    """Stack a list of parameter NamedTuples (or tensors) along a new leading seed axis."""
+    if isinstance(items[0], torch.Tensor):
+        return torch.stack(items)
+    return type(items[0])(*(torch.stack(ts) for ts in zip(*items, strict=True)))
+
+
+def _step_function(model: str, act):
+    """(θ, X, y, X_val, y_val) ↦ (R̂, ∇R̂, J(θ), ‖∇_P R̂‖, validation MSE) for one seed."""
+    if model == "transformer":
+        def step(p, X, y, Xv, yv):
+            loss, grad, jac = transformer_quantities(p, X, last_token_query(X), y, act)
+            val = ((forward(p, Xv, last_token_query(Xv), act) - yv) ** 2).mean()
+            return loss, grad, torch.sqrt((jac * jac).mean()), grad.W.norm(), val
+    else:
+        def step(p, X, y, Xv, yv):
+            loss, grad, _, jac = indrnn.loss_gradient_and_jacobian_u(p, X, y, act)
+            val = ((indrnn.forward(p, Xv, act) - yv) ** 2).mean()
+            return loss, grad, torch.sqrt((jac * jac).mean()), grad.u.norm(), val
+    return step
+
+
+def train_group(model: str, L: int, seeds: Sequence[int], cfg: Figure2Config
+                ) -> list[dict[str, Any]]:
+    """Train the (model, L, seed) cells of ``seeds`` together and return one record per seed.
+
+    Plain GD for ``cfg.steps`` steps; every metric is taken at all K + 1 iterates (see the module
+    docstring). Several seeds are trained as one batched computation (``torch.func.vmap`` over a
+    leading seed axis) — this changes nothing but the floating-point rounding, which is why the
+    grouping (``cfg.seed_batch``) is part of the run's parameters; a single seed runs unbatched.
+    A run whose loss becomes non-finite is kept with ``diverged = True`` and metrics over its
+    finite iterates.
+    """
+    if model not in MODELS:
+        raise ValueError(f"`model` must be one of {MODELS}, got {model!r}")
+    if not seeds:
+        raise ValueError("`seeds` must not be empty")
+    started = time.perf_counter()
+    dtype = getattr(torch, cfg.dtype)
+    dev = torch.device(cfg.device)
+    act = get_activation(cfg.activation)
+    datas, inits = [], []
+    for seed in seeds:
+        data = make_ar_data(L, cfg.n, seed=seed, coefficient=cfg.ar_coefficient,
+                            noise_variance=cfg.noise_variance, burn_in=cfg.burn_in,
+                            pairs=cfg.positional_pairs, base_period=cfg.base_period,
+                            val_fraction=cfg.val_fraction, dtype=dtype, device=dev)
+        init_seed = data_seed(seed, L)
+        if model == "transformer":
+            inits.append(init_params(cfg.m, data.d, seed=init_seed, dtype=dtype, device=dev))
+        else:
+            inits.append(indrnn.init_indrnn(cfg.m, data.d, seed=init_seed, alpha=cfg.alpha,
+                                            dtype=dtype, device=dev))
+        datas.append(data)
+    T, d = datas[0].T, datas[0].d
+    memory = (context_floats_per_sample(T, d) if model == "transformer"
+              else indrnn.state_floats_per_sample(cfg.m))
+    step = _step_function(model, act)
+    if len(seeds) == 1:
+        params = inits[0]
+        tensors = datas[0][:4]
+    else:
+        params = _stack(inits)
+        tensors = tuple(_stack([dt[i] for dt in datas]) for i in range(4))
+        step = torch.func.vmap(step)
+    K = cfg.steps
+    history = torch.empty(K + 1, 4, len(seeds), dtype=torch.float64, device=dev)
+    with torch.no_grad():
+        for k in range(K + 1):
+            loss, grad, jac, block, val = step(params, *tensors)
+            history[k] = torch.stack([loss, jac, block, val]).double().reshape(4, -1)
+            if k < K:
+                params = type(params)(*(p - cfg.lr * g for p, g in zip(params, grad,
+                                                                         strict=True)))
+    hist = history.cpu().numpy()
+    wall = round((time.perf_counter() - started) / len(seeds), 3)
+    records = []
+    for i, seed in enumerate(seeds):
+        train, jac, gnorm, val = hist[:, 0, i], hist[:, 1, i], hist[:, 2, i], hist[:, 3, i]
+        finite_val = np.where(np.isfinite(val), val, np.inf)
+        best = int(np.argmin(finite_val))
+        records.append({
+            "model": model,
+            "L": int(L),
+            "T": T,
+            "seed": int(seed),
+            "n_train": int(datas[i].y_train.shape[0]),
+            "n_val": int(datas[i].y_val.shape[0]),
+            "jacobian_block": JACOBIAN_BLOCK[model],
+            "max_jacobian": _finite_max(jac),
+            "jacobian_init": float(jac[0]),
+            "jacobian_final": float(jac[-1]),
+            "max_loss_gradient": _finite_max(gnorm),
+            "min_val_loss": float(finite_val[best]) if np.isfinite(finite_val[best])
+            else math.nan,
+            "min_val_step": best,
+            "final_val_loss": float(val[-1]),
+            "min_train_loss": float(np.min(train[np.isfinite(train)]))
+            if np.isfinite(train).any() else math.nan,
+            "final_train_loss": float(train[-1]),
+            "diverged": bool(not np.isfinite(hist[:, :, i]).all()),
+            "memory_floats_per_sample": int(memory),
+            "wall_s_per_seed": wall,
+        })
+    return records
+
+
+def train_cell(model: str, L: int, seed: int, cfg: Figure2Config) -> dict[str, Any]:
+    """One (model, L, seed) cell on its own (unbatched): :func:`train_group` with one seed."""
+    return train_group(model, L, (seed,), cfg)[0]
+
+
+# --------------------------------------------------------------------------- the sweep
+
+
+def cell_key(model: str, L: int, seed: int) -> str:
+    """File name of a cell in the run directory: ``<model>-L<L>-seed<seed>``."""
+    return f"{model}-L{int(L)}-seed{int(seed)}"
+
+
+def all_cells(cfg: Figure2Config) -> list[tuple[str, int, int]]:
+    """Every (model, L, seed) of the run."""
+    return [(model, L, seed) for seed in cfg.seeds for L in cfg.lags for model in MODELS]
+
+
+def work_units(cfg: Figure2Config) -> list[tuple[str, int, tuple[int, ...]]]:
+    """(model, L, seed group) units, in the order they are computed: the seeds are cut into fixed
+    consecutive groups of ``cfg.seed_batch``, so a resumed run batches exactly as a fresh one."""
+    size = cfg.seed_batch
+    groups = [tuple(cfg.seeds[i:i + size]) for i in range(0, len(cfg.seeds), size)]
+    return [(model, L, group) for group in groups for L in cfg.lags for model in MODELS]
+
+
+def _config_from_dict(values: dict[str, Any]) -> Figure2Config:
+    values = dict(values)
+    values["lags"] = tuple(values["lags"])
+    values["seeds"] = tuple(values["seeds"])
+    return Figure2Config(**values)
+
+
+def _train_and_save(run_path: str, cfg: Figure2Config,
+                    unit: tuple[str, int, tuple[int, ...]]) -> list[dict[str, Any]]:
+    """Train one work unit and write each of its cells atomically."""
+    model, L, group = unit
+    records = train_group(model, L, group, cfg)
+    for record in records:
+        path = Path(run_path) / "cells" / f"{cell_key(model, L, record['seed'])}.json"
+        atomic_write_text(path, dumps(record))
+    return records
+
+
+def _worker(run_path: str, cfg_dict: dict[str, Any], unit: tuple[str, int, tuple[int, ...]],
+            threads: int) -> list[dict[str, Any]]:
+    """Process-pool entry: :func:`_train_and_save` with ``threads`` torch threads."""
+    torch.set_num_threads(threads)
+    return _train_and_save(run_path, _config_from_dict(cfg_dict), unit)
+
+
+def _t_quantile_975(df: int) -> float:
+    """0.975 quantile of Student's t with ``df`` degrees of freedom (mpmath, no scipy)."""
+    nu = mpmath.mpf(df)
+    # P(|t| > q) = I_{nu/(nu+q²)}(nu/2, 1/2) = 0.05; bisect on x = nu/(nu+q²) in (0, 1)
+    lo, hi = mpmath.mpf(0), mpmath.mpf(1)
+    for _ in range(80):
+        mid = (lo + hi) / 2
+        if mpmath.betainc(nu / 2, mpmath.mpf(1) / 2, 0, mid, regularized=True) < 0.05:
+            lo = mid
+        else:
+            hi = mid
+    x = (lo + hi) / 2
+    return float(mpmath.sqrt(nu * (1 - x) / x))
+
+
+def mean_ci95(values: Sequence[float]) -> tuple[float, float, int]:
+    """(mean, half-width of the 95 % Student-t CI, count) over the finite values."""
+    arr = np.asarray([v for v in values if v is not None and math.isfinite(v)], dtype=float)
+    k = int(arr.size)
+    if k == 0:
+        return math.nan, math.nan, 0
+    mean = float(arr.mean())
+    if k == 1:
+        return mean, math.nan, 1
+    return mean, _t_quantile_975(k - 1) * float(arr.std(ddof=1)) / math.sqrt(k), k
+
+
+def summarize(records: list[dict[str, Any]], cfg: Figure2Config) -> list[dict[str, Any]]:
+    """One row per (model, L): mean and 95 % CI over seeds of the two metrics, and the memory."""
+    rows = []
+    for model in MODELS:
+        for L in cfg.lags:
+            cell = [r for r in records if r["model"] == model and r["L"] == L]
+            if not cell:
+                continue
+            jac_mean, jac_ci, _ = mean_ci95([r["max_jacobian"] for r in cell])
+            val_mean, val_ci, _ = mean_ci95([r["min_val_loss"] for r in cell])
+            grad_mean, grad_ci, _ = mean_ci95([r["max_loss_gradient"] for r in cell])
+            rows.append({
+                "model": model,
+                "L": L,
+                "T": cell[0]["T"],
+                "seeds": len(cell),
+                "diverged": sum(bool(r["diverged"]) for r in cell),
+                "jacobian_block": JACOBIAN_BLOCK[model],
+                "max_jacobian_mean": jac_mean,
+                "max_jacobian_ci95": jac_ci,
+                "max_jacobian_min": min(r["max_jacobian"] for r in cell),
+                "max_jacobian_max": max(r["max_jacobian"] for r in cell),
+                "min_val_loss_mean": val_mean,
+                "min_val_loss_ci95": val_ci,
+                "max_loss_gradient_mean": grad_mean,
+                "max_loss_gradient_ci95": grad_ci,
+                "memory_floats_per_sample": cell[0]["memory_floats_per_sample"],
+            })
+    return rows
+
+
+def _fmt(mean: float, ci: float) -> str:
+    if not math.isfinite(mean):
+        return "--"
+    if not math.isfinite(ci):
+        return f"${mean:.3g}$"
+    return f"${mean:.3g} \\pm {ci:.2g}$"
+
+
+def latex_table(summary: list[dict[str, Any]], cfg: Figure2Config) -> str:
+    """Booktabs table: per L, both models' max Jacobian norm, min validation loss and memory."""
+    by = {(r["model"], r["L"]): r for r in summary}
+    lines = [
+        "% Figure 2 (Section 6.2): mean \\pm 95% CI over seeds; generated by boundcalc",
+        "\\begin{tabular}{rrcccccc}",
+        "\\toprule",
+        " & & \\multicolumn{2}{c}{max Jacobian norm} & \\multicolumn{2}{c}{min validation loss}"
+        " & \\multicolumn{2}{c}{memory / sample (floats)} \\\\",
+        "\\cmidrule(lr){3-4}\\cmidrule(lr){5-6}\\cmidrule(lr){7-8}",
+        "$L$ & $T$ & Transformer ($W$) & IndRNN ($u$) & Transformer & IndRNN"
+        " & Transformer ($Td$) & IndRNN ($m$) \\\\",
+        "\\midrule",
+    ]
+    for L in cfg.lags:
+        tf, rnn = by.get(("transformer", L)), by.get(("indrnn", L))
+        if tf is None or rnn is None:
+            continue
+        lines.append(
+            f"{L} & {tf['T']} & {_fmt(tf['max_jacobian_mean'], tf['max_jacobian_ci95'])} & "
+            f"{_fmt(rnn['max_jacobian_mean'], rnn['max_jacobian_ci95'])} & "
+            f"{_fmt(tf['min_val_loss_mean'], tf['min_val_loss_ci95'])} & "
+            f"{_fmt(rnn['min_val_loss_mean'], rnn['min_val_loss_ci95'])} & "
+            f"{tf['memory_floats_per_sample']} & {rnn['memory_floats_per_sample']} \\\\")
+    lines += ["\\bottomrule", "\\end{tabular}", ""]
+    return "\n".join(lines)
+
+
+def plot_figure(summary: list[dict[str, Any]], cfg: Figure2Config, stem: Path) -> list[Path]:
+    """Two panels against L (shared x): max Jacobian norm (top), min validation loss (bottom),
+    mean with a 95 % CI band per model. Writes ``stem``.png and ``stem``.pdf."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    fig, axes = plt.subplots(2, 1, sharex=True, figsize=(4.2, 4.6), constrained_layout=True)
+    panels = (("max_jacobian", "max Jacobian norm"), ("min_val_loss", "min validation loss"))
+    for ax, (key, label) in zip(axes, panels, strict=True):
+        for model, marker in zip(MODELS, ("o", "s"), strict=True):
+            rows = sorted((r for r in summary if r["model"] == model), key=lambda r: r["L"])
+            if not rows:
+                continue
+            x = np.array([r["L"] for r in rows], dtype=float)
+            y = np.array([r[f"{key}_mean"] for r in rows], dtype=float)
+            ci = np.nan_to_num(np.array([r[f"{key}_ci95"] for r in rows], dtype=float))
+            name = f"{MODEL_LABELS[model]} (w.r.t. {JACOBIAN_BLOCK[model]})" if \
+                key == "max_jacobian" else MODEL_LABELS[model]
+            (line,) = ax.plot(x, y, marker=marker, label=name)
+            lower = np.maximum(y - ci, y * 1e-3)
+            ax.fill_between(x, lower, y + ci, color=line.get_color(), alpha=0.2, linewidth=0)
+        ax.set_yscale("log")
+        ax.set_ylabel(label)
+        ax.grid(alpha=0.3, which="both")
+        ax.legend(frameon=False, fontsize=8)
+    axes[-1].set_xlabel("lag $L$ (sequence length $T = L + 1$)")
+    axes[-1].set_xticks(list(cfg.lags))
+    axes[0].set_title(f"AR(L): m = {cfg.m}, K = {cfg.steps}, η = {cfg.lr}, "
+                      f"{len(cfg.seeds)} seeds", fontsize=9)
+    paths = [stem.with_suffix(".png"), stem.with_suffix(".pdf")]
+    for path in paths:
+        fig.savefig(path, dpi=200)
+    plt.close(fig)
+    return paths
+
+
+def run_cells(run: RunDirectory, cfg: Figure2Config, jobs: int = 1, progress: bool = True,
+              max_cells: int | None = None) -> int:
+    """Train every work unit of ``cfg`` with a cell missing from ``run`` (stopping once
+    ``max_cells`` cells were trained) and save each cell atomically as soon as its unit finishes.
+    Returns the number of cells trained now."""
+    pending = [u for u in work_units(cfg)
+               if not all(run.has_cell(cell_key(u[0], u[1], s)) for s in u[2])]
+    if max_cells is not None:
+        kept, budget = [], int(max_cells)
+        for unit in pending:
+            if budget <= 0:
+                break
+            kept.append(unit)
+            budget -= len(unit[2])
+        pending = kept
+    if not pending:
+        return 0
+    total = len(all_cells(cfg))
+    done = sum(run.has_cell(cell_key(*c)) for c in all_cells(cfg))
+    trained = 0
+
+    def report(records: list[dict[str, Any]]) -> None:
+        nonlocal done, trained
+        done, trained = done + len(records), trained + len(records)
+        if progress:
+            r = records[0]
+            jac = ", ".join(f"{x['max_jacobian']:.3g}" for x in records)
+            print(f"[figure2 {done}/{total}] {r['model']:<11} L={r['L']:<3} "
+                  f"seeds={[x['seed'] for x in records]} max J=[{jac}] "
+                  f"({r['wall_s_per_seed'] * len(records):.1f} s)", file=sys.stderr, flush=True)
+
+    if jobs <= 1:
+        for unit in pending:
+            report(_train_and_save(str(run.path), cfg, unit))
+        return trained
+    threads = max(1, (os.cpu_count() or 1) // jobs)
+    with ProcessPoolExecutor(max_workers=jobs, mp_context=get_context("spawn")) as pool:
+        futures = [pool.submit(_worker, str(run.path), asdict(cfg), unit, threads)
+                   for unit in pending]
+        for fut in as_completed(futures):
+            report(fut.result())
+    return trained
+
+
+def collect(run: RunDirectory, cfg: Figure2Config) -> list[dict[str, Any]]:
+    """Every finished cell of ``cfg`` in ``run``, in :func:`all_cells` order."""
+    return [run.load_cell(cell_key(*c)) for c in all_cells(cfg) if run.has_cell(cell_key(*c))]
+
+
+def write_outputs(run: RunDirectory, cfg: Figure2Config) -> list[dict[str, Any]]:
+    """results.csv/json, summary.csv/json, figure2.png/pdf and figure2_table.tex from the stored
+    cells (no training): regenerating the outputs of a finished run recomputes nothing."""
+    records = collect(run, cfg)
+    run.write_results(records)
+    summary = summarize(records, cfg)
+    run.write_results(summary, stem="summary")
+    atomic_write_text(run.path / "figure2_table.tex", latex_table(summary, cfg))
+    plot_figure(summary, cfg, run.path / "figure2")
+    return summary
+
+
+def run_figure2(preset: str = "quick", seeds: int | Iterable[int] | None = None,
+                device: str | None = "cpu", out: str | os.PathLike | None = None,
+                jobs: int = 1, progress: bool = True, max_cells: int | None = None,
+                threads: int | None = None, **overrides: Any) -> Path:
+    """Run (or resume) the Section 6.2 experiment and write its outputs; returns the run folder.
+
+    Args:
+        preset: ``paper`` (the published protocol) or ``quick`` (same protocol, small sizes).
+        seeds: number of seeds k (0 … k−1) or the seeds themselves; None = the preset's.
+        device: ``cpu``, ``cuda[:k]`` or ``auto``.
+        out: run directory (created; an existing one with the same parameters is resumed, one
+            with other parameters is refused). None = ``runs/figure2-<preset>``.
+        jobs: independent cells trained in parallel processes (each with cores/jobs threads).
+        progress: one line per finished cell on stderr.
+        max_cells: train at most this many new cells (whole seed groups), then write the outputs
+            of what is done (an interrupted run, or a share of the work on this machine).
+        threads: torch threads of this process when ``jobs`` is 1 (restored afterwards). None =
+            1 on the CPU: the recurrence is a chain of small element-wise kernels, which lose more
+            to thread synchronisation than they gain (measured on the 2-core machine: 2 threads
+            are 3× slower for the IndRNN step at paper size, 50× at quick size under load).
+        **overrides: further :class:`Figure2Config` fields (e.g. ``lags``, ``steps``), for tests.
+
+    Returns:
+        The run directory, holding config.json, cells/, results.csv, summary.csv,
+        figure2.png, figure2.pdf and figure2_table.tex.
+    """
+    if not isinstance(jobs, int) or jobs < 1:
+        raise ValueError(f"`jobs` must be a positive integer, got {jobs!r}")
+    cfg = make_config(preset, seeds, device, **overrides)
+    path = Path(out) if out is not None else Path("runs") / f"figure2-{preset}"
+    started = time.perf_counter()
+    previous = torch.get_num_threads()
+    if threads is not None or cfg.device == "cpu":
+        torch.set_num_threads(max(1, int(threads or 1)))
+    try:
+        run = RunDirectory(path, config={"experiment": "figure2", "preset": preset,
+                                         **asdict(cfg)}, device=cfg.device)
+        trained = run_cells(run, cfg, jobs=jobs, progress=progress, max_cells=max_cells)
+    finally:
+        torch.set_num_threads(previous)
+    write_outputs(run, cfg)
+    if progress:
+        print(f"[figure2] {trained} cells trained in {time.perf_counter() - started:.1f} s; "
+              f"outputs in {run.path}", file=sys.stderr, flush=True)
+    return run.path
+
+
+__all__ = [
+    "MODELS", "PRESETS", "Figure2Config", "all_cells", "cell_key", "collect", "latex_table",
+    "make_config", "mean_ci95", "plot_figure", "run_cells", "run_figure2", "summarize",
+    "train_cell", "train_group", "transformer_quantities", "work_units", "write_outputs",
+]

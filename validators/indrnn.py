@@ -1,0 +1,257 @@
+"""The IndRNN of App. B.1 (eqs. 48–51) as pure, vectorised torch functions.
+
+Computes, for a batch of n sequences X ∈ R^{n×T×d} (same layout as :mod:`validators.model`),
+
+    z_{t,i} = w_iᵀ x_t + u_i h_{t−1,i},   h_{t,i} = σ(z_{t,i}),   h_{0,i} = 0      (eqs. 48–49)
+    f(X; θ) = m^{-1/2} Σ_i c_i h_{T,i},   θ = (c, W, u)                            (eq. 50)
+
+with W = W_in ∈ R^{m×d} (row i is w_i), u ∈ R^m the diagonal recurrent weights and c ∈ R^m the
+readout, and everything the experiment and the Proposition 2 checks need from it in closed form:
+
+* the gradient of R̂(θ) = (1/n) Σ_j (f(X_j; θ) − y_j)² by backpropagation through time (the
+  project's loss convention, docs/derivations.md §0);
+* the per-sample Jacobian w.r.t. u by forward-mode recursion, b_t = ∂h_t/∂u (per unit),
+  b_t = σ'(z_t)(h_{t−1} + u b_{t−1}), b_0 = 0, so ∂f/∂u_i = m^{-1/2} c_i b_{T,i};
+* the per-unit tangents ∂h_T/∂w (forward mode, a_t = σ'(z_t)(x_t + u a_{t−1})) and the
+  linearization f_lin(θ) = f(θ(0)) + ⟨∇f(θ(0)), θ − θ(0)⟩ (Definition 3 for the IndRNN).
+
+Each unit only sees its own state, so every quantity is vectorised over samples and units; the
+recurrence itself is a Python loop over the T time steps (unavoidable, and T ≤ 97 here). Every
+function is differentiable by autograd, so tests compare the closed forms with it.
+
+Shapes: c (m,), W (m, d), u (m,), X (n, T, d), y (n,).
+"""
+
+from __future__ import annotations
+
+import math
+from typing import NamedTuple
+
+import torch
+from torch import Tensor
+
+from .model import Activation
+
+#: Rademacher scale of u(0) in the authors' scripts (App. B.1).
+DEFAULT_ALPHA = 1.5
+
+
+class IndRNNParams(NamedTuple):
+    """θ = (c, W, u): readout c (m,), input weights W = W_in (m, d), recurrent weights u (m,).
+
+    A NamedTuple, so it is a pytree for ``torch.func`` and unpacks as ``c, W, u = params``.
+    """
+
+    c: Tensor
+    W: Tensor
+    u: Tensor
+
+    @property
+    def width(self) -> int:
+        """m, the number of recurrent units."""
+        return int(self.c.shape[0])
+
+    def detach(self) -> IndRNNParams:
+        return IndRNNParams(*(t.detach() for t in self))
+
+    def to(self, *args, **kwargs) -> IndRNNParams:
+        return IndRNNParams(*(t.to(*args, **kwargs) for t in self))
+
+    def __sub__(self, other: IndRNNParams) -> IndRNNParams:
+        return IndRNNParams(*(a - b for a, b in zip(self, other, strict=True)))
+
+
+def init_indrnn(m: int, d: int, *, seed: int, alpha: float = DEFAULT_ALPHA,
+                dtype: torch.dtype = torch.float64,
+                device: str | torch.device = "cpu") -> IndRNNParams:
+    """Symmetric initialisation (eq. 51), so that f(·; θ(0)) ≡ 0.
+
+    For i ≤ m/2: c_i ~ Unif{±1}, w_i ~ N(0, I_d), u_i = α·Unif{±1}; units i + m/2 copy w_i and u_i
+    and negate c_i. Draws on the CPU with ``torch.Generator().manual_seed(seed)`` in float64 and
+    then casts and moves, so a seed gives the same θ(0) on every device.
+
+    Example:
+        >>> p = init_indrnn(4, 3, seed=0)
+        >>> bool((p.c[:2] == -p.c[2:]).all()), sorted(set(p.u.abs().tolist()))
+        (True, [1.5])
+    """
+    if m < 2 or m % 2:
+        raise ValueError(f"`m` must be a positive even integer, got {m}")
+    if d < 1:
+        raise ValueError(f"`d` must be positive, got {d}")
+    if not alpha > 0:
+        raise ValueError(f"`alpha` must be > 0, got {alpha}")
+    gen = torch.Generator().manual_seed(int(seed))
+    half = m // 2
+    c = torch.randint(0, 2, (half,), generator=gen, dtype=torch.float64) * 2.0 - 1.0
+    W = torch.randn(half, d, generator=gen, dtype=torch.float64)
+    u = (torch.randint(0, 2, (half,), generator=gen, dtype=torch.float64) * 2.0 - 1.0) * alpha
+    params = IndRNNParams(torch.cat([c, -c]), torch.cat([W, W]), torch.cat([u, u]))
+    return params.to(device=device, dtype=dtype)
+
+
+class Trajectory(NamedTuple):
+    """One forward pass, time-major: σ'(z_t) (T, n, m), the states h_{t−1} (T, n, m) (h_0 = 0
+    first), the final state h_T (n, m) and, if asked, b_T = ∂h_T/∂u (n, m)."""
+
+    dz: Tensor
+    h_prev: Tensor
+    h_last: Tensor
+    b_last: Tensor | None
+
+
+def _step(act: Activation, z: Tensor) -> tuple[Tensor, Tensor]:
+    """(σ(z), σ'(z)); for tanh σ' = 1 − σ² reuses σ(z)."""
+    h = act.fn(z)
+    return h, (1.0 - h * h) if act.name == "tanh" else act.d1(z)
+
+
+def trajectory(params: IndRNNParams, X: Tensor, act: Activation,
+               tangent_u: bool = False) -> Trajectory:
+    """Run the recurrence (eqs. 48–49) for all samples and units; keep what BPTT needs.
+
+    The input drive w_iᵀx_t of all time steps is one matmul, laid out time-major so that every
+    step reads and writes contiguous (n, m) blocks; the loop over t does O(n·m) work. With
+    ``tangent_u`` the forward-mode derivative b_t = ∂h_t/∂u (per unit) is carried along.
+    """
+    _, W, u = params
+    drive = torch.einsum("ntd,md->tnm", X, W)               # w_iᵀ x_t       (T, n, m)
+    h = X.new_zeros(drive.shape[1:])
+    b = X.new_zeros(drive.shape[1:]) if tangent_u else None
+    dzs, hs = [], []
+    for t in range(drive.shape[0]):
+        hs.append(h)
+        h_next, d1 = _step(act, drive[t] + u * h)
+        if b is not None:
+            b = d1 * (h + u * b)
+        dzs.append(d1)
+        h = h_next
+    return Trajectory(torch.stack(dzs), torch.stack(hs), h, b)
+
+
+def forward(params: IndRNNParams, X: Tensor, act: Activation) -> Tensor:
+    """f(X_j; θ) = m^{-1/2} Σ_i c_i h_{T,i}(X_j) for every sample j: shape (n,).
+
+    Example:
+        >>> from boundcalc.validators.model import get_activation
+        >>> p = init_indrnn(6, 3, seed=1)
+        >>> X = torch.randn(5, 7, 3, dtype=torch.float64)
+        >>> forward(p, X, get_activation("tanh")).abs().max().item() < 1e-12
+        True
+    """
+    _, W, u = params
+    drive = torch.einsum("ntd,md->tnm", X, W)
+    h = X.new_zeros(drive.shape[1:])
+    for t in range(drive.shape[0]):
+        h = act.fn(drive[t] + u * h)
+    return h @ params.c / math.sqrt(params.width)
+
+
+def _loss_gradient(params: IndRNNParams, X: Tensor, y: Tensor, act: Activation,
+                   tangent_u: bool):
+    traj = trajectory(params, X, act, tangent_u)
+    scale = 1.0 / math.sqrt(params.width)
+    pred = (traj.h_last @ params.c) * scale
+    resid = pred - y
+    w = (2.0 / y.shape[0]) * resid                           # ∂R̂/∂f_j          (n,)
+    grad_c = (w @ traj.h_last) * scale
+    delta = w.unsqueeze(-1) * (params.c * scale)             # ∂R̂/∂h_T          (n, m)
+    dzs = []                                                 # ∂R̂/∂z_t, t = T … 1
+    for t in range(traj.dz.shape[0] - 1, -1, -1):
+        dz_t = delta * traj.dz[t]
+        dzs.append(dz_t)
+        delta = dz_t * params.u                              # ∂z_t/∂h_{t−1} = u
+    dz = torch.stack(dzs[::-1])                              # (T, n, m)
+    grad_u = (dz * traj.h_prev).sum(dim=(0, 1))
+    grad_W = torch.einsum("tnm,ntd->md", dz, X)
+    return (resid**2).mean(), IndRNNParams(grad_c, grad_W, grad_u), pred, traj
+
+
+def loss_and_gradient(params: IndRNNParams, X: Tensor, y: Tensor,
+                      act: Activation) -> tuple[Tensor, IndRNNParams, Tensor]:
+    """R̂(θ) = (1/n) Σ_j (f_j − y_j)² and its gradient by backpropagation through time.
+
+    With w_j = 2(f_j − y_j)/n and δ_{T} = w_j c_i/√m = ∂R̂/∂h_{T,i}, going back in time
+    ∂R̂/∂z_t = δ_t σ'(z_t), δ_{t−1} = u ⊙ ∂R̂/∂z_t, and
+
+        ∂R̂/∂c_i = m^{-1/2} Σ_j w_j h_{T,ji},  ∇_u R̂ = Σ_{j,t} ∂R̂/∂z_t ⊙ h_{t−1},
+        ∇_W R̂ = Σ_{j,t} (∂R̂/∂z_t) x_tᵀ.
+
+    Returns:
+        (loss, gradient as :class:`IndRNNParams`, predictions f (n,)).
+    """
+    loss, grad, pred, _ = _loss_gradient(params, X, y, act, tangent_u=False)
+    return loss, grad, pred
+
+
+def loss_gradient_and_jacobian_u(params: IndRNNParams, X: Tensor, y: Tensor, act: Activation
+                                 ) -> tuple[Tensor, IndRNNParams, Tensor, Tensor]:
+    """:func:`loss_and_gradient` plus ‖∂f(X_j)/∂u‖ for every sample (n,), from the same pass.
+
+    ‖∂f_j/∂u‖² = (1/m) Σ_i c_i² b_{T,ji}² with b_t = σ'(z_t)(h_{t−1} + u b_{t−1}) (forward mode).
+    """
+    loss, grad, pred, traj = _loss_gradient(params, X, y, act, tangent_u=True)
+    jac = torch.sqrt(((params.c * traj.b_last) ** 2).sum(-1) / params.width)
+    return loss, grad, pred, jac
+
+
+def jacobian_u_norm(params: IndRNNParams, X: Tensor, act: Activation) -> Tensor:
+    """‖∇_u f(X_j; θ)‖ for every sample j (n,), by forward mode (see
+    :func:`loss_gradient_and_jacobian_u`)."""
+    traj = trajectory(params, X, act, tangent_u=True)
+    return torch.sqrt(((params.c * traj.b_last) ** 2).sum(-1) / params.width)
+
+
+class UnitTangents(NamedTuple):
+    """h_T (n, m), a_T = ∂h_T/∂w (n, m, d) and b_T = ∂h_T/∂u (n, m), per unit."""
+
+    h: Tensor
+    a: Tensor
+    b: Tensor
+
+
+def unit_tangents(params: IndRNNParams, X: Tensor, act: Activation) -> UnitTangents:
+    """Per-unit final state and its derivatives w.r.t. the unit's own (w_i, u_i), forward mode.
+
+    a_t = σ'(z_t)(x_t + u a_{t−1}), b_t = σ'(z_t)(h_{t−1} + u b_{t−1}), a_0 = b_0 = 0. O(n·m·d·T).
+    These are the IndRNN's neural-tangent features: ∇_{w_i} f = m^{-1/2} c_i a_{T,i} and
+    ∂f/∂u_i = m^{-1/2} c_i b_{T,i}.
+    """
+    _, W, u = params
+    n, T, d = X.shape
+    drive = torch.einsum("ntd,md->tnm", X, W)
+    h = X.new_zeros(n, params.width)
+    a = X.new_zeros(n, params.width, d)
+    b = X.new_zeros(n, params.width)
+    for t in range(T):
+        h_next, d1 = _step(act, drive[t] + u * h)
+        a = d1.unsqueeze(-1) * (X[:, t].unsqueeze(1) + u.unsqueeze(-1) * a)
+        b = d1 * (h + u * b)
+        h = h_next
+    return UnitTangents(h, a, b)
+
+
+def linearized_output(params0: IndRNNParams, params: IndRNNParams, X: Tensor,
+                      act: Activation, tangents0: UnitTangents | None = None) -> Tensor:
+    """f_lin(X_j; θ) = f(X_j; θ(0)) + ⟨∇_θ f(X_j; θ(0)), θ − θ(0)⟩: shape (n,).
+
+    Per unit: m^{-1/2}[h_i Δc_i + c_i(0)(a_iᵀΔw_i + b_i Δu_i)] at θ(0). Pass
+    ``tangents0 = unit_tangents(params0, X, act)`` to reuse it across many θ.
+    """
+    tan = tangents0 if tangents0 is not None else unit_tangents(params0, X, act)
+    dc, dW, du = params - params0
+    inner = (tan.a * dW).sum(-1) + tan.b * du
+    per_unit = tan.h * (params0.c + dc) + params0.c * inner
+    return per_unit.sum(-1) / math.sqrt(params0.width)
+
+
+def state_floats_per_sample(m: int) -> int:
+    """Inference memory of the IndRNN per sample: the m-dimensional state (independent of T)."""
+    return int(m)
+
+
+__all__ = [
+    "DEFAULT_ALPHA", "IndRNNParams", "Trajectory", "UnitTangents", "forward", "init_indrnn",
+    "jacobian_u_norm", "linearized_output", "loss_and_gradient", "loss_gradient_and_jacobian_u",
+    "state_floats_per_sample", "trajectory", "unit_tangents",
+]
