@@ -530,17 +530,24 @@ for _name, _what in (("lemma2", "Lemma 2 (Lipschitz constant L and smoothness β
 
 # --------------------------------------------------------------------------- sweep
 
-#: Sweep flags in row order: (key, flag, kind); kind int, real or component.
-_SWEEP_FLAGS: tuple[tuple[str, str, str], ...] = (
+#: Sweep axes in row order: (axis, flag, kind). ``rho`` / ``nu`` are uniform axes (one value for
+#: the three components); ``rho_c`` ... are per-component axes, present only when given.
+_SWEEP_AXES: tuple[tuple[str, str, str], ...] = (
     ("m", "--m", "int"), ("n", "--n", "int"), ("d", "--d", "int"), ("T", "--T", "int"),
     ("delta", "--delta", "real"),
-    ("rho_c", "--rho-c", "rho"), ("rho_u", "--rho-u", "rho"), ("rho_w", "--rho-w", "rho"),
-    ("nu_c", "--nu-c", "nu"), ("nu_u", "--nu-u", "nu"), ("nu_w", "--nu-w", "nu"),
+    ("rho", "--rho", "rho"), ("rho_c", "--rho-c", "rho"), ("rho_u", "--rho-u", "rho"),
+    ("rho_w", "--rho-w", "rho"),
+    ("nu", "--nu", "nu"), ("nu_c", "--nu-c", "nu"), ("nu_u", "--nu-u", "nu"),
+    ("nu_w", "--nu-w", "nu"),
     ("K", "--steps", "int"), ("eta", "--eta", "real"), ("b", "--batch-size", "int"),
     ("epsilon_mis", "--misspecification", "real"),
 )
 _VALIDATE_KEY = {"m": "m", "n": "n", "d": "d", "T": "T", "delta": "delta", "K": "steps",
-                 "eta": "eta", "b": "batch_size", "epsilon_mis": "misspecification"}
+                 "eta": "eta", "b": "batch_size", "epsilon_mis": "misspecification",
+                 "rho": "rho", "nu": "nu"}
+#: Input columns of a sweep, in order.
+_SWEEP_INPUTS = ("m", "n", "d", "T", "delta", "rho_c", "rho_u", "rho_w", "nu_c", "nu_u", "nu_w",
+                 "K", "eta", "b", "epsilon_mis")
 
 CompOpt = Annotated[str | None, typer.Option(help="one component; overrides --rho / --nu",
                                              metavar="NUM", rich_help_panel=_PARAMS,
@@ -553,106 +560,108 @@ ColumnsOpt = Annotated[str | None, typer.Option(
     rich_help_panel=_OUTPUT)]
 
 
-def _check_sweep_value(key: str, flag: str, kind: str, value: str) -> None:
+def _check_sweep_value(axis: str, flag: str, kind: str, value: str) -> None:
     """Validate one distinct sweep value with the single-point rules of params.validate."""
     try:
         if kind in ("rho", "nu"):
             validate(**{kind: value}, eta="1")
-        elif key == "eta":
+        elif axis == "eta":
             validate(eta=value)
         else:
-            validate(**{_VALIDATE_KEY[key]: value}, eta="1")
+            validate(**{_VALIDATE_KEY[axis]: value}, eta="1")
     except InputError as exc:
         if exc.flag == flag:
             raise
-        message = str(exc)[len(exc.flag) + 1:]
-        raise InputError(flag, message) from None
+        raise InputError(flag, str(exc)[len(exc.flag) + 1:]) from None
 
 
-def _sweep_specs(given: Mapping[str, str | None]) -> dict[str, tuple[str, str, str]]:
-    """(spec, flag, kind) per sweep key: the component flag, else --rho / --nu (uniform values),
-    else the default; keys with no value (η defaulting to η*) are left out."""
-    specs = {}
-    for key, flag, kind in _SWEEP_FLAGS:
-        spec = given.get(key)
-        if kind in ("rho", "nu") and spec is None:
-            if given.get(kind) is not None:
-                spec, flag = given[kind], f"--{kind}"
-            else:
-                spec = str(DEFAULTS[kind])
-        elif spec is None:
-            default = DEFAULTS[_VALIDATE_KEY[key]]
+def _source_axis(column: str, axes: Mapping[str, Any]) -> str:
+    """The axis a sweep input column takes its values from (rho_u from --rho-u, else --rho)."""
+    if column in axes:
+        return column
+    if column[:-2] in ("rho", "nu") and column[:-2] in axes:
+        return column[:-2]
+    return column
+
+
+def _sweep_axes(given: Mapping[str, str | None]) -> dict[str, tuple[str, str, str]]:
+    """(spec, flag, kind) per axis: the flags given, else the defaults; the uniform --rho / --nu
+    axis only when some component takes its value from it; η only when given (else η*)."""
+    axes = {}
+    for axis, flag, kind in _SWEEP_AXES:
+        spec = given.get(axis)
+        if axis in ("rho", "nu"):
+            if all(given.get(f"{axis}_{c}") is not None for c in "cuw"):
+                continue
+            spec = spec if spec is not None else str(DEFAULTS[axis])
+        elif spec is None and kind not in ("rho", "nu"):
+            default = DEFAULTS[_VALIDATE_KEY[axis]]
             spec = None if default is None else str(default)
         if spec is not None:
-            specs[key] = (spec, flag, kind)
-    return specs
+            axes[axis] = (spec, flag, kind)
+    return axes
 
 
 def build_sweep(statement: str, given: Mapping[str, str | None], activation: str | None):
-    """Validate the sweep flags and evaluate the grid; returns (DataFrame, swept keys).
+    """Validate the sweep flags and evaluate the grid; returns (DataFrame, swept columns).
 
     Example:
-        >>> df, swept = build_sweep("theorem1", {"m": "8,16", "n": "1e3"}, None)
-        >>> len(df), swept
-        (2, ['m'])
+        >>> df, swept = build_sweep("theorem1", {"m": "8,16", "rho": "1,2"}, None)
+        >>> len(df), swept, list(df["rho_u"])
+        (4, ['m', 'rho_c', 'rho_u', 'rho_w'], [1.0, 2.0, 1.0, 2.0])
     """
     from decimal import Decimal
 
     import numpy as np
+    import pandas as pd
 
     from boundcalc.api import evaluate_grid
     from boundcalc.search import MAX_ROWS, parse_values
     from boundcalc.theory.activations import get_activation
     from boundcalc.theory.registry import get_statement
 
-    specs = _sweep_specs(given)
+    specs = _sweep_axes(given)
     values: dict[str, list[str]] = {}
-    for key, (spec, flag, kind) in specs.items():
-        values[key] = parse_values(flag, spec)
-        for v in values[key]:
-            _check_sweep_value(key, flag, kind, v)
-    counts = {k: len(v) for k, v in values.items()}
+    for axis, (spec, flag, kind) in specs.items():
+        values[axis] = parse_values(flag, spec)
+        for v in values[axis]:
+            _check_sweep_value(axis, flag, kind, v)
     rows = 1
-    for c in counts.values():
-        rows *= c
+    for vals in values.values():
+        rows *= len(vals)
     if rows > MAX_ROWS:
-        worst = max(counts, key=lambda k: counts[k])
-        sizes = " x ".join(f"{specs[k][1]} {c}" for k, c in counts.items() if c > 1)
+        worst = max(values, key=lambda a: len(values[a]))
+        sizes = " x ".join(f"{specs[a][1]} {len(v)}" for a, v in values.items() if len(v) > 1)
         raise InputError(specs[worst][1], f"makes the sweep {rows} rows ({sizes}), more than the "
                                           f"limit of {MAX_ROWS}; use fewer values")
-    if "eta" not in values and all(any(float(v) == 0 for v in values[k])
-                                   for k in ("nu_c", "nu_u", "nu_w")):
+    nu_sources = {_source_axis(f"nu_{c}", values) for c in "cuw"}
+    if "eta" not in values and all(any(Decimal(v) == 0 for v in values[a]) for a in nu_sources):
         raise InputError("--nu", "needs a positive component in every row when --eta is not "
                                  "given (the theorem's step size is proportional to ||nu||)")
     act = get_activation(validate(activation=activation or DEFAULTS["activation"],
                                   eta="1").activation)
-    keys = [k for k, _, _ in _SWEEP_FLAGS if k in values]
-    shape = tuple(len(values[k]) for k in keys)
-    int_keys = {k for k, _, kind in _SWEEP_FLAGS if kind == "int"}
+    axes = list(values)
+    shape = tuple(len(values[a]) for a in axes)
+    int_axes = {a for a, _, kind in _SWEEP_AXES if kind == "int"}
+    grid: dict[str, Any] = {}
+    for position, axis in enumerate(axes):
+        raw = np.array([int(Decimal(v)) if axis in int_axes else float(v) for v in values[axis]],
+                       dtype=np.int64 if axis in int_axes else float)
+        view = [1] * len(axes)
+        view[position] = len(raw)
+        grid[axis] = raw.reshape(view)
     columns: dict[str, Any] = {}
-    grid_inputs: dict[str, Any] = {}
-    for axis, key in enumerate(keys):
-        dtype = np.int64 if key in int_keys else float
-        raw = np.array([int(Decimal(v)) if key in int_keys else float(v)
-                        for v in values[key]], dtype=dtype)
-        view_shape = [1] * len(keys)
-        view_shape[axis] = len(raw)
-        grid_inputs[key] = raw.reshape(view_shape)
-        columns[key] = raw.astype(float).reshape(view_shape)
-    columns.setdefault("eta", None)
+    for column in _SWEEP_INPUTS:
+        source = _source_axis(column, grid)
+        columns[column] = grid[source].astype(float) if source in grid else None
     columns.update(sigma0=float(act.sigma0), sigma1=float(act.sigma1), sigma2=float(act.sigma2))
     result = evaluate_grid(statement, columns)
-    import pandas as pd
-
     st = get_statement(statement)
     frame: dict[str, Any] = {}
-    order = ["m", "n", "d", "T", "delta", "rho_c", "rho_u", "rho_w", "nu_c", "nu_u", "nu_w", "K",
-             "eta", "b", "epsilon_mis"]
-    for key in order:
-        if key in grid_inputs:
-            frame[key] = np.broadcast_to(grid_inputs[key], shape).reshape(-1)
-        else:
-            frame[key] = np.asarray(result[key], dtype=float).reshape(-1)
+    for column in _SWEEP_INPUTS:
+        source = _source_axis(column, grid)
+        data = grid[source] if source in grid else np.asarray(result[column], dtype=float)
+        frame[column] = np.broadcast_to(data, shape).reshape(-1)
     frame["activation"] = np.full(rows, act.name, dtype=object)
     for s in ("sigma0", "sigma1", "sigma2"):
         frame[s] = np.full(rows, float(getattr(act, s)))
@@ -666,7 +675,8 @@ def build_sweep(statement: str, given: Mapping[str, str | None], activation: str
         frame[f"condition.{cond.name}"] = holds
         guaranteed &= holds
     frame["guaranteed"] = guaranteed
-    swept = [k for k in keys if len(values[k]) > 1]
+    swept = [c for c in _SWEEP_INPUTS
+             if _source_axis(c, grid) in values and len(values[_source_axis(c, grid)]) > 1]
     return pd.DataFrame(frame), swept
 
 
@@ -1076,6 +1086,25 @@ def explain(
     name = _check_statement(statement)
     fmt = _check_format_flag(format, ("table", "json", "markdown", "latex"))
     _emit(_explain_text(explain_data(name), fmt), output)
+
+
+# --------------------------------------------------------------------------- other modules
+
+
+def _register_generalization() -> None:
+    """``boundcalc generalization`` (paper 003, :mod:`boundcalc.cli_generalization`) when that
+    module is installed; the calculator runs without it."""
+    try:
+        from boundcalc.cli_generalization import generalization
+    except ModuleNotFoundError as exc:
+        if exc.name != "boundcalc.cli_generalization":
+            raise
+        return
+    app.command("generalization",
+                short_help="Paper 003 (Theorem 5): true-loss generalization bound.")(generalization)
+
+
+_register_generalization()
 
 
 # --------------------------------------------------------------------------- entry point

@@ -1,0 +1,91 @@
+"""Bad input: one line on stderr naming the flag, exit code 2, no traceback, no rich box."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+
+import pytest
+
+BAD = [
+    (("theorem1", "--m", "3"), "--m"),
+    (("theorem1", "--m", "0"), "--m"),
+    (("theorem1", "--m", "-4"), "--m"),
+    (("theorem1", "--m", "12.5"), "--m"),
+    (("theorem1", "--n", "0"), "--n"),
+    (("theorem1", "--d", "0"), "--d"),
+    (("theorem1", "--T", "0"), "--T"),
+    (("theorem1", "--delta", "0"), "--delta"),
+    (("theorem1", "--delta", "1"), "--delta"),
+    (("theorem1", "--delta", "1.5"), "--delta"),
+    (("theorem1", "--rho", "-1"), "--rho"),
+    (("theorem1", "--rho", "1,2"), "--rho"),
+    (("theorem1", "--nu", "-0.5"), "--nu"),
+    (("theorem1", "--nu", "1,1,-1"), "--nu"),
+    (("theorem1", "--eta", "0"), "--eta"),
+    (("theorem1", "--eta", "-1e-3"), "--eta"),
+    (("theorem1", "--steps", "0"), "--steps"),
+    (("theorem1", "--m", "abc"), "--m"),
+    (("theorem1", "--delta", "nan"), "--delta"),
+    (("theorem1", "--n", "inf"), "--n"),
+    (("theorem1", "--activation", "relu"), "--activation"),
+    (("theorem1", "--activation", "custom:1,2"), "--activation"),
+    (("theorem1", "--format", "xml"), "--format"),
+    (("theorem1", "--precision", "3"), "--precision"),
+    (("theorem1", "--symbolic", "--format", "json"), "--symbolic"),
+    (("theorem1", "--output", "/nonexistent-dir/x.json"), "--output"),
+    (("prop1", "--batch-size", "0"), "--batch-size"),
+    (("remark9", "--misspecification", "-1"), "--misspecification"),
+    (("theorem1", "--bogus"), "--bogus"),
+    (("theorem1", "--m"), "--m"),
+    (("sweep",), "statement"),
+    (("sweep", "theorem2"), "STATEMENT"),
+    (("sweep", "theorem1", "--m", "3,4"), "--m"),
+    (("sweep", "theorem1", "--m", "8:2:2"), "--m"),
+    (("sweep", "theorem1", "--m", "2:8:0"), "--m"),
+    (("sweep", "theorem1", "--m", "2:8:x1"), "--m"),
+    (("sweep", "theorem1", "--delta", "0.5:1.5:0.5"), "--delta"),
+    (("sweep", "theorem1", "--rho-u", "-1"), "--rho-u"),
+    (("sweep", "theorem1", "--columns", "nope"), "--columns"),
+    (("sweep", "theorem1", "--m", "2:4000:2", "--n", "1:4000:1"), "--n"),
+    (("explain", "lemma9"), "STATEMENT"),
+    (("explain", "theorem1", "--format", "csv"), "--format"),
+    (("width", "--target", "0"), "--target"),
+    (("width", "--target", "x"), "--target"),
+    (("steps", "--target", "-1"), "--target"),
+    (("frobnicate",), "frobnicate"),
+]
+
+
+@pytest.mark.parametrize(("args", "flag"), BAD, ids=[" ".join(a) for a, _ in BAD])
+def test_bad_input_gives_one_line_naming_the_flag_and_exit_2(cli, args, flag):
+    run = cli(*args)
+    assert run.code == 2
+    lines = run.err.strip().splitlines()
+    assert len(lines) == 1, run.err
+    assert lines[0].startswith("error: ")
+    assert flag.lower() in lines[0].lower()
+    assert "Traceback" not in run.err
+    assert not set("╭╰│─") & set(run.err)
+    assert run.out == ""
+
+
+def test_the_installed_command_path_prints_no_traceback():
+    # the real entry point, through `python -m boundcalc`, in a fresh interpreter
+    proc = subprocess.run([sys.executable, "-m", "boundcalc", "theorem1", "--m", "3"],
+                          capture_output=True, text=True, timeout=120)
+    assert proc.returncode == 2
+    assert proc.stderr.strip() == (
+        "error: --m must be a positive even integer (symmetric init), got '3'")
+    assert proc.stdout == ""
+
+
+def test_rho_below_nu_is_not_an_input_error(cli):
+    assert cli("theorem1", "--rho", "0.5", "--nu", "1", "--format", "json").code == 0
+
+
+def test_help_and_version_exit_zero(cli):
+    assert cli("--help").code == 0
+    assert cli("theorem1", "--help").code == 0
+    run = cli("--version")
+    assert run.code == 0 and run.out.startswith("boundcalc ")

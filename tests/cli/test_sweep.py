@@ -1,0 +1,122 @@
+"""``boundcalc sweep``: grid syntax, row count, agreement with point evaluations, formats."""
+
+from __future__ import annotations
+
+import csv
+import io
+import json
+
+import pytest
+
+from boundcalc.api import evaluate
+from boundcalc.params import InputError, validate
+from boundcalc.search import count_values, parse_values
+
+
+@pytest.mark.parametrize(("spec", "values"), [
+    ("512", ["512"]),
+    ("1e3,1e6", ["1000", "1000000"]),
+    ("8:4096:x2", ["8", "16", "32", "64", "128", "256", "512", "1024", "2048", "4096"]),
+    ("8:100:x2", ["8", "16", "32", "64"]),
+    ("0.1:0.5:0.1", ["0.1", "0.2", "0.3", "0.4", "0.5"]),
+    ("1:10:4", ["1", "5", "9"]),
+    ("0.01:0.05:0.02", ["0.01", "0.03", "0.05"]),
+    ("2,2,4", ["2", "4"]),
+])
+def test_sweep_values_expand_exactly_and_include_a_stop_that_is_hit(spec, values):
+    assert parse_values("--x", spec) == values
+    assert count_values("--x", spec) >= len(values)
+
+
+@pytest.mark.parametrize("spec", ["1:2", "a:3:1", "3:1:1", "1:3:0", "0:8:x2", "1:8:x1", ""])
+def test_malformed_ranges_raise_an_input_error_naming_the_flag(spec):
+    with pytest.raises(InputError) as err:
+        parse_values("--m", spec)
+    assert err.value.flag == "--m"
+
+
+def _csv_rows(text: str) -> list[dict[str, str]]:
+    return list(csv.DictReader(io.StringIO(text)))
+
+
+def test_sweep_has_one_row_per_combination(cli):
+    run = cli("sweep", "theorem1", "--m", "8:64:x2", "--n", "1e3,1e6", "--delta", "0.01,0.05,0.1",
+              "--format", "csv")
+    assert run.code == 0
+    rows = _csv_rows(run.out)
+    assert len(rows) == 4 * 2 * 3
+    assert {(r["m"], r["n"], r["delta"]) for r in rows} == {
+        (m, n, d) for m in ("8", "16", "32", "64") for n in ("1000", "1000000")
+        for d in ("0.01", "0.05", "0.1")}
+    assert {"constants.eps_lin", "terms.optimization", "bound.min_iterate", "probability",
+            "guaranteed"} <= set(rows[0])
+
+
+def test_sweep_rows_equal_point_evaluations(cli):
+    run = cli("sweep", "theorem1", "--m", "8,512", "--n", "1e3,1e6", "--rho", "0.5,2",
+              "--steps", "100,4000", "--activation", "erf", "--format", "json")
+    rows = json.loads(run.out)
+    assert len(rows) == 16
+    for row in (rows[0], rows[7], rows[-1]):
+        point = evaluate("theorem1", validate(m=row["m"], n=row["n"], rho=str(row["rho_c"]),
+                                              steps=row["K"], activation="erf"))
+        for group in ("constants", "terms", "bound"):
+            for name, value in getattr(point, group).items():
+                assert row[f"{group}.{name}"] == pytest.approx(float(value), rel=1e-9)
+        assert row["probability"] == pytest.approx(float(point.probability), rel=1e-12)
+        assert row["eta"] == pytest.approx(point.to_dict()["inputs"]["eta"], rel=1e-9)
+        assert row["guaranteed"] is point.guaranteed
+
+
+def test_sweep_components_override_uniform_radii(cli):
+    rows = _csv_rows(cli("sweep", "lemma3", "--m", "64", "--rho", "3", "--rho-u", "1,2",
+                         "--format", "csv").out)
+    assert [(r["rho_c"], r["rho_u"], r["rho_w"]) for r in rows] == [
+        ("3.0", "1.0", "3.0"), ("3.0", "2.0", "3.0")]
+
+
+def test_sweep_with_fixed_eta_uses_it_in_every_row(cli):
+    rows = _csv_rows(cli("sweep", "theorem1", "--m", "64,128", "--eta", "1e-5,1e-4",
+                         "--format", "csv").out)
+    assert sorted({r["eta"] for r in rows}) == ["0.0001", "1e-05"]
+
+
+def test_sweep_labels_rows_that_are_not_guaranteed_and_strict_exits_one(cli):
+    run = cli("sweep", "theorem1", "--m", "64", "--rho", "0.5,2", "--format", "csv")
+    assert run.code == 0
+    assert [r["guaranteed"] for r in _csv_rows(run.out)] == ["false", "true"]
+    assert "NOT GUARANTEED in 1 of 2 rows" in run.err
+    assert cli("sweep", "theorem1", "--m", "64", "--rho", "0.5,2", "--strict",
+               "--format", "csv").code == 1
+
+
+def test_sweep_renders_in_every_format(cli):
+    args = ("sweep", "theorem1", "--m", "8:32:x2", "--n", "1e3,1e6")
+    assert len(json.loads(cli(*args, "--format", "json").out)) == 6
+    markdown = [ln for ln in cli(*args, "--format", "markdown").out.splitlines()
+                if ln.startswith("|")]
+    assert len(markdown) == 2 + 6 and len({ln.count("|") for ln in markdown}) == 1
+    latex = cli(*args, "--format", "latex").out
+    assert r"\begin{tabular}" in latex and r"\toprule" in latex and latex.count(r"\\") == 7
+    table = cli(*args).out
+    assert "min_iterate" in table and "guaranteed" in table
+
+
+def test_sweep_columns_select_and_order_the_output(cli):
+    rows = _csv_rows(cli("sweep", "theorem1", "--m", "8,16", "--columns", "m,min_iterate",
+                         "--format", "csv").out)
+    assert list(rows[0]) == ["m", "bound.min_iterate"]
+
+
+def test_sweep_row_cap_is_checked_before_evaluating(cli):
+    run = cli("sweep", "theorem1", "--m", "2:2048:2", "--n", "1:1025:1")
+    assert run.code == 2
+    assert "more than the limit" in run.err and "--m" in run.err
+
+
+def test_sweep_writes_the_csv_file_of_the_readme(cli, tmp_path):
+    target = tmp_path / "sweep.csv"
+    run = cli("sweep", "theorem1", "--m", "8:4096:x2", "--n", "1e3,1e6", "--format", "csv",
+              "--output", str(target))
+    assert run.code == 0 and "20 rows" in run.err
+    assert len(_csv_rows(target.read_text())) == 20
