@@ -11,7 +11,7 @@ Commands (``boundcalc COMMAND --help`` shows each one's flags and runnable examp
 * ``explain STATEMENT``: the statement, its symbol glossary, every formula and condition.
 
 Exit codes: 0 success; 1 the bound is not guaranteed and ``--strict`` was given, or a ``--target``
-cannot be met; 2 bad input (one line on stderr naming the flag, no traceback).
+cannot be met; 2 bad input (one line on stderr naming the flag, no traceback); 3 an internal error.
 
 Example:
     >>> from boundcalc.cli import main
@@ -20,6 +20,7 @@ Example:
     0
 """
 
+import contextlib
 import os
 import shutil
 import sys
@@ -1137,7 +1138,8 @@ def _one_line(text: str) -> str:
 
 def main(argv: Sequence[str] | None = None) -> int:
     """Run the CLI; returns the exit code (0 ok, 1 not guaranteed with --strict or infeasible
-    target, 2 bad input). Every error is one line on stderr, never a traceback.
+    target, 2 bad input, 3 internal error). Every error is one line on stderr, never a traceback
+    (``BOUNDCALC_DEBUG=1`` re-raises internal errors).
 
     Example:
         >>> main(["theorem1", "--m", "3"])
@@ -1145,6 +1147,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     """
     exc = _click_exceptions()
     args = list(sys.argv[1:] if argv is None else argv)
+    for stream in (sys.stdout, sys.stderr):  # never crash on a terminal that cannot show ρ, δ, ≤
+        with contextlib.suppress(AttributeError, ValueError, OSError):
+            stream.reconfigure(errors="backslashreplace")  # type: ignore[union-attr]
     try:
         code = app(args=args, prog_name="boundcalc", standalone_mode=False)
     except InputError as err:
@@ -1168,6 +1173,12 @@ def main(argv: Sequence[str] | None = None) -> int:
         devnull = os.open(os.devnull, os.O_WRONLY)
         os.dup2(devnull, sys.stdout.fileno())
         return 1
+    except Exception as err:  # a bug, not bad input: still one line unless debugging
+        if os.environ.get("BOUNDCALC_DEBUG"):
+            raise
+        _note(f"error: internal error {type(err).__name__}: {_one_line(str(err))} "
+              f"(set BOUNDCALC_DEBUG=1 for the traceback)")
+        return 3
     if isinstance(code, int) and not isinstance(code, bool):
         return code
     return 0

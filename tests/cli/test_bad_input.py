@@ -89,3 +89,17 @@ def test_help_and_version_exit_zero(cli):
     assert cli("theorem1", "--help").code == 0
     run = cli("--version")
     assert run.code == 0 and run.out.startswith("boundcalc ")
+
+
+def test_an_internal_error_is_one_line_with_exit_3(cli, monkeypatch):
+    import boundcalc.api
+
+    def broken(*args, **kwargs):
+        raise RuntimeError("boom")
+
+    monkeypatch.setattr(boundcalc.api, "evaluate", broken)
+    monkeypatch.delenv("BOUNDCALC_DEBUG", raising=False)
+    run = cli("theorem1")
+    assert run.code == 3
+    assert run.err.strip() == ("error: internal error RuntimeError: boom "
+                               "(set BOUNDCALC_DEBUG=1 for the traceback)")
