@@ -1,0 +1,216 @@
+"""Benchmark one ProjGD step: the project's trainer against a plain autograd step.
+
+Usage (from the repository root, after ``pip install -e .``)::
+
+    python benchmarks/step.py                  # n=4000, m=256, d=8, T=16, float32, CPU
+    python benchmarks/step.py --device cuda
+    python benchmarks/step.py --json out.json  # also write the numbers
+
+Measured in one run, each as the best of ``--repeats`` timings after a warm-up:
+
+* **trainer** — seconds per step of :func:`boundcalc.validators.train.proj_gd` (fused closed-form
+  gradient, projection onto Ω_ρ and the full per-step record), from a ``--steps``-step run;
+* **closed** — the same trainer with ``gradient="closed"`` (``model.loss_and_gradient``);
+* **autograd** — the naive reference: build R̂ = (1/n)Σ(f − y)² with autograd through
+  ``model.forward``, ``backward()``, then θ − η∇R̂ and the projection;
+* the analytic FLOP count of the step's contractions (printed term by term), the achieved
+  GFLOP/s, this machine's measured fp32 rate on a large matrix product, and the ratio of the
+  step time to the FLOP floor (FLOPs / matmul rate). Elementwise work (softmax exponentials,
+  activations) is not counted.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import math
+import os
+import platform
+import sys
+import time
+
+import torch
+from boundcalc.validators.data import synthetic_inputs
+from boundcalc.validators.model import (
+    Params,
+    forward,
+    get_activation,
+    init_params,
+    last_token_query,
+    project,
+)
+from boundcalc.validators.train import proj_gd
+
+
+def step_flops(n: int, m: int, d: int, T: int) -> dict[str, int]:
+    """Multiply–add FLOPs (2 per MAC) of the contractions of one full-batch loss + gradient.
+
+    These are the einsums of ``model.loss_and_gradient`` (Lemma 1); the total is
+    2nm(2d² + 4Td + 2d + 2).
+    """
+    return {
+        "W_i q            (n m d^2)": 2 * n * m * d * d,
+        "z = X^T W_i q    (n m T d)": 2 * n * m * T * d,
+        "p = X^T U_i      (n m T d)": 2 * n * m * T * d,
+        "a = X s          (n m T d)": 2 * n * m * T * d,
+        "G U = X(s(p-pre))(n m T d)": 2 * n * m * T * d,
+        "pre = U^T a      (n m d)": 2 * n * m * d,
+        "f = c^T h        (n m)": 2 * n * m,
+        "grad c           (n m)": 2 * n * m,
+        "grad U           (n m d)": 2 * n * m * d,
+        "grad W           (n m d^2)": 2 * n * m * d * d,
+    }
+
+
+def _sync(device: torch.device) -> None:
+    if device.type == "cuda":
+        torch.cuda.synchronize(device)
+
+
+def best_time(fn, repeats: int, device: torch.device) -> float:
+    """Best wall time of ``fn()`` over ``repeats`` runs after one warm-up run."""
+    fn()
+    _sync(device)
+    best = math.inf
+    for _ in range(repeats):
+        _sync(device)
+        start = time.perf_counter()
+        fn()
+        _sync(device)
+        best = min(best, time.perf_counter() - start)
+    return best
+
+
+def matmul_rate(device: torch.device, repeats: int) -> tuple[float, int]:
+    """Measured fp32 GFLOP/s of a large square matrix product (size 2048 on CPU, 8192 on GPU)."""
+    size = 2048 if device.type == "cpu" else 8192
+    gen = torch.Generator().manual_seed(0)
+    A = torch.randn(size, size, generator=gen).to(device)
+    B = torch.randn(size, size, generator=gen).to(device)
+    seconds = best_time(lambda: A @ B, repeats, device)
+    return 2 * size**3 / seconds / 1e9, size
+
+
+def autograd_step(theta: Params, theta0: Params, X, q, y, act, eta: float, rho) -> Params:
+    """The naive reference step: autograd through ``forward``, then update and project."""
+    leaves = Params(*(t.detach().clone().requires_grad_() for t in theta))
+    loss = ((forward(leaves, X, q, act) - y) ** 2).mean()
+    loss.backward()
+    with torch.no_grad():
+        moved = Params(*(t - eta * t.grad for t in leaves))
+        return project(moved, theta0, rho)
+
+
+def run(args: argparse.Namespace) -> dict:
+    device = torch.device(args.device)
+    if device.type == "cuda" and not torch.cuda.is_available():
+        raise SystemExit("error: --device cuda but no CUDA device is available")
+    if args.threads:
+        torch.set_num_threads(args.threads)
+    dtype = {"float32": torch.float32, "float64": torch.float64}[args.dtype]
+    n, m, d, T = args.n, args.m, args.d, args.T
+    act = get_activation("tanh")
+    X = synthetic_inputs(n, T, d, seed=0, dtype=dtype, device=device)
+    q = last_token_query(X)
+    y = 0.1 * torch.randn(n, generator=torch.Generator().manual_seed(1)).to(device, dtype)
+    p0 = init_params(m, d, seed=0, dtype=dtype, device=device)
+    rho, eta = (2.0, 2.0, 2.0), 0.05
+
+    def trainer(gradient: str) -> float:
+        best = math.inf
+        proj_gd(p0, X, q, y, act, steps=1, eta=eta, rho=rho, gradient=gradient)  # warm-up
+        for _ in range(args.repeats):
+            res = proj_gd(p0, X, q, y, act, steps=args.steps, eta=eta, rho=rho,
+                          gradient=gradient)
+            best = min(best, res.seconds / args.steps)
+        return best
+
+    fused = trainer("fused")
+    closed = trainer("closed") if not args.skip_closed else math.nan
+    auto = best_time(lambda: autograd_step(p0, p0, X, q, y, act, eta, rho), args.repeats, device)
+    rate, size = matmul_rate(device, args.repeats)
+    flops = step_flops(n, m, d, T)
+    total = sum(flops.values())
+    floor = total / (rate * 1e9)
+    return {
+        "config": {"n": n, "m": m, "d": d, "T": T, "dtype": args.dtype, "device": str(device),
+                   "threads": torch.get_num_threads(), "steps_per_timing": args.steps,
+                   "repeats": args.repeats, "torch": torch.__version__,
+                   "machine": _machine(device), "python": platform.python_version()},
+        "flops": flops, "flops_total": total,
+        "seconds_per_step": {"trainer": fused, "trainer_closed_form": closed,
+                             "autograd": auto},
+        "speedup_vs_autograd": auto / fused,
+        "achieved_gflops": total / fused / 1e9,
+        "matmul_gflops": rate, "matmul_size": size,
+        "flop_floor_seconds": floor, "step_over_floor": fused / floor,
+        "load_average": os.getloadavg()[0] if hasattr(os, "getloadavg") else None,
+    }
+
+
+def _machine(device: torch.device) -> str:
+    if device.type == "cuda":
+        return torch.cuda.get_device_name(device)
+    name = platform.processor() or platform.machine()
+    try:
+        with open("/proc/cpuinfo") as fh:
+            for line in fh:
+                if line.startswith("model name"):
+                    name = line.split(":", 1)[1].strip()
+                    break
+    except OSError:
+        pass
+    return f"{name}, {os.cpu_count()} logical CPUs"
+
+
+def print_table(res: dict) -> None:
+    c = res["config"]
+    print(f"ProjGD step, n={c['n']} m={c['m']} d={c['d']} T={c['T']} {c['dtype']} on "
+          f"{c['device']} ({c['machine']}; torch {c['torch']}, {c['threads']} threads, "
+          f"load avg {res['load_average']})")
+    print("\nFLOPs of the step's contractions (2 per multiply-add):")
+    for name, value in res["flops"].items():
+        print(f"  {name:28s} {value / 1e6:10.1f} MFLOP")
+    print(f"  {'total':28s} {res['flops_total'] / 1e9:10.3f} GFLOP")
+    s = res["seconds_per_step"]
+    rows = [
+        ("trainer (fused, proj + record)", f"{s['trainer']:.4f} s/step"),
+        ("trainer, gradient='closed'", f"{s['trainer_closed_form']:.4f} s/step"),
+        ("plain autograd step", f"{s['autograd']:.4f} s/step"),
+        ("speed-up vs autograd", f"{res['speedup_vs_autograd']:.2f}x"),
+        ("achieved (trainer)", f"{res['achieved_gflops']:.1f} GFLOP/s"),
+        (f"fp32 matmul {res['matmul_size']}^3", f"{res['matmul_gflops']:.1f} GFLOP/s"),
+        ("FLOP floor (FLOPs / matmul rate)", f"{res['flop_floor_seconds']:.4f} s"),
+        ("trainer / FLOP floor", f"{res['step_over_floor']:.2f}x"),
+    ]
+    width = max(len(r[0]) for r in rows)
+    print()
+    for name, value in rows:
+        print(f"  {name:{width}s}  {value:>18s}")
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("--n", type=int, default=4000)
+    parser.add_argument("--m", type=int, default=256)
+    parser.add_argument("--d", type=int, default=8)
+    parser.add_argument("--T", type=int, default=16)
+    parser.add_argument("--dtype", choices=["float32", "float64"], default="float32")
+    parser.add_argument("--device", default="cpu", help="cpu or cuda")
+    parser.add_argument("--steps", type=int, default=5, help="trainer steps per timing")
+    parser.add_argument("--repeats", type=int, default=3, help="timings; the best is kept")
+    parser.add_argument("--threads", type=int, default=0, help="torch threads (0 = default)")
+    parser.add_argument("--skip-closed", action="store_true",
+                        help="do not time the gradient='closed' trainer")
+    parser.add_argument("--json", default=None, help="also write the results to this file")
+    args = parser.parse_args(argv)
+    res = run(args)
+    print_table(res)
+    if args.json:
+        with open(args.json, "w") as fh:
+            json.dump(res, fh, indent=2)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
