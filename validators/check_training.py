@@ -29,6 +29,7 @@ from __future__ import annotations
 import math
 import time
 from collections.abc import Iterable
+from functools import cache
 
 import torch
 
@@ -179,34 +180,52 @@ def measure_lemma5(*, m: int, n: int, d: int, T: int, nu=1.0, delta: float = 0.0
 
 # --------------------------------------------------------------------- Theorem 1 / Prop. 1
 
-def _a_posteriori(misspecified_expressions, realizable_expressions, inputs, eta: float,
-                  eps_mis: float, u0_max: float, x_max: float, q_max: float) -> dict:
-    """Theorem 1's bounds with measured (u0_max, x_max, q_max, g_max = x_max²) (aposteriori.py)."""
+def _a_posteriori(inputs, eta: float, eps_mis: float, u0_max: float, x_max: float,
+                  q_max: float) -> dict:
+    """Theorem 1's bounds with measured (u0_max, x_max, q_max, g_max = x_max²) (aposteriori.py).
+
+    Returns {"misspecified": {min_iterate, average_iterate} at ε_mis = ``eps_mis``,
+    "realizable": the same at ε_mis = 0 (``theorem1_a_posteriori``)}.
+    """
+    import mpmath
     import sympy as sp
     from boundcalc.theory import symbols as S
-    from boundcalc.theory.aposteriori import evaluate_expressions
 
     from boundcalc.api import symbol_values
 
     values = {sym: float(sp.N(val, 30)) for sym, val in symbol_values(inputs).items()}
     values.update({S.eta: eta, S.eps_mis: eps_mis, S.u0_max: u0_max, S.x_max: x_max,
                    S.q_max: q_max, S.g_max: x_max**2})
+    out = {}
+    for label, (keys, syms, func) in _a_posteriori_functions().items():
+        with mpmath.workdps(20):
+            numbers = func(*[mpmath.mpf(values[s]) for s in syms])
+        out[label] = {k: float(v) for k, v in zip(keys, numbers, strict=True)}
+    return out
 
-    def ev(exprs):
-        used = set().union(*(sp.sympify(e).free_symbols for e in exprs.values()))
-        return evaluate_expressions(exprs, {s: v for s, v in values.items() if s in used})
 
-    return {"misspecified": ev(misspecified_expressions), "realizable": ev(realizable_expressions)}
+@cache
+def _a_posteriori_functions():
+    """Lambdified a-posteriori Theorem 1 bounds (built once per process).
 
-
-def _a_posteriori_expressions():
-    """(bounds with ε_mis, realizable bounds) of Theorem 1, a posteriori (symbolic)."""
+    "misspecified": ``build_bound(eps_mis, a_priori=False)``; "realizable":
+    ``theorem1_a_posteriori()``. Each entry is (keys, symbols, mpmath function).
+    """
+    import sympy as sp
     from boundcalc.theory import symbols as S
     from boundcalc.theory.aposteriori import theorem1_a_posteriori
     from boundcalc.theory.theorem1 import build_bound
 
     _, _, mis_bound = build_bound(S.eps_mis, a_priori=False)
-    return mis_bound, dict(theorem1_a_posteriori().bound)
+    functions = {}
+    for label, exprs in (("misspecified", mis_bound),
+                         ("realizable", dict(theorem1_a_posteriori().bound))):
+        keys = list(exprs)
+        syms = sorted(set().union(*(sp.sympify(e).free_symbols for e in exprs.values())),
+                      key=lambda s: s.name)
+        functions[label] = (keys, syms, sp.lambdify(syms, [exprs[k] for k in keys],
+                                                    modules="mpmath"))
+    return functions
 
 
 def _training_measurement(kind: str, *, m, n, d, T, rho, nu, delta, activation, steps, seeds,
@@ -240,7 +259,6 @@ def _training_measurement(kind: str, *, m, n, d, T, rho, nu, delta, activation, 
             if abs(float(value) - float(same.bound[key])) > 1e-12 * abs(float(value)):
                 raise RuntimeError(f"prop1 and theorem1 bounds differ for {key}: the "
                                    "misspecified (Remark 9) bound would not apply to ProjSGD")
-    mis_exprs, real_exprs = _a_posteriori_expressions()
     per_seed = []
     for s in seed_list:
         teacher = build_teacher(d, T, seed=derived_seed(s, "teacher"), nu=nu_t,
@@ -255,7 +273,7 @@ def _training_measurement(kind: str, *, m, n, d, T, rho, nu, delta, activation, 
             results = [proj_sgd(p0, X, q, y, teacher.act, steps=int(steps), eta=step,
                                 rho=rho_t, batch_size=b, seed=derived_seed(s, f"minibatch{r}"))
                        for r in range(runs)]
-        post = _a_posteriori(mis_exprs, real_exprs, mis_inputs, step, eps_t,
+        post = _a_posteriori(mis_inputs, step, eps_t,
                              u0_max=float(p0.U.norm(dim=-1).max()),
                              x_max=float(X.norm(dim=-1).max()), q_max=float(q.norm(dim=-1).max()))
         per_seed.append({

@@ -108,3 +108,24 @@ def test_device_resolution():
     if not torch.cuda.is_available():
         with pytest.raises(ValueError, match="no CUDA device"):
             resolve_device("cuda")
+
+
+def test_a_posteriori_bounds_are_the_theory_expressions_at_measured_values():
+    import sympy as sp
+    from boundcalc.theory import symbols as S
+    from boundcalc.theory.aposteriori import evaluate_expressions, theorem1_a_posteriori
+    from boundcalc.validators.check_training import _a_posteriori, _inputs
+
+    from boundcalc.api import symbol_values
+
+    inputs = _inputs(m=16, n=64, d=4, T=8, delta=0.05, rho=(2, 2, 2), nu=(1, 1, 1), steps=100,
+                     activation="tanh", eta=0.01, misspecification=0.25)
+    got = _a_posteriori(inputs, 0.01, 0.25, u0_max=3.1, x_max=0.9, q_max=0.8)
+    values = {s: float(sp.N(v)) for s, v in symbol_values(inputs).items()}
+    values.update({S.eta: 0.01, S.u0_max: 3.1, S.x_max: 0.9, S.q_max: 0.8, S.g_max: 0.81})
+    exprs = dict(theorem1_a_posteriori().bound)
+    used = set().union(*(e.free_symbols for e in exprs.values()))
+    ref = evaluate_expressions(exprs, {s: v for s, v in values.items() if s in used})
+    for key, value in ref.items():
+        assert got["realizable"][key] == pytest.approx(value, rel=1e-12)
+        assert got["misspecified"][key] > value     # ε_mis > 0 only adds
