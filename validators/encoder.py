@@ -1,0 +1,372 @@
+"""Paper 003's shallow Transformer encoder (Wu et al. 2024) in torch, plain GD, and the
+measurements that confront Lemma 4 and Theorem 5 with real runs.
+
+Model (paper 003 §3.1.2, L45–L85 of ``shared/papers/003_ca845a00a60efb13.txt``), for a batch
+X ∈ R^{N×d_s×d}:
+
+    S_n     = softmax_rows((X_n W_Qᵀ)(X_n W_Kᵀ)ᵀ / √d_m)        (d_s × d_s, row-wise softmax)
+    f_pre,n = (1/d_s) Σ_i ReLU(S_n X_n W_Vᵀ)_{i,:}               (column-wise average pooling)
+    f(X_n)  = w_Oᵀ f_pre,n
+
+with W_Q, W_K, W_V ∈ R^{d_m×d}, w_O ∈ R^{d_m} and the LeCun init of §3.1.3 (W entries N(0, 1/d),
+w_O entries N(0, 1/d_m)); the paper sets d = d_m (L145), here ``d`` defaults to the input's last
+dimension. F_pre ∈ R^{N×d_m} stacks the f_pre,n.
+
+Measured (issue 5, item 2): the seven norms of θ⁰ (keys of
+:data:`boundcalc.generalization.NORM_FLAGS`), α = σ_min(F_pre⁰), Φ(θ⁰) = ½‖f(θ⁰) − y‖², R_X =
+max_n ‖X_n‖_F/√d_s (Assumption 3), and along GD the block distances ‖W_•^t − W_•⁰‖, Φ(θ^t), the
+empirical loss L_S(f_{θ^t}) and a held-out loss. :func:`check_run` turns them into the inputs of
+:func:`boundcalc.generalization.evaluate_generalization` (radii = distances actually travelled)
+and reports which conditions of Lemma 4 hold and whether the measured losses stay under the
+bounds; a violation with all conditions holding is flagged as a finding.
+
+Conventions (choices, see docs/generalization.md):
+
+* α is the smallest of the min(N, d_m) singular values of F_pre⁰ (the paper's literal
+  "minimum singular value"); Wu et al.'s analysis needs σ_N(F_pre⁰) > 0, i.e. d_m ≥ N, reported
+  as ``alpha_full_row_rank``.
+* Training objective: ``"phi"`` = Φ(θ) = ½Σ(f − y)² (what Wu et al.'s Theorem 1, hence Lemma 4, is
+  about), ``"mse"`` = (1/N)Σ(f − y)², or ``"cross_entropy"`` = mean binary cross-entropy of the
+  logit f with labels in {0, 1} (the paper's experiment, L429). Lemma 4 applies to ``"phi"`` only.
+* Evaluation loss ℓ (the 1-Lipschitz loss of L_S and L_D): ``"absolute"`` |f − y| (1-Lipschitz
+  with ℓ(y, y) = 0, as the proof of Lemma 4 needs) or ``"logistic"`` log(1 + e^{−(2y−1)f})
+  (1-Lipschitz, but ℓ(y, y) ≠ 0: Lemma 4's first step does not apply).
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from typing import Any, NamedTuple
+
+import torch
+from torch import Tensor
+
+OBJECTIVES = ("phi", "mse", "cross_entropy")
+EVAL_LOSSES = ("absolute", "logistic")
+
+
+class EncoderParams(NamedTuple):
+    """θ = (W_Q, W_K, W_V, w_O): W_• of shape (d_m, d), w_O of shape (d_m,)."""
+
+    W_Q: Tensor
+    W_K: Tensor
+    W_V: Tensor
+    w_O: Tensor  # noqa: N815 (the paper's name)
+
+    @property
+    def d_m(self) -> int:
+        """Model dimension."""
+        return int(self.w_O.shape[0])
+
+    def detach(self) -> EncoderParams:
+        return EncoderParams(*(t.detach() for t in self))
+
+    def clone(self) -> EncoderParams:
+        return EncoderParams(*(t.detach().clone() for t in self))
+
+
+def lecun_init(d_m: int, d: int, *, seed: int, dtype: torch.dtype = torch.float64,
+               device: torch.device | str = "cpu") -> EncoderParams:
+    """LeCun init of §3.1.3 from a seeded CPU generator (draw order W_Q, W_K, W_V, w_O)."""
+    if d_m < 1 or d < 1:
+        raise ValueError(f"`d_m` and `d` must be >= 1, got d_m={d_m}, d={d}")
+    gen = torch.Generator().manual_seed(int(seed))
+
+    def normal(shape: tuple[int, ...], std: float) -> Tensor:
+        return (torch.randn(shape, generator=gen, dtype=torch.float64) * std).to(dtype=dtype,
+                                                                                 device=device)
+
+    return EncoderParams(normal((d_m, d), 1 / math.sqrt(d)), normal((d_m, d), 1 / math.sqrt(d)),
+                         normal((d_m, d), 1 / math.sqrt(d)), normal((d_m,), 1 / math.sqrt(d_m)))
+
+
+def _check_inputs(X: Tensor, params: EncoderParams) -> None:
+    if X.ndim != 3:
+        raise ValueError(f"`X` must have shape (N, d_s, d), got {tuple(X.shape)}")
+    if X.shape[2] != params.W_Q.shape[1]:
+        raise ValueError(f"`X` has token dimension {X.shape[2]}, the weights expect "
+                         f"{params.W_Q.shape[1]}")
+
+
+def pre_features(params: EncoderParams, X: Tensor) -> Tensor:
+    """F_pre ∈ R^{N×d_m}: f_pre(X_n) = (1/d_s) Σ_i ReLU(W_V X_nᵀ β_i) (L75)."""
+    _check_inputs(X, params)
+    d_m = params.d_m
+    q = X @ params.W_Q.T  # (N, d_s, d_m)
+    k = X @ params.W_K.T
+    v = X @ params.W_V.T
+    scores = torch.softmax(q @ k.transpose(1, 2) / math.sqrt(d_m), dim=-1)  # row-wise (L45)
+    return torch.relu(scores @ v).mean(dim=1)
+
+
+def forward(params: EncoderParams, X: Tensor) -> Tensor:
+    """f(X_n) = w_Oᵀ f_pre(X_n) for every n (L81, L85); shape (N,)."""
+    return pre_features(params, X) @ params.w_O
+
+
+def phi(params: EncoderParams, X: Tensor, y: Tensor) -> Tensor:
+    """Φ(θ) = ½‖f(θ) − y‖₂² (L217), a sum over the N samples."""
+    return 0.5 * ((forward(params, X) - y) ** 2).sum()
+
+
+def objective_value(f: Tensor, y: Tensor, objective: str) -> Tensor:
+    """The training objective at outputs ``f`` (see the module docstring)."""
+    if objective == "phi":
+        return 0.5 * ((f - y) ** 2).sum()
+    if objective == "mse":
+        return ((f - y) ** 2).mean()
+    if objective == "cross_entropy":
+        return torch.nn.functional.binary_cross_entropy_with_logits(f, y)
+    raise ValueError(f"`objective` must be one of {OBJECTIVES}, got {objective!r}")
+
+
+def eval_loss_value(f: Tensor, y: Tensor, eval_loss: str) -> Tensor:
+    """Mean of the 1-Lipschitz evaluation loss ℓ(f, y) (L_S on training data, L_D estimate on
+    held-out data)."""
+    if eval_loss == "absolute":
+        return (f - y).abs().mean()
+    if eval_loss == "logistic":
+        return torch.nn.functional.softplus(-(2 * y - 1) * f).mean()
+    raise ValueError(f"`eval_loss` must be one of {EVAL_LOSSES}, got {eval_loss!r}")
+
+
+def init_norms(params: EncoderParams) -> dict[str, float]:
+    """‖W_•⁰‖_F, ‖W_•⁰‖₂ and ‖w_O⁰‖₂, keyed as :data:`boundcalc.generalization.NORM_FLAGS`."""
+    out: dict[str, float] = {}
+    for name, w in zip("QKV", params[:3], strict=True):
+        w64 = w.detach().to(torch.float64)
+        out[f"W{name}0_F"] = float(torch.linalg.matrix_norm(w64, "fro"))
+        out[f"W{name}0_2"] = float(torch.linalg.matrix_norm(w64, 2))
+    out["WO0_2"] = float(torch.linalg.vector_norm(params.w_O.detach().to(torch.float64)))
+    return {k: out[k] for k in ("WQ0_F", "WK0_F", "WV0_F", "WQ0_2", "WK0_2", "WV0_2", "WO0_2")}
+
+
+def alpha_of(params: EncoderParams, X: Tensor) -> float:
+    """α = σ_min(F_pre): the smallest of the min(N, d_m) singular values (L215)."""
+    feats = pre_features(params.detach(), X).to(torch.float64)
+    return float(torch.linalg.svdvals(feats)[-1])
+
+
+def input_scale(X: Tensor) -> float:
+    """R_X = max_n ‖X_n‖_F / √d_s, the smallest R_X with ‖X_n‖_F ≤ √d_s R_X (Assumption 3)."""
+    norms = torch.linalg.matrix_norm(X.to(torch.float64), "fro")
+    return float(norms.max()) / math.sqrt(X.shape[1])
+
+
+def measure_init(params: EncoderParams, X: Tensor, y: Tensor) -> dict[str, Any]:
+    """Everything the calculator needs at θ⁰: the seven norms, α, Φ(θ⁰), R_X, sizes."""
+    with torch.no_grad():
+        phi0 = float(phi(params, X.to(params.w_O.dtype), y.to(params.w_O.dtype)))
+    n, d_s, d = (int(s) for s in X.shape)
+    return {
+        "N": n, "d_s": d_s, "d": d, "d_m": params.d_m,
+        "norms": init_norms(params),
+        "alpha": alpha_of(params, X.to(params.w_O.dtype)),
+        "alpha_full_row_rank": params.d_m >= n,
+        "Phi0": phi0,
+        "R_X": input_scale(X),
+    }
+
+
+@dataclass
+class EncoderRun:
+    """Per-step record of :func:`train_gd`, for t = 0 … steps (tensors on the CPU, float64).
+
+    ``distance[t]`` = (‖W_Q^t − W_Q⁰‖_F, ‖W_K^t − W_K⁰‖_F, ‖W_V^t − W_V⁰‖_F, ‖w_O^t − w_O⁰‖₂).
+    """
+
+    objective: str
+    eval_loss: str
+    lr: float
+    phi: Tensor
+    train_loss: Tensor
+    test_loss: Tensor
+    distance: Tensor
+    params: EncoderParams
+    extra: dict[str, Any] = field(default_factory=dict)
+
+    @property
+    def radii(self) -> tuple[float, float, float, float]:
+        """(R_Q, R_K, R_V, R_O) actually travelled: max over t of each block's distance."""
+        m = self.distance.max(dim=0).values
+        return float(m[0]), float(m[1]), float(m[2]), float(m[3])
+
+
+def train_gd(params0: EncoderParams, X: Tensor, y: Tensor, *, steps: int, lr: float,
+             objective: str = "phi", eval_loss: str = "absolute",
+             X_test: Tensor | None = None, y_test: Tensor | None = None) -> EncoderRun:
+    """Plain full-batch GD (L105–L113) on ``objective``, recording every step.
+
+    Args:
+        params0: θ⁰ (not modified).
+        X, y: training data, shapes (N, d_s, d) and (N,).
+        steps: number of GD steps t' (≥ 0). lr: step size γ (> 0).
+        objective: ``"phi"`` (Wu et al.'s Φ), ``"mse"`` or ``"cross_entropy"``.
+        eval_loss: the 1-Lipschitz ℓ of L_S / L_D: ``"absolute"`` or ``"logistic"``.
+        X_test, y_test: held-out data for the L_D estimate (NaN when absent).
+    """
+    if steps < 0:
+        raise ValueError(f"`steps` must be >= 0, got {steps}")
+    if not lr > 0:
+        raise ValueError(f"`lr` must be > 0, got {lr}")
+    if objective not in OBJECTIVES:
+        raise ValueError(f"`objective` must be one of {OBJECTIVES}, got {objective!r}")
+    if eval_loss not in EVAL_LOSSES:
+        raise ValueError(f"`eval_loss` must be one of {EVAL_LOSSES}, got {eval_loss!r}")
+    dtype = params0.w_O.dtype
+    X = X.to(dtype)
+    y = y.to(dtype)
+    if X_test is not None:
+        X_test = X_test.to(dtype)
+        y_test = None if y_test is None else y_test.to(dtype)
+    theta0 = params0.clone()
+    params = [t.clone().requires_grad_(True) for t in theta0]
+    phis, train, test, dist = [], [], [], []
+
+    def record(p: list[Tensor]) -> None:
+        with torch.no_grad():
+            ep = EncoderParams(*p)
+            f = forward(ep, X)
+            phis.append(float(0.5 * ((f - y) ** 2).sum()))
+            train.append(float(eval_loss_value(f, y, eval_loss)))
+            if X_test is not None and y_test is not None:
+                test.append(float(eval_loss_value(forward(ep, X_test), y_test, eval_loss)))
+            else:
+                test.append(math.nan)
+            dist.append([float(torch.linalg.vector_norm((a - b).reshape(-1)))
+                         for a, b in zip(p, theta0, strict=True)])
+
+    record(params)
+    for _ in range(steps):
+        value = objective_value(forward(EncoderParams(*params), X), y, objective)
+        grads = torch.autograd.grad(value, params)
+        with torch.no_grad():
+            for p, g in zip(params, grads, strict=True):
+                p -= lr * g
+        record(params)
+    return EncoderRun(
+        objective=objective, eval_loss=eval_loss, lr=float(lr),
+        phi=torch.tensor(phis, dtype=torch.float64),
+        train_loss=torch.tensor(train, dtype=torch.float64),
+        test_loss=torch.tensor(test, dtype=torch.float64),
+        distance=torch.tensor(dist, dtype=torch.float64),
+        params=EncoderParams(*(p.detach() for p in params)),
+    )
+
+
+#: Radius used in place of a block distance of exactly 0 (M divides by each radius).
+MIN_RADIUS = 1e-12
+
+
+def check_run(X: Tensor, y: Tensor, *, d_m: int, seed: int, steps: int, lr: float,
+              delta: float = 0.05, objective: str = "phi", eval_loss: str = "absolute",
+              X_test: Tensor | None = None, y_test: Tensor | None = None,
+              R_X: float | None = None,
+              radii: tuple[float, float, float, float] | None = None,
+              hidden_constants: str | Mapping[str, object] | None = None,
+              dtype: torch.dtype = torch.float64,
+              device: torch.device | str = "cpu") -> dict[str, Any]:
+    """Train one cell and confront it with Lemma 4 and Theorem 5 (derived and printed forms).
+
+    The calculator is evaluated at the measured θ⁰ (norms, α, Φ(θ⁰)), the measured R_X (unless
+    given) and the radii: ``radii`` if given (any radii that contain the trajectory are valid, and
+    larger radii shrink M, which carries 1/R_•), else those actually travelled (max over t; a zero
+    distance becomes :data:`MIN_RADIUS`). ``radii_contain_trajectory`` says whether the given
+    radii contain the run (if not, the bounds do not apply and a finding is reported). Both
+    bounds hold "for every t", so they are compared with the largest measured loss of the run.
+
+    Returns:
+        JSON-ready dict: ``cell``, ``init``, ``radii``, ``conditions`` (derived form),
+        ``all_conditions_hold``, ``empirical`` (max_t L_S vs the Lemma 4 bounds), ``true``
+        (max_t held-out loss vs the Theorem 5 bounds), ``findings`` (list of strings; a measured
+        loss above a bound whose conditions all hold is reported there), ``bounds`` (the two
+        calculator outputs; ``as_printed`` is None when R = √(ΣR_•²) ≤ δ, where the printed
+        deviation term √(log(R/δ)/N) is undefined).
+    """
+    from boundcalc.generalization import evaluate_generalization
+
+    if X.ndim != 3:
+        raise ValueError(f"`X` must have shape (N, d_s, d), got {tuple(X.shape)}")
+    params0 = lecun_init(d_m, int(X.shape[2]), seed=seed, dtype=dtype, device=device)
+    X = X.to(dtype=dtype, device=device)
+    y = y.to(dtype=dtype, device=device)
+    if X_test is not None:
+        X_test = X_test.to(dtype=dtype, device=device)
+    if y_test is not None:
+        y_test = y_test.to(dtype=dtype, device=device)
+    init = measure_init(params0, X, y)
+    run = train_gd(params0, X, y, steps=steps, lr=lr, objective=objective, eval_loss=eval_loss,
+                   X_test=X_test, y_test=y_test)
+    travelled = run.radii
+    if radii is None:
+        radii = tuple(max(r, MIN_RADIUS) for r in travelled)
+    elif len(radii) != 4 or not all(r > 0 for r in radii):
+        raise ValueError(f"`radii` must be four positive numbers (R_Q, R_K, R_V, R_O), "
+                         f"got {radii!r}")
+    contained = all(t <= r * (1 + 1e-12) for t, r in zip(travelled, radii, strict=True))
+    rx = init["R_X"] if R_X is None else float(R_X)
+    common = {"N": init["N"], "d_m": d_m, "d_s": init["d_s"], "R_X": rx, "radii": radii,
+              "delta": delta, "alpha": init["alpha"], "Phi0": init["Phi0"],
+              "init_norms": init["norms"], "hidden_constants": hidden_constants}
+    derived = evaluate_generalization(**common)
+    if math.sqrt(sum(r * r for r in radii)) > delta:
+        printed: dict[str, Any] | None = evaluate_generalization(**common, as_printed=True)
+    else:  # the printed deviation term sqrt(log(R/delta)/N) is undefined for R <= delta
+        printed = None
+    all_hold = all(c["holds"] for c in derived["conditions"])
+    max_train = float(run.train_loss.max())
+    max_test = float(run.test_loss.max()) if X_test is not None else math.nan
+    lemma4 = derived["terms"]["empirical_loss"]
+    thm5 = derived["bound"]["true_loss"]
+    lemma4_applies = objective == "phi" and eval_loss == "absolute"
+    findings: list[str] = []
+    if not contained:
+        findings.append(f"the radii {tuple(radii)} do not contain the trajectory (travelled "
+                        f"{tuple(round(t, 12) for t in travelled)}): the bounds do not apply")
+    if not lemma4_applies:
+        findings.append(f"Lemma 4 does not apply as stated: objective={objective!r} "
+                        f"(needs 'phi'), eval_loss={eval_loss!r} (needs ℓ(y, y) = 0)")
+    applies = all_hold and lemma4_applies and contained
+    if max_train > lemma4 and applies:
+        findings.append(f"VIOLATION with all conditions holding: max_t L_S = {max_train:.6g} > "
+                        f"Lemma 4 bound {lemma4:.6g}")
+    if X_test is not None and max_test > thm5 and applies:
+        findings.append(f"VIOLATION with all conditions holding: max_t held-out loss = "
+                        f"{max_test:.6g} > Theorem 5 bound {thm5:.6g} (an estimate of L_D)")
+    return {
+        "cell": {"N": init["N"], "d_m": d_m, "d_s": init["d_s"], "d": init["d"], "seed": seed,
+                 "steps": steps, "lr": float(lr), "objective": objective,
+                 "eval_loss": eval_loss, "delta": delta},
+        "init": {**init["norms"], "alpha": init["alpha"],
+                 "alpha_full_row_rank": init["alpha_full_row_rank"], "Phi0": init["Phi0"],
+                 "R_X_measured": init["R_X"], "R_X_used": rx},
+        "radii": dict(zip(("R_Q", "R_K", "R_V", "R_O"), radii, strict=True)),
+        "radii_travelled": dict(zip(("R_Q", "R_K", "R_V", "R_O"), travelled, strict=True)),
+        "radii_contain_trajectory": contained,
+        "conditions": derived["conditions"],
+        "all_conditions_hold": all_hold,
+        "empirical": {
+            "max_train_loss": max_train,
+            "final_train_loss": float(run.train_loss[-1]),
+            "final_phi": float(run.phi[-1]),
+            "phi_non_increasing": bool((run.phi[1:] <= run.phi[:-1] * (1 + 1e-12)).all()),
+            "lemma4_bound": lemma4,
+            "lemma4_bound_printed": printed["terms"]["empirical_loss"] if printed else None,
+            "sqrt_2_phi0_over_N": derived["quantities"]["empirical_loss_phi0"],
+            "within_lemma4": max_train <= lemma4,
+            "lemma4_applies": lemma4_applies,
+        },
+        "true": {
+            "max_test_loss": max_test,
+            "final_test_loss": float(run.test_loss[-1]),
+            "theorem5_bound": thm5,
+            "theorem5_bound_printed": printed["bound"]["true_loss"] if printed else None,
+            "within_theorem5": (max_test <= thm5) if X_test is not None else None,
+            "within_theorem5_printed": ((max_test <= printed["bound"]["true_loss"])
+                                        if X_test is not None and printed else None),
+        },
+        "findings": findings,
+        "bounds": {"derived": derived, "as_printed": printed},
+    }
