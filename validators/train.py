@@ -71,7 +71,7 @@ def fused_loss_and_gradient(params: Params, X: Tensor, q: Tensor, y: Tensor,
         [a | Xᵀ(s∘P)] = X_bᵀ [s | s∘P]      one batched product, (b, d, 2m)
         pre_i = a_iᵀU_i,  G_iU_i = Xᵀ(s∘P)_i − pre_i a_i   (Facts 1–2, Remark 3)
         w_j = 2(f_j − y_j)/n,  κ_{ji} = w_j σ'(pre_ji) c_i/√m
-        [∇_U | ∇_W] += [1 | q_b]ᵀ (κ ∘ [a | G U])    one matrix product
+        ∇_U += Σ_j κ_j ∘ a_j,   ∇_W += q_bᵀ (κ ∘ G U)   (one matrix product)
 
     and ∂R̂/∂c = (1/√m) Σ_j w_j σ(pre_j). Intermediates are preallocated per call and reused
     across chunks; ``chunk`` defaults to :func:`default_chunk`. With ``need_grad=False`` only
@@ -98,8 +98,8 @@ def fused_loss_and_gradient(params: Params, X: Tensor, q: Tensor, y: Tensor,
     tmp = torch.empty(b, d, m, dtype=dt, device=dev)
     Ut = U.t()
     if need_grad:
-        Q1 = torch.ones(b, d + 1, dtype=dt, device=dev)
-        acc = torch.zeros(d + 1, 2 * d * m, dtype=dt, device=dev)
+        acc_W = torch.zeros(d, d * m, dtype=dt, device=dev)   # [e, (a, i)]
+        acc_U = torch.zeros(d, m, dtype=dt, device=dev)       # [a, i]
         grad_c = torch.zeros(m, dtype=dt, device=dev)
     loss = torch.zeros((), dtype=dt, device=dev)
     preds = torch.empty(n, dtype=dt, device=dev)
@@ -109,8 +109,6 @@ def fused_loss_and_gradient(params: Params, X: Tensor, q: Tensor, y: Tensor,
         bb = Xc.shape[0]
         if bb < b:
             WqU, zp, R, tmp = WqU[:bb], zp[:bb], R[:bb], tmp[:bb]
-            if need_grad:
-                Q1 = Q1[:bb]
         WqU[:, :, :m] = (qc @ Wmat.t()).view(bb, d, m)
         torch.bmm(Xc, WqU, out=zp)
         z, P = zp[:, :, :m], zp[:, :, m:]
@@ -133,15 +131,14 @@ def fused_loss_and_gradient(params: Params, X: Tensor, q: Tensor, y: Tensor,
         w = (2.0 / n) * r
         grad_c += w @ h
         coef = (w.unsqueeze(1) * dh) * cs                  # (bb, m)
-        R.view(bb, d, 2, m).mul_(coef.view(bb, 1, 1, m))
-        Q1[:, :d] = qc
-        acc.addmm_(Q1.t(), R.view(bb, -1))
+        R.view(bb, d, 2, m).mul_(coef.view(bb, 1, 1, m))    # κ ∘ [a | G U]
+        acc_U += a.sum(dim=0)
+        acc_W.addmm_(qc.t(), GU.reshape(bb, d * m))
     loss = loss / n
     if not need_grad:
         return loss, None, preds
-    acc = acc.view(d + 1, d, 2, m)
-    grad_U = acc[d, :, 0, :].t().contiguous()
-    grad_W = acc[:d, :, 1, :].permute(2, 1, 0).contiguous()   # [e, a, i] → [i, a, e]
+    grad_U = acc_U.t().contiguous()
+    grad_W = acc_W.view(d, d, m).permute(2, 1, 0).contiguous()   # [e, a, i] → [i, a, e]
     return loss, Params(grad_c * scale, grad_U, grad_W), preds
 
 
