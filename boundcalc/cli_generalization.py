@@ -8,8 +8,9 @@ calculator's JSON contract through :func:`boundcalc.formats.render_result` in an
 ``--symbolic`` appends every formula and the table of discrepancies between the paper's printed
 statements and its derivations, both forms side by side.
 
-Not here: ``--data PATH`` (measuring α and Φ(θ⁰) on a data set needs the torch model of the
-validators; give ``--alpha`` and ``--phi0``).
+``--data PATH`` (an ``.npz`` with ``X`` (N, d_s, d) and ``y`` (N,)) measures N, d_s, R_X, the init
+norms, α and Φ(θ⁰) at the torch LeCun init seeded by ``--from-init`` (the only path that imports
+torch, lazily; see :func:`boundcalc.generalization.measure_data`).
 
 Example:
     boundcalc generalization --N 10000 --dm 64 --ds 13 --rx 1 --radii 1,1,1,1 --delta 0.05 \\
@@ -138,8 +139,12 @@ def generalization(
     phi0: Annotated[str | None, _opt("--phi0", help="Phi(theta^0) = 1/2 ||f(theta^0) - y||^2, "
                                      "a sum over the N samples (>= 0, required)")] = None,
     from_init: Annotated[str | None, _opt("--from-init", help="draw the init norms from the "
-                                          "LeCun init with this numpy seed", panel=_INIT,
+                                          "LeCun init with this numpy seed (with --data: the "
+                                          "torch seed of theta^0)", panel=_INIT,
                                           )] = None,
+    data: Annotated[str | None, _opt("--data", help=".npz with X (N, d_s, d) and y (N,): "
+                                     "measure N, d_s, R_X, the init norms, alpha and Phi0 "
+                                     "(needs torch and --from-init)", panel=_INIT)] = None,
     d: Annotated[str | None, _opt("--d", help="input dimension of the --from-init draw "
                                   "(default d_m, the paper's d = d_m)", panel=_INIT)] = None,
     wq_fro: Annotated[str | None, _opt("--wq-fro", help="||W_Q^0||_F", panel=_INIT)] = None,
@@ -180,7 +185,12 @@ def generalization(
     --delta 0.05 --from-init 0 --alpha 0.5 --phi0 100
     """
     from boundcalc.formats import FORMATS, guarantee_line
-    from boundcalc.generalization import DEFAULT_PRECISION, evaluate_inputs, validate_generalization
+    from boundcalc.generalization import (
+        DEFAULT_PRECISION,
+        NORM_FLAGS,
+        evaluate_inputs,
+        validate_generalization,
+    )
     from boundcalc.params import parse_integer
 
     fmt = str(format).strip().lower()
@@ -196,7 +206,8 @@ def generalization(
             raise InputError("--precision", f"must be between 10 and 1000, got {precision!r}")
     norms = {"WQ0_F": wq_fro, "WK0_F": wk_fro, "WV0_F": wv_fro, "WQ0_2": wq_spec,
              "WK0_2": wk_spec, "WV0_2": wv_spec, "WO0_2": wo_norm}
-    needs_numbers = any(v is not None for v in (alpha, phi0, from_init, *norms.values()))
+    needs_numbers = any(v is not None for v in (alpha, phi0, from_init, data,
+                                                 *norms.values()))
     if symbolic and not needs_numbers:
         _emit(_symbolic_block(fmt, as_printed), output)
         return
@@ -206,20 +217,43 @@ def generalization(
                                        "data contract")
     given = {"N": N, "dm": dm, "ds": ds, "rx": rx, "radii": radii, "delta": delta}
     values = {k: (v if v is not None else DEFAULTS[k]) for k, v in given.items()}
+    sources = {key: ("given" if given[flag] is not None else "default")
+               for key, flag in _INPUT_FLAG.items()}
+    seed: str | None = from_init
+    measured_source: tuple[str, int] | None = None
+    if data is not None:
+        from boundcalc.generalization import measure_data
+
+        clash = [flag for flag, v in (("--alpha", alpha), ("--phi0", phi0), ("--N", N),
+                                      ("--ds", ds), ("--d", d)) if v is not None]
+        clash += [NORM_FLAGS[k] for k, v in norms.items() if v is not None]
+        if clash:
+            raise InputError(clash[0], "is measured by --data; do not give both")
+        measured = measure_data(data, values["dm"], from_init)
+        values["N"], values["ds"] = measured["N"], measured["d_s"]
+        sources.update({"N": f"--data {data}", "d_s": f"--data {data}"})
+        if rx is None:
+            values["rx"] = measured["R_X"]
+            sources["R_X"] = f"--data {data} (max_n ||X_n||_F / sqrt(d_s))"
+        alpha, phi0, norms, seed = measured["alpha"], measured["Phi0"], measured["norms"], None
+        d = str(measured["d"])
+        measured_source = measured["source"], measured["seed"]
     inputs = validate_generalization(
         N=values["N"], d_m=values["dm"], d_s=values["ds"], R_X=values["rx"],
         radii=values["radii"], delta=values["delta"], alpha=alpha, Phi0=phi0,
-        init_norms=norms, seed=from_init, d=d, hidden_constants=hidden_constants,
+        init_norms=norms, seed=seed, d=d, hidden_constants=hidden_constants,
         as_printed=as_printed,
     )
-    data = evaluate_inputs(inputs, precision=digits)
-    sources = {key: ("given" if given[flag] is not None else "default")
-               for key, flag in _INPUT_FLAG.items()}
-    text = _render(data, fmt, sources, min(digits, 17) if precision is not None else None)
+    if measured_source is not None:
+        from dataclasses import replace
+
+        inputs = replace(inputs, norms_source=measured_source[0], seed=measured_source[1])
+    data_out = evaluate_inputs(inputs, precision=digits)
+    text = _render(data_out, fmt, sources, min(digits, 17) if precision is not None else None)
     if symbolic:
         text += "\n\n" + _symbolic_block(fmt, as_printed)
     _emit(text, output)
-    status = guarantee_line(data)
+    status = guarantee_line(data_out)
     guaranteed = status is None or status.startswith("GUARANTEED")
     if not guaranteed and (fmt != "table" or output is not None):
         sys.stderr.write((status or "NOT GUARANTEED") + "\n")

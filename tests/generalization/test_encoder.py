@@ -3,16 +3,21 @@ written per sample, the measurements at init, GD, and the confrontation with the
 
 from __future__ import annotations
 
+import json
 import math
 
 import numpy as np
 import pytest
+from typer import Typer
+from typer.testing import CliRunner
 
 torch = pytest.importorskip("torch")
 
 from boundcalc.validators import encoder as E  # noqa: E402
 
+from boundcalc.cli_generalization import generalization  # noqa: E402
 from boundcalc.generalization import evaluate_generalization  # noqa: E402
+from boundcalc.params import InputError  # noqa: E402
 
 
 def _data(n: int, d_s: int, d: int, seed: int = 0):
@@ -139,3 +144,28 @@ def test_radii_that_do_not_contain_the_trajectory_are_reported():
     rep = E.check_run(X, y, d_m=8, seed=0, steps=5, lr=0.2, radii=(1e-9, 1e-9, 1e-9, 1e-9))
     assert not rep["radii_contain_trajectory"]
     assert any("do not contain the trajectory" in f for f in rep["findings"])
+
+
+def test_command_data_flag_measures_the_same_init_as_the_validators(tmp_path):
+    X, y = _data(12, 4, 8, seed=9)
+    path = tmp_path / "cell.npz"
+    np.savez(path, X=X.numpy(), y=y.numpy())
+    app = Typer()
+    app.command("generalization")(generalization)
+    app.callback()(lambda: None)
+    res = CliRunner().invoke(app, ["generalization", "--data", str(path), "--from-init", "5",
+                                   "--dm", "16", "--format", "json"])
+    assert res.exit_code == 0, res.output
+    out = json.loads(res.stdout)
+    m = E.measure_init(E.lecun_init(16, 8, seed=5), X, y)
+    assert out["inputs"]["N"] == 12 and out["inputs"]["d_s"] == 4
+    assert out["quantities"]["alpha"] == m["alpha"] and out["quantities"]["Phi0"] == m["Phi0"]
+    assert out["inputs"]["WV0_2"] == m["norms"]["WV0_2"]
+    assert out["inputs"]["R_X"] == pytest.approx(m["R_X"])
+    res = CliRunner().invoke(app, ["generalization", "--data", str(path), "--from-init", "5",
+                                   "--alpha", "1"])
+    assert isinstance(res.exception, InputError) and res.exception.flag == "--alpha"
+    bad = tmp_path / "bad.npz"
+    np.savez(bad, A=X.numpy())
+    res = CliRunner().invoke(app, ["generalization", "--data", str(bad), "--from-init", "5"])
+    assert isinstance(res.exception, InputError) and res.exception.flag == "--data"

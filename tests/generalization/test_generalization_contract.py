@@ -159,3 +159,26 @@ def test_command_bad_flag_raises_input_error_and_strict_exits_1(app):
     res = CliRunner().invoke(app, ["generalization", "--from-init", "0", "--alpha", "0.5",
                                    "--phi0", "100", "--strict"])
     assert res.exit_code == 1  # the Lemma 4 conditions fail at this point
+
+
+def test_calculator_path_never_imports_torch(tmp_path):
+    import subprocess
+    import sys
+
+    code = ("import sys; from boundcalc.generalization import evaluate_generalization; "
+            "import boundcalc.cli_generalization; "
+            "evaluate_generalization(N=100, d_m=8, d_s=3, R_X=1, radii=1, delta=0.1, alpha=1, "
+            "Phi0=1, seed=0); print('torch' in sys.modules)")
+    out = subprocess.run([sys.executable, "-c", code], cwd=tmp_path, capture_output=True,
+                         text=True, check=True)
+    assert out.stdout.strip() == "False"
+
+
+@pytest.mark.parametrize("module", ["boundcalc.generalization",
+                                    "boundcalc.theory.generalization"])
+def test_docstring_examples_run(module):
+    import doctest
+    import importlib
+
+    result = doctest.testmod(importlib.import_module(module))
+    assert result.failed == 0 and result.attempted > 0
