@@ -35,6 +35,7 @@ from __future__ import annotations
 
 import math
 import time
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 
 import torch
@@ -58,56 +59,49 @@ def _as_activation(act: Activation | str) -> Activation:
     return get_activation(act) if isinstance(act, str) else act
 
 
-def fused_loss_and_gradient(params: Params, X: Tensor, q: Tensor, y: Tensor,
-                            act: Activation | str, *, chunk: int | None = None,
-                            need_grad: bool = True) -> tuple[Tensor, Params | None, Tensor]:
-    """R̂(θ) = (1/n) Σ_j (f_j − y_j)², its gradient (Lemma 1) and the predictions f (n,).
+_POOLS: dict[int, ThreadPoolExecutor] = {}
 
-    Same mathematics as ``model.loss_and_gradient``, organised for speed. Per chunk of b
-    samples (X_b (b, T, d), q_b (b, d)), with P_{ti} = x_tᵀU_i:
 
-        [z | P] = X_b [W q | Uᵀ]           one batched product, (b, T, 2m)
-        s = softmax_t(z)                    in place
-        [a | Xᵀ(s∘P)] = X_bᵀ [s | s∘P]      one batched product, (b, d, 2m)
-        pre_i = a_iᵀU_i,  G_iU_i = Xᵀ(s∘P)_i − pre_i a_i   (Facts 1–2, Remark 3)
-        w_j = 2(f_j − y_j)/n,  κ_{ji} = w_j σ'(pre_ji) c_i/√m
-        ∇_U += Σ_j κ_j ∘ a_j,   ∇_W += q_bᵀ (κ ∘ G U)   (one matrix product)
+def _cpu_pool(workers: int) -> ThreadPoolExecutor:
+    """A process-wide pool of ``workers`` threads for :func:`fused_loss_and_gradient`."""
+    if workers not in _POOLS:
+        _POOLS[workers] = ThreadPoolExecutor(max_workers=workers,
+                                             thread_name_prefix="boundcalc-step")
+    return _POOLS[workers]
 
-    and ∂R̂/∂c = (1/√m) Σ_j w_j σ(pre_j). Intermediates are preallocated per call and reused
-    across chunks; ``chunk`` defaults to :func:`default_chunk`. With ``need_grad=False`` only
-    the loss and predictions are computed (gradient None).
 
-    Shapes: params c (m,), U (m, d), W (m, d, d); X (n, T, d); q (n, d); y (n,).
+def _fused_range(params: Params, Wmat: Tensor, X: Tensor, q: Tensor, y: Tensor,
+                 act: Activation, preds: Tensor, lo: int, hi: int, n_total: int, b: int,
+                 need_grad: bool) -> tuple[Tensor, Tensor | None, Tensor | None, Tensor | None]:
+    """Samples lo..hi−1 of :func:`fused_loss_and_gradient`, in chunks of b.
+
+    Returns (Σ_j (f_j − y_j)², ∂R̂/∂c·√m, Σ κ∘a as (d, m), Σ q κ∘GU as (d, d·m)) with the
+    weights w_j = 2(f_j − y_j)/n_total of the whole problem; writes f into ``preds[lo:hi]``.
     """
-    act = _as_activation(act)
-    c, U, W = params
-    n, T, d = X.shape
-    m = c.shape[0]
-    dt, dev = W.dtype, W.device
-    scale = 1.0 / math.sqrt(m)
-    b = int(chunk) if chunk is not None else default_chunk(n, T, m, dev)
-    if b < 1:
-        raise ValueError(f"`chunk` must be >= 1, got {chunk}")
-    b = min(b, n)
-    Wmat = W.permute(1, 0, 2).reshape(d * m, d)          # rows (a, i): (W_i q)_a = Wmat[a m + i]·q
-    cs = c * scale
+    c, U, _ = params
+    m, d = U.shape
+    T = X.shape[1]
+    dt, dev = U.dtype, U.device
+    cs = c / math.sqrt(m)
+    b = max(1, min(b, hi - lo))
     WqU = torch.empty(b, d, 2 * m, dtype=dt, device=dev)
     WqU[:, :, m:] = U.t()
     zp = torch.empty(b, T, 2 * m, dtype=dt, device=dev)
     R = torch.empty(b, d, 2 * m, dtype=dt, device=dev)
     tmp = torch.empty(b, d, m, dtype=dt, device=dev)
     Ut = U.t()
+    acc_W = acc_U = grad_c = None
     if need_grad:
         acc_W = torch.zeros(d, d * m, dtype=dt, device=dev)   # [e, (a, i)]
         acc_U = torch.zeros(d, m, dtype=dt, device=dev)       # [a, i]
         grad_c = torch.zeros(m, dtype=dt, device=dev)
-    loss = torch.zeros((), dtype=dt, device=dev)
-    preds = torch.empty(n, dtype=dt, device=dev)
+    sq = torch.zeros((), dtype=dt, device=dev)
     is_tanh = act.name == "tanh"
-    for s0 in range(0, n, b):
-        Xc, qc, yc = X[s0:s0 + b], q[s0:s0 + b], y[s0:s0 + b]
-        bb = Xc.shape[0]
-        if bb < b:
+    for s0 in range(lo, hi, b):
+        s1 = min(s0 + b, hi)
+        Xc, qc, yc = X[s0:s1], q[s0:s1], y[s0:s1]
+        bb = s1 - s0
+        if bb < WqU.shape[0]:
             WqU, zp, R, tmp = WqU[:bb], zp[:bb], R[:bb], tmp[:bb]
         WqU[:, :, :m] = (qc @ Wmat.t()).view(bb, d, m)
         torch.bmm(Xc, WqU, out=zp)
@@ -122,24 +116,96 @@ def fused_loss_and_gradient(params: Params, X: Tensor, q: Tensor, y: Tensor,
         h = act.fn(pre)
         f = h @ cs
         r = f - yc
-        preds[s0:s0 + bb] = f
-        loss += r @ r
+        preds[s0:s1] = f
+        sq += r @ r
         if not need_grad:
             continue
         dh = 1.0 - h * h if is_tanh else act.d1(pre)
         GU.sub_(pre.unsqueeze(1) * a)                      # G_i U_i
-        w = (2.0 / n) * r
+        w = (2.0 / n_total) * r
         grad_c += w @ h
         coef = (w.unsqueeze(1) * dh) * cs                  # (bb, m)
         R.view(bb, d, 2, m).mul_(coef.view(bb, 1, 1, m))    # κ ∘ [a | G U]
         acc_U += a.sum(dim=0)
         acc_W.addmm_(qc.t(), GU.reshape(bb, d * m))
-    loss = loss / n
+    return sq, grad_c, acc_U, acc_W
+
+
+def fused_loss_and_gradient(params: Params, X: Tensor, q: Tensor, y: Tensor,
+                            act: Activation | str, *, chunk: int | None = None,
+                            need_grad: bool = True,
+                            workers: int | None = None) -> tuple[Tensor, Params | None, Tensor]:
+    """R̂(θ) = (1/n) Σ_j (f_j − y_j)², its gradient (Lemma 1) and the predictions f (n,).
+
+    Same mathematics as ``model.loss_and_gradient``, organised for speed. Per chunk of b
+    samples (X_b (b, T, d), q_b (b, d)), with P_{ti} = x_tᵀU_i:
+
+        [z | P] = X_b [W q | Uᵀ]           one batched product, (b, T, 2m)
+        s = softmax_t(z)                    in place
+        [a | Xᵀ(s∘P)] = X_bᵀ [s | s∘P]      one batched product, (b, d, 2m)
+        pre_i = a_iᵀU_i,  G_iU_i = Xᵀ(s∘P)_i − pre_i a_i   (Facts 1–2, Remark 3)
+        w_j = 2(f_j − y_j)/n,  κ_{ji} = w_j σ'(pre_ji) c_i/√m
+        ∇_U += Σ_j κ_j ∘ a_j,   ∇_W += q_bᵀ (κ ∘ G U)   (one matrix product)
+
+    and ∂R̂/∂c = (1/√m) Σ_j w_j σ(pre_j). Intermediates are preallocated per worker and reused
+    across chunks; ``chunk`` defaults to :func:`default_chunk`. With ``need_grad=False`` only
+    the loss and predictions are computed (gradient None).
+
+    On the CPU the samples are split into ``workers`` contiguous ranges (default: torch's
+    intra-op thread count) processed by a thread pool with torch's intra-op threads set to 1
+    for the duration of the call (restored afterwards): the many small per-chunk operations then
+    never wait at OpenMP barriers, which matters on a small, shared machine. The partial sums
+    are added in a fixed order, so results are deterministic. On accelerators one pass is used.
+
+    Shapes: params c (m,), U (m, d), W (m, d, d); X (n, T, d); q (n, d); y (n,).
+    """
+    act = _as_activation(act)
+    c, U, W = params
+    n, T, d = X.shape
+    m = c.shape[0]
+    dt, dev = W.dtype, W.device
+    b = int(chunk) if chunk is not None else default_chunk(n, T, m, dev)
+    if b < 1:
+        raise ValueError(f"`chunk` must be >= 1, got {chunk}")
+    if workers is None:
+        workers = torch.get_num_threads() if dev.type == "cpu" else 1
+    if int(workers) != workers or workers < 1:
+        raise ValueError(f"`workers` must be a positive integer, got {workers}")
+    chunks = -(-n // b)
+    workers = int(min(workers, chunks)) if dev.type == "cpu" else 1
+    Wmat = W.permute(1, 0, 2).reshape(d * m, d)          # rows (a, i): (W_i q)_a = Wmat[a m + i]·q
+    preds = torch.empty(n, dtype=dt, device=dev)
+    # contiguous ranges with whole chunks, as equal as possible
+    cuts = [b * (chunks * k // workers) for k in range(workers)] + [n]
+    ranges = list(zip(cuts[:-1], cuts[1:], strict=True))
+
+    def run(lo_hi):
+        return _fused_range(params, Wmat, X, q, y, act, preds, lo_hi[0], lo_hi[1], n, b,
+                            need_grad)
+
+    if workers == 1:
+        parts = [run(ranges[0])]
+    else:
+        before = torch.get_num_threads()
+        torch.set_num_threads(1)
+        try:
+            parts = list(_cpu_pool(workers).map(run, ranges))
+        finally:
+            torch.set_num_threads(before)
+
+    def total(k: int) -> Tensor:   # fixed left-to-right order: deterministic
+        out = parts[0][k]
+        for part in parts[1:]:
+            out = out + part[k]
+        return out
+
+    loss = total(0) / n
     if not need_grad:
         return loss, None, preds
+    grad_c, acc_U, acc_W = total(1), total(2), total(3)
     grad_U = acc_U.t().contiguous()
     grad_W = acc_W.view(d, d, m).permute(2, 1, 0).contiguous()   # [e, a, i] → [i, a, e]
-    return loss, Params(grad_c * scale, grad_U, grad_W), preds
+    return loss, Params(grad_c / math.sqrt(m), grad_U, grad_W), preds
 
 
 def full_loss(params: Params, X: Tensor, q: Tensor, y: Tensor, act: Activation | str,

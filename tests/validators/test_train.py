@@ -64,6 +64,23 @@ def test_fused_gradient_equals_the_closed_form_of_lemma1(activation, n, m, d, T,
         assert torch.allclose(a, b, rtol=1e-10, atol=1e-15)
 
 
+@pytest.mark.parametrize("workers", [2, 3])
+def test_fused_gradient_with_several_cpu_workers_equals_one_worker(workers):
+    X, q, y, p0 = _problem(n=50)
+    p = _moved(p0)
+    act = get_activation("erf")
+    loss, grad, pred = loss_and_gradient(p, X, q, y, act)
+    threads = torch.get_num_threads()
+    f_loss, f_grad, f_pred = fused_loss_and_gradient(p, X, q, y, act, chunk=7, workers=workers)
+    assert torch.get_num_threads() == threads          # intra-op threads restored
+    assert float(f_loss) == pytest.approx(float(loss), rel=1e-12)
+    assert torch.allclose(f_pred, pred, rtol=1e-12, atol=1e-15)
+    for a, b in zip(f_grad, grad, strict=True):
+        assert torch.allclose(a, b, rtol=1e-10, atol=1e-15)
+    again = fused_loss_and_gradient(p, X, q, y, act, chunk=7, workers=workers)
+    assert all(torch.equal(a, b) for a, b in zip(again[1], f_grad, strict=True))
+
+
 def test_fused_loss_without_gradient_is_the_mean_squared_error():
     X, q, y, p0 = _problem()
     p = _moved(p0)
