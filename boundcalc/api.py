@@ -3,11 +3,22 @@
 Two evaluators read the same sympy expressions of :mod:`boundcalc.theory`:
 
 * :func:`evaluate` — one parameter point, mpmath at ``precision`` significant digits (inputs are
-  passed as exact decimal strings, so ``δ = 0.05`` is 1/20, not its binary float);
-* :func:`evaluate_grid` — numpy-vectorised (``sympy.lambdify`` with common-subexpression
-  elimination) over arrays of parameters, for sweeps.
+  passed as exact decimal strings, so ``δ = 0.05`` is 1/20 rounded once to the working precision,
+  not its binary float; conditions are decided exactly, with :class:`fractions.Fraction`);
+* :func:`evaluate_grid` — numpy-vectorised over arrays of parameters, for sweeps. Inputs are not
+  broadcast before the evaluation, so a quantity that depends on m only is computed once per m.
 
-Neither imports torch.
+Both run Python functions *generated* from the sympy expressions (common-subexpression
+elimination, then sympy's mpmath / numpy code printers: what ``sympy.lambdify`` does). The
+generated code and the metadata the CLI shows (names, descriptions, conditions) are kept in a user
+cache, ``$XDG_CACHE_HOME/boundcalc`` (``~/.cache/boundcalc``; ``BOUNDCALC_CACHE_DIR`` overrides it,
+``BOUNDCALC_NO_CACHE=1`` turns it off), keyed by a hash of every ``theory`` source file, of this
+module and of sympy's version, so that a point evaluation imports neither sympy nor the theory
+once the cache holds its statement. The sympy expressions stay the single source of truth: code
+is only ever generated from them, a changed theory file changes the key, and the cached and the
+freshly generated code are the same text, run the same way (a test checks the numbers agree).
+
+Neither evaluator imports torch.
 
 Example:
     >>> from boundcalc.api import evaluate
@@ -19,28 +30,58 @@ Example:
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+import hashlib
+import json
+import os
+import sys
+import tempfile
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
+from fractions import Fraction
 from functools import cache
+from pathlib import Path
 from typing import Any
 
 import mpmath
-import sympy as sp
 
 from boundcalc import __version__
-from boundcalc.params import Inputs
-from boundcalc.theory import symbols as S
-from boundcalc.theory.activations import get_activation
-from boundcalc.theory.registry import get_statement
-from boundcalc.theory.statement import Statement
+from boundcalc.params import InputError, Inputs
 
-#: Argument order of every lambdified function.
-ARGUMENTS: tuple[sp.Symbol, ...] = (
-    S.m, S.n, S.d, S.T, S.delta, S.rho_c, S.rho_u, S.rho_w, S.nu_c, S.nu_u, S.nu_w,
-    S.sigma0, S.sigma1, S.sigma2, S.K, S.eta, S.b, S.eps_mis,
+#: Names of the arguments of every generated function, in order (the symbols of
+#: ``ARGUMENTS``; ``ARGUMENTS`` itself, the sympy symbols, is imported on first use).
+ARGUMENT_NAMES: tuple[str, ...] = (
+    "m", "n", "d", "T", "delta", "rho_c", "rho_u", "rho_w", "nu_c", "nu_u", "nu_w",
+    "sigma0", "sigma1", "sigma2", "K", "eta", "b", "epsilon_mis",
 )
-ARGUMENT_NAMES: tuple[str, ...] = tuple(s.name for s in ARGUMENTS)
+_ETA = ARGUMENT_NAMES.index("eta")
 
 DEFAULT_PRECISION = 20
+
+#: Version of the cache layout and of the generated code; part of the cache key.
+_CODE_FORMAT = "2"
+
+#: Key of the eta* expression among a statement's constants.
+_STEP_KEY = "theorem_step_size"
+
+
+def __getattr__(name: str) -> Any:
+    """``ARGUMENTS``: the sympy symbols of :data:`ARGUMENT_NAMES` (imports sympy on first use)."""
+    if name == "ARGUMENTS":
+        return _arguments()
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
+
+@cache
+def _arguments() -> tuple[Any, ...]:
+    from boundcalc.theory import symbols as S
+
+    args = (S.m, S.n, S.d, S.T, S.delta, S.rho_c, S.rho_u, S.rho_w, S.nu_c, S.nu_u, S.nu_w,
+            S.sigma0, S.sigma1, S.sigma2, S.K, S.eta, S.b, S.eps_mis)
+    assert tuple(s.name for s in args) == ARGUMENT_NAMES
+    return args
+
+
+# --------------------------------------------------------------------------- results
 
 
 @dataclass(frozen=True)
@@ -53,10 +94,70 @@ class ConditionResult:
 
 
 @dataclass(frozen=True)
-class Evaluation:
-    """A statement evaluated at one point. ``to_dict()`` is the stable JSON contract."""
+class ConditionInfo:
+    """A hypothesis of a statement as generated code (see :class:`CompiledStatement`).
 
-    statement: Statement
+    ``code`` is a Python expression over the symbols ``symbols``; when ``exact`` it is evaluated
+    with integers and :class:`~fractions.Fraction` values (rational constants print as
+    ``Fraction(p, q)``), else with mpmath numbers at the working precision plus 10 digits.
+    """
+
+    name: str
+    requirement: str
+    why: str
+    symbols: tuple[str, ...]
+    code: str
+    exact: bool
+
+
+@dataclass(frozen=True)
+class CompiledStatement:
+    """What evaluating and showing a statement needs, without sympy: the generated metadata of a
+    :class:`boundcalc.theory.statement.Statement` (same ``name``, ``title``, ``summary``,
+    ``descriptions``, ``latex_names``).
+
+    Attributes:
+        keys: ``group.name`` of every expression, in the order the generated functions return.
+        groups: the names of ``constants``, ``terms`` and ``bound``.
+        used: names of every free symbol of the statement's expressions and conditions.
+        step: whether the statement defines the step size eta* (``theorem_step_size``).
+        conditions: the hypotheses, as :class:`ConditionInfo`.
+    """
+
+    name: str
+    title: str
+    summary: str
+    keys: tuple[str, ...]
+    groups: dict[str, tuple[str, ...]]
+    descriptions: dict[str, str]
+    latex_names: dict[str, str]
+    used: frozenset[str]
+    step: bool
+    conditions: tuple[ConditionInfo, ...]
+    key: str = field(default="", compare=False)
+
+    @property
+    def constants(self) -> tuple[str, ...]:
+        return self.groups["constants"]
+
+    @property
+    def terms(self) -> tuple[str, ...]:
+        return self.groups["terms"]
+
+    @property
+    def bound(self) -> tuple[str, ...]:
+        return self.groups["bound"]
+
+
+@dataclass(frozen=True)
+class Evaluation:
+    """A statement evaluated at one point. ``to_dict()`` is the stable JSON contract.
+
+    ``statement`` is the :class:`CompiledStatement` (or any object with ``name``, ``title`` and
+    ``summary``, such as a sympy :class:`~boundcalc.theory.statement.Statement`).
+    """
+
+    statement: Any
     inputs: dict[str, Any]
     constants: dict[str, mpmath.mpf]
     terms: dict[str, mpmath.mpf]
@@ -96,49 +197,459 @@ class Evaluation:
         }
 
 
-def _exact(text: str | int) -> sp.Rational:
-    return sp.Rational(str(text))
+# --------------------------------------------------------------------------- code cache
 
 
-def symbol_values(inputs: Inputs) -> dict[sp.Symbol, sp.Expr]:
-    """Exact sympy values of every argument symbol except η (which may be defaulted)."""
-    act = get_activation(inputs.activation)
-    return {
-        S.m: sp.Integer(inputs.m), S.n: sp.Integer(inputs.n), S.d: sp.Integer(inputs.d),
-        S.T: sp.Integer(inputs.T), S.delta: _exact(inputs.delta),
-        S.rho_c: _exact(inputs.rho[0]), S.rho_u: _exact(inputs.rho[1]),
-        S.rho_w: _exact(inputs.rho[2]),
-        S.nu_c: _exact(inputs.nu[0]), S.nu_u: _exact(inputs.nu[1]), S.nu_w: _exact(inputs.nu[2]),
-        S.sigma0: act.sigma0, S.sigma1: act.sigma1, S.sigma2: act.sigma2,
-        S.K: sp.Integer(inputs.steps), S.b: sp.Integer(inputs.batch_size),
-        S.eps_mis: _exact(inputs.misspecification),
-    }
+def cache_dir() -> Path | None:
+    """Folder of the generated-code cache: ``$BOUNDCALC_CACHE_DIR``, else
+    ``$XDG_CACHE_HOME/boundcalc``, else ``~/.cache/boundcalc``; None when ``BOUNDCALC_NO_CACHE``
+    is set (to anything but ``0`` or empty) or ``BOUNDCALC_CACHE_DIR`` is empty."""
+    if os.environ.get("BOUNDCALC_NO_CACHE", "0").strip() not in ("", "0"):
+        return None
+    override = os.environ.get("BOUNDCALC_CACHE_DIR")
+    if override is not None:
+        return Path(override).expanduser() if override.strip() else None
+    base = os.environ.get("XDG_CACHE_HOME", "").strip()
+    if base and os.path.isabs(base):
+        return Path(base) / "boundcalc"
+    try:
+        return Path.home() / ".cache" / "boundcalc"
+    except RuntimeError:  # no home folder: the temporary-folder fallback only
+        return Path(tempfile.gettempdir()) / f"boundcalc-{_uid()}"
+
+
+def _uid() -> str:
+    return str(os.getuid()) if hasattr(os, "getuid") else "user"
 
 
 @cache
-def _compiled(name: str, module: str):
-    """lambdify every expression of a statement once per process (keys, function)."""
-    statement = get_statement(name)
-    exprs = statement.expressions()
-    keys = tuple(exprs)
-    func = sp.lambdify(ARGUMENTS, [exprs[k] for k in keys], modules=module, cse=True)
-    step = statement.constants.get("theorem_step_size")
-    step_func = (sp.lambdify(ARGUMENTS, step, modules=module, cse=True)
-                 if step is not None else None)
-    return keys, func, step_func
+def code_key() -> str:
+    """Hash of what the generated code depends on: every ``theory/*.py`` file, this module (the
+    generator), sympy's version, the Python version and :data:`_CODE_FORMAT`."""
+    import importlib.util
+
+    digest = hashlib.sha256()
+    digest.update(f"{_CODE_FORMAT}|{__version__}|{sys.version_info[:2]}".encode())
+    digest.update(Path(__file__).read_bytes())
+    spec = importlib.util.find_spec("boundcalc.theory")
+    folders = list(spec.submodule_search_locations or []) if spec else []
+    for folder in folders[:1]:
+        for path in sorted(Path(folder).glob("*.py")):
+            digest.update(path.name.encode() + b"\0" + path.read_bytes() + b"\0")
+    sympy_spec = importlib.util.find_spec("sympy")
+    if sympy_spec is not None and sympy_spec.origin:
+        release = Path(sympy_spec.origin).with_name("release.py")
+        digest.update(release.read_bytes() if release.exists() else sympy_spec.origin.encode())
+    return digest.hexdigest()[:32]
 
 
-def _to_mpf(value: sp.Expr) -> mpmath.mpf:
-    return mpmath.mpf(sp.N(value, mpmath.mp.dps + 5))
+def _private_folder(path: Path) -> bool:
+    """True when ``path`` is a folder owned by this user that nobody else can write to (code
+    from it is executed)."""
+    try:
+        st = path.stat()
+    except OSError:
+        return False
+    if not hasattr(os, "getuid"):  # pragma: no cover - not POSIX
+        return True
+    return st.st_uid == os.getuid() and not st.st_mode & 0o022
 
 
-def _condition_detail(cond, values: dict[sp.Symbol, sp.Expr], holds: bool) -> str:
-    shown = ", ".join(
-        f"{s.name} = {sp.N(values[s], 6)}" for s in sorted(cond.relation.free_symbols, key=str)
+def _cache_folders() -> list[Path]:
+    primary = cache_dir()
+    if primary is None:
+        return []
+    fallback = Path(tempfile.gettempdir()) / f"boundcalc-{_uid()}"
+    return list(dict.fromkeys([primary / code_key(), fallback / code_key()]))
+
+
+def _seal(text: str) -> str:
+    body_hash = hashlib.sha256(text.encode()).hexdigest()
+    return f"# boundcalc generated code {code_key()} {body_hash}\n{text}"
+
+
+def _unseal(sealed: str) -> str | None:
+    head, _, body = sealed.partition("\n")
+    parts = head.split()
+    if (len(parts) != 6 or parts[:4] != ["#", "boundcalc", "generated", "code"]
+            or parts[4] != code_key()
+            or parts[5] != hashlib.sha256(body.encode()).hexdigest()):
+        return None
+    return body
+
+
+def _read_cached(name: str) -> str | None:
+    for folder in _cache_folders():
+        path = folder / name
+        try:
+            if not _private_folder(folder):
+                continue
+            sealed = path.read_text(encoding="utf-8")
+        except (OSError, UnicodeDecodeError):
+            continue
+        body = _unseal(sealed)
+        if body is not None:
+            return body
+    return None
+
+
+def _write_cached(name: str, text: str) -> None:
+    """Atomic write (temporary file, then rename) to the first usable cache folder; a folder that
+    cannot be written is skipped, and without any the code is simply not kept."""
+    for folder in _cache_folders():
+        try:
+            if not folder.exists():
+                folder.mkdir(mode=0o700, parents=True)
+                _prune(folder.parent, keep=folder.name)
+            if not _private_folder(folder):
+                continue
+            fd, tmp = tempfile.mkstemp(dir=folder, prefix=f".{name}.", suffix=".tmp")
+            try:
+                with os.fdopen(fd, "w", encoding="utf-8") as fh:
+                    fh.write(_seal(text))
+                os.replace(tmp, folder / name)
+            except BaseException:
+                Path(tmp).unlink(missing_ok=True)
+                raise
+            return
+        except OSError:
+            continue
+
+
+def _prune(root: Path, keep: str, days: float = 7.0) -> None:
+    """Remove the code of other keys (older theory versions) untouched for ``days``."""
+    import shutil
+    import time
+
+    cutoff = time.time() - days * 86400
+    try:
+        for entry in root.iterdir():
+            if (entry.name != keep and len(entry.name) == 32 and entry.is_dir()
+                    and all(c in "0123456789abcdef" for c in entry.name)
+                    and entry.stat().st_mtime < cutoff):
+                shutil.rmtree(entry, ignore_errors=True)
+    except OSError:
+        pass
+
+
+def _generated(name: str, make: Callable[[], str]) -> str:
+    """The generated text called ``name``: from the cache, else made (with sympy) and cached."""
+    text = _read_cached(name)
+    if text is None:
+        text = make()
+        _write_cached(name, text)
+    return text
+
+
+# --------------------------------------------------------------------------- code generation
+
+
+def _printer(kind: str):
+    from sympy.printing.numpy import NumPyPrinter
+    from sympy.printing.pycode import MpmathPrinter, PythonCodePrinter
+
+    settings = {"fully_qualified_modules": True, "inline": True,
+                "allow_unknown_functions": False}
+    if kind == "numpy":
+        return NumPyPrinter(settings)
+    if kind == "mpmath":
+        return MpmathPrinter(settings)
+
+    class ExactPrinter(PythonCodePrinter):
+        """Rationals as ``Fraction(p, q)``; anything inexact is refused."""
+
+        def _print_Rational(self, expr):
+            return f"Fraction({expr.p}, {expr.q})"
+
+        def _print_Half(self, expr):
+            return self._print_Rational(expr)
+
+        def _print_Float(self, expr):
+            raise ValueError("inexact")
+
+        def _print_Function(self, expr):
+            raise ValueError("inexact")
+
+        def _print_Pow(self, expr, rational=False):
+            if not expr.exp.is_Integer:
+                raise ValueError("inexact")
+            return super()._print_Pow(expr, rational)
+
+        def _print_NumberSymbol(self, expr):
+            raise ValueError("inexact")
+
+    return ExactPrinter(settings)
+
+
+def _function_source(exprs: list[Any], kind: str) -> str:
+    """``def f(<ARGUMENT_NAMES>)`` returning the list of ``exprs``, after common-subexpression
+    elimination, printed for ``kind`` (``mpmath`` or ``numpy``)."""
+    import sympy as sp
+
+    printer = _printer(kind)
+    taken = set(ARGUMENT_NAMES) | {"f", "mpmath", "numpy"}
+    symbols = (sp.Symbol(f"x{i}") for i in range(10**9) if f"x{i}" not in taken)
+    replacements, reduced = sp.cse([sp.sympify(e) for e in exprs], symbols=symbols)
+    lines = [f"def f({', '.join(ARGUMENT_NAMES)}):"]
+    lines += [f"    {sym.name} = {printer.doprint(value)}" for sym, value in replacements]
+    lines.append("    return [" + ", ".join(printer.doprint(e) for e in reduced) + "]")
+    return "\n".join(lines) + "\n"
+
+
+def _statement(name: str):
+    from boundcalc.theory.registry import get_statement
+
+    return get_statement(name)
+
+
+def _make_meta(name: str) -> str:
+    st = _statement(name)
+    rational_inputs = set(ARGUMENT_NAMES) - {"sigma0", "sigma1", "sigma2", "eta"}
+    conditions = []
+    for cond in st.conditions:
+        symbols = sorted(s.name for s in cond.relation.free_symbols)
+        try:
+            if not set(symbols) <= rational_inputs:
+                raise ValueError("inexact")
+            code, exact = _printer("exact").doprint(cond.relation), True
+        except ValueError:
+            code, exact = _printer("mpmath").doprint(cond.relation), False
+        conditions.append({"name": cond.name, "requirement": cond.requirement, "why": cond.why,
+                           "symbols": symbols, "code": code, "exact": exact})
+    used = sorted(s.name for s in st.free_symbols())
+    meta = {
+        "name": st.name, "title": st.title, "summary": st.summary,
+        "keys": list(st.expressions()),
+        "groups": {g: list(getattr(st, g)) for g in ("constants", "terms", "bound")},
+        "descriptions": dict(st.descriptions), "latex_names": dict(st.latex_names),
+        "used": used, "step": _STEP_KEY in st.constants, "conditions": conditions,
+    }
+    if set(used) - set(ARGUMENT_NAMES):
+        raise ValueError(f"statement {name!r} uses symbols outside ARGUMENT_NAMES: "
+                         f"{sorted(set(used) - set(ARGUMENT_NAMES))}")
+    return json.dumps(meta, indent=1, ensure_ascii=False)
+
+
+def _make_function(name: str, kind: str, star: bool) -> str:
+    from boundcalc.theory import symbols as S
+
+    st = _statement(name)
+    exprs = list(st.expressions().values())
+    if star:
+        step = st.constants[_STEP_KEY]
+        exprs = [e.xreplace({S.eta: step}) if hasattr(e, "xreplace") else e for e in exprs]
+    return _function_source(exprs, kind)
+
+
+def _make_conditions(name: str) -> str:
+    return _function_source([c.relation for c in _statement(name).conditions], "numpy")
+
+
+def _make_activations() -> str:
+    from boundcalc.theory.activations import PRESETS
+
+    printer = _printer("mpmath")
+    return json.dumps({key: [printer.doprint(v) for v in act.as_dict().values()]
+                       for key, act in PRESETS.items()}, indent=1)
+
+
+def _run(source: str, filename: str, module: str) -> Callable[..., Any]:
+    if module == "numpy":
+        import numpy
+
+        namespace: dict[str, Any] = {"numpy": numpy}
+    else:
+        namespace = {"mpmath": mpmath}
+    exec(compile(source, filename, "exec"), namespace)  # generated by _function_source
+    return namespace["f"]
+
+
+@cache
+def compiled_statement(name: str) -> CompiledStatement:
+    """The :class:`CompiledStatement` of statement ``name`` (``theorem1``, ``lemma2`` ...), from
+    the cache when it holds it (no sympy), else generated from the theory.
+
+    Raises:
+        ValueError: unknown statement.
+
+    Example:
+        >>> compiled_statement("theorem1").title
+        'Theorem 1 (ProjGD convergence)'
+    """
+    if not isinstance(name, str) or not name.isidentifier():
+        raise ValueError(f"unknown statement {name!r}")
+    text = _read_cached(f"{name}.meta.json")
+    if text is None:
+        text = _make_meta(name)  # raises ValueError for an unknown name
+        _write_cached(f"{name}.meta.json", text)
+    meta = json.loads(text)
+    conditions = tuple(ConditionInfo(c["name"], c["requirement"], c["why"], tuple(c["symbols"]),
+                                     c["code"], c["exact"]) for c in meta["conditions"])
+    return CompiledStatement(
+        name=meta["name"], title=meta["title"], summary=meta["summary"],
+        keys=tuple(meta["keys"]), groups={g: tuple(v) for g, v in meta["groups"].items()},
+        descriptions=meta["descriptions"], latex_names=meta["latex_names"],
+        used=frozenset(meta["used"]), step=meta["step"], conditions=conditions, key=code_key(),
     )
-    status = "holds" if holds else "FAILS"
-    text = f"{cond.requirement} {status} ({shown})"
-    return text if holds else f"{text}: {cond.why}"
+
+
+@cache
+def statement_function(name: str, module: str = "mpmath", star: bool = False
+                       ) -> Callable[..., list[Any]]:
+    """Generated function of the :data:`ARGUMENT_NAMES` returning every expression of ``name``
+    (in ``compiled_statement(name).keys`` order), for ``module`` ``mpmath`` or ``numpy``. With
+    ``star`` the step size is eta* (the ``eta`` argument is then ignored)."""
+    if module not in ("mpmath", "numpy"):
+        raise ValueError(f"module must be 'mpmath' or 'numpy', got {module!r}")
+    st = compiled_statement(name)
+    star = star and st.step
+    label = f"{name}.{module}{'_star' if star else ''}.py"
+    source = _generated(label, lambda: _make_function(name, module, star))
+    return _run(source, label, module)
+
+
+@cache
+def _numpy_conditions(name: str) -> Callable[..., list[Any]]:
+    label = f"{name}.numpy_conditions.py"
+    return _run(_generated(label, lambda: _make_conditions(name)), label, "numpy")
+
+
+@cache
+def _activation_sources() -> dict[str, list[str]]:
+    return json.loads(_generated("activations.json", _make_activations))
+
+
+def activation_presets() -> tuple[str, ...]:
+    """Names of the activation presets (``tanh``, ``erf``)."""
+    return tuple(_activation_sources())
+
+
+def parse_activation(spec: str) -> tuple[str, tuple[Fraction, Fraction, Fraction] | None]:
+    """(name, exact custom bounds or None for a preset) of an activation spec; ``ValueError``
+    with a message that reads after the flag name (``--activation must be ...``).
+
+    Example:
+        >>> parse_activation("custom:1,0.5,0.25")
+        ('custom:1,0.5,0.25', (Fraction(1, 1), Fraction(1, 2), Fraction(1, 4)))
+    """
+    text = str(spec).strip()
+    key = text.lower()
+    presets = activation_presets()
+    if key in presets:
+        return key, None
+    if key.startswith("custom:"):
+        parts = key[len("custom:"):].split(",")
+        if len(parts) != 3:
+            raise ValueError(f"must be custom:S0,S1,S2 with three bounds, got {spec!r}")
+        try:
+            values = tuple(Fraction(p.strip()) for p in parts)
+        except (ValueError, ZeroDivisionError):
+            raise ValueError(f"must be custom:S0,S1,S2 with three numbers, got {spec!r}") from None
+        if any(v < 0 for v in values):
+            raise ValueError(f"must be custom:S0,S1,S2 with bounds >= 0, got {spec!r}")
+        return text, values  # type: ignore[return-value]
+    raise ValueError(f"must be {', '.join(presets)} or custom:S0,S1,S2, got {spec!r}")
+
+
+def activation_values(spec: str, precision: int = DEFAULT_PRECISION) -> tuple[mpmath.mpf, ...]:
+    """(σ₀, σ₁, σ₂) of an activation as mpmath numbers at ``precision`` digits.
+
+    Example:
+        >>> [float(v) for v in activation_values("tanh")][:2]
+        [1.0, 1.0]
+    """
+    name, exact = parse_activation(spec)
+    with mpmath.workdps(precision):
+        if exact is not None:
+            return tuple(mpmath.mpf(v.numerator) / v.denominator for v in exact)
+        return tuple(+mpmath.mpf(eval(src, {"mpmath": mpmath}))  # generated by _make_activations
+                     for src in _activation_sources()[name])
+
+
+# --------------------------------------------------------------------------- evaluation
+
+
+def _exact_values(inputs: Inputs) -> dict[str, int | Fraction]:
+    """Exact value of every rational input (η only when given; σ only for custom activations)."""
+    values: dict[str, int | Fraction] = {
+        "m": inputs.m, "n": inputs.n, "d": inputs.d, "T": inputs.T,
+        "delta": Fraction(inputs.delta), "rho_c": Fraction(inputs.rho[0]),
+        "rho_u": Fraction(inputs.rho[1]), "rho_w": Fraction(inputs.rho[2]),
+        "nu_c": Fraction(inputs.nu[0]), "nu_u": Fraction(inputs.nu[1]),
+        "nu_w": Fraction(inputs.nu[2]), "K": inputs.steps, "b": inputs.batch_size,
+        "epsilon_mis": Fraction(inputs.misspecification),
+    }
+    if inputs.eta is not None:
+        values["eta"] = Fraction(inputs.eta)
+    _, custom = parse_activation(inputs.activation)
+    if custom is not None:
+        values.update(zip(("sigma0", "sigma1", "sigma2"), custom, strict=True))
+    return values
+
+
+def _mp(value: int | Fraction) -> mpmath.mpf:
+    if isinstance(value, int):
+        return +mpmath.mpf(value)
+    return mpmath.mpf(value.numerator) / value.denominator
+
+
+def mp_arguments(inputs: Inputs, precision: int = DEFAULT_PRECISION) -> dict[str, mpmath.mpf]:
+    """mpmath value of every argument name at ``precision`` digits, each input rounded once;
+    ``eta`` is the given step size, or 0 when η is not given (eta* replaces it)."""
+    values = _exact_values(inputs)
+    with mpmath.workdps(precision):
+        out = {k: _mp(v) for k, v in values.items() if not k.startswith("sigma")}
+        out.update(zip(("sigma0", "sigma1", "sigma2"),
+                       activation_values(inputs.activation, precision), strict=True))
+        out.setdefault("eta", mpmath.mpf(0))
+    return {k: out[k] for k in ARGUMENT_NAMES}
+
+
+def show_number(value: Any) -> str:
+    """A number in a condition's detail: integers as integers, others with 6 significant digits.
+
+    Example:
+        >>> show_number(512), show_number(Fraction(1, 20)), show_number(Fraction(1, 3))
+        ('512', '0.05', '0.333333')
+    """
+    if isinstance(value, bool):
+        return str(value)
+    if isinstance(value, int):
+        return str(value)
+    if isinstance(value, Fraction) and value.denominator == 1:
+        return str(value.numerator)
+    if getattr(value, "is_Integer", False):  # sympy Integer
+        return str(int(value))
+    number = float(value)
+    if number.is_integer() and abs(number) < 1e15:
+        return str(int(number))
+    return f"{number:.6g}"
+
+
+def _check_step_budget(st: CompiledStatement, inputs: Inputs) -> None:
+    if st.step and inputs.eta is None and all(Fraction(v) == 0 for v in inputs.nu):
+        raise InputError("--nu", "needs a positive component when --eta is not given (the "
+                                 "theorem's step size is proportional to ||nu||)")
+
+
+def _conditions(st: CompiledStatement, inputs: Inputs, args: Mapping[str, mpmath.mpf],
+                precision: int) -> tuple[ConditionResult, ...]:
+    exact = _exact_values(inputs)
+    out = []
+    for cond in st.conditions:
+        if cond.exact:
+            scope: dict[str, Any] = {"Fraction": Fraction, **{s: exact[s] for s in cond.symbols}}
+            shown = {s: exact[s] for s in cond.symbols}
+            holds = bool(eval(cond.code, {"__builtins__": {}}, scope))  # generated code
+        else:
+            with mpmath.workdps(precision + 10):
+                scope = {"mpmath": mpmath, **{s: +args[s] for s in cond.symbols}}
+                holds = bool(eval(cond.code, {"__builtins__": {}}, scope))  # generated code
+            shown = {s: args[s] for s in cond.symbols}
+        text = ", ".join(f"{s} = {show_number(v)}" for s, v in shown.items())
+        detail = f"{cond.requirement} {'holds' if holds else 'FAILS'} ({text})"
+        out.append(ConditionResult(cond.name, holds, detail if holds else f"{detail}: {cond.why}"))
+    return tuple(out)
 
 
 def evaluate(name: str, inputs: Inputs, precision: int = DEFAULT_PRECISION) -> Evaluation:
@@ -150,39 +661,40 @@ def evaluate(name: str, inputs: Inputs, precision: int = DEFAULT_PRECISION) -> E
         precision: significant decimal digits of the mpmath evaluation (≥ 10).
 
     Returns:
-        :class:`Evaluation`; η defaults to the theorem's step size η* when ``inputs.eta`` is None.
+        :class:`Evaluation`. η is the given ``inputs.eta``, else the theorem's step size η* for
+        statements that define one; ``inputs["eta"]`` is the η used (or the given η, which such a
+        statement does not use), None when neither, and ``inputs["eta_source"]`` says which.
+
+    Raises:
+        InputError: (``--nu``) η* is needed and ν = 0, so η* would be 0.
     """
     if precision < 10:
         raise ValueError(f"`precision` must be >= 10 digits, got {precision}")
-    statement = get_statement(name)
-    keys, func, step_func = _compiled(name, "mpmath")
-    values = symbol_values(inputs)
+    st = compiled_statement(name)
+    _check_step_budget(st, inputs)
+    star = st.step and inputs.eta is None
+    func = statement_function(name, "mpmath", star)
     with mpmath.workdps(precision):
-        args = [_to_mpf(values[s]) if s is not S.eta else mpmath.mpf(0) for s in ARGUMENTS]
-        eta_index = ARGUMENTS.index(S.eta)
-        if inputs.eta is not None:
-            args[eta_index] = mpmath.mpf(inputs.eta)
-        elif step_func is not None:
-            args[eta_index] = step_func(*args)
-        out = dict(zip(keys, func(*args), strict=True))
+        args = mp_arguments(inputs, precision)
+        out = dict(zip(st.keys, (+mpmath.mpf(v) for v in func(*args.values())), strict=True))
         result_inputs = inputs.as_dict()
-        result_inputs["eta"] = float(args[eta_index]) if step_func is not None else None
-        result_inputs["eta_source"] = (
-            "given" if inputs.eta is not None else
-            ("theorem step size eta*" if step_func is not None else "not used")
-        )
+        if star:
+            eta_used, source = float(out[f"constants.{_STEP_KEY}"]), "theorem step size eta*"
+        elif inputs.eta is not None:
+            eta_used, source = float(args["eta"]), "given"
+        else:
+            eta_used, source = None, "not used"
+        result_inputs["eta"] = eta_used
+        result_inputs["eta_source"] = source
         for sym_name in ("sigma0", "sigma1", "sigma2"):
-            result_inputs[sym_name] = float(args[ARGUMENT_NAMES.index(sym_name)])
-        constants = {k: +out[f"constants.{k}"] for k in statement.constants}
-        terms = {k: +out[f"terms.{k}"] for k in statement.terms}
-        bound = {k: +out[f"bound.{k}"] for k in statement.bound}
-        probability = +out["probability"]
-    conditions = []
-    for cond in statement.conditions:
-        holds = bool(cond.relation.subs(values))
-        conditions.append(ConditionResult(cond.name, holds, _condition_detail(cond, values, holds)))
-    return Evaluation(statement, result_inputs, constants, terms, bound, probability,
-                      tuple(conditions), precision)
+            result_inputs[sym_name] = float(args[sym_name])
+        constants = {k: out[f"constants.{k}"] for k in st.constants}
+        terms = {k: out[f"terms.{k}"] for k in st.terms}
+        bound = {k: out[f"bound.{k}"] for k in st.bound}
+        probability = out["probability"]
+    conditions = _conditions(st, inputs, args, precision)
+    return Evaluation(st, result_inputs, constants, terms, bound, probability, conditions,
+                      precision)
 
 
 def evaluate_grid(name: str, columns: dict[str, Any]):
@@ -195,39 +707,76 @@ def evaluate_grid(name: str, columns: dict[str, Any]):
 
     Returns:
         dict of numpy arrays: every argument, every ``group.key`` expression, and
-        ``condition.<name>`` booleans, all of the broadcast shape.
+        ``condition.<name>`` booleans, all of the broadcast shape (read-only broadcast views:
+        each is computed at the shape of the inputs it depends on).
     """
     import numpy as np
 
-    statement = get_statement(name)
-    keys, func, step_func = _compiled(name, "numpy")
+    st = compiled_statement(name)
     missing = [a for a in ARGUMENT_NAMES if a not in columns]
     if missing:
         raise ValueError(f"`columns` is missing {missing}")
     with np.errstate(all="ignore"):
         arrays = [np.asarray(columns[a] if columns[a] is not None else np.nan, dtype=float)
                   for a in ARGUMENT_NAMES]
-        arrays = list(np.broadcast_arrays(*arrays))
-        eta_index = ARGUMENT_NAMES.index("eta")
-        if step_func is not None:
-            eta = arrays[eta_index].copy()
-            default = np.isnan(eta)
-            if default.any():
-                eta[default] = np.broadcast_to(step_func(*arrays), eta.shape)[default]
-            arrays[eta_index] = eta
-        outputs = func(*arrays)
-    result = {a: arrays[i] for i, a in enumerate(ARGUMENT_NAMES)}
-    shape = arrays[0].shape
-    for key, value in zip(keys, outputs, strict=True):
+        shape = np.broadcast_shapes(*(a.shape for a in arrays))
+        eta = arrays[_ETA]
+        default = np.isnan(eta)
+        if st.step and default.any():
+            outputs = statement_function(name, "numpy", True)(*arrays)
+            step = np.asarray(outputs[st.keys.index(f"constants.{_STEP_KEY}")], dtype=float)
+            if not default.all():
+                given = statement_function(name, "numpy", False)(*arrays)
+                outputs = [np.where(default, a, b) for a, b in zip(outputs, given, strict=True)]
+                step = np.where(default, step, eta)
+            arrays[_ETA] = step
+        else:
+            outputs = statement_function(name, "numpy", False)(*arrays)
+        conditions = _numpy_conditions(name)(*arrays) if st.conditions else []
+    result = {a: np.broadcast_to(arrays[i], shape) for i, a in enumerate(ARGUMENT_NAMES)}
+    for key, value in zip(st.keys, outputs, strict=True):
         result[key] = np.broadcast_to(np.asarray(value, dtype=float), shape)
-    for cond in statement.conditions:
-        cfunc = _condition_function(name, cond.name)
-        result[f"condition.{cond.name}"] = np.broadcast_to(np.asarray(cfunc(*arrays)), shape)
+    for cond, value in zip(st.conditions, conditions, strict=True):
+        result[f"condition.{cond.name}"] = np.broadcast_to(np.asarray(value, dtype=bool), shape)
     return result
 
 
-@cache
-def _condition_function(name: str, condition: str):
-    statement = get_statement(name)
-    cond = next(c for c in statement.conditions if c.name == condition)
-    return sp.lambdify(ARGUMENTS, cond.relation, modules="numpy")
+# --------------------------------------------------------------------------- sympy helpers
+
+
+def symbol_values(inputs: Inputs) -> dict[Any, Any]:
+    """Exact sympy values of every argument symbol except η (which may be defaulted)."""
+    import sympy as sp
+
+    from boundcalc.theory import symbols as S
+    from boundcalc.theory.activations import get_activation
+
+    def exact(text: str | int) -> Any:
+        return sp.Rational(str(text))
+
+    act = get_activation(inputs.activation)
+    return {
+        S.m: sp.Integer(inputs.m), S.n: sp.Integer(inputs.n), S.d: sp.Integer(inputs.d),
+        S.T: sp.Integer(inputs.T), S.delta: exact(inputs.delta),
+        S.rho_c: exact(inputs.rho[0]), S.rho_u: exact(inputs.rho[1]),
+        S.rho_w: exact(inputs.rho[2]),
+        S.nu_c: exact(inputs.nu[0]), S.nu_u: exact(inputs.nu[1]), S.nu_w: exact(inputs.nu[2]),
+        S.sigma0: act.sigma0, S.sigma1: act.sigma1, S.sigma2: act.sigma2,
+        S.K: sp.Integer(inputs.steps), S.b: sp.Integer(inputs.batch_size),
+        S.eps_mis: exact(inputs.misspecification),
+    }
+
+
+def _to_mpf(value: Any) -> mpmath.mpf:
+    import sympy as sp
+
+    return mpmath.mpf(sp.N(value, mpmath.mp.dps + 5))
+
+
+def _condition_detail(cond: Any, values: Mapping[Any, Any], holds: bool) -> str:
+    """Detail of a sympy :class:`~boundcalc.theory.statement.Condition` at exact sympy
+    ``values`` (integers shown as integers, other numbers with 6 significant digits)."""
+    shown = ", ".join(f"{s.name} = {show_number(values[s])}"
+                      for s in sorted(cond.relation.free_symbols, key=str))
+    text = f"{cond.requirement} {'holds' if holds else 'FAILS'} ({shown})"
+    return text if holds else f"{text}: {cond.why}"

@@ -266,10 +266,10 @@ def _input_sources(statement: str, given: Mapping[str, str], inputs: Mapping[str
                    ) -> dict[str, str]:
     """Source of each shown input (given flag, default, η*, activation) and whether the statement
     uses it at all."""
-    from boundcalc.theory.registry import get_statement
+    from boundcalc.api import compiled_statement
 
-    st = get_statement(statement)
-    used = {s.name for s in st.free_symbols()}
+    st = compiled_statement(statement)
+    used = st.used
     sources = {}
     for key in inputs:
         flag = INPUT_FLAGS.get(key)
@@ -285,7 +285,7 @@ def _input_sources(statement: str, given: Mapping[str, str], inputs: Mapping[str
             text = "default"
         if key not in ("activation", "eta") and key not in used:
             text += ", not used by this statement"
-        if key == "eta" and "eta" not in used and "theorem_step_size" not in st.constants:
+        if key == "eta" and "eta" not in used and not st.step:
             text += ", not used by this statement"
         sources[key] = text
     return sources
@@ -421,13 +421,12 @@ def _point(statement: str, given: dict[str, str], fmt: str, output: str | None, 
     if symbolic and fmt in ("json", "csv"):
         raise InputError("--symbolic", f"works with --format table, markdown or latex (JSON and "
                                        f"CSV keep the data contract), got --format {fmt}")
-    inputs = validate(**given)
+    inputs = validate(**given, statement=statement)
     from boundcalc.api import evaluate
-    from boundcalc.theory.registry import get_statement
 
     result = evaluate(statement, inputs, precision=digits)
     data = result.to_dict()
-    st = get_statement(statement)
+    st = result.statement
     shown_data = data
     if fmt == "table":  # eta's source is its own column there
         shown_data = {**data, "inputs": {k: v for k, v in data["inputs"].items()
@@ -616,11 +615,10 @@ def build_sweep(statement: str, given: Mapping[str, str | None], activation: str
     import numpy as np
     import pandas as pd
 
-    from boundcalc.api import evaluate_grid
+    from boundcalc.api import activation_values, compiled_statement, evaluate_grid
     from boundcalc.search import MAX_ROWS, parse_values
-    from boundcalc.theory.activations import get_activation
-    from boundcalc.theory.registry import get_statement
 
+    st = compiled_statement(statement)
     specs = _sweep_axes(given)
     values: dict[str, list[str]] = {}
     for axis, (spec, flag, kind) in specs.items():
@@ -636,11 +634,12 @@ def build_sweep(statement: str, given: Mapping[str, str | None], activation: str
         raise InputError(specs[worst][1], f"makes the sweep {rows} rows ({sizes}), more than the "
                                           f"limit of {MAX_ROWS}; use fewer values")
     nu_sources = {_source_axis(f"nu_{c}", values) for c in "cuw"}
-    if "eta" not in values and all(any(Decimal(v) == 0 for v in values[a]) for a in nu_sources):
+    if ("eta" not in values and st.step
+            and all(any(Decimal(v) == 0 for v in values[a]) for a in nu_sources)):
         raise InputError("--nu", "needs a positive component in every row when --eta is not "
                                  "given (the theorem's step size is proportional to ||nu||)")
-    act = get_activation(validate(activation=activation or DEFAULTS["activation"],
-                                  eta="1").activation)
+    act_name = validate(activation=activation or DEFAULTS["activation"], eta="1").activation
+    sigmas = [float(v) for v in activation_values(act_name, 30)]
     axes = list(values)
     shape = tuple(len(values[a]) for a in axes)
     int_axes = {a for a, _, kind in _SWEEP_AXES if kind == "int"}
@@ -655,17 +654,16 @@ def build_sweep(statement: str, given: Mapping[str, str | None], activation: str
     for column in _SWEEP_INPUTS:
         source = _source_axis(column, grid)
         columns[column] = grid[source].astype(float) if source in grid else None
-    columns.update(sigma0=float(act.sigma0), sigma1=float(act.sigma1), sigma2=float(act.sigma2))
+    columns.update(zip(("sigma0", "sigma1", "sigma2"), sigmas, strict=True))
     result = evaluate_grid(statement, columns)
-    st = get_statement(statement)
     frame: dict[str, Any] = {}
     for column in _SWEEP_INPUTS:
         source = _source_axis(column, grid)
         data = grid[source] if source in grid else np.asarray(result[column], dtype=float)
         frame[column] = np.broadcast_to(data, shape).reshape(-1)
-    frame["activation"] = np.full(rows, act.name, dtype=object)
-    for s in ("sigma0", "sigma1", "sigma2"):
-        frame[s] = np.full(rows, float(getattr(act, s)))
+    frame["activation"] = np.full(rows, act_name, dtype=object)
+    for s, value in zip(("sigma0", "sigma1", "sigma2"), sigmas, strict=True):
+        frame[s] = np.full(rows, value)
     for group in ("constants", "terms", "bound"):
         for key in getattr(st, group):
             frame[f"{group}.{key}"] = np.asarray(result[f"{group}.{key}"]).reshape(-1)
@@ -678,7 +676,7 @@ def build_sweep(statement: str, given: Mapping[str, str | None], activation: str
     frame["guaranteed"] = guaranteed
     swept = [c for c in _SWEEP_INPUTS
              if _source_axis(c, grid) in values and len(values[_source_axis(c, grid)]) > 1]
-    return pd.DataFrame(frame), swept
+    return pd.DataFrame(frame, copy=False), swept  # no copy: the columns are fresh arrays
 
 
 def _select_columns(df: Any, spec: str | None, fmt: str, swept: Sequence[str]) -> list[str]:
@@ -977,9 +975,9 @@ def steps(target: TargetOpt, m: MOpt = None, n: NOpt = None, d: DOpt = None, T: 
 
 def _render_solver(result: dict[str, Any], fmt: str, output: str | None, shown: int | None,
                    strict: bool, name: str) -> None:
-    from boundcalc.theory.registry import get_statement
+    from boundcalc.api import compiled_statement
 
-    st = get_statement("theorem1")
+    st = compiled_statement("theorem1")
     text = render_result(result, fmt, digits=shown or SOLVER_DIGITS, descriptions=st.descriptions,
                          latex_names=st.latex_names, width=_console_width(output))
     _emit(text, output)

@@ -507,10 +507,53 @@ def _frame_cells(df: pd.DataFrame, digits: int | None) -> list[list[str]]:
 
 def _column_text(series: Any, fmt: str) -> list[str]:
     """Exact text of every cell of one column: ``repr`` floats, ``true``/``false``, and empty
-    (CSV) or ``null`` (JSON) for NaN; text quoted as CSV or JSON needs."""
+    (CSV) or ``null`` (JSON) for NaN; text quoted as CSV or JSON needs. Runs of equal cells
+    (constant columns, or a column that depends only on a slower sweep axis) are formatted once."""
     import numpy as np
 
     values = series.to_numpy()
+    runs = _runs(values)
+    if runs is not None:  # format the first cell of each run, then repeat it
+        starts, lengths = runs
+        texts = _column_text_plain(values[starts], fmt)
+        return np.repeat(np.array(texts, dtype=object), lengths).tolist()
+    return _column_text_plain(values, fmt)
+
+
+def _runs(values: Any) -> tuple[Any, Any] | None:
+    """(starts, lengths) of the runs of bitwise-equal cells when they are long (< 1 change in 4
+    cells), else None."""
+    import numpy as np
+
+    size = len(values)
+    if size < 64:
+        return None
+    if values.dtype.kind in "fiub":
+        flat = np.ascontiguousarray(values)
+        keyed = flat.view(np.uint8).reshape(size, -1)  # bitwise: -0.0 is not 0.0
+        change = np.empty(size, dtype=bool)
+        change[0] = True
+        np.any(keyed[1:] != keyed[:-1], axis=1, out=change[1:])
+    elif values.dtype == object:
+        change = np.empty(size, dtype=bool)
+        change[0] = True
+        try:
+            change[1:] = np.fromiter((a is not b and (type(a) is not type(b) or a != b)
+                                      for a, b in zip(values[1:], values[:-1], strict=True)),
+                                     dtype=bool, count=size - 1)
+        except (TypeError, ValueError):
+            return None
+    else:
+        return None
+    starts = np.flatnonzero(change)
+    if len(starts) * 4 > size:
+        return None
+    return starts, np.diff(np.append(starts, size))
+
+
+def _column_text_plain(values: Any, fmt: str) -> list[str]:
+    import numpy as np
+
     missing = "null" if fmt == "json" else ""
     if values.dtype == bool:
         return np.where(values, "true", "false").tolist()

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass, field
+from decimal import Decimal, InvalidOperation
 
 #: Defaults shown in every output. ``eta=None`` means "the theorem's step size η*".
 DEFAULTS: dict[str, object] = {
@@ -48,10 +49,36 @@ def parse_number(flag: str, text: str | float | int) -> float:
     return value
 
 
+#: Integers past this many digits are refused (they would only be slow, never meaningful).
+_MAX_INTEGER_DIGITS = 400
+
+
 def parse_integer(flag: str, text: str | float | int) -> int:
-    """Parse an integer; ``1e3`` is accepted when it is integral."""
-    value = parse_number(flag, text)
-    if value != int(value):
+    """Parse an integer exactly (no trip through a binary float, so ``2**53 + 1`` stays itself);
+    ``1e3`` and ``1000.0`` are accepted because they are exactly integers, ``1.5e0`` is not.
+
+    Example:
+        >>> parse_integer("--n", "9007199254740993"), parse_integer("--n", "1e3")
+        (9007199254740993, 1000)
+    """
+    if isinstance(text, int) and not isinstance(text, bool):
+        return text
+    if isinstance(text, float):
+        if not math.isfinite(text):
+            raise InputError(flag, f"must be finite, got {text!r}")
+        if not text.is_integer():
+            raise InputError(flag, f"must be an integer, got {text!r}")
+        return int(text)
+    raw = str(text).strip()
+    try:
+        value = Decimal(raw)
+    except InvalidOperation:
+        raise InputError(flag, f"must be an integer, got {text!r}") from None
+    if not value.is_finite():
+        raise InputError(flag, f"must be finite, got {text!r}")
+    if value.adjusted() >= _MAX_INTEGER_DIGITS:
+        raise InputError(flag, f"is too large, got {text!r}")
+    if value != value.to_integral_value():
         raise InputError(flag, f"must be an integer, got {text!r}")
     return int(value)
 
@@ -117,19 +144,21 @@ def validate(
     activation: str = "tanh",
     batch_size: object = DEFAULTS["batch_size"],
     misspecification: object = DEFAULTS["misspecification"],
+    statement: str | None = None,
 ) -> Inputs:
     """Check every input and return :class:`Inputs`; raises :class:`InputError` naming the flag.
 
     Rules (issue 2, item 6): m a positive even integer; n, d, T, K, b positive integers;
     δ in (0, 1); ρ, ν, ε_mis non-negative; η > 0 when given; the activation a known preset or
-    ``custom:S0,S1,S2``.
+    ``custom:S0,S1,S2``; ν with a positive component when η is not given and the statement uses
+    the theorem's step size η* ∝ ‖ν‖ (``statement=None``: assume it does).
     ρ < ν is *not* an input error (the condition row fails instead).
 
     Example:
         >>> validate(m=512, n=1000, rho="2").rho
         ('2', '2', '2')
     """
-    from boundcalc.theory.activations import get_activation  # light: sympy only
+    from boundcalc.api import compiled_statement, parse_activation  # no sympy when cached
 
     m_int = parse_integer("--m", m)
     if m_int < 2 or m_int % 2:
@@ -163,15 +192,16 @@ def validate(
         raise InputError("--misspecification", f"must be >= 0, got {misspecification!r}")
     rho_t = parse_triple("--rho", str(rho))
     nu_t = parse_triple("--nu", str(nu))
-    if eta_text is None and all(float(v) == 0 for v in nu_t):
+    needs_step = statement is None or compiled_statement(statement).step
+    if eta_text is None and needs_step and all(float(v) == 0 for v in nu_t):
         raise InputError("--nu", "needs a positive component when --eta is not given "
                          "(the theorem's step size is proportional to ||nu||)")
     try:
-        act = get_activation(str(activation))
+        act_name, _ = parse_activation(str(activation))
     except ValueError as exc:
         raise InputError("--activation", str(exc)) from None
     return Inputs(
         m=m_int, n=n_int, d=d_int, T=t_int, delta=str(delta).strip(), rho=rho_t, nu=nu_t,
-        steps=k_int, eta=eta_text, activation=act.name, batch_size=b_int,
+        steps=k_int, eta=eta_text, activation=act_name, batch_size=b_int,
         misspecification=str(misspecification).strip(),
     )
