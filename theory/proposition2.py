@@ -30,7 +30,8 @@ Per-unit bounds (docs/indrnn.md §2), for g = h_T as a function of (w, u) with |
 
 * Γ_T = √(P_T(λ)² + σ₀² P_{T−1}(λ)²) ≥ |D z_t[δ]| for every unit direction δ and t ≤ T;
 * G_T = σ₁ Γ_T ≥ ‖∇_{(w,u)} h_T‖;
-* H_T = (σ₂ Γ_T² + 2σ₁² Γ_T)·P_T(λ) ≥ ‖∇²_{(w,u)} h_T‖_op.
+* H_T = min{(σ₂Γ_T² + 2σ₁²Γ_T)·P_T(λ), σ₂Γ_T(Q_T + σ₀Q_{T−1}) + 2σ₁²(Q_{T−1} + σ₀Q_{T−2})}
+  ≥ ‖∇²_{(w,u)} h_T‖_op, with Q_t(λ) = Σ_{j<t} (j + 1)λ^j.
 
 The network-level constants, the Lyapunov drift and the final bound are Theorem 1's with
 (G(u_max), H(u_max)) → (G_T, H_T); the approximation error uses Hoeffding only (every IndRNN
@@ -104,6 +105,7 @@ def geometric_sum(lam: sp.Expr, t: sp.Expr = T) -> sp.Expr:
         >>> geometric_sum(Rational(1, 2), 3)
         7/4
     """
+    lam, t = sp.sympify(lam), sp.sympify(t)
     return sp.Piecewise(
         ((1 - lam**t) / (1 - lam), sp.Lt(lam, 1)),
         (t, sp.Eq(lam, 1)),
@@ -124,14 +126,43 @@ def unit_gradient_bound(lam: sp.Expr, t: sp.Expr = T) -> sp.Expr:
     return sigma1 * tangent_bound(lam, t)
 
 
-def unit_hessian_bound(lam: sp.Expr, t: sp.Expr = T) -> sp.Expr:
-    """H_t = (σ₂ Γ_t² + 2σ₁² Γ_t)·P_t(λ) ≥ ‖∇²_{(w,u)} h_t‖_op (indrnn.md §2).
+def weighted_geometric_sum(lam: sp.Expr, t: sp.Expr = T) -> sp.Expr:
+    """Q_t(λ) = Σ_{s=1}^{t} λ^{t−s} P_s(λ) = Σ_{j<t} (j + 1) λ^j = d(λ P_t(λ))/dλ.
 
-    From D²h_s = σ''(z_s)(Dz_s)² + σ'(z_s)(2 δu Dh_{s−1} + u D²h_{s−1}): the second-order
-    defect obeys S_s ≤ σ₂Γ_t² + 2σ₁·G_t + λ S_{s−1}, S_0 = 0.
+    (1 − (t+1)λ^t + tλ^{t+1})/(1 − λ)² for λ ≠ 1 (→ 1/(1 − λ)² below the cutoff, ~ tλ^t/(λ−1)
+    past it), t(t + 1)/2 at λ = 1; Q_t = 0 for t ∈ {−1, 0}.
+
+    Example:
+        >>> from sympy import Rational
+        >>> weighted_geometric_sum(Rational(1, 2), 3)
+        11/4
+    """
+    lam, t = sp.sympify(lam), sp.sympify(t)
+    return sp.Piecewise(
+        (t * (t + 1) / 2, sp.Eq(lam, 1)),
+        ((1 - (t + 1) * lam**t + t * lam ** (t + 1)) / (1 - lam) ** 2, True),
+    )
+
+
+def unit_hessian_bound(lam: sp.Expr, t: sp.Expr = T) -> sp.Expr:
+    """H_t ≥ ‖∇²_{(w,u)} h_t‖_op, the smaller of two valid bounds (indrnn.md §2.3).
+
+    From D²h_s = σ''(z_s)(Dz_s)² + σ'(z_s)(2 δu Dh_{s−1} + u D²h_{s−1}) the second-order defect
+    obeys S_s ≤ σ₂Γ_s² + 2σ₁²Γ_{s−1} + λ S_{s−1}, S_0 = 0, so S_t ≤ Σ_{s≤t} λ^{t−s}(σ₂Γ_s² +
+    2σ₁²Γ_{s−1}). Bounding every Γ_s by Γ_t gives (σ₂Γ_t² + 2σ₁²Γ_t)·P_t (tight below the
+    cutoff); bounding Γ_s ≤ P_s + σ₀P_{s−1} inside the sum gives
+    σ₂Γ_t(Q_t + σ₀Q_{t−1}) + 2σ₁²(Q_{t−1} + σ₀Q_{t−2}) (exact at t = 1, and ~ tλ^{2t} instead
+    of λ^{3t} past the cutoff).
     """
     gamma = tangent_bound(lam, t)
-    return (sigma2 * gamma**2 + 2 * sigma1**2 * gamma) * geometric_sum(lam, t)
+    coarse = (sigma2 * gamma**2 + 2 * sigma1**2 * gamma) * geometric_sum(lam, t)
+
+    def q(k):
+        return weighted_geometric_sum(lam, k)
+
+    fine = (sigma2 * gamma * (q(t) + sigma0 * q(t - 1))
+            + 2 * sigma1**2 * (q(t - 1) + sigma0 * q(t - 2)))
+    return sp.Min(coarse, fine)
 
 
 def feature_envelope(alpha_value: sp.Expr = alpha) -> sp.Expr:
@@ -293,5 +324,5 @@ def proposition2(alpha_value: sp.Expr | None = None) -> Statement:
 __all__ = [
     "DEFAULT_ALPHA", "alpha", "approximation_log_factor", "build_bound", "feature_envelope",
     "geometric_sum", "proposition2", "recurrent_factor", "recurrent_weight_max", "tangent_bound",
-    "unit_gradient_bound", "unit_hessian_bound",
+    "unit_gradient_bound", "unit_hessian_bound", "weighted_geometric_sum",
 ]

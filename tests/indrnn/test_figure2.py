@@ -1,0 +1,117 @@
+"""Figure 2 (Section 6.2): the quick preset end to end, resuming, the summary statistics."""
+
+from __future__ import annotations
+
+import csv
+import json
+import math
+import time
+
+import pytest
+from boundcalc.validators.figure2 import (
+    PRESETS,
+    all_cells,
+    make_config,
+    mean_ci95,
+    run_figure2,
+    work_units,
+)
+
+OUTPUTS = ("config.json", "results.csv", "results.json", "summary.csv", "summary.json",
+           "figure2.png", "figure2.pdf", "figure2_table.tex")
+
+# a tiny run with the full protocol (both models, plain GD, metrics at every iterate)
+TINY = dict(lags=(4, 16), n=60, m=4, steps=8, seeds=(0, 1, 2))
+
+
+def _rows(path):
+    with open(path, newline="") as handle:
+        return list(csv.DictReader(handle))
+
+
+def test_quick_preset_writes_every_output_within_90_seconds(tmp_path):
+    started = time.perf_counter()
+    out = run_figure2("quick", out=tmp_path / "quick", progress=False)
+    elapsed = time.perf_counter() - started
+    assert elapsed <= 90, f"quick preset took {elapsed:.1f} s"
+    for name in OUTPUTS:
+        assert (out / name).stat().st_size > 0, name
+    cfg = PRESETS["quick"]
+    cells = _rows(out / "results.csv")
+    assert len(cells) == len(all_cells(cfg)) == 2 * len(cfg.lags) * len(cfg.seeds)
+    summary = _rows(out / "summary.csv")
+    assert {(r["model"], int(r["L"])) for r in summary} == {
+        (m, L) for m in ("transformer", "indrnn") for L in (4, 16, 72, 96)}
+    for row in summary:
+        assert float(row["max_jacobian_mean"]) > 0 and math.isfinite(float(
+            row["max_jacobian_mean"]))
+        assert 0 < float(row["min_val_loss_mean"]) < 10
+        T = int(row["T"])
+        expected = T * 17 if row["model"] == "transformer" else cfg.m
+        assert int(row["memory_floats_per_sample"]) == expected
+    table = (out / "figure2_table.tex").read_text()
+    assert "\\toprule" in table and "\\bottomrule" in table
+    assert sum(line.endswith("\\\\") for line in table.splitlines()) == 2 + len(cfg.lags)
+    assert (out / "figure2.png").read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+    assert (out / "figure2.pdf").read_bytes()[:5] == b"%PDF-"
+    config = json.loads((out / "config.json").read_text())
+    assert config["parameters"]["preset"] == "quick"
+    assert config["parameters"]["steps"] == cfg.steps
+
+
+def test_interrupted_run_resumes_to_the_same_summary(tmp_path):
+    fresh = run_figure2("quick", out=tmp_path / "fresh", progress=False, **TINY)
+    partial = tmp_path / "partial"
+    run_figure2("quick", out=partial, progress=False, max_cells=5, **TINY)
+    done = sorted(p.name for p in (partial / "cells").iterdir())
+    assert len(done) == 5
+    before = {name: (partial / "cells" / name).read_text() for name in done}
+    run_figure2("quick", out=partial, progress=False, **TINY)
+    assert (partial / "summary.csv").read_text() == (fresh / "summary.csv").read_text()
+    assert (partial / "figure2_table.tex").read_text() == (
+        fresh / "figure2_table.tex").read_text()
+    # cells finished before the interruption were kept, not recomputed
+    assert all((partial / "cells" / n).read_text() == text for n, text in before.items())
+
+
+def test_seed_groups_are_fixed_so_a_resumed_run_batches_like_a_fresh_one():
+    cfg = make_config("quick", seeds=5, seed_batch=2)
+    groups = {u[2] for u in work_units(cfg)}
+    assert groups == {(0, 1), (2, 3), (4,)}
+    cells = {(m, L, s) for m, L, g in work_units(cfg) for s in g}
+    assert cells == set(all_cells(cfg))
+
+
+def test_batched_seeds_reproduce_unbatched_training(tmp_path):
+    one = run_figure2("quick", out=tmp_path / "one", progress=False, **TINY)
+    many = run_figure2("quick", out=tmp_path / "many", progress=False, seed_batch=3, **TINY)
+    a, b = _rows(one / "results.csv"), _rows(many / "results.csv")
+    for x, y in zip(a, b, strict=True):
+        assert (x["model"], x["L"], x["seed"]) == (y["model"], y["L"], y["seed"])
+        for key in ("max_jacobian", "min_val_loss"):
+            assert float(x[key]) == pytest.approx(float(y[key]), rel=1e-4)
+
+
+def test_resuming_with_other_parameters_is_refused(tmp_path):
+    run_figure2("quick", out=tmp_path / "r", progress=False, **TINY)
+    with pytest.raises(ValueError, match="other parameters"):
+        run_figure2("quick", out=tmp_path / "r", progress=False, **{**TINY, "steps": 9})
+
+
+@pytest.mark.parametrize("kwargs, name", [
+    ({"preset": "full"}, "`preset`"), ({"jobs": 0}, "`jobs`"), ({"seeds": 0}, "`seeds`"),
+    ({"m": 5}, "`m`"), ({"lags": (0,)}, "`lags`"), ({"device": "tpu"}, "`device`"),
+])
+def test_bad_arguments_are_named(tmp_path, kwargs, name):
+    kwargs = {"preset": "quick", **kwargs}
+    with pytest.raises(ValueError, match=name):
+        run_figure2(out=tmp_path / "x", progress=False, **kwargs)
+
+
+def test_mean_ci95_uses_student_t_quantiles():
+    mean, half, k = mean_ci95([1.0, 3.0])
+    assert (mean, k) == (2.0, 2)
+    assert half == pytest.approx(12.7062047 * math.sqrt(2) / math.sqrt(2), rel=1e-6)
+    _, half5, _ = mean_ci95([1.0, 2.0, 3.0, 4.0, 5.0])
+    assert half5 == pytest.approx(2.7764451 * math.sqrt(2.5) / math.sqrt(5), rel=1e-6)
+    assert math.isnan(mean_ci95([1.0])[1]) and mean_ci95([math.nan])[2] == 0
