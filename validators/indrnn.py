@@ -250,8 +250,91 @@ def state_floats_per_sample(m: int) -> int:
     return int(m)
 
 
+
+
+# --------------------------------------------------------------------------- Prop. 2 measurements
+
+
+def boundary_point(params0: IndRNNParams, X: Tensor, act: Activation,
+                   rho: tuple[float, float, float]) -> IndRNNParams:
+    """A point on the boundary of Ω_ρ chosen to stress the Proposition 2 constants.
+
+    Per unit: Δc_i = +ρ_c/√m; Δw_i = ρ_w/√m along c_i(0)·Σ_j ∂h_{T,i}(X_j)/∂w_i (the gradient of
+    Σ_j f_j, as the paper's linearization experiment does); Δu_i = ρ_u/√m·sign(u_i(0)), which puts
+    |u_i| at u_max = α + ρ_u/√m, the largest recurrent factor λ that Ω_ρ allows.
+    """
+    rc, ru, rw = (float(r) / math.sqrt(params0.width) for r in rho)
+    tan = unit_tangents(params0, X, act)
+    direction = params0.c.unsqueeze(-1) * tan.a.sum(0)                   # (m, d)
+    direction = direction / direction.norm(dim=-1, keepdim=True).clamp_min(1e-300)
+    return IndRNNParams(params0.c + rc, params0.W + rw * direction,
+                        params0.u + ru * torch.sign(params0.u))
+
+
+def _unit_hessian_norms(params: IndRNNParams, x_seq: Tensor, act: Activation) -> Tensor:
+    """‖∇²_{(w_i,u_i)} h_{T,i}‖_op for every unit i on one sequence x_seq (T, d): (m,)."""
+    def h_T(theta: Tensor) -> Tensor:
+        w, u = theta[:-1], theta[-1]
+        h = theta.new_zeros(())
+        for x in x_seq:
+            h = act.fn(w @ x + u * h)
+        return h
+
+    thetas = torch.cat([params.W, params.u.unsqueeze(-1)], dim=-1)        # (m, d + 1)
+    hess = torch.func.vmap(torch.func.hessian(h_T))(thetas)              # (m, d+1, d+1)
+    return torch.linalg.matrix_norm(hess, ord=2)
+
+
+def measure_prop2(*, m: int = 16, d: int = 4, T: int = 8, n: int = 8, alpha: float = 1.5,
+                  rho: tuple[float, float, float] = (2.0, 2.0, 2.0), seed: int = 0,
+                  activation: str = "tanh") -> list[dict[str, float | str]]:
+    """Measure what Proposition 2's constants bound, at the :func:`boundary_point` of Ω_ρ.
+
+    Inputs: n − 1 random sequences with unit-norm tokens and one sequence repeating e_1 (aligned
+    tokens make the tangent recursions add up). Quantities (each next to its bound, evaluated by
+    :func:`boundcalc.compare_rnn.evaluate_prop2` from the same sympy expressions):
+    ``unit_gradient_G`` max_{i,j} ‖∇_{(w_i,u_i)} h_{T,i}(X_j)‖; ``unit_hessian_H`` max_{i,j} of the
+    per-unit Hessian norm; ``lipschitz_L`` max_j ‖∇_θ f(X_j)‖; ``eps_lin`` max_j |f − f_lin|.
+
+    Returns:
+        One dict per quantity: ``quantity``, ``measured``, ``bound``, ``ratio`` (≤ 1 unless the
+        derivation is wrong).
+    """
+    from boundcalc.compare_rnn import evaluate_prop2
+    from boundcalc.params import validate
+
+    from .model import get_activation
+
+    if n < 2:
+        raise ValueError(f"`n` must be >= 2 (one aligned and random sequences), got {n}")
+    act = get_activation(activation)
+    gen = torch.Generator().manual_seed(int(seed))
+    raw = torch.randn(n - 1, T, d, generator=gen, dtype=torch.float64)
+    aligned = torch.zeros(1, T, d, dtype=torch.float64)
+    aligned[..., 0] = 1.0
+    X = torch.cat([aligned, raw / raw.norm(dim=-1, keepdim=True)])
+    params0 = init_indrnn(m, d, seed=seed, alpha=alpha)
+    params = boundary_point(params0, X, act, rho)
+    tan = unit_tangents(params, X, act)
+    unit_grad = torch.sqrt((tan.a**2).sum(-1) + tan.b**2)                  # (n, m)
+    unit_hess = torch.stack([_unit_hessian_norms(params, X[j], act) for j in range(n)])
+    full_grad = torch.sqrt(((tan.h**2) + params.c**2 * unit_grad**2).sum(-1) / m)
+    gap = (forward(params, X, act) - linearized_output(params0, params, X, act)).abs()
+    inputs = validate(m=m, n=n, d=d, T=T, rho=",".join(str(r) for r in rho), nu="1")
+    bounds = evaluate_prop2(inputs, alpha=str(alpha)).constants
+    measured = {"unit_gradient_G": unit_grad.max(), "unit_hessian_H": unit_hess.max(),
+                "lipschitz_L": full_grad.max(), "eps_lin": gap.max()}
+    out = []
+    for key, value in measured.items():
+        bound = float(bounds[key])
+        out.append({"quantity": key, "measured": float(value), "bound": bound,
+                    "ratio": float(value) / bound})
+    return out
+
+
 __all__ = [
-    "DEFAULT_ALPHA", "IndRNNParams", "Trajectory", "UnitTangents", "forward", "init_indrnn",
-    "jacobian_u_norm", "linearized_output", "loss_and_gradient", "loss_gradient_and_jacobian_u",
-    "state_floats_per_sample", "trajectory", "unit_tangents",
+    "DEFAULT_ALPHA", "IndRNNParams", "Trajectory", "UnitTangents", "boundary_point", "forward",
+    "init_indrnn", "jacobian_u_norm", "linearized_output", "loss_and_gradient",
+    "loss_gradient_and_jacobian_u", "measure_prop2", "state_floats_per_sample", "trajectory",
+    "unit_tangents",
 ]

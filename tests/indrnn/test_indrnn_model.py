@@ -151,3 +151,15 @@ def test_transformer_fused_step_matches_the_model_and_autograd():
     jac_w = torch.autograd.functional.jacobian(
         lambda W: forward(type(params)(params.c, params.U, W), X, q, ACT), params.W)
     torch.testing.assert_close(jac, jac_w.flatten(1).norm(dim=1))
+
+
+@pytest.mark.parametrize("alpha", [0.5, 1.5])
+@pytest.mark.parametrize("T", [1, 6])
+def test_measured_quantities_at_the_boundary_never_exceed_proposition2(alpha, T):
+    rows = indrnn.measure_prop2(m=8, d=3, T=T, n=4, alpha=alpha)
+    assert {r["quantity"] for r in rows} == {"unit_gradient_G", "unit_hessian_H", "lipschitz_L",
+                                             "eps_lin"}
+    assert all(0 < r["ratio"] <= 1 + 1e-9 for r in rows), rows
+    if T == 1:    # one step: h_1 = sigma(w.x), whose Hessian sigma'' x x^T reaches sigma2
+        by = {r["quantity"]: r["ratio"] for r in rows}
+        assert by["unit_hessian_H"] > 0.99 and by["unit_gradient_G"] > 0.99
