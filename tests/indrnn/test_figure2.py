@@ -92,6 +92,12 @@ def test_batched_seeds_reproduce_unbatched_training(tmp_path):
             assert float(x[key]) == pytest.approx(float(y[key]), rel=1e-4)
 
 
+def test_parallel_processes_give_the_same_summary(tmp_path):
+    serial = run_figure2("quick", out=tmp_path / "serial", progress=False, **TINY)
+    parallel = run_figure2("quick", out=tmp_path / "parallel", progress=False, jobs=2, **TINY)
+    assert (parallel / "summary.csv").read_text() == (serial / "summary.csv").read_text()
+
+
 def test_resuming_with_other_parameters_is_refused(tmp_path):
     run_figure2("quick", out=tmp_path / "r", progress=False, **TINY)
     with pytest.raises(ValueError, match="other parameters"):
