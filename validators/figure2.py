@@ -541,7 +541,7 @@ def run_figure2(preset: str = "quick", seeds: int | Iterable[int] | None = None,
         out: run directory (created; an existing one with the same parameters is resumed, one
             with other parameters is refused). None = ``runs/figure2-<preset>``.
         jobs: independent cells trained in parallel processes (each with cores/jobs threads).
-        progress: one line per finished cell on stderr.
+        progress: one line per finished work unit (a model, a lag, a seed group) on stderr.
         max_cells: train at most this many new cells (whole seed groups), then write the outputs
             of what is done (an interrupted run, or a share of the work on this machine).
         threads: torch threads of this process when ``jobs`` is 1 (restored afterwards). None =
