@@ -525,11 +525,13 @@ def _lift_length(T: int) -> int | None:
 def drive(space: SearchSpace, objective, cfg: Config, *, free: Sequence[str], steps: int,
           seed: int, head_scores=None, restarts: int = 1, surrogate=None,
           lift: bool = True, method: str = "adam", lr: float = 0.1,
-          polish_method: str = "normalized", polish_lr: float = 0.03) -> SearchResult:
+          polish_method: str = "normalized", polish_lr: float = 0.03,
+          keep: int = 0) -> SearchResult:
     """The search schedule used by every measurement.
 
     0. if the tokens are free and T > 4 (``lift``): the whole schedule at a short length T' | T,
-       whose best points, tokens tiled to length T, replace half of the starts;
+       whose best points, tokens tiled to length T, replace half of the starts (never the first
+       ``keep`` slots: hand-built and paper starts);
     1. projected ascent from ``cfg`` (``steps`` steps, ``method``: Adam or normalised steps) on
        ``surrogate`` if given (the value of ``objective`` is tracked), else on ``objective``;
     2. if ``head_scores`` (cfg ↦ (S, m') per-head or per-pair scores) is given: copy each start's
@@ -553,7 +555,7 @@ def drive(space: SearchSpace, objective, cfg: Config, *, free: Sequence[str], st
                      polish_method=polish_method, polish_lr=polish_lr)
         lifted = sres.config["X"].repeat_interleave(space.T // short, dim=2)
         slots = torch.arange(cfg["X"].shape[0], device=lifted.device)
-        use = ((slots // 2) % 2 == 0).view(-1, 1, 1, 1)
+        use = (((slots // 2) % 2 == 0) & (slots >= keep)).view(-1, 1, 1, 1)
         cfg = {k: (torch.where(use.view((-1,) + (1,) * (v.dim() - 1)), sres.config[k], v)
                    if k != "X" else torch.where(use, lifted, v)) for k, v in cfg.items()}
     res = ascend(space, cfg, main, free=free, steps=steps, measure=measure, method=method, lr=lr)
@@ -611,7 +613,7 @@ def search_lipschitz(space: SearchSpace, act: Activation, *, starts: int, steps:
 
     return drive(space, _lipschitz_objective(space, act), cfg, free=free, steps=steps,
                  seed=seed, head_scores=scores, restarts=restarts, surrogate=surrogate,
-                 method="normalized")
+                 method="normalized", keep=0 if extra is None else extra["dc"].shape[0])
 
 
 def autograd_gradient_norm(space: SearchSpace, cfg: Config, act: Activation) -> Tensor:
@@ -691,7 +693,8 @@ def search_linearization(space: SearchSpace, act: Activation, *, starts: int, st
         return sc
 
     return drive(space, _linearization_objective(space, act, sign), cfg, free=free, steps=steps,
-                 seed=seed, head_scores=scores, restarts=restarts)
+                 seed=seed, head_scores=scores, restarts=restarts,
+                 keep=0 if extra is None else extra["dc"].shape[0])
 
 
 def _output_objective(space: SearchSpace, act: Activation, sign: Tensor):
