@@ -151,7 +151,8 @@ class CompiledStatement:
 
 @dataclass(frozen=True)
 class Evaluation:
-    """A statement evaluated at one point. ``to_dict()`` is the stable JSON contract.
+    """A statement evaluated at one point. ``to_dict()`` is the stable JSON contract; a quantity
+    undefined at the point (η* when L·B = 0 and η is given) is None there.
 
     ``statement`` is the :class:`CompiledStatement` (or any object with ``name``, ``title`` and
     ``summary``, such as a sympy :class:`~boundcalc.theory.statement.Statement`).
@@ -159,9 +160,9 @@ class Evaluation:
 
     statement: Any
     inputs: dict[str, Any]
-    constants: dict[str, mpmath.mpf]
-    terms: dict[str, mpmath.mpf]
-    bound: dict[str, mpmath.mpf]
+    constants: dict[str, mpmath.mpf | None]
+    terms: dict[str, mpmath.mpf | None]
+    bound: dict[str, mpmath.mpf | None]
     probability: mpmath.mpf
     conditions: tuple[ConditionResult, ...]
     precision: int
@@ -174,8 +175,8 @@ class Evaluation:
     def to_dict(self) -> dict[str, Any]:
         """JSON-ready dict with keys statement, inputs, constants, terms, bound, conditions,
         probability, version (floats are finite)."""
-        def fl(group: dict[str, mpmath.mpf]) -> dict[str, float]:
-            return {k: float(v) for k, v in group.items()}
+        def fl(group: dict[str, mpmath.mpf | None]) -> dict[str, float | None]:
+            return {k: None if v is None else float(v) for k, v in group.items()}
 
         return {
             "statement": {
@@ -255,12 +256,25 @@ def _private_folder(path: Path) -> bool:
     return st.st_uid == os.getuid() and not st.st_mode & 0o022
 
 
-def _cache_folders() -> list[Path]:
+def _cache_folder() -> Path | None:
+    """The folder of this key's code: under :func:`cache_dir`, else (when that cannot be created
+    or is not private to this user) under a private folder of the temporary directory; None when
+    the cache is off or neither works."""
     primary = cache_dir()
     if primary is None:
-        return []
+        return None
     fallback = Path(tempfile.gettempdir()) / f"boundcalc-{_uid()}"
-    return list(dict.fromkeys([primary / code_key(), fallback / code_key()]))
+    for root in dict.fromkeys([primary, fallback]):
+        folder = root / code_key()
+        try:
+            if not folder.exists():
+                folder.mkdir(mode=0o700, parents=True)
+                _prune(root, keep=folder.name)
+        except OSError:
+            continue
+        if _private_folder(folder):
+            return folder
+    return None
 
 
 def _seal(text: str) -> str:
@@ -279,41 +293,35 @@ def _unseal(sealed: str) -> str | None:
 
 
 def _read_cached(name: str) -> str | None:
-    for folder in _cache_folders():
-        path = folder / name
-        try:
-            if not _private_folder(folder):
-                continue
-            sealed = path.read_text(encoding="utf-8")
-        except (OSError, UnicodeDecodeError):
-            continue
-        body = _unseal(sealed)
-        if body is not None:
-            return body
-    return None
+    folder = _cache_folder()
+    if folder is None:
+        return None
+    try:
+        sealed = (folder / name).read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError):
+        return None
+    return _unseal(sealed)
 
 
 def _write_cached(name: str, text: str) -> None:
-    """Atomic write (temporary file, then rename) to the first usable cache folder; a folder that
-    cannot be written is skipped, and without any the code is simply not kept."""
-    for folder in _cache_folders():
-        try:
-            if not folder.exists():
-                folder.mkdir(mode=0o700, parents=True)
-                _prune(folder.parent, keep=folder.name)
-            if not _private_folder(folder):
-                continue
-            fd, tmp = tempfile.mkstemp(dir=folder, prefix=f".{name}.", suffix=".tmp")
-            try:
-                with os.fdopen(fd, "w", encoding="utf-8") as fh:
-                    fh.write(_seal(text))
-                os.replace(tmp, folder / name)
-            except BaseException:
-                Path(tmp).unlink(missing_ok=True)
-                raise
-            return
-        except OSError:
-            continue
+    """Atomic write (temporary file, then rename); without a usable folder the code is simply
+    not kept."""
+    folder = _cache_folder()
+    if folder is None:
+        return
+    try:
+        fd, tmp = tempfile.mkstemp(dir=folder, prefix=f".{name}.", suffix=".tmp")
+    except OSError:
+        return
+    try:
+        with os.fdopen(fd, "w", encoding="utf-8") as fh:
+            fh.write(_seal(text))
+        os.replace(tmp, folder / name)
+    except OSError:
+        Path(tmp).unlink(missing_ok=True)
+    except BaseException:
+        Path(tmp).unlink(missing_ok=True)
+        raise
 
 
 def _prune(root: Path, keep: str, days: float = 7.0) -> None:
@@ -666,7 +674,8 @@ def evaluate(name: str, inputs: Inputs, precision: int = DEFAULT_PRECISION) -> E
         statement does not use), None when neither, and ``inputs["eta_source"]`` says which.
 
     Raises:
-        InputError: (``--nu``) η* is needed and ν = 0, so η* would be 0.
+        InputError: η* is needed and undefined: ``--nu`` when ν = 0 (η* would be 0), ``--eta``
+            when L·B = 0.
     """
     if precision < 10:
         raise ValueError(f"`precision` must be >= 10 digits, got {precision}")
@@ -676,7 +685,11 @@ def evaluate(name: str, inputs: Inputs, precision: int = DEFAULT_PRECISION) -> E
     func = statement_function(name, "mpmath", star)
     with mpmath.workdps(precision):
         args = mp_arguments(inputs, precision)
-        out = dict(zip(st.keys, (+mpmath.mpf(v) for v in func(*args.values())), strict=True))
+        try:
+            values = [+mpmath.mpf(v) for v in func(*args.values())]
+        except ZeroDivisionError:  # a quantity undefined at this point (eta* when L·B = 0)
+            values = _evaluate_exactly(name, inputs, star, precision)
+        out = dict(zip(st.keys, values, strict=True))
         result_inputs = inputs.as_dict()
         if star:
             eta_used, source = float(out[f"constants.{_STEP_KEY}"]), "theorem step size eta*"
@@ -695,6 +708,32 @@ def evaluate(name: str, inputs: Inputs, precision: int = DEFAULT_PRECISION) -> E
     conditions = _conditions(st, inputs, args, precision)
     return Evaluation(st, result_inputs, constants, terms, bound, probability, conditions,
                       precision)
+
+
+def _evaluate_exactly(name: str, inputs: Inputs, star: bool, precision: int
+                      ) -> list[mpmath.mpf | None]:
+    """Every expression of ``name`` evaluated one by one from exact sympy values (the slow path,
+    taken only when the generated code divides by zero): None for a quantity undefined at this
+    point; η* undefined when it is needed is an :class:`InputError` (``--eta``)."""
+    import sympy as sp
+
+    from boundcalc.theory import symbols as S
+
+    st = _statement(name)
+    values = symbol_values(inputs)
+    if star:
+        step = sp.sympify(st.constants[_STEP_KEY]).xreplace(values)
+        if not (step.is_finite and step.is_positive):
+            raise InputError("--eta", "must be given here: the theorem's step size eta* = "
+                                      "||nu||/(2 L B sqrt(K)) is undefined, since L*B = 0")
+        values[S.eta] = step
+    elif inputs.eta is not None:
+        values[S.eta] = sp.Rational(inputs.eta)
+    out: list[mpmath.mpf | None] = []
+    for expr in st.expressions().values():
+        value = sp.N(sp.sympify(expr).xreplace(values), precision + 5)
+        out.append(+mpmath.mpf(value) if value.is_real and value.is_finite else None)
+    return out
 
 
 def evaluate_grid(name: str, columns: dict[str, Any]):

@@ -38,6 +38,7 @@ from boundcalc.formats import (
     check_format,
     guarantee_line,
     iter_frame,
+    latex_text,
     render_frame,
     render_result,
 )
@@ -1032,7 +1033,8 @@ def _explain_text(info: Mapping[str, Any], fmt: str) -> str:
         lines += [f"- `{c['requirement']}` ({c['name']}): {c['why']}" for c in info["conditions"]]
         return "\n".join(lines)
     if fmt == "latex":
-        lines = [f"% {info['title']}: {info['summary']}", r"\begin{align*}"]
+        lines = [f"% {latex_text(info['title'])}: {latex_text(info['summary'])}",
+                 r"\begin{align*}"]
         rows = []
         for items in formulas.values():
             for key, f in items.items():

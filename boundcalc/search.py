@@ -163,15 +163,19 @@ class WidthAnswer:
 
 @cache
 def _width_function(name: str) -> Callable[..., object]:
-    """mpmath function of the argument symbols giving B·(ε_lin + ε_app + ε_cf) of ``name``."""
-    import sympy as sp
+    """mpmath function of the argument values giving B·(ε_lin + ε_app + ε_cf) of ``name``: the
+    statement's generated function (:func:`boundcalc.api.statement_function`), summed."""
+    from boundcalc.api import compiled_statement, statement_function
 
-    from boundcalc.api import ARGUMENTS
-    from boundcalc.theory.registry import get_statement
+    keys = compiled_statement(name).keys
+    index = [keys.index(f"terms.{k}") for k in WIDTH_TERMS]
+    func = statement_function(name, "mpmath", False)
 
-    statement = get_statement(name)
-    expr = sp.Add(*(statement.terms[k] for k in WIDTH_TERMS))
-    return sp.lambdify(ARGUMENTS, expr, modules="mpmath", cse=True)
+    def width(*args: object) -> object:
+        out = func(*args)
+        return out[index[0]] + out[index[1]] + out[index[2]]
+
+    return width
 
 
 def width_terms(name: str, args: dict[str, object], m: int, precision: int = 30) -> float:
@@ -194,18 +198,16 @@ def width_terms(name: str, args: dict[str, object], m: int, precision: int = 30)
 
 
 def point_arguments(inputs: object, precision: int = 30) -> dict[str, object]:
-    """mpmath values of every argument symbol of validated ``inputs`` (η set to 1: the width
+    """mpmath values of every argument name of validated ``inputs`` (η set to 1: the width
     terms do not contain it)."""
     import mpmath
-    import sympy as sp
 
-    from boundcalc.api import ARGUMENTS, symbol_values
+    from boundcalc.api import mp_arguments
 
-    values = symbol_values(inputs)
+    values = mp_arguments(inputs, precision)  # type: ignore[arg-type]
     with mpmath.workdps(precision):
-        return {s.name: (mpmath.mpf(1) if s.name == "eta"
-                         else mpmath.mpf(sp.N(values[s], precision + 5)))
-                for s in ARGUMENTS}
+        values["eta"] = mpmath.mpf(1)
+    return values
 
 
 def solve_width(terms_at: Callable[[int], float], target: float,

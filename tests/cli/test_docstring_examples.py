@@ -8,7 +8,8 @@ import importlib
 import pytest
 
 
-@pytest.mark.parametrize("module", ["boundcalc.formats", "boundcalc.search", "boundcalc.cli"])
+@pytest.mark.parametrize("module", ["boundcalc.formats", "boundcalc.search", "boundcalc.cli",
+                                    "boundcalc.api", "boundcalc.params"])
 def test_docstring_examples_run(module):
     result = doctest.testmod(importlib.import_module(module))
     assert result.failed == 0
