@@ -1132,31 +1132,117 @@ GRID = {"m": (2, 4, 16, 64), "d": (1, 2, 8), "T": (1, 2, 16, 128), "rho": ("0.5"
         "activation": ("tanh", "erf")}
 
 
+def grid_jobs(*, ms: Sequence[int] = GRID["m"], ds: Sequence[int] = GRID["d"],
+              Ts: Sequence[int] = GRID["T"], rhos: Sequence[object] = GRID["rho"],
+              activations: Sequence[str] = GRID["activation"]) -> list[tuple]:
+    """One ``('event', m, d)`` job per (m, d) and one ``('lemmas', m, d, T, ρ, activation)`` job
+    per grid point, the most expensive first."""
+    jobs: list[tuple] = [("event", m, d) for m in ms for d in ds]
+    lemma = [("lemmas", m, d, T, str(rho), act) for m in ms for d in ds for T in Ts
+             for rho in rhos for act in activations]
+    lemma.sort(key=lambda j: -j[1] * max(j[3], 4) * (1 + j[2] ** 2))
+    return jobs + lemma
+
+
+def run_job(job: tuple, settings: dict) -> list[dict]:
+    """Run one job of :func:`grid_jobs` (event, or Lemmas 2, 3 and 6 at one grid point)."""
+    kw = dict(settings)
+    event_seeds = kw.pop("event_seeds", 200)
+    if job[0] == "event":
+        return validate_event(job[1], job[2], delta=kw["delta"], seeds=event_seeds,
+                              seed=kw["seed"], device=kw["device"], dtype=kw["dtype"])
+    _, m, d, T, rho, act = job
+    lanczos = kw.pop("lanczos", 32)
+    records = validate_lemma2(m, d, T, rho, activation=act, lanczos=lanczos, **kw)
+    records += validate_lemma3(m, d, T, rho, activation=act, **kw)
+    records += validate_lemma6(m, d, T, rho, activation=act, **kw)
+    return records
+
+
+def _job_key(job: tuple) -> str:
+    return json.dumps(list(job))
+
+
+def _worker(payload: tuple) -> tuple[str, list[dict], float]:
+    job, settings = payload
+    torch.set_num_threads(1)
+    t0 = time.time()
+    records = run_job(job, settings)
+    for r in records:
+        r["job"] = _job_key(job)
+    return _job_key(job), records, time.time() - t0
+
+
 def run_grid(*, ms: Sequence[int] = GRID["m"], ds: Sequence[int] = GRID["d"],
              Ts: Sequence[int] = GRID["T"], rhos: Sequence[object] = GRID["rho"],
              activations: Sequence[str] = GRID["activation"], delta: object = "0.05",
              starts: int = DEFAULT_STARTS, steps: int = DEFAULT_STEPS, seed: int = 0,
-             samples: int = 4, device: str | torch.device = "cpu",
+             samples: int = 4, lanczos: int = 32, device: str | torch.device = "cpu",
              dtype: torch.dtype | str = torch.float64, event_seeds: int = 200,
-             progress: bool = False) -> list[dict]:
-    """Every measurement (event, Lemmas 2, 3, 6) at every point of the grid; records list."""
+             workers: int = 1, cuda_workers: int = 0, cuda_share: float = 0.25,
+             records_path: str | None = None, progress: bool = False) -> list[dict]:
+    """Every measurement (event, Lemmas 2, 3, 6) at every point of the grid; records list.
+
+    Args:
+        workers: CPU processes (one intra-op thread each); 1 runs in this process.
+        cuda_workers: extra processes on ``cuda`` that take the most expensive jobs (a fraction
+            ``cuda_share`` of the lemma jobs), when CUDA is available.
+        records_path: JSON-lines file; each finished job's records are appended at once, and
+            jobs already in the file are skipped (resume).
+    """
+    settings = {"starts": starts, "steps": steps, "seed": seed, "samples": samples,
+                "lanczos": lanczos, "device": str(device), "dtype": str(dtype).replace(
+                    "torch.", ""), "delta": str(delta), "event_seeds": event_seeds}
+    jobs = grid_jobs(ms=ms, ds=ds, Ts=Ts, rhos=rhos, activations=activations)
     records: list[dict] = []
-    kw = {"starts": starts, "steps": steps, "seed": seed, "samples": samples, "device": device,
-          "dtype": dtype, "delta": delta}
-    for m in ms:
-        for d in ds:
-            records += validate_event(m, d, delta=delta, seeds=event_seeds, seed=seed,
-                                      device=device, dtype=dtype)
-            for T in Ts:
-                for rho in rhos:
-                    for activation in activations:
-                        t0 = time.time()
-                        records += validate_lemma2(m, d, T, rho, activation=activation, **kw)
-                        records += validate_lemma3(m, d, T, rho, activation=activation, **kw)
-                        records += validate_lemma6(m, d, T, rho, activation=activation, **kw)
-                        if progress:
-                            print(f"m={m} d={d} T={T} rho={rho} {activation}: "
-                                  f"{time.time() - t0:.1f}s", file=sys.stderr, flush=True)
+    done: set[str] = set()
+    if records_path:
+        try:
+            with open(records_path) as fh:
+                for line in fh:
+                    if line.strip():
+                        r = json.loads(line)
+                        records.append(r)
+                        done.add(r.get("job", ""))
+        except FileNotFoundError:
+            pass
+    jobs = [j for j in jobs if _job_key(j) not in done]
+
+    def finish(key: str, recs: list[dict], seconds: float) -> None:
+        records.extend(recs)
+        if records_path:
+            with open(records_path, "a") as fh:
+                for r in recs:
+                    fh.write(json.dumps(r) + "\n")
+        if progress:
+            print(f"{key}: {seconds:.1f}s", file=sys.stderr, flush=True)
+
+    use_cuda = cuda_workers > 0 and torch.cuda.is_available()
+    if workers <= 1 and not use_cuda:
+        for job in jobs:
+            finish(*_worker((job, settings)))
+        return records
+    import concurrent.futures as cf
+    import multiprocessing as mp
+
+    ctx = mp.get_context("spawn")
+    lemma_jobs = [j for j in jobs if j[0] == "lemmas"]
+    n_gpu = int(cuda_share * len(lemma_jobs)) if use_cuda else 0
+    gpu_jobs = set(map(_job_key, lemma_jobs[:n_gpu]))
+    gpu_settings = {**settings, "device": "cuda"}
+    with cf.ProcessPoolExecutor(max(workers, 1), mp_context=ctx) as cpu_pool, \
+            cf.ProcessPoolExecutor(max(cuda_workers, 1), mp_context=ctx) as gpu_pool:
+        futures = []
+        for job in jobs:
+            if _job_key(job) in gpu_jobs:
+                futures.append(gpu_pool.submit(_worker, (job, gpu_settings)))
+            else:
+                futures.append(cpu_pool.submit(_worker, (job, settings)))
+        for fut in cf.as_completed(futures):
+            try:
+                finish(*fut.result())
+            except Exception as exc:  # report and go on with the other jobs
+                print(f"job failed: {exc!r}", file=sys.stderr, flush=True)
     return records
 
 
@@ -1188,23 +1274,25 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--starts", type=int, default=DEFAULT_STARTS)
     parser.add_argument("--steps", type=int, default=DEFAULT_STEPS)
     parser.add_argument("--samples", type=int, default=4)
+    parser.add_argument("--lanczos", type=int, default=32)
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--device", default="cpu")
+    parser.add_argument("--workers", type=int, default=1)
+    parser.add_argument("--cuda-workers", type=int, default=0)
+    parser.add_argument("--cuda-share", type=float, default=0.25)
     parser.add_argument("--m", type=int, nargs="*", default=list(GRID["m"]))
     parser.add_argument("--d", type=int, nargs="*", default=list(GRID["d"]))
     parser.add_argument("--T", type=int, nargs="*", default=list(GRID["T"]))
     parser.add_argument("--rho", nargs="*", default=list(GRID["rho"]))
     parser.add_argument("--activation", nargs="*", default=list(GRID["activation"]))
-    parser.add_argument("--records", help="write every record as JSON lines to this file")
+    parser.add_argument("--records", help="JSON-lines file: appended per job, resumed from")
     args = parser.parse_args(argv)
     t0 = time.time()
     records = run_grid(ms=args.m, ds=args.d, Ts=args.T, rhos=args.rho,
                        activations=args.activation, starts=args.starts, steps=args.steps,
-                       seed=args.seed, samples=args.samples, device=args.device, progress=True)
-    if args.records:
-        with open(args.records, "w") as fh:
-            for r in records:
-                fh.write(json.dumps(r) + "\n")
+                       seed=args.seed, samples=args.samples, lanczos=args.lanczos,
+                       device=args.device, workers=args.workers, cuda_workers=args.cuda_workers,
+                       cuda_share=args.cuda_share, records_path=args.records, progress=True)
     summary = summarize(records)
     print(json.dumps({"seconds": time.time() - t0, "summary": summary}, indent=1))
     return 1 if any(s["violations"] for s in summary) else 0
@@ -1212,9 +1300,9 @@ def main(argv: Sequence[str] | None = None) -> int:
 
 __all__ = [
     "GRID", "REMARK3_T", "a_posteriori", "a_priori", "autograd_gradient_norm", "clone_best_head",
-    "fixed_init_config", "lipschitz_supremum", "lipschitz_worst_case", "main",
+    "fixed_init_config", "grid_jobs", "lipschitz_supremum", "lipschitz_worst_case", "main",
     "measured_geometry", "paper_boundary_point", "per_head_gradient_sq",
-    "per_head_linearization_terms", "remark3_table", "run_grid", "search_linearization",
+    "per_head_linearization_terms", "remark3_table", "run_grid", "run_job", "search_linearization",
     "search_lipschitz", "search_loss_gradient", "search_output", "search_smoothness",
     "summarize", "synthetic_inputs", "validate_event", "validate_lemma2", "validate_lemma3",
     "validate_lemma6",
