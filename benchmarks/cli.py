@@ -97,13 +97,12 @@ def cold_start(runs: int, cli: list[str]) -> dict:
 def grid_columns():
     """The 10^6-point grid (1000 widths x 1000 sample sizes) as evaluate_grid columns."""
     import numpy as np
-    from boundcalc.theory.activations import get_activation
 
-    from boundcalc.api import ARGUMENT_NAMES
+    from boundcalc.api import ARGUMENT_NAMES, activation_values
     from boundcalc.params import validate
 
     inputs = validate()
-    act = get_activation(inputs.activation)
+    act = [float(v) for v in activation_values(inputs.activation, 30)]
     cols: dict[str, object] = dict.fromkeys(ARGUMENT_NAMES, None)
     cols.update(
         m=np.arange(2, 2001, 2, dtype=float).reshape(-1, 1),
@@ -111,7 +110,7 @@ def grid_columns():
         d=float(inputs.d), T=float(inputs.T), delta=float(inputs.delta),
         rho_c=float(inputs.rho[0]), rho_u=float(inputs.rho[1]), rho_w=float(inputs.rho[2]),
         nu_c=float(inputs.nu[0]), nu_u=float(inputs.nu[1]), nu_w=float(inputs.nu[2]),
-        sigma0=float(act.sigma0), sigma1=float(act.sigma1), sigma2=float(act.sigma2),
+        sigma0=act[0], sigma1=act[1], sigma2=act[2],
         K=float(inputs.steps), eta=None, b=float(inputs.batch_size),
         epsilon_mis=float(inputs.misspecification),
     )
