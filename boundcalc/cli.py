@@ -661,23 +661,30 @@ def build_sweep(statement: str, given: Mapping[str, str | None], activation: str
     for column in _SWEEP_INPUTS:
         source = _source_axis(column, grid)
         data = grid[source] if source in grid else np.asarray(result[column], dtype=float)
-        frame[column] = np.broadcast_to(data, shape).reshape(-1)
+        frame[column] = _flat(np.broadcast_to(data, shape))
     frame["activation"] = np.full(rows, act_name, dtype=object)
     for s, value in zip(("sigma0", "sigma1", "sigma2"), sigmas, strict=True):
         frame[s] = np.full(rows, value)
     for group in ("constants", "terms", "bound"):
         for key in getattr(st, group):
-            frame[f"{group}.{key}"] = np.asarray(result[f"{group}.{key}"]).reshape(-1)
-    frame["probability"] = np.asarray(result["probability"]).reshape(-1)
+            frame[f"{group}.{key}"] = _flat(result[f"{group}.{key}"])
+    frame["probability"] = _flat(result["probability"])
     guaranteed = np.ones(rows, dtype=bool)
     for cond in st.conditions:
-        holds = np.asarray(result[f"condition.{cond.name}"], dtype=bool).reshape(-1)
+        holds = _flat(result[f"condition.{cond.name}"])
         frame[f"condition.{cond.name}"] = holds
         guaranteed &= holds
     frame["guaranteed"] = guaranteed
     swept = [c for c in _SWEEP_INPUTS
              if _source_axis(c, grid) in values and len(values[_source_axis(c, grid)]) > 1]
     return pd.DataFrame(frame, copy=False), swept  # no copy: the columns are fresh arrays
+
+
+def _flat(array: Any) -> Any:
+    """One row per grid point, as an array the DataFrame owns (evaluate_grid returns read-only
+    broadcast views)."""
+    flat = array.reshape(-1)
+    return flat if flat.flags.writeable and flat.base is None else flat.copy()
 
 
 def _select_columns(df: Any, spec: str | None, fmt: str, swept: Sequence[str]) -> list[str]:

@@ -269,3 +269,14 @@ def test_cache_location_follows_the_environment(monkeypatch, tmp_path):
     monkeypatch.setenv("BOUNDCALC_NO_CACHE", "1")
     assert api.cache_dir() is None
     assert Path(api.__file__).name == "api.py"
+
+
+def test_the_sweep_frame_owns_writable_columns():
+    from boundcalc.cli import build_sweep
+
+    df, _ = build_sweep("theorem1", {"m": "8,16", "n": "10,100"}, None)
+    df.loc[0, "bound.min_iterate"] = 1.0
+    df.loc[1, "m"] = 4
+    df["terms.optimization"] *= 2
+    df.loc[0, "guaranteed"] = False
+    assert df.loc[0, "bound.min_iterate"] == 1.0 and df.loc[1, "m"] == 4
