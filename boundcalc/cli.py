@@ -525,7 +525,9 @@ for _name, _what in (("lemma2", "Lemma 2 (Lipschitz constant L and smoothness β
                      ("lemma3", "Lemma 3 (linearization error ε_lin)"),
                      ("lemma5", "Lemma 5 (approximation error ε_app)"),
                      ("lemma6", "Lemma 6 (uniform envelopes)"),
-                     ("event", "Definition 1 (event radius u_∞ of max_i ‖U_i(0)‖)")):
+                     ("event", "Definition 1 (event radius u_∞ of max_i ‖U_i(0)‖)"),
+                     ("prop2", "Proposition 2 (IndRNN ProjGD, α = 3/2; grows with T past the "
+                               "cutoff σ₁α ≥ 1)")):
     _register_lemma(_name, _what)
 
 
@@ -1099,20 +1101,18 @@ def explain(
 # --------------------------------------------------------------------------- other modules
 
 
-def _register_generalization() -> None:
-    """``boundcalc generalization`` (paper 003, :mod:`boundcalc.cli_generalization`) when that
-    module is installed; the calculator runs without it."""
-    try:
-        from boundcalc.cli_generalization import generalization
-    except ModuleNotFoundError as exc:
-        if exc.name != "boundcalc.cli_generalization":
-            raise
-        return
+def _register_other_commands() -> None:
+    """``generalization`` (paper 003), ``validate``, ``reproduce`` and ``compare-rnn``: their
+    modules import torch / the second statement family only when a command runs."""
+    from boundcalc.cli_generalization import generalization
+    from boundcalc.cli_validate import register
+
     app.command("generalization",
                 short_help="Paper 003 (Theorem 5): true-loss generalization bound.")(generalization)
+    register(app)
 
 
-_register_generalization()
+_register_other_commands()
 
 
 # --------------------------------------------------------------------------- entry point

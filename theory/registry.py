@@ -7,6 +7,7 @@ from functools import cache
 
 from .lemmas import definition1, lemma2, lemma3, lemma5, lemma6
 from .proposition1 import proposition1
+from .proposition2 import proposition2
 from .remark9 import remark9
 from .statement import Statement
 from .theorem1 import theorem1
@@ -19,6 +20,7 @@ BUILDERS: dict[str, Callable[[], Statement]] = {
     "lemma6": lemma6,
     "theorem1": theorem1,
     "prop1": proposition1,
+    "prop2": proposition2,
     "remark9": remark9,
 }
 

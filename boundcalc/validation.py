@@ -1,0 +1,282 @@
+"""``boundcalc validate``: run the validators against the calculator's bounds and keep the evidence.
+
+Each statement maps to the measurement that could falsify it (``boundcalc.validators``):
+
+==========  ====================================================================================
+event       max_i ‖U_i(0)‖ against the Definition 1 radius over ``rate_seeds`` inits (rate ≤ δ)
+lemma2      adversarial and on-data sup ‖∇f‖ and largest |eigenvalue| of ∇²f against L and β
+lemma3      the paper's gradient-aligned boundary point, then ascent on |f − f_lin|, against ε_lin
+lemma5      max_j |f_lin(X_j; θ̄) − f*(X_j)| against ε_app over ``rate_seeds`` inits (rate ≤ δ)
+lemma6      sup |f| and ‖∇R̂‖ on Ω_ρ against the envelopes F and 2LB
+remark3     ‖X J Xᵀ‖ and sup ‖∇f‖ for T ∈ {1, 4, …, 1024}: one T-free bound at every T
+theorem1    a ProjGD run on a realizable teacher–student problem against min/average-iterate bounds
+prop1       ProjSGD runs against the same bounds (in expectation)
+==========  ====================================================================================
+
+Every (statement, seed) cell is written atomically into a run directory
+(:class:`boundcalc.rundir.RunDirectory`) and skipped when the same command is run again with the
+same ``--out``, so an interrupted run loses nothing. torch is imported only when a validation
+actually runs, never by the calculator.
+"""
+
+from __future__ import annotations
+
+import math
+import time
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from boundcalc.params import InputError, parse_number, parse_triple
+from boundcalc.rundir import RunDirectory
+
+#: The order ``validate all`` runs them in (cheap first).
+STATEMENTS: tuple[str, ...] = (
+    "event", "lemma2", "lemma3", "lemma5", "lemma6", "remark3", "theorem1", "prop1",
+)
+
+#: Search effort of the adversarial validators (starts, ascent steps); ``--effort`` picks one.
+EFFORT: dict[str, dict[str, int]] = {
+    "quick": {"starts": 4, "search_steps": 40, "samples": 8},
+    "standard": {"starts": 16, "search_steps": 150, "samples": 32},
+    "thorough": {"starts": 64, "search_steps": 400, "samples": 64},
+}
+
+
+@dataclass(frozen=True)
+class ValidationSettings:
+    """Every parameter of a validation run (stored in the run's ``config.json``).
+
+    Attributes:
+        m, n, d, T: width, samples, token dimension, sequence length.
+        rho, nu: projection radii and transport budgets (ρ_c, ρ_u, ρ_w), (ν_c, ν_u, ν_w).
+        delta: failure probability per event.
+        activation: ``tanh`` or ``erf``.
+        steps: ProjGD / ProjSGD iterations K for ``theorem1`` / ``prop1``.
+        seeds: searches and training runs use seeds 0, …, seeds − 1.
+        rate_seeds: number of inits for the probability checks (event, lemma5).
+        batch_size: ProjSGD minibatch size.
+        effort: ``quick`` | ``standard`` | ``thorough`` search effort (see :data:`EFFORT`).
+        device, dtype: torch device (resolved, never ``auto``) and ``float32`` | ``float64``.
+    """
+
+    m: int
+    n: int
+    d: int
+    T: int
+    rho: tuple[float, float, float]
+    nu: tuple[float, float, float]
+    delta: float
+    activation: str
+    steps: int
+    seeds: int
+    rate_seeds: int
+    batch_size: int
+    effort: str
+    device: str
+    dtype: str
+    teacher_width: int = 8192
+    extra: dict[str, Any] = field(default_factory=dict)
+
+    def as_dict(self) -> dict[str, Any]:
+        out = {k: getattr(self, k) for k in self.__dataclass_fields__ if k != "extra"}
+        out.update(self.extra)
+        return out
+
+
+def resolve_device(device: str) -> str:
+    """``auto`` → ``cuda`` when a GPU is visible, else ``cpu``; ``cuda`` without one is an error."""
+    import torch
+
+    choice = device.strip().lower()
+    if choice == "auto":
+        return "cuda" if torch.cuda.is_available() else "cpu"
+    if choice.startswith("cuda"):
+        if not torch.cuda.is_available():
+            raise InputError("--device", f"{device!r} requested but no CUDA GPU is available")
+        return choice
+    if choice == "cpu":
+        return "cpu"
+    raise InputError("--device", f"must be auto, cpu or cuda, got {device!r}")
+
+
+def make_settings(*, m: str, n: str, d: str, T: str, rho: str, nu: str, delta: str,
+                  activation: str, steps: str, seeds: str, rate_seeds: str, batch_size: str,
+                  effort: str, device: str, dtype: str, teacher_width: str = "8192"
+                  ) -> ValidationSettings:
+    """Parse and check CLI strings; every error is an :class:`InputError` naming the flag."""
+    def positive_int(flag: str, text: str, minimum: int = 1) -> int:
+        value = parse_number(flag, text)
+        if value != int(value) or value < minimum:
+            raise InputError(flag, f"must be an integer >= {minimum}, got {text!r}")
+        return int(value)
+
+    m_int = positive_int("--m", m, 2)
+    if m_int % 2:
+        raise InputError("--m", f"must be a positive even integer (symmetric init), got {m!r}")
+    delta_value = parse_number("--delta", delta)
+    if not 0 < delta_value < 1:
+        raise InputError("--delta", f"must lie in (0, 1), got {delta!r}")
+    if activation.strip().lower() not in ("tanh", "erf"):
+        raise InputError("--activation",
+                         f"must be tanh or erf for the validators, got {activation!r}")
+    if effort not in EFFORT:
+        raise InputError("--effort", f"must be one of {', '.join(EFFORT)}, got {effort!r}")
+    if dtype not in ("float32", "float64"):
+        raise InputError("--dtype", f"must be float32 or float64, got {dtype!r}")
+    n_int = positive_int("--n", n)
+    b_int = positive_int("--batch-size", batch_size)
+    if b_int > n_int:
+        raise InputError("--batch-size", f"must be <= --n ({n_int}), got {batch_size!r}")
+    return ValidationSettings(
+        m=m_int, n=n_int, d=positive_int("--d", d), T=positive_int("--T", T),
+        rho=tuple(float(v) for v in parse_triple("--rho", rho)),  # type: ignore[arg-type]
+        nu=tuple(float(v) for v in parse_triple("--nu", nu)),  # type: ignore[arg-type]
+        delta=delta_value, activation=activation.strip().lower(),
+        steps=positive_int("--steps", steps), seeds=positive_int("--seeds", seeds),
+        rate_seeds=positive_int("--rate-seeds", rate_seeds), batch_size=b_int, effort=effort,
+        device=resolve_device(device), dtype=dtype,
+        teacher_width=positive_int("--teacher-width", teacher_width),
+    )
+
+
+def _search_kwargs(s: ValidationSettings, seed: int) -> dict[str, Any]:
+    effort = EFFORT[s.effort]
+    return {"delta": s.delta, "activation": s.activation, "starts": effort["starts"],
+            "steps": effort["search_steps"], "samples": effort["samples"], "seed": seed,
+            "device": s.device, "dtype": s.dtype}
+
+
+def _training_kwargs(s: ValidationSettings, seed: int) -> dict[str, Any]:
+    return {"m": s.m, "n": s.n, "d": s.d, "T": s.T, "rho": s.rho, "nu": s.nu, "delta": s.delta,
+            "activation": s.activation, "steps": s.steps, "seeds": [seed],
+            "teacher_width": s.teacher_width, "device": s.device, "dtype": s.dtype}
+
+
+def _cell_runner(statement: str, s: ValidationSettings, seed: int) -> Callable[[], list[dict]]:
+    """The measurement of one (statement, seed) cell, as a zero-argument callable."""
+    from boundcalc.validators import check_lemmas as lemmas
+    from boundcalc.validators import check_training as training
+
+    rho = ",".join(str(r) for r in s.rho)
+    if statement == "event":
+        return lambda: lemmas.validate_event(s.m, s.d, delta=s.delta, seeds=s.rate_seeds,
+                                             seed=seed * s.rate_seeds, device=s.device,
+                                             dtype=s.dtype)
+    if statement == "lemma2":
+        return lambda: lemmas.validate_lemma2(s.m, s.d, s.T, rho, **_search_kwargs(s, seed))
+    if statement == "lemma3":
+        return lambda: lemmas.validate_lemma3(s.m, s.d, s.T, rho, **_search_kwargs(s, seed))
+    if statement == "lemma6":
+        nu = ",".join(str(v) for v in s.nu)
+        return lambda: lemmas.validate_lemma6(s.m, s.d, s.T, rho, nu=nu,
+                                              **_search_kwargs(s, seed))
+    if statement == "remark3":
+        kwargs = _search_kwargs(s, seed)
+        kwargs.pop("samples")
+        return lambda: lemmas.remark3_table(s.m, s.d, rho, **kwargs)
+    if statement == "lemma5":
+        return lambda: training.measure_lemma5(
+            m=s.m, n=s.n, d=s.d, T=s.T, nu=s.nu, delta=s.delta, activation=s.activation,
+            seeds=s.rate_seeds, teacher_seed=seed, data_seed=seed,
+            teacher_width=s.teacher_width, device=s.device, dtype=s.dtype)
+    if statement == "theorem1":
+        return lambda: training.measure_theorem1(**_training_kwargs(s, seed))
+    if statement == "prop1":
+        return lambda: training.measure_prop1(**_training_kwargs(s, seed),
+                                              batch_size=s.batch_size)
+    raise InputError("STATEMENT", f"must be one of {', '.join(STATEMENTS)} or all, "
+                     f"got {statement!r}")
+
+
+def expand_statements(names: Iterable[str]) -> list[str]:
+    """``all`` → every statement; otherwise check each name."""
+    out: list[str] = []
+    for name in names:
+        key = name.strip().lower()
+        if key == "all":
+            out.extend(s for s in STATEMENTS if s not in out)
+        elif key in STATEMENTS:
+            if key not in out:
+                out.append(key)
+        else:
+            raise InputError("STATEMENT", f"must be one of {', '.join(STATEMENTS)} or all, "
+                             f"got {name!r}")
+    return out
+
+
+def run_validation(statements: list[str], settings: ValidationSettings, out: str | Path,
+                   progress: Callable[[str], None] | None = None) -> list[dict]:
+    """Run every (statement, seed) cell not already in ``out``; return all records.
+
+    Records carry at least ``name``, ``measured``, ``bound``, ``ratio``, ``holds``; this function
+    adds ``statement``, ``seed`` and ``seconds`` (wall time of the cell when it was computed).
+    """
+    import torch
+
+    torch.set_num_threads(max(1, torch.get_num_threads()))
+    run = RunDirectory(out, config={"statements": statements, **settings.as_dict()},
+                       device=settings.device)
+    records: list[dict] = []
+    for statement in statements:
+        seeds = range(1) if statement in ("event", "lemma5") else range(settings.seeds)
+        for seed in seeds:
+            key = f"{statement}-seed{seed}"
+            if run.has_cell(key):
+                cell = run.load_cell(key)
+                if progress:
+                    progress(f"{key}: done earlier, loaded from {run.cells / (key + '.json')}")
+            else:
+                started = time.perf_counter()
+                cell_records = _cell_runner(statement, settings, seed)()
+                seconds = time.perf_counter() - started
+                cell = [_tag(rec, statement, seed, seconds) for rec in cell_records]
+                run.save_cell(key, cell)
+                if progress:
+                    worst = max((r.get("ratio", 0.0) for r in cell), default=0.0)
+                    progress(f"{key}: {len(cell)} measurements in {seconds:.1f} s, "
+                             f"max measured/bound {worst:.3g}")
+            records.extend(cell)
+    run.write_results(records)
+    return records
+
+
+def _tag(record: dict, statement: str, seed: int, seconds: float) -> dict:
+    """Prefix a measurement with its cell; a validator's own ``statement`` text is ``claim``."""
+    rest = dict(record)
+    claim = rest.pop("statement", None)
+    tagged = {"statement": statement, "seed": seed, "seconds": round(seconds, 3), **rest}
+    if claim is not None:
+        tagged["claim"] = claim
+    return tagged
+
+
+def summary_rows(records: list[dict]) -> list[dict]:
+    """One row per (statement, name, method): worst measurement, its bound and ratio, holds."""
+    groups: dict[tuple[str, str, str], list[dict]] = {}
+    for rec in records:
+        key = (rec.get("statement", ""), rec["name"], str(rec.get("method", "")))
+        groups.setdefault(key, []).append(rec)
+    rows = []
+    for (statement, name, method), recs in groups.items():
+        worst = max(recs, key=lambda r: _finite(r.get("ratio")))
+        row = {"statement": statement, "name": name, "method": method, "count": len(recs),
+               "measured": worst["measured"], "bound": worst["bound"], "ratio": worst["ratio"],
+               "holds": all(bool(r["holds"]) for r in recs)}
+        if "a_posteriori_bound" in worst:
+            row["a_posteriori_bound"] = worst["a_posteriori_bound"]
+        rows.append(row)
+    return rows
+
+
+def _finite(value: Any) -> float:
+    try:
+        number = float(value)
+    except (TypeError, ValueError):
+        return -math.inf
+    return number if math.isfinite(number) else math.inf
+
+
+__all__ = ["EFFORT", "STATEMENTS", "ValidationSettings", "expand_statements", "make_settings",
+           "resolve_device", "run_validation", "summary_rows"]

@@ -1,0 +1,100 @@
+"""``boundcalc validate``: exit codes, run directory, resume, and violations reported as exit 1."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+import torch
+
+from boundcalc import validation
+from boundcalc.cli import main
+
+SMALL = ["--m", "4", "--d", "2", "--T", "3", "--n", "16", "--rate-seeds", "20", "--steps", "20",
+         "--teacher-width", "256", "--device", "cpu", "--quiet"]
+
+
+def test_small_validation_passes_and_writes_its_run_directory(tmp_path, capsys):
+    out = tmp_path / "run"
+    code = main(["validate", "event", "lemma3", "theorem1", *SMALL, "--out", str(out),
+                 "--format", "json"])
+    assert code == 0
+    report = json.loads(capsys.readouterr().out)
+    assert report["violations"] == 0
+    assert {row["statement"] for row in report["summary"]} == {"event", "lemma3", "theorem1"}
+    config = json.loads((out / "config.json").read_text())
+    assert config["parameters"]["m"] == 4 and config["environment"]["device"] == "cpu"
+    assert "torch" in config["environment"]
+    assert sorted(p.name for p in (out / "cells").iterdir()) == [
+        "event-seed0.json", "lemma3-seed0.json", "theorem1-seed0.json"]
+    assert (out / "results.csv").read_text().startswith("statement,seed,seconds,")
+
+
+def test_rerun_with_the_same_out_loads_finished_cells_and_gives_the_same_records(tmp_path):
+    settings = validation.make_settings(
+        m="4", n="16", d="2", T="3", rho="2", nu="1", delta="0.05", activation="tanh",
+        steps="10", seeds="1", rate_seeds="20", batch_size="4", effort="quick", device="cpu",
+        dtype="float64", teacher_width="256")
+    lines: list[str] = []
+    first = validation.run_validation(["lemma3", "lemma5"], settings, tmp_path, lines.append)
+    second = validation.run_validation(["lemma3", "lemma5"], settings, tmp_path, lines.append)
+    assert first == second
+    assert sum("done earlier" in line for line in lines) == 2
+
+
+def test_identical_seeds_give_identical_measurements(tmp_path):
+    settings = validation.make_settings(
+        m="4", n="16", d="2", T="3", rho="2", nu="1", delta="0.05", activation="erf",
+        steps="10", seeds="1", rate_seeds="20", batch_size="4", effort="quick", device="cpu",
+        dtype="float64", teacher_width="256")
+    a = validation.run_validation(["lemma2"], settings, tmp_path / "a")
+    b = validation.run_validation(["lemma2"], settings, tmp_path / "b")
+    strip = [{k: v for k, v in r.items() if k != "seconds"} for r in a]
+    assert strip == [{k: v for k, v in r.items() if k != "seconds"} for r in b]
+
+
+def test_a_measurement_above_its_bound_exits_1(tmp_path, monkeypatch, capsys):
+    def fake_runner(statement, settings, seed):
+        return lambda: [{"name": "lemma3.eps_lin", "method": "fake", "measured": 2.0,
+                         "bound": 1.0, "ratio": 2.0, "holds": False}]
+
+    monkeypatch.setattr(validation, "_cell_runner", fake_runner)
+    code = main(["validate", "lemma3", *SMALL, "--out", str(tmp_path)])
+    assert code == 1
+    assert "VIOLATION" in capsys.readouterr().out
+
+
+def test_a_resumed_run_with_other_parameters_is_refused_naming_out(tmp_path, capsys):
+    assert main(["validate", "event", *SMALL, "--out", str(tmp_path)]) == 0
+    capsys.readouterr()
+    args = [*SMALL]
+    args[args.index("--m") + 1] = "6"
+    assert main(["validate", "event", *args, "--out", str(tmp_path)]) == 2
+    err = capsys.readouterr().err.strip()
+    assert err.startswith("error: --out") and "\n" not in err
+
+
+@pytest.mark.skipif(torch.cuda.is_available(), reason="checks the no-GPU message")
+def test_cuda_without_a_gpu_is_a_one_line_error_with_exit_2(capsys):
+    assert main(["validate", "lemma2", "--device", "cuda"]) == 2
+    err = capsys.readouterr().err.strip()
+    assert err.startswith("error: --device") and "\n" not in err
+
+
+@pytest.mark.parametrize(("args", "flag"), [
+    (["validate", "lemma9"], "STATEMENT"),
+    (["validate", "lemma2", "--m", "3"], "--m"),
+    (["validate", "lemma2", "--activation", "relu"], "--activation"),
+    (["validate", "lemma2", "--effort", "huge"], "--effort"),
+    (["validate", "prop1", "--n", "4", "--batch-size", "8"], "--batch-size"),
+    (["validate", "lemma2", "--format", "csv"], "--format"),
+])
+def test_bad_validate_input_names_the_flag_and_exits_2(args, flag, capsys):
+    assert main(args) == 2
+    err = capsys.readouterr().err.strip()
+    assert err.startswith(f"error: {flag}") and "\n" not in err
+
+
+def test_all_expands_to_every_statement_once():
+    assert validation.expand_statements(["lemma2", "all"]) == [
+        "lemma2", *[s for s in validation.STATEMENTS if s != "lemma2"]]
