@@ -14,7 +14,7 @@ Recorded for k = 0, …, K−1, as preallocated tensors on the training device (
 CPU at the end, no per-step synchronisation):
 
 * ``loss[k]`` = R̂(θ_k) on the full training set (for ProjSGD an extra forward pass per step,
-  ``full_loss=True``; NaN otherwise) and ``batch_loss[k]`` = the loss of the step's batch;
+  ``record_full_loss=True``; NaN otherwise) and ``batch_loss[k]`` = the loss of the step's batch;
 * ``grad_norm[k]`` = (‖g_c‖, ‖g_U‖, ‖g_W‖_F) of the step's gradient;
 * ``radius[k]`` = √m·max_i of each block's displacement from θ(0) (the ρ actually used by θ_k,
   as :func:`boundcalc.validators.model.displacement_radii`) and ``distance[k]`` = the blocks'
@@ -44,7 +44,7 @@ from torch import Tensor
 from .model import Activation, Params, get_activation, loss_and_gradient, project
 
 #: Target number of (sample, token, head) entries per chunk on the CPU (cache-sized work set).
-CPU_CHUNK_ENTRIES = 1 << 19
+CPU_CHUNK_ENTRIES = 1 << 18
 #: Upper bound on (sample, token, head) entries per chunk on accelerators (memory only).
 DEVICE_CHUNK_ENTRIES = 1 << 28
 
@@ -70,13 +70,15 @@ def _cpu_pool(workers: int) -> ThreadPoolExecutor:
     return _POOLS[workers]
 
 
-def _fused_range(params: Params, Wmat: Tensor, X: Tensor, q: Tensor, y: Tensor,
+def _fused_range(params: Params, Wmat: Tensor, X: Tensor, X1: Tensor, q: Tensor, y: Tensor,
                  act: Activation, preds: Tensor, lo: int, hi: int, n_total: int, b: int,
                  need_grad: bool) -> tuple[Tensor, Tensor | None, Tensor | None, Tensor | None]:
     """Samples lo..hi−1 of :func:`fused_loss_and_gradient`, in chunks of b.
 
-    Returns (Σ_j (f_j − y_j)², ∂R̂/∂c·√m, Σ κ∘a as (d, m), Σ q κ∘GU as (d, d·m)) with the
-    weights w_j = 2(f_j − y_j)/n_total of the whole problem; writes f into ``preds[lo:hi]``.
+    X1 = [X | 1] (n, T, d+1): the extra all-ones coordinate makes the second batched product
+    also return pre_i = Σ_t s_t x_tᵀU_i. Returns (Σ_j (f_j − y_j)², ∂R̂/∂c·√m, Σ κ∘a as (d, m),
+    Σ q κ∘GU as (d, d·m)) with the weights w_j = 2(f_j − y_j)/n_total of the whole problem;
+    writes f into ``preds[lo:hi]``.
     """
     c, U, _ = params
     m, d = U.shape
@@ -87,9 +89,8 @@ def _fused_range(params: Params, Wmat: Tensor, X: Tensor, q: Tensor, y: Tensor,
     WqU = torch.empty(b, d, 2 * m, dtype=dt, device=dev)
     WqU[:, :, m:] = U.t()
     zp = torch.empty(b, T, 2 * m, dtype=dt, device=dev)
-    R = torch.empty(b, d, 2 * m, dtype=dt, device=dev)
-    tmp = torch.empty(b, d, m, dtype=dt, device=dev)
-    Ut = U.t()
+    R = torch.empty(b, d + 1, 2 * m, dtype=dt, device=dev)
+    G = torch.empty(b, d, m, dtype=dt, device=dev)
     acc_W = acc_U = grad_c = None
     if need_grad:
         acc_W = torch.zeros(d, d * m, dtype=dt, device=dev)   # [e, (a, i)]
@@ -102,17 +103,16 @@ def _fused_range(params: Params, Wmat: Tensor, X: Tensor, q: Tensor, y: Tensor,
         Xc, qc, yc = X[s0:s1], q[s0:s1], y[s0:s1]
         bb = s1 - s0
         if bb < WqU.shape[0]:
-            WqU, zp, R, tmp = WqU[:bb], zp[:bb], R[:bb], tmp[:bb]
+            WqU, zp, R, G = WqU[:bb], zp[:bb], R[:bb], G[:bb]
         WqU[:, :, :m] = (qc @ Wmat.t()).view(bb, d, m)
         torch.bmm(Xc, WqU, out=zp)
         z, P = zp[:, :, :m], zp[:, :, m:]
         z.sub_(z.amax(dim=1, keepdim=True)).exp_()
         z.div_(z.sum(dim=1, keepdim=True))                 # s = softmax over the T tokens
         P.mul_(z)                                          # s_t x_tᵀU_i
-        torch.bmm(Xc.transpose(1, 2), zp, out=R)
-        a, GU = R[:, :, :m], R[:, :, m:]
-        torch.mul(a, Ut, out=tmp)
-        pre = tmp.sum(dim=1)                               # (bb, m)
+        torch.bmm(X1[s0:s1].transpose(1, 2), zp, out=R)    # [a | Xᵀ(s∘P)] and row d: [1 | pre]
+        a = R[:, :d, :m]
+        pre = R[:, d, m:]                                  # (bb, m)
         h = act.fn(pre)
         f = h @ cs
         r = f - yc
@@ -121,13 +121,14 @@ def _fused_range(params: Params, Wmat: Tensor, X: Tensor, q: Tensor, y: Tensor,
         if not need_grad:
             continue
         dh = 1.0 - h * h if is_tanh else act.d1(pre)
-        GU.sub_(pre.unsqueeze(1) * a)                      # G_i U_i
         w = (2.0 / n_total) * r
         grad_c += w @ h
-        coef = (w.unsqueeze(1) * dh) * cs                  # (bb, m)
-        R.view(bb, d, 2, m).mul_(coef.view(bb, 1, 1, m))    # κ ∘ [a | G U]
-        acc_U += a.sum(dim=0)
-        acc_W.addmm_(qc.t(), GU.reshape(bb, d * m))
+        coef = ((w.unsqueeze(1) * dh) * cs).unsqueeze(1)   # κ (bb, 1, m)
+        torch.mul(pre.unsqueeze(1), a, out=G)
+        torch.sub(R[:, :d, m:], G, out=G)                  # G_i U_i = Xᵀ(s∘P) − pre a
+        G.mul_(coef)
+        acc_W.addmm_(qc.t(), G.view(bb, d * m))
+        acc_U += (a * coef).sum(dim=0)
     return sq, grad_c, acc_U, acc_W
 
 
@@ -142,8 +143,10 @@ def fused_loss_and_gradient(params: Params, X: Tensor, q: Tensor, y: Tensor,
 
         [z | P] = X_b [W q | Uᵀ]           one batched product, (b, T, 2m)
         s = softmax_t(z)                    in place
-        [a | Xᵀ(s∘P)] = X_bᵀ [s | s∘P]      one batched product, (b, d, 2m)
-        pre_i = a_iᵀU_i,  G_iU_i = Xᵀ(s∘P)_i − pre_i a_i   (Facts 1–2, Remark 3)
+        [a | Xᵀ(s∘P)] = X_bᵀ [s | s∘P]      one batched product, (b, d, 2m), with X_b
+                                            augmented by a ones coordinate so that it also
+                                            gives pre_i = Σ_t s_t P_ti = a_iᵀU_i
+        G_iU_i = Xᵀ(s∘P)_i − pre_i a_i      (Facts 1–2, Remark 3)
         w_j = 2(f_j − y_j)/n,  κ_{ji} = w_j σ'(pre_ji) c_i/√m
         ∇_U += Σ_j κ_j ∘ a_j,   ∇_W += q_bᵀ (κ ∘ G U)   (one matrix product)
 
@@ -174,13 +177,14 @@ def fused_loss_and_gradient(params: Params, X: Tensor, q: Tensor, y: Tensor,
     chunks = -(-n // b)
     workers = int(min(workers, chunks)) if dev.type == "cpu" else 1
     Wmat = W.permute(1, 0, 2).reshape(d * m, d)          # rows (a, i): (W_i q)_a = Wmat[a m + i]·q
+    X1 = torch.cat([X, torch.ones(n, T, 1, dtype=dt, device=dev)], dim=-1)
     preds = torch.empty(n, dtype=dt, device=dev)
     # contiguous ranges with whole chunks, as equal as possible
     cuts = [b * (chunks * k // workers) for k in range(workers)] + [n]
     ranges = list(zip(cuts[:-1], cuts[1:], strict=True))
 
     def run(lo_hi):
-        return _fused_range(params, Wmat, X, q, y, act, preds, lo_hi[0], lo_hi[1], n, b,
+        return _fused_range(params, Wmat, X, X1, q, y, act, preds, lo_hi[0], lo_hi[1], n, b,
                             need_grad)
 
     if workers == 1:
