@@ -6,7 +6,9 @@ Usage (from the repository root, after ``pip install -e .``)::
     python benchmarks/step.py --device cuda
     python benchmarks/step.py --json out.json  # also write the numbers
 
-Measured in one run, each as the best of ``--repeats`` timings after a warm-up:
+Measured in one run, in ``--repeats`` interleaved rounds after a warm-up (each round times every
+candidate, so all see the same machine conditions; best times and the median per-round ratios
+are reported):
 
 * **trainer** — seconds per step of :func:`boundcalc.validators.train.proj_gd` (fused closed-form
   gradient, projection onto Ω_ρ and the full per-step record), from a ``--steps``-step run;
@@ -67,30 +69,6 @@ def _sync(device: torch.device) -> None:
         torch.cuda.synchronize(device)
 
 
-def best_time(fn, repeats: int, device: torch.device) -> float:
-    """Best wall time of ``fn()`` over ``repeats`` runs after one warm-up run."""
-    fn()
-    _sync(device)
-    best = math.inf
-    for _ in range(repeats):
-        _sync(device)
-        start = time.perf_counter()
-        fn()
-        _sync(device)
-        best = min(best, time.perf_counter() - start)
-    return best
-
-
-def matmul_rate(device: torch.device, repeats: int) -> tuple[float, int]:
-    """Measured fp32 GFLOP/s of a large square matrix product (size 2048 on CPU, 8192 on GPU)."""
-    size = 2048 if device.type == "cpu" else 8192
-    gen = torch.Generator().manual_seed(0)
-    A = torch.randn(size, size, generator=gen).to(device)
-    B = torch.randn(size, size, generator=gen).to(device)
-    seconds = best_time(lambda: A @ B, repeats, device)
-    return 2 * size**3 / seconds / 1e9, size
-
-
 def autograd_step(theta: Params, theta0: Params, X, q, y, act, eta: float, rho) -> Params:
     """The naive reference step: autograd through ``forward``, then update and project."""
     leaves = Params(*(t.detach().clone().requires_grad_() for t in theta))
@@ -117,33 +95,63 @@ def run(args: argparse.Namespace) -> dict:
     rho, eta = (2.0, 2.0, 2.0), 0.05
 
     def trainer(gradient: str) -> float:
-        best = math.inf
-        proj_gd(p0, X, q, y, act, steps=1, eta=eta, rho=rho, gradient=gradient)  # warm-up
-        for _ in range(args.repeats):
-            res = proj_gd(p0, X, q, y, act, steps=args.steps, eta=eta, rho=rho,
-                          gradient=gradient)
-            best = min(best, res.seconds / args.steps)
-        return best
+        res = proj_gd(p0, X, q, y, act, steps=args.steps, eta=eta, rho=rho, gradient=gradient)
+        return res.seconds / args.steps
 
-    fused = trainer("fused")
-    closed = trainer("closed") if not args.skip_closed else math.nan
-    auto = best_time(lambda: autograd_step(p0, p0, X, q, y, act, eta, rho), args.repeats, device)
-    rate, size = matmul_rate(device, args.repeats)
+    def autograd() -> float:
+        theta = p0
+        _sync(device)
+        start = time.perf_counter()
+        for _ in range(args.steps):
+            theta = autograd_step(theta, p0, X, q, y, act, eta, rho)
+        _sync(device)
+        return (time.perf_counter() - start) / args.steps
+
+    size = 2048 if device.type == "cpu" else 8192
+    gen = torch.Generator().manual_seed(0)
+    A = torch.randn(size, size, generator=gen).to(device)
+    B = torch.randn(size, size, generator=gen).to(device)
+
+    def matmul() -> float:
+        _sync(device)
+        start = time.perf_counter()
+        A @ B
+        _sync(device)
+        return 2 * size**3 / (time.perf_counter() - start) / 1e9
+
+    # warm-up, then interleaved rounds so that every round times all of them under the same
+    # machine conditions (a shared VM's speed drifts); best of the rounds, median of the ratios
+    trainer("fused"), autograd(), matmul()
+    if not args.skip_closed:
+        trainer("closed")
+    rounds = []
+    for _ in range(args.repeats):
+        row = {"trainer": trainer("fused"), "autograd": autograd(),
+               "trainer_closed_form": math.nan if args.skip_closed else trainer("closed"),
+               "matmul_gflops": max(matmul() for _ in range(3))}
+        rounds.append(row)
+    best = {k: min(r[k] for r in rounds) for k in ("trainer", "autograd", "trainer_closed_form")}
+    rate = max(r["matmul_gflops"] for r in rounds)
     flops = step_flops(n, m, d, T)
     total = sum(flops.values())
     floor = total / (rate * 1e9)
+    speedups = sorted(r["autograd"] / r["trainer"] for r in rounds)
+    floor_ratios = sorted(r["trainer"] * r["matmul_gflops"] * 1e9 / total for r in rounds)
     return {
         "config": {"n": n, "m": m, "d": d, "T": T, "dtype": args.dtype, "device": str(device),
                    "threads": torch.get_num_threads(), "steps_per_timing": args.steps,
-                   "repeats": args.repeats, "torch": torch.__version__,
+                   "rounds": args.repeats, "torch": torch.__version__,
                    "machine": _machine(device), "python": platform.python_version()},
         "flops": flops, "flops_total": total,
-        "seconds_per_step": {"trainer": fused, "trainer_closed_form": closed,
-                             "autograd": auto},
-        "speedup_vs_autograd": auto / fused,
-        "achieved_gflops": total / fused / 1e9,
+        "seconds_per_step": best,
+        "speedup_vs_autograd": best["autograd"] / best["trainer"],
+        "speedup_per_round": {"min": speedups[0], "median": speedups[len(speedups) // 2],
+                              "max": speedups[-1]},
+        "achieved_gflops": total / best["trainer"] / 1e9,
         "matmul_gflops": rate, "matmul_size": size,
-        "flop_floor_seconds": floor, "step_over_floor": fused / floor,
+        "flop_floor_seconds": floor, "step_over_floor": best["trainer"] / floor,
+        "step_over_floor_per_round_median": floor_ratios[len(floor_ratios) // 2],
+        "rounds": rounds,
         "load_average": os.getloadavg()[0] if hasattr(os, "getloadavg") else None,
     }
 
@@ -167,7 +175,7 @@ def print_table(res: dict) -> None:
     c = res["config"]
     print(f"ProjGD step, n={c['n']} m={c['m']} d={c['d']} T={c['T']} {c['dtype']} on "
           f"{c['device']} ({c['machine']}; torch {c['torch']}, {c['threads']} threads, "
-          f"load avg {res['load_average']})")
+          f"load avg {res['load_average']:.2f})")
     print("\nFLOPs of the step's contractions (2 per multiply-add):")
     for name, value in res["flops"].items():
         print(f"  {name:28s} {value / 1e6:10.1f} MFLOP")
@@ -177,11 +185,15 @@ def print_table(res: dict) -> None:
         ("trainer (fused, proj + record)", f"{s['trainer']:.4f} s/step"),
         ("trainer, gradient='closed'", f"{s['trainer_closed_form']:.4f} s/step"),
         ("plain autograd step", f"{s['autograd']:.4f} s/step"),
-        ("speed-up vs autograd", f"{res['speedup_vs_autograd']:.2f}x"),
+        ("speed-up vs autograd (best times)", f"{res['speedup_vs_autograd']:.2f}x"),
+        ("speed-up per round min/med/max",
+         "{min:.2f}/{median:.2f}/{max:.2f}x".format(**res["speedup_per_round"])),
         ("achieved (trainer)", f"{res['achieved_gflops']:.1f} GFLOP/s"),
         (f"fp32 matmul {res['matmul_size']}^3", f"{res['matmul_gflops']:.1f} GFLOP/s"),
         ("FLOP floor (FLOPs / matmul rate)", f"{res['flop_floor_seconds']:.4f} s"),
         ("trainer / FLOP floor", f"{res['step_over_floor']:.2f}x"),
+        ("trainer / FLOP floor, per-round median",
+         f"{res['step_over_floor_per_round_median']:.2f}x"),
     ]
     width = max(len(r[0]) for r in rows)
     print()
@@ -198,7 +210,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--dtype", choices=["float32", "float64"], default="float32")
     parser.add_argument("--device", default="cpu", help="cpu or cuda")
     parser.add_argument("--steps", type=int, default=5, help="trainer steps per timing")
-    parser.add_argument("--repeats", type=int, default=3, help="timings; the best is kept")
+    parser.add_argument("--repeats", type=int, default=5,
+                        help="interleaved timing rounds; best times and median ratios reported")
     parser.add_argument("--threads", type=int, default=0, help="torch threads (0 = default)")
     parser.add_argument("--skip-closed", action="store_true",
                         help="do not time the gradient='closed' trainer")
