@@ -46,7 +46,7 @@ from boundcalc.params import DEFAULTS, InputError, parse_integer, parse_number, 
 
 #: Statements of :mod:`boundcalc.theory.registry` (kept literal so that ``--help`` needs no sympy).
 STATEMENTS: tuple[str, ...] = ("event", "lemma2", "lemma3", "lemma5", "lemma6", "theorem1",
-                               "prop1", "remark9")
+                               "prop1", "remark9", "prop2")
 
 #: Default mpmath precision (significant digits) of point evaluations.
 DEFAULT_PRECISION = 20

@@ -32,7 +32,8 @@ def test_explain_json_has_a_formula_for_every_quantity(cli, name):
         for formula in data["formulas"][group].values():
             assert formula["unicode"] and formula["latex"]
     assert [c["name"] for c in data["conditions"]] == [c.name for c in st.conditions]
-    assert "T" not in data["symbols"]  # no Transformer statement depends on the sequence length
+    # no Transformer statement depends on the sequence length; the IndRNN's (prop2) must
+    assert ("T" in data["symbols"]) == (name == "prop2")
 
 
 def test_explain_renders_markdown_and_latex(cli):
