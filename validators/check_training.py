@@ -36,7 +36,7 @@ import torch
 from .data import derived_seed, synthetic_inputs
 from .model import init_params, linearized_output
 from .teacher import Teacher, build_teacher, transported_params
-from .train import proj_gd, proj_sgd
+from .train import intra_op_threads, proj_gd, proj_sgd, small_work_threads
 
 DEFAULT_TEACHER_DELTA = 1e-6
 
@@ -157,10 +157,11 @@ def measure_lemma5(*, m: int, n: int, d: int, T: int, nu=1.0, delta: float = 0.0
     Xd, qd = X.to(dt), q.to(dt)
     eps_t = teacher.mc_error_bound(n, teacher_delta)
     errors = []
-    for s in seed_list:
-        p0 = init_params(m, d, seed=s, dtype=dt, device=dev)
-        f_lin = linearized_output(p0, transported_params(p0, teacher), Xd, qd, teacher.act)
-        errors.append(float((f_lin - target).abs().max()))
+    with intra_op_threads(small_work_threads(n * T * m, dev)):
+        for s in seed_list:
+            p0 = init_params(m, d, seed=s, dtype=dt, device=dev)
+            f_lin = linearized_output(p0, transported_params(p0, teacher), Xd, qd, teacher.act)
+            errors.append(float((f_lin - target).abs().max()))
     err = torch.tensor(errors, dtype=torch.float64)
     rate_conservative = float((err > eps_app - eps_t).double().mean())
     rate_vs_teacher = float((err > eps_app).double().mean())

@@ -35,7 +35,9 @@ from __future__ import annotations
 
 import math
 import time
+from collections.abc import Iterator
 from concurrent.futures import ThreadPoolExecutor
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 
 import torch
@@ -47,6 +49,33 @@ from .model import Activation, Params, get_activation, loss_and_gradient, projec
 CPU_CHUNK_ENTRIES = 1 << 18
 #: Upper bound on (sample, token, head) entries per chunk on accelerators (memory only).
 DEVICE_CHUNK_ENTRIES = 1 << 28
+
+
+#: Below this many (sample, token, head) entries per step, CPU work runs on one intra-op thread.
+SMALL_STEP_ENTRIES = 1 << 20
+
+
+@contextmanager
+def intra_op_threads(threads: int | None) -> Iterator[None]:
+    """Temporarily set torch's intra-op thread count (None: leave it); restored on exit."""
+    before = torch.get_num_threads()
+    if threads is None or threads == before:
+        yield
+        return
+    torch.set_num_threads(int(threads))
+    try:
+        yield
+    finally:
+        torch.set_num_threads(before)
+
+
+def small_work_threads(entries: int, device: torch.device | str) -> int | None:
+    """1 for CPU work below :data:`SMALL_STEP_ENTRIES` entries, else None (keep torch's).
+
+    Tiny tensor operations gain nothing from a second thread but can stall at OpenMP / MKL
+    barriers for a scheduler time slice when the machine is shared; one thread avoids that.
+    """
+    return 1 if torch.device(device).type == "cpu" and entries < SMALL_STEP_ENTRIES else None
 
 
 def default_chunk(n: int, T: int, m: int, device: torch.device | str) -> int:
@@ -333,33 +362,37 @@ def train(params0: Params, X: Tensor, q: Tensor, y: Tensor, act: Activation | st
     total = Params(*(torch.zeros_like(t) for t in params0))
     gen = torch.Generator().manual_seed(int(seed)) if sgd else None
     theta = params0.clone()
-    start = time.perf_counter()
-    for k in range(K):
-        if sgd:
-            idx = minibatch_indices(n, b, gen).to(dev)
-            loss_b, g, _ = step_grad(theta, X[idx], q[idx], y[idx])
-            if record_full_loss:
-                loss_hist[k] = full_loss(theta, X, q, y, act, chunk)
-        else:
-            loss_b, g, _ = step_grad(theta, X, q, y)
-            loss_hist[k] = loss_b
-        batch_hist[k] = loss_b
-        grad_hist[k] = torch.stack([g.c.norm(), g.U.norm(), g.W.norm()])
-        dc, dU, dW = theta - params0
-        dU_norm, dW_norm = dU.norm(dim=-1), dW.flatten(1).norm(dim=-1)
-        radius_hist[k] = torch.stack([dc.abs().max(), dU_norm.max(), dW_norm.max()]) * root_m
-        dist_hist[k] = torch.stack([dc.norm(), dU_norm.norm(), dW_norm.norm()])
-        for acc_t, t in zip(total, theta, strict=True):
-            acc_t.add_(t)
-        theta = Params(*(t - eta * gt for t, gt in zip(theta, g, strict=True)))
-        if rho_t is not None:
-            theta = project(theta, params0, rho_t)
-    if dev.type == "cuda":
-        torch.cuda.synchronize(dev)
+    threads = small_work_threads(n * X.shape[1] * params0.width, dev)
+    with intra_op_threads(threads):
+        start = time.perf_counter()
+        for k in range(K):
+            if sgd:
+                idx = minibatch_indices(n, b, gen).to(dev)
+                loss_b, g, _ = step_grad(theta, X[idx], q[idx], y[idx])
+                if record_full_loss:
+                    loss_hist[k] = full_loss(theta, X, q, y, act, chunk)
+            else:
+                loss_b, g, _ = step_grad(theta, X, q, y)
+                loss_hist[k] = loss_b
+            batch_hist[k] = loss_b
+            grad_hist[k] = torch.stack([g.c.norm(), g.U.norm(), g.W.norm()])
+            dc, dU, dW = theta - params0
+            dU_norm, dW_norm = dU.norm(dim=-1), dW.flatten(1).norm(dim=-1)
+            radius_hist[k] = torch.stack([dc.abs().max(), dU_norm.max(), dW_norm.max()]) * root_m
+            dist_hist[k] = torch.stack([dc.norm(), dU_norm.norm(), dW_norm.norm()])
+            for acc_t, t in zip(total, theta, strict=True):
+                acc_t.add_(t)
+            theta = Params(*(t - eta * gt for t, gt in zip(theta, g, strict=True)))
+            if rho_t is not None:
+                theta = project(theta, params0, rho_t)
+        if dev.type == "cuda":
+            torch.cuda.synchronize(dev)
     seconds = time.perf_counter() - start
     average = total.scale(1.0 / K)
-    average_loss = float(full_loss(average, X, q, y, act, chunk))
-    final = float(full_loss(theta, X, q, y, act, chunk))
+    with intra_op_threads(threads):
+        average_loss = float(full_loss(average, X, q, y, act, chunk))
+        final = float(full_loss(theta, X, q, y, act, chunk))
+        initial = float(full_loss(params0, X, q, y, act, chunk))
     loss_cpu = loss_hist.cpu()
     recorded = ~torch.isnan(loss_cpu)
     return TrainResult(
@@ -367,7 +400,7 @@ def train(params0: Params, X: Tensor, q: Tensor, y: Tensor, act: Activation | st
         grad_norm=grad_hist.cpu(), radius=radius_hist.cpu(), distance=dist_hist.cpu(),
         min_loss=float(loss_cpu[recorded].min()) if bool(recorded.any()) else math.nan,
         average_loss=average_loss, final_loss=final,
-        initial_loss=float(full_loss(params0, X, q, y, act, chunk)),
+        initial_loss=initial,
         steps=K, eta=float(eta), rho=rho_t, batch_size=b, seconds=seconds,
         config={"algorithm": "ProjSGD" if sgd else "ProjGD",
                 "projected": rho_t is not None, "gradient": gradient,
@@ -391,6 +424,6 @@ def proj_sgd(params0: Params, X: Tensor, q: Tensor, y: Tensor, act: Activation |
 
 
 __all__ = [
-    "TrainResult", "default_chunk", "full_loss", "fused_loss_and_gradient", "minibatch_indices",
-    "proj_gd", "proj_sgd", "train",
+    "SMALL_STEP_ENTRIES", "TrainResult", "default_chunk", "full_loss", "fused_loss_and_gradient",
+    "intra_op_threads", "minibatch_indices", "proj_gd", "proj_sgd", "small_work_threads", "train",
 ]

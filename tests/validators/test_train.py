@@ -197,6 +197,18 @@ def test_float32_training_tracks_float64():
     assert torch.allclose(b.loss.double(), a.loss, rtol=1e-4)
 
 
+def test_small_problems_train_on_one_thread_and_restore_the_thread_count():
+    from boundcalc.validators.train import intra_op_threads, small_work_threads
+
+    assert small_work_threads(100, "cpu") == 1
+    assert small_work_threads(1 << 30, "cpu") is None
+    assert small_work_threads(100, "cuda") is None
+    before = torch.get_num_threads()
+    with intra_op_threads(before + 1):
+        assert torch.get_num_threads() == before + 1
+    assert torch.get_num_threads() == before
+
+
 def test_train_rejects_bad_arguments_naming_them():
     X, q, y, p0 = _problem()
     act = get_activation("tanh")
