@@ -70,10 +70,11 @@ def test_bad_input_gives_one_line_naming_the_flag_and_exit_2(cli, args, flag):
     assert run.out == ""
 
 
-def test_the_installed_command_path_prints_no_traceback():
-    # the real entry point, through `python -m boundcalc`, in a fresh interpreter
+def test_the_installed_command_path_prints_no_traceback(tmp_path):
+    # the real entry point, through `python -m boundcalc`, in a fresh interpreter (outside the
+    # repository, so that the installed package is imported, not the source tree)
     proc = subprocess.run([sys.executable, "-m", "boundcalc", "theorem1", "--m", "3"],
-                          capture_output=True, text=True, timeout=120)
+                          cwd=tmp_path, capture_output=True, text=True, timeout=120)
     assert proc.returncode == 2
     assert proc.stderr.strip() == (
         "error: --m must be a positive even integer (symmetric init), got '3'")

@@ -9,6 +9,7 @@ import os
 import shutil
 import subprocess
 import sys
+import tempfile
 from pathlib import Path
 
 import pytest
@@ -207,7 +208,10 @@ print(json.dumps({"sympy": "sympy" in sys.modules, "out": out}))
 
 def _probe(env_update: dict[str, str]) -> dict:
     env = {**os.environ, **env_update}
-    proc = subprocess.run([sys.executable, "-c", _PROBE], capture_output=True, text=True,
+    # a neutral working directory: from the repository root `python -c` would import the source
+    # tree's boundcalc/ (which has no theory/ inside) instead of the installed package
+    proc = subprocess.run([sys.executable, "-c", _PROBE], cwd=tempfile.gettempdir(),
+                          capture_output=True, text=True,
                           env=env, timeout=300, check=True)
     return json.loads(proc.stdout)
 
@@ -228,10 +232,10 @@ def test_a_cached_point_evaluation_imports_no_sympy(tmp_path):
     code = ("import sys; from boundcalc.cli import main; "
             "code = main(['theorem1', '--m', '512', '--n', '1000', '--rho', '2', '--output', "
             "'/dev/null']); print(code, 'sympy' in sys.modules)")
-    first = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=env,
-                           timeout=300, check=True)
-    second = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
-                            env=env, timeout=300, check=True)
+    first = subprocess.run([sys.executable, "-c", code], cwd=tmp_path, capture_output=True,
+                           text=True, env=env, timeout=300, check=True)
+    second = subprocess.run([sys.executable, "-c", code], cwd=tmp_path, capture_output=True,
+                            text=True, env=env, timeout=300, check=True)
     assert first.stdout.split() == ["0", "True"]
     assert second.stdout.split() == ["0", "False"]
 

@@ -164,12 +164,18 @@ def test_ascent_finds_the_maximum_of_a_linear_objective_on_the_balls(method):
     """max ⟨g, ΔU_i⟩ over the ball ‖ΔU_i‖ ≤ ρ_u/√m is ρ_u/√m·‖g‖ (at ΔU_i = radius·g/‖g‖)."""
     space = _space()
     cfg = random_configuration(space, 4, seed=6)
-    g = torch.randn(space.m, space.d, dtype=torch.float64)
+    g = torch.randn(space.m, space.d, dtype=torch.float64,
+                    generator=torch.Generator().manual_seed(6))
 
     def objective(c):
         return (c["dU"] * g).sum(-1)                       # (S, m)
 
     res = ascend(space, cfg, objective, free=("dU",), steps=200, method=method)
+    if method == "adam":
+        # Projected Adam's fixed point need not be the constrained maximiser (its step is scaled
+        # per coordinate, the projection is Euclidean: seen up to 28 % short for some g), so
+        # every search polishes with the normalized method afterwards, as check_lemmas.drive does.
+        res = ascend(space, res.config, objective, free=("dU",), steps=200, method="normalized")
     expected = space.radii[1] * g.norm(dim=-1).max()
     assert float(res.best.max()) == pytest.approx(float(expected), rel=1e-4)
 

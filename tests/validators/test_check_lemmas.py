@@ -283,7 +283,7 @@ def test_cloning_the_best_head_keeps_the_init_symmetric_and_the_value_separable(
     act = get_activation("tanh")
     space = SearchSpace(m=6, d=2, T=3, rho=(1.0, 2.0, 1.5), u_inf=2.0, symmetric=True)
     cfg = random_configuration(space, 4, seed=7)
-    scores = torch.randn(4, 3, dtype=F64)
+    scores = torch.randn(4, 3, dtype=F64, generator=torch.Generator().manual_seed(3))
     cloned = clone_best_head(space, cfg, scores)
     f0 = batched_forward(init_of(space, cloned), cloned["X"], queries_of(space, cloned), act)
     assert f0.abs().max() < 1e-12
