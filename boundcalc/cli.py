@@ -791,6 +791,34 @@ _WIDTH_HELP = (
 )
 
 
+def _smallest_verified(exact: Any, start: int, step: int, goal: Any
+                       ) -> tuple[int, Any, Any, Any]:
+    """Re-check a solver's answer with the exact (mpmath) evaluator: move up by ``step`` until the
+    value meets ``goal``, then down while the next smaller candidate still meets it (the float
+    search and the exact evaluation disagree only at ~1e-15 of the target, so 16 moves suffice).
+
+    ``exact(x)`` returns (evaluation, value). Returns (x, evaluation, value, value at x − step or
+    None when x is the smallest candidate, ``step``).
+    """
+    found = start
+    ev, value = exact(found)
+    for _ in range(16):
+        if value <= goal:
+            break
+        found += step
+        ev, value = exact(found)
+    previous = None
+    for _ in range(16):
+        if found <= step:
+            break
+        previous = exact(found - step)[1]
+        if previous > goal:
+            break
+        found -= step
+        ev, value = exact(found)
+    return found, ev, value, previous
+
+
 @app.command(help=_WIDTH_HELP,
              short_help="Smallest even width m that brings the width terms under --target.",
              epilog=_examples(
@@ -830,22 +858,7 @@ def width(target: TargetOpt, n: NOpt = None, d: DOpt = None, T: TOpt = None,
         ev = evaluate("theorem1", replace(inputs, m=w), precision=digits)
         return ev, mpmath.fsum(ev.terms[k] for k in WIDTH_TERMS)
 
-    m_found = answer.m
-    ev, value = exact(m_found)
-    for _ in range(16):  # search and exact evaluation disagree only at ~1e-15 of the target
-        if value <= goal:
-            break
-        m_found += 2
-        ev, value = exact(m_found)
-    previous = None
-    for _ in range(16):
-        if m_found <= 2:
-            break
-        previous = exact(m_found - 2)[1]
-        if previous > goal:
-            break
-        m_found -= 2
-        ev, value = exact(m_found)
+    m_found, ev, value, previous = _smallest_verified(exact, answer.m, 2, goal)
     data = ev.to_dict()
     inputs_shown = {k: v for k, v in data["inputs"].items() if k != "m"}
     inputs_shown["target"] = goal
@@ -928,22 +941,7 @@ def steps(target: TargetOpt, m: MOpt = None, n: NOpt = None, d: DOpt = None, T: 
         ev = evaluate("theorem1", replace(inputs, steps=k), precision=digits)
         return ev, ev.terms["optimization"]
 
-    k_found = answer.steps
-    ev, value = exact(k_found)
-    for _ in range(16):
-        if value <= goal:
-            break
-        k_found += 1
-        ev, value = exact(k_found)
-    previous = None
-    for _ in range(16):
-        if k_found <= 1:
-            break
-        previous = exact(k_found - 1)[1]
-        if previous > goal:
-            break
-        k_found -= 1
-        ev, value = exact(k_found)
+    k_found, ev, value, previous = _smallest_verified(exact, answer.steps, 1, goal)
     data = ev.to_dict()
     inputs_shown = {k: v for k, v in data["inputs"].items() if k != "K"}
     inputs_shown["target"] = goal
