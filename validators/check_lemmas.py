@@ -45,6 +45,7 @@ from torch.func import vmap
 from boundcalc.api import evaluate
 from boundcalc.params import validate
 
+from . import data
 from .adversarial import (
     DIRECTION_VARS,
     INIT_VARS,
@@ -250,10 +251,8 @@ def synthetic_inputs(n: int, T: int, d: int, *, seed: int, dtype: torch.dtype = 
     Drawn on the CPU from a generator seeded with ``seed`` offset away from :func:`init_params`'s
     stream, then moved.
     """
-    gen = torch.Generator().manual_seed(int(seed) * 7919 + 104729)
-    X = torch.randn(n, T, d, generator=gen, dtype=torch.float64)
-    X = X / X.norm(dim=-1, keepdim=True).clamp_min(1.0)
-    X = X.to(device=device, dtype=dtype)
+    X = data.synthetic_inputs(n, T, d, seed=int(seed) * 7919 + 104729, dtype=dtype,
+                              device=device)
     return X, last_token_query(X)
 
 
