@@ -194,10 +194,25 @@ def queries_of(space: SearchSpace, cfg: Config) -> Tensor:
 
 
 def _shrink(t: Tensor, radius: float | Tensor, dims: int) -> Tensor:
-    """Radial projection of every block (the last ``dims`` dimensions) onto the ball of radius."""
-    norms = t.flatten(-dims).norm(dim=-1) if dims > 1 else t.norm(dim=-1)
-    scale = torch.clamp(radius / norms.clamp_min(1e-300), max=1.0)
-    return t * scale.reshape(scale.shape + (1,) * dims)
+    """Radial projection of every block (the last ``dims`` dimensions) onto the ball of radius.
+
+    Rounding can leave a rescaled block one ulp outside the ball; such blocks are pulled in by a
+    few ulps more, so that every measured point lies inside the lemma's domain in floating point
+    too (the bounds are claims about that domain, e.g. ‖X J Xᵀ‖ ≤ 1 needs ‖x_t‖ ≤ 1, which the
+    search attains with equality).
+    """
+    def norm(x: Tensor) -> Tensor:
+        return x.flatten(-dims).norm(dim=-1) if dims > 1 else x.norm(dim=-1)
+
+    expand = (1,) * dims
+    scale = torch.clamp(radius / norm(t).clamp_min(1e-300), max=1.0)
+    out = t * scale.reshape(scale.shape + expand)
+    outside = norm(out) > radius
+    if bool(outside.any()):
+        inward = 1.0 - 4.0 * torch.finfo(t.dtype).eps
+        fix = torch.where(outside, torch.full_like(scale, inward), torch.ones_like(scale))
+        out = out * fix.reshape(fix.shape + expand)
+    return out
 
 
 @torch.no_grad()

@@ -292,3 +292,18 @@ def test_ascent_rejects_bad_arguments_by_name():
         random_configuration(space, 0, seed=0)
     assert math.isfinite(float(ascend(space, cfg, lambda c: c["dc"], free=("dc",),
                                       steps=0).value))
+
+
+@pytest.mark.parametrize("dtype", [torch.float64, torch.float32])
+def test_projected_blocks_lie_inside_their_ball_in_floating_point(dtype):
+    """Rescaling to the radius can round one ulp outside; the projection must not (the bounds are
+    claims about the closed domain, which the searches reach with equality)."""
+    from boundcalc.validators.adversarial import _shrink
+
+    gen = torch.Generator().manual_seed(11)
+    x = (3 * torch.randn(20000, 7, generator=gen, dtype=torch.float64)).to(dtype)
+    assert (_shrink(x, 1.0, 1).norm(dim=-1) <= 1.0).all()
+    w = (3 * torch.randn(5000, 3, 3, generator=gen, dtype=torch.float64)).to(dtype)
+    assert (_shrink(w, 0.7, 2).flatten(1).norm(dim=-1) <= 0.7).all()
+    inside = 0.5 * x / x.norm(dim=-1, keepdim=True)
+    assert torch.equal(_shrink(inside, 1.0, 1), inside)  # points inside are left unchanged
