@@ -70,6 +70,7 @@ from .adversarial import (
     select,
     theta_of,
 )
+from .device import resolve_device, resolve_dtype
 from .model import (
     Activation,
     Params,
@@ -109,21 +110,6 @@ def _rho_text(rho: object) -> str:
     if len(parts) != 3:
         raise ValueError(f"`rho` must be a number or (rho_c, rho_u, rho_w), got {rho!r}")
     return ",".join(repr(float(p)) if isinstance(p, float) else str(p) for p in parts)
-
-
-def _resolve_device(device: str | torch.device) -> torch.device:
-    dev = torch.device(device)
-    if dev.type == "cuda" and not torch.cuda.is_available():
-        raise ValueError(f"`device` {str(device)!r} requested but CUDA is not available")
-    return dev
-
-
-def _resolve_dtype(dtype: torch.dtype | str) -> torch.dtype:
-    table = {"float64": torch.float64, "float32": torch.float32,
-             torch.float64: torch.float64, torch.float32: torch.float32}
-    if dtype not in table:
-        raise ValueError(f"`dtype` must be float32 or float64, got {dtype!r}")
-    return table[dtype]
 
 
 @functools.cache
@@ -757,7 +743,7 @@ def validate_event(m: int, d: int, *, delta: object = "0.05", seeds: int = 200, 
     the exact rate 1 − P(χ_d ≤ u_∞)^{m/2}) and ``event.u_inf`` (largest max_i ‖U_i(0)‖ seen vs u_∞).
     """
     _check_args(m=m, d=d, T=1, starts=1, steps=0, seed=seed, activation="tanh", samples=seeds)
-    dev, dt = _resolve_device(device), _resolve_dtype(dtype)
+    dev, dt = resolve_device(device), resolve_dtype(dtype)
     ev = a_priori("event", m=m, d=d, rho="1", delta=delta)
     u_inf = ev["bound"]["u_inf"]
     norms = torch.stack([init_params(m, d, seed=s, dtype=dt, device=dev).U.norm(dim=-1).max()
@@ -802,7 +788,7 @@ def validate_lemma2(m: int, d: int, T: int, rho: object, *, delta: object = "0.0
     """
     _check_args(m=m, d=d, T=T, starts=starts, steps=steps, seed=seed, activation=activation,
                 samples=samples)
-    dev, dt = _resolve_device(device), _resolve_dtype(dtype)
+    dev, dt = resolve_device(device), resolve_dtype(dtype)
     act = get_activation(activation)
     ev = a_priori("lemma2", m=m, d=d, rho=rho, delta=delta, activation=activation)
     rho_t = validate(m=m, rho=_rho_text(rho)).rho
@@ -928,7 +914,7 @@ def validate_lemma3(m: int, d: int, T: int, rho: object, *, delta: object = "0.0
     """
     _check_args(m=m, d=d, T=T, starts=starts, steps=steps, seed=seed, activation=activation,
                 samples=samples)
-    dev, dt = _resolve_device(device), _resolve_dtype(dtype)
+    dev, dt = resolve_device(device), resolve_dtype(dtype)
     act = get_activation(activation)
     ev = a_priori("lemma3", m=m, d=d, rho=rho, delta=delta, activation=activation)
     rho_t = validate(m=m, rho=_rho_text(rho)).rho
@@ -1008,7 +994,7 @@ def validate_lemma6(m: int, d: int, T: int, rho: object, *, delta: object = "0.0
     """
     _check_args(m=m, d=d, T=T, starts=starts, steps=steps, seed=seed, activation=activation,
                 samples=samples)
-    dev, dt = _resolve_device(device), _resolve_dtype(dtype)
+    dev, dt = resolve_device(device), resolve_dtype(dtype)
     act = get_activation(activation)
     ev = a_priori("lemma6", m=m, d=d, rho=rho, delta=delta, activation=activation, nu=nu)
     rho_t = validate(m=m, rho=_rho_text(rho)).rho
@@ -1088,7 +1074,7 @@ def remark3_table(m: int, d: int, rho: object, *, Ts: Sequence[int] = REMARK3_T,
         raise ValueError("`Ts` must list at least one sequence length")
     for T in Ts:
         _check_args(m=m, d=d, T=T, starts=starts, steps=steps, seed=seed, activation=activation)
-    dev, dt = _resolve_device(device), _resolve_dtype(dtype)
+    dev, dt = resolve_device(device), resolve_dtype(dtype)
     act = get_activation(activation)
     ev = a_priori("lemma2", m=m, d=d, rho=rho, delta=delta, activation=activation)
     rho_t = validate(m=m, rho=_rho_text(rho)).rho

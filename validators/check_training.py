@@ -34,6 +34,7 @@ from functools import cache
 import torch
 
 from .data import derived_seed, synthetic_inputs
+from .device import resolve_device, resolve_dtype
 from .model import init_params, linearized_output
 from .teacher import Teacher, build_teacher, transported_params
 from .train import intra_op_threads, proj_gd, proj_sgd, small_work_threads
@@ -42,29 +43,6 @@ DEFAULT_TEACHER_DELTA = 1e-6
 
 
 # ------------------------------------------------------------------------------------ helpers
-
-def resolve_device(device: str | torch.device) -> torch.device:
-    """``auto`` → cuda if available else cpu; ``cuda`` without a GPU is a ValueError."""
-    text = str(device)
-    if text == "auto":
-        return torch.device("cuda" if torch.cuda.is_available() else "cpu")
-    dev = torch.device(text)
-    if dev.type == "cuda" and not torch.cuda.is_available():
-        raise ValueError("`device` is 'cuda' but no CUDA device is available")
-    if dev.type not in ("cpu", "cuda"):
-        raise ValueError(f"`device` must be auto, cpu or cuda, got {device!r}")
-    return dev
-
-
-def resolve_dtype(dtype: str | torch.dtype) -> torch.dtype:
-    """``float32`` / ``float64`` (or the torch dtypes)."""
-    table = {"float32": torch.float32, "float64": torch.float64}
-    if isinstance(dtype, torch.dtype) and dtype in table.values():
-        return dtype
-    if str(dtype) in table:
-        return table[str(dtype)]
-    raise ValueError(f"`dtype` must be float32 or float64, got {dtype!r}")
-
 
 def _triple(name: str, value) -> tuple[float, float, float]:
     values = value if isinstance(value, (tuple, list)) else (value,) * 3
