@@ -118,7 +118,8 @@ def validate(
 
 
 def reproduce(
-    experiment: Annotated[str, typer.Argument(help="figure2", metavar="EXPERIMENT")],
+    experiment: Annotated[str, typer.Argument(help="figure1 or figure2",
+                                                 metavar="EXPERIMENT")],
     preset: Annotated[str, typer.Option("--preset", help="quick or paper")] = "quick",
     seeds: Annotated[str | None, typer.Option("--seeds", help="number of seeds (default: the "
                                               "preset's)", metavar="S")] = None,
@@ -126,20 +127,19 @@ def reproduce(
     out: Annotated[str | None, typer.Option("--out", help="run directory", metavar="DIR")] = None,
     jobs: Annotated[int, typer.Option("--jobs", help="parallel worker processes")] = 1,
 ) -> None:
-    """Reproduce an experiment of the paper (Section 6.2: figure2) into a resumable run directory.
+    """Reproduce an experiment of the paper (Section 6.1: figure1, Section 6.2: figure2) into a
+    resumable run directory.
 
-    Examples: boundcalc reproduce figure2 --preset quick ; boundcalc reproduce figure2 --preset
+    Examples: boundcalc reproduce figure1 --preset quick ; boundcalc reproduce figure2 --preset
     paper --device cuda --out runs/figure2-paper
     """
-    if experiment != "figure2":
-        raise InputError("EXPERIMENT", f"must be figure2 (figure1 is not implemented yet), "
-                         f"got {experiment!r}")
+    if experiment not in ("figure1", "figure2"):
+        raise InputError("EXPERIMENT", f"must be figure1 or figure2, got {experiment!r}")
     if preset not in ("quick", "paper"):
         raise InputError("--preset", f"must be quick or paper, got {preset!r}")
     if jobs < 1:
         raise InputError("--jobs", f"must be >= 1, got {jobs}")
     from boundcalc.validation import resolve_device
-    from boundcalc.validators.figure2 import run_figure2
 
     seed_count = None
     if seeds is not None:
@@ -148,9 +148,13 @@ def reproduce(
         seed_count = parse_integer("--seeds", seeds)
         if seed_count < 1:
             raise InputError("--seeds", f"must be >= 1, got {seeds!r}")
-    folder = run_figure2(preset, seeds=seed_count, device=resolve_device(device), out=out,
-                         jobs=jobs)
-    sys.stdout.write(f"figure 2 ({preset}) written to {folder}\n")
+    if experiment == "figure1":
+        from boundcalc.validators.figure1 import run_figure1 as run_experiment
+    else:
+        from boundcalc.validators.figure2 import run_figure2 as run_experiment
+    folder = run_experiment(preset, seeds=seed_count, device=resolve_device(device), out=out,
+                            jobs=jobs)
+    sys.stdout.write(f"figure {experiment[-1]} ({preset}) written to {folder}\n")
 
 
 def compare_rnn_command(

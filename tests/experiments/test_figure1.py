@@ -1,0 +1,131 @@
+"""Figure 1 (Section 6.1): the quick preset end to end, resuming, slopes, the CLI."""
+
+from __future__ import annotations
+
+import csv
+import json
+import math
+import time
+
+import pytest
+from boundcalc.validators.figure1 import (
+    PRESETS,
+    all_cells,
+    fit_slope,
+    make_config,
+    run_figure1,
+)
+
+OUTPUTS = ("config.json", "results.csv", "results.json", "summary.csv", "summary.json",
+           "slopes.csv", "slopes.json", "figure1.png", "figure1.pdf", "figure1_table.tex")
+
+# a tiny run with the full protocol (teacher, boundary point, transport, ProjGD)
+TINY = dict(widths=(4, 8, 16), n=40, steps=6, teacher_width=64, anchors=4, T=4, d=3)
+
+
+def _rows(path):
+    with open(path, newline="") as handle:
+        return list(csv.DictReader(handle))
+
+
+@pytest.fixture(scope="module")
+def quick_run(tmp_path_factory):
+    """One uninterrupted quick-preset run, shared by the tests below, and its wall time."""
+    started = time.perf_counter()
+    out = run_figure1("quick", out=tmp_path_factory.mktemp("f1") / "quick", progress=False)
+    return out, time.perf_counter() - started
+
+
+def test_quick_preset_writes_every_output_with_negative_slopes(quick_run):
+    out, elapsed = quick_run
+    assert elapsed <= 60, f"quick preset took {elapsed:.1f} s"
+    for name in OUTPUTS:
+        assert (out / name).stat().st_size > 0, name
+    cfg = PRESETS["quick"]
+    assert len(_rows(out / "results.csv")) == len(all_cells(cfg))
+    summary = _rows(out / "summary.csv")
+    assert [int(r["m"]) for r in summary] == list(cfg.widths)
+    for row in summary:
+        for key in ("lin_error", "app_error", "min_train_loss"):
+            assert 0 < float(row[f"{key}_mean"]) < float(row[f"{key}_theory"])
+    fits = {r["panel"]: r for r in _rows(out / "slopes.csv")}
+    for panel in ("lin_error", "app_error"):
+        slope = float(fits[panel]["slope"])
+        assert math.isfinite(slope) and slope < 0, (panel, slope)
+        assert math.isfinite(float(fits[panel]["slope_ci95"]))
+    assert math.isfinite(float(fits["min_train_loss"]["slope"]))
+    table = (out / "figure1_table.tex").read_text()
+    assert "\\toprule" in table and "\\bottomrule" in table and "\\midrule" in table
+    assert table.count("\\begin{tabular}") == table.count("\\end{tabular}") == 1
+    body = [line for line in table.splitlines() if line.endswith("\\\\")]
+    assert len(body) == 2 + len(cfg.widths) + 1          # two header rows, widths, slopes
+    assert all(line.count("&") == 6 for line in body[1:])
+    assert (out / "figure1.png").read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+    assert (out / "figure1.pdf").read_bytes()[:5] == b"%PDF-"
+    config = json.loads((out / "config.json").read_text())
+    assert config["parameters"]["preset"] == "quick"
+    assert config["parameters"]["steps"] == cfg.steps
+
+
+def test_interrupted_quick_run_resumes_to_the_same_summary(quick_run, tmp_path):
+    whole, _ = quick_run
+    part = run_figure1("quick", out=tmp_path / "part", progress=False, max_cells=5)
+    assert len(_rows(part / "results.csv")) == 5             # stopped inside the second seed
+    assert {int(r["seeds"]) for r in _rows(part / "summary.csv")} == {1, 2}
+    part = run_figure1("quick", out=tmp_path / "part", progress=False)
+    for name in ("summary.csv", "results.csv", "slopes.csv"):
+        a, b = _rows(whole / name), _rows(part / name)
+        if name == "results.csv":
+            for rows in (a, b):
+                for r in rows:
+                    r.pop("wall_s")
+        assert a == b, name
+
+
+def test_teacher_is_built_once_per_seed(tmp_path, monkeypatch):
+    from boundcalc.validators import figure1
+
+    calls = []
+    original = figure1.build_teacher
+
+    def counting(*args, **kwargs):
+        calls.append(kwargs["seed"])
+        return original(*args, **kwargs)
+
+    monkeypatch.setattr(figure1, "build_teacher", counting)
+    run_figure1("quick", seeds=(1, 2), out=tmp_path / "t", progress=False, **TINY)
+    assert sorted(calls) == [1, 2]
+
+
+def test_slope_fit_and_config():
+    ms = [8, 16, 32, 64]
+    slope, ci, _ = fit_slope(ms, [3.0 * m ** -0.5 for m in ms])
+    assert abs(slope + 0.5) < 1e-12 and ci < 1e-9
+    assert math.isnan(fit_slope([8, 16], [1.0, 0.5])[1])
+    paper = make_config("paper")
+    assert paper.widths == (8, 16, 32, 64, 128, 256) and paper.seeds == tuple(range(1, 11))
+    assert (paper.n, paper.d, paper.T, paper.teacher_width, paper.anchors) == (
+        5000, 8, 16, 8192, 16)
+    assert paper.nu == paper.rho == (3.0, 3.0, 3.0) and paper.steps == 4000
+    assert abs(paper.eta - 1.75 / math.sqrt(4000)) < 1e-15 and paper.n_train == 4000
+
+
+def test_cli_reproduce_figure1(tmp_path, monkeypatch):
+    from boundcalc.validators import figure1
+    from typer.testing import CliRunner
+
+    from boundcalc.cli import app
+
+    seen = {}
+
+    def fake(preset, **kwargs):
+        seen.update(kwargs, preset=preset)
+        return tmp_path
+
+    monkeypatch.setattr(figure1, "run_figure1", fake)
+    result = CliRunner().invoke(app, ["reproduce", "figure1", "--preset", "quick", "--seeds",
+                                      "3", "--device", "cpu", "--out", str(tmp_path)])
+    assert result.exit_code == 0, result.output
+    assert seen["preset"] == "quick" and seen["seeds"] == 3 and seen["device"] == "cpu"
+    bad = CliRunner().invoke(app, ["reproduce", "figure9"])
+    assert bad.exit_code != 0

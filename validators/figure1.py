@@ -1,0 +1,479 @@
+"""Figure 1 (Section 6.1): the three width sweeps of the teacher–student experiment.
+
+For every seed a teacher f*_M (:func:`validators.teacher.build_teacher`, built **once per seed**
+and reused for every width), inputs X_1 … X_n (tokens N(0, I) clipped to norm ≤ 1) and labels
+y_j = f*_M(X_j) are drawn. For every width m one *cell* (seed, m) draws a symmetric student init
+θ(0) and measures
+
+* (a) ``lin_error`` — mean_j |f(X_j; θ(0) + Δ) − f_lin(X_j; θ(0) + Δ)| at the paper's
+  gradient-aligned boundary point Δ of Ω_ρ (:func:`validators.check_lemmas.paper_boundary_point`),
+  over all n samples;
+* (b) ``app_error`` — max_j |f_lin(X_j; θ̄) − f*_M(X_j)| of the transported parameters θ̄ of
+  eq. (11) (:func:`validators.teacher.transported_params`), over all n samples;
+* (c) ``min_train_loss`` — min_k R̂(θ_k) of ProjGD (:func:`validators.train.proj_gd`), K steps of
+  step 1.75/√K on R̂ = (1/n_train) Σ (f − y)², radii ρ, on the training split (80 %; the other
+  20 % is held out and its loss at the last iterate recorded as ``final_val_loss``).
+
+Each finished cell is written atomically to the run directory and skipped on re-run. The run
+writes ``results.csv`` (cells), ``summary.csv`` (per width: mean and 95 % Student-t CI over seeds
+of the three metrics, and the theory curves ε_lin, ε_app and Theorem 1's min-iterate bound from
+:func:`boundcalc.api.evaluate`), ``slopes.csv`` (log–log least-squares slope of the per-width
+means with its 95 % CI, per panel), ``figure1.png`` / ``figure1.pdf`` (three panels against m,
+measurements and theory on the same axes) and ``figure1_table.tex`` (booktabs).
+"""
+
+from __future__ import annotations
+
+import math
+import os
+import sys
+import time
+from collections.abc import Iterable
+from concurrent.futures import ProcessPoolExecutor, as_completed
+from dataclasses import asdict, dataclass, replace
+from multiprocessing import get_context
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import torch
+
+from boundcalc.rundir import RunDirectory, atomic_write_text
+
+from .check_lemmas import paper_boundary_point
+from .data import derived_seed, synthetic_inputs
+from .figure2 import _t_quantile_975, mean_ci95, resolve_device
+from .model import forward, get_activation, init_params, last_token_query, linearized_output
+from .teacher import build_teacher, transported_params
+from .train import proj_gd
+
+METRICS = ("lin_error", "app_error", "min_train_loss")
+THEORY = {"lin_error": "eps_lin", "app_error": "eps_app", "min_train_loss": "min_iterate"}
+PANEL_LABELS = {"lin_error": "(a) linearization error", "app_error": "(b) approximation error",
+                "min_train_loss": "(c) min training loss"}
+
+
+@dataclass(frozen=True)
+class Figure1Config:
+    """Every parameter that changes the numbers of a figure-1 run (stored in config.json)."""
+
+    widths: tuple[int, ...] = (8, 16, 32, 64, 128, 256)
+    seeds: tuple[int, ...] = tuple(range(1, 11))
+    n: int = 5000
+    d: int = 8
+    T: int = 16
+    teacher_width: int = 8192
+    anchors: int = 16
+    nu: tuple[float, float, float] = (3.0, 3.0, 3.0)
+    rho: tuple[float, float, float] = (3.0, 3.0, 3.0)
+    steps: int = 4000
+    step_constant: float = 1.75
+    val_fraction: float = 0.2
+    activation: str = "tanh"
+    delta: str = "0.05"
+    dtype: str = "float64"
+    device: str = "cpu"
+
+    @property
+    def eta(self) -> float:
+        """Step size 1.75/√K."""
+        return self.step_constant / math.sqrt(self.steps)
+
+    @property
+    def n_train(self) -> int:
+        return self.n - int(self.val_fraction * self.n)
+
+    def check(self) -> None:
+        """Argument checks that name the offending field and value."""
+        if not self.widths or any(not isinstance(m, int) or m < 2 or m % 2 for m in self.widths):
+            raise ValueError(f"`widths` must be positive even integers, got {self.widths!r}")
+        if not self.seeds or any(not isinstance(s, int) or s < 0 for s in self.seeds):
+            raise ValueError(f"`seeds` must be non-negative integers, got {self.seeds!r}")
+        if len(set(self.seeds)) != len(self.seeds):
+            raise ValueError(f"`seeds` must be distinct, got {self.seeds!r}")
+        for name in ("n", "d", "T", "teacher_width", "anchors", "steps"):
+            if getattr(self, name) < 1:
+                raise ValueError(f"`{name}` must be >= 1, got {getattr(self, name)}")
+        if not 1 <= self.n_train < self.n + (self.val_fraction == 0):
+            raise ValueError(f"`n` = {self.n} with `val_fraction` = {self.val_fraction} must "
+                             "leave at least one training sample")
+        if self.dtype not in ("float32", "float64"):
+            raise ValueError(f"`dtype` must be 'float32' or 'float64', got {self.dtype!r}")
+        get_activation(self.activation)
+
+
+PRESETS: dict[str, Figure1Config] = {
+    "paper": Figure1Config(),
+    "quick": Figure1Config(widths=(8, 16, 32, 64), seeds=(1, 2), n=256, steps=100,
+                           teacher_width=1024),
+}
+
+
+def make_config(preset: str, seeds: int | Iterable[int] | None = None,
+                device: str | None = "cpu", **overrides: Any) -> Figure1Config:
+    """The preset's config with ``seeds`` (a count k → 1 … k, as the paper's seeds 1–10, or a
+    list) and the resolved ``device``; further fields may be overridden by keyword (tests)."""
+    if preset not in PRESETS:
+        raise ValueError(f"`preset` must be one of {sorted(PRESETS)}, got {preset!r}")
+    if seeds is not None:
+        if isinstance(seeds, int):
+            if seeds < 1:
+                raise ValueError(f"`seeds` as a count must be >= 1, got {seeds}")
+            seeds = range(1, seeds + 1)
+        overrides["seeds"] = tuple(int(s) for s in seeds)
+    for key in ("widths", "nu", "rho"):
+        if key in overrides:
+            conv = int if key == "widths" else float
+            overrides[key] = tuple(conv(v) for v in overrides[key])
+    cfg = replace(PRESETS[preset], device=resolve_device(device), **overrides)
+    cfg.check()
+    return cfg
+
+
+# --------------------------------------------------------------------------- one seed / cell
+
+
+@dataclass
+class SeedData:
+    """What one seed shares across widths: inputs, queries, labels and the teacher."""
+
+    teacher: Any
+    X: torch.Tensor
+    q: torch.Tensor
+    y: torch.Tensor
+    train_idx: torch.Tensor
+    val_idx: torch.Tensor
+
+
+def seed_data(seed: int, cfg: Figure1Config) -> SeedData:
+    """Build the seed's teacher once, its inputs and labels, and the 80/20 split."""
+    dtype, dev = getattr(torch, cfg.dtype), torch.device(cfg.device)
+    teacher = build_teacher(cfg.d, cfg.T, seed=seed, nu=cfg.nu, anchors=cfg.anchors,
+                            width=cfg.teacher_width, activation=cfg.activation,
+                            dtype=dtype, device=dev)
+    X = synthetic_inputs(cfg.n, cfg.T, cfg.d, seed=derived_seed(seed, "figure1-data"),
+                         dtype=dtype, device=dev)
+    q = last_token_query(X)
+    y = teacher(X, q)
+    gen = torch.Generator().manual_seed(derived_seed(seed, "figure1-split"))
+    perm = torch.randperm(cfg.n, generator=gen).to(dev)
+    return SeedData(teacher, X, q, y, perm[:cfg.n_train], perm[cfg.n_train:])
+
+
+def compute_cell(seed: int, m: int, data: SeedData, cfg: Figure1Config) -> dict[str, Any]:
+    """The three metrics of one (seed, width) cell (module docstring)."""
+    started = time.perf_counter()
+    act = get_activation(cfg.activation)
+    dtype, dev = getattr(torch, cfg.dtype), torch.device(cfg.device)
+    params0 = init_params(m, cfg.d, seed=derived_seed(seed, f"figure1-init-m{m}"),
+                          dtype=dtype, device=dev)
+    X, q, y = data.X, data.q, data.y
+    disp = paper_boundary_point(params0, X, q, cfg.rho, act)
+    with torch.no_grad():
+        theta = params0 + disp
+        gap = (forward(theta, X, q, act) - linearized_output(params0, theta, X, q, act)).abs()
+        bar = transported_params(params0, data.teacher)
+        app = (linearized_output(params0, bar, X, q, act) - y).abs()
+    tr, va = data.train_idx, data.val_idx
+    result = proj_gd(params0, X[tr], q[tr], y[tr], act, steps=cfg.steps, eta=cfg.eta,
+                     rho=cfg.rho)
+    with torch.no_grad():
+        val = (float(((forward(result.params, X[va], q[va], act) - y[va]) ** 2).mean())
+               if va.numel() else math.nan)
+    return {
+        "seed": int(seed), "m": int(m), "n": cfg.n, "n_train": int(tr.numel()),
+        "lin_error": float(gap.mean()), "lin_error_max": float(gap.max()),
+        "app_error": float(app.max()), "app_error_mean": float(app.mean()),
+        "min_train_loss": float(result.min_loss), "final_train_loss": float(result.final_loss),
+        "initial_train_loss": float(result.initial_loss), "final_val_loss": val,
+        "label_rms": float(y.pow(2).mean().sqrt()),
+        "wall_s": round(time.perf_counter() - started, 3),
+    }
+
+
+# --------------------------------------------------------------------------- the sweep
+
+
+def cell_key(seed: int, m: int) -> str:
+    """File name of a cell in the run directory: ``m<m>-seed<seed>``."""
+    return f"m{int(m)}-seed{int(seed)}"
+
+
+def all_cells(cfg: Figure1Config) -> list[tuple[int, int]]:
+    """Every (seed, width) of the run, in the order computed (seed-major: one teacher each)."""
+    return [(seed, m) for seed in cfg.seeds for m in cfg.widths]
+
+
+def _config_from_dict(values: dict[str, Any]) -> Figure1Config:
+    values = dict(values)
+    for key in ("widths", "seeds", "nu", "rho"):
+        values[key] = tuple(values[key])
+    return Figure1Config(**values)
+
+
+def _seed_worker(run_path: str, cfg_dict: dict[str, Any], seed: int, widths: list[int],
+                 threads: int) -> list[dict[str, Any]]:
+    """Process-pool entry: one seed's pending widths (one teacher), each cell saved atomically."""
+    torch.set_num_threads(threads)
+    cfg = _config_from_dict(cfg_dict)
+    data = seed_data(seed, cfg)
+    out = []
+    for m in widths:
+        record = compute_cell(seed, m, data, cfg)
+        _save(Path(run_path), seed, m, record)
+        out.append(record)
+    return out
+
+
+def _save(run_path: Path, seed: int, m: int, record: dict[str, Any]) -> None:
+    from boundcalc.rundir import dumps
+
+    atomic_write_text(run_path / "cells" / f"{cell_key(seed, m)}.json", dumps(record))
+
+
+def run_cells(run: RunDirectory, cfg: Figure1Config, jobs: int = 1, progress: bool = True,
+              max_cells: int | None = None) -> int:
+    """Compute every missing cell (at most ``max_cells`` of them); returns how many."""
+    pending = [c for c in all_cells(cfg) if not run.has_cell(cell_key(*c))]
+    if max_cells is not None:
+        pending = pending[:max(0, int(max_cells))]
+    if not pending:
+        return 0
+    by_seed: dict[int, list[int]] = {}
+    for seed, m in pending:
+        by_seed.setdefault(seed, []).append(m)
+    total = len(all_cells(cfg))
+    done = total - sum(not run.has_cell(cell_key(*c)) for c in all_cells(cfg))
+    trained = 0
+
+    def report(record: dict[str, Any]) -> None:
+        nonlocal done, trained
+        done, trained = done + 1, trained + 1
+        if progress:
+            print(f"[figure1 {done}/{total}] seed={record['seed']} m={record['m']:<4} "
+                  f"lin={record['lin_error']:.3g} app={record['app_error']:.3g} "
+                  f"train={record['min_train_loss']:.3g} ({record['wall_s']:.1f} s)",
+                  file=sys.stderr, flush=True)
+
+    if jobs <= 1:
+        for seed, widths in by_seed.items():
+            data = seed_data(seed, cfg)      # the teacher: once per seed, for every width
+            for m in widths:
+                record = compute_cell(seed, m, data, cfg)
+                _save(run.path, seed, m, record)
+                report(record)
+        return trained
+    threads = max(1, (os.cpu_count() or 1) // jobs)
+    with ProcessPoolExecutor(max_workers=jobs, mp_context=get_context("spawn")) as pool:
+        futures = [pool.submit(_seed_worker, str(run.path), asdict(cfg), seed, widths, threads)
+                   for seed, widths in by_seed.items()]
+        for fut in as_completed(futures):
+            for record in fut.result():
+                report(record)
+    return trained
+
+
+def collect(run: RunDirectory, cfg: Figure1Config) -> list[dict[str, Any]]:
+    """Every finished cell of ``cfg`` in ``run``, in :func:`all_cells` order."""
+    return [run.load_cell(cell_key(*c)) for c in all_cells(cfg) if run.has_cell(cell_key(*c))]
+
+
+def theory_curves(m: int, cfg: Figure1Config) -> dict[str, float]:
+    """ε_lin, ε_app (n samples) and Theorem 1's min-iterate bound (n_train) at width m."""
+    from boundcalc.api import evaluate
+    from boundcalc.params import validate
+
+    def text(v: tuple[float, ...]) -> str:
+        return ",".join(repr(float(x)) for x in v)
+
+    out = {}
+    for n, keys in ((cfg.n, ("eps_lin", "eps_app")), (cfg.n_train, ("min_iterate",))):
+        res = evaluate("theorem1", validate(m=m, n=n, d=cfg.d, T=cfg.T, delta=cfg.delta,
+                                            rho=text(cfg.rho), nu=text(cfg.nu), steps=cfg.steps,
+                                            activation=cfg.activation))
+        for key in keys:
+            value = res.bound[key] if key in res.bound else res.constants[key]
+            out[key] = float(value)
+    return out
+
+
+def summarize(records: list[dict[str, Any]], cfg: Figure1Config) -> list[dict[str, Any]]:
+    """One row per width: mean, 95 % CI and count over seeds of each metric, and the theory."""
+    rows = []
+    for m in cfg.widths:
+        cell = [r for r in records if r["m"] == m]
+        if not cell:
+            continue
+        row: dict[str, Any] = {"m": m, "seeds": len(cell)}
+        for key in METRICS:
+            mean, ci, _ = mean_ci95([r[key] for r in cell])
+            row[f"{key}_mean"], row[f"{key}_ci95"] = mean, ci
+        curves = theory_curves(m, cfg)
+        for key, theory in THEORY.items():
+            row[f"{key}_theory"] = curves[theory]
+        rows.append(row)
+    return rows
+
+
+def fit_slope(widths: Iterable[float], values: Iterable[float]) -> tuple[float, float, float]:
+    """Least-squares slope of log(value) on log(m) with its 95 % Student-t CI half-width (NaN
+    for fewer than 3 points) and the intercept; non-positive / non-finite values are dropped."""
+    pts = [(math.log(m), math.log(v)) for m, v in zip(widths, values, strict=True)
+           if v is not None and math.isfinite(v) and v > 0]
+    if len(pts) < 2:
+        return math.nan, math.nan, math.nan
+    x, y = np.array(pts).T
+    A = np.vstack([x, np.ones_like(x)]).T
+    (slope, intercept), *_ = np.linalg.lstsq(A, y, rcond=None)
+    k = len(pts)
+    if k < 3:
+        return float(slope), math.nan, float(intercept)
+    resid = y - (slope * x + intercept)
+    se = math.sqrt(float(resid @ resid) / (k - 2) / float(((x - x.mean()) ** 2).sum()))
+    return float(slope), _t_quantile_975(k - 2) * se, float(intercept)
+
+
+def slopes(summary: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """One row per panel: fitted log–log slope of the means (with CI) and of the theory."""
+    ms = [r["m"] for r in summary]
+    rows = []
+    for key in METRICS:
+        slope, ci, intercept = fit_slope(ms, [r[f"{key}_mean"] for r in summary])
+        theory, _, _ = fit_slope(ms, [r[f"{key}_theory"] for r in summary])
+        rows.append({"panel": key, "slope": slope, "slope_ci95": ci, "intercept": intercept,
+                     "theory_slope": theory, "widths": len(ms)})
+    return rows
+
+
+def _fmt(mean: float, ci: float) -> str:
+    if not math.isfinite(mean):
+        return "--"
+    if not math.isfinite(ci):
+        return f"${mean:.3g}$"
+    return f"${mean:.3g} \\pm {ci:.2g}$"
+
+
+def latex_table(summary: list[dict[str, Any]], fits: list[dict[str, Any]]) -> str:
+    """Booktabs table: per width the three metrics (mean ± CI) next to their bounds, and the
+    fitted slopes in the last row."""
+    lines = [
+        "% Figure 1 (Section 6.1): mean \\pm 95% CI over seeds; bound = boundcalc theory",
+        "\\begin{tabular}{rcccccc}",
+        "\\toprule",
+        " & \\multicolumn{2}{c}{linearization error} & \\multicolumn{2}{c}{approximation error}"
+        " & \\multicolumn{2}{c}{min training loss} \\\\",
+        "\\cmidrule(lr){2-3}\\cmidrule(lr){4-5}\\cmidrule(lr){6-7}",
+        "$m$ & measured & $\\varepsilon_{\\mathrm{lin}}$ & measured & "
+        "$\\varepsilon_{\\mathrm{app}}$ & measured & Theorem 1 \\\\",
+        "\\midrule",
+    ]
+    for r in summary:
+        cells = []
+        for key in METRICS:
+            cells += [_fmt(r[f"{key}_mean"], r[f"{key}_ci95"]), f"${r[f'{key}_theory']:.3g}$"]
+        lines.append(f"{r['m']} & " + " & ".join(cells) + " \\\\")
+    lines.append("\\midrule")
+    cells = []
+    for fit in fits:
+        cells += [_fmt(fit["slope"], fit["slope_ci95"]),
+                  f"${fit['theory_slope']:.2f}$" if math.isfinite(fit["theory_slope"]) else "--"]
+    lines.append("slope & " + " & ".join(cells) + " \\\\")
+    lines += ["\\bottomrule", "\\end{tabular}", ""]
+    return "\n".join(lines)
+
+
+def plot_figure(summary: list[dict[str, Any]], fits: list[dict[str, Any]], cfg: Figure1Config,
+                stem: Path) -> list[Path]:
+    """Three log–log panels against m: mean with 95 % CI band, fitted line, theory curve."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    fig, axes = plt.subplots(1, 3, figsize=(11, 3.4), constrained_layout=True)
+    x = np.array([r["m"] for r in summary], dtype=float)
+    for ax, key, fit in zip(axes, METRICS, fits, strict=True):
+        y = np.array([r[f"{key}_mean"] for r in summary], dtype=float)
+        ci = np.nan_to_num(np.array([r[f"{key}_ci95"] for r in summary], dtype=float))
+        (line,) = ax.plot(x, y, "o-", label="measured (mean)")
+        ax.fill_between(x, np.maximum(y - ci, y * 1e-3), y + ci, color=line.get_color(),
+                        alpha=0.2, linewidth=0, label="95% CI")
+        if math.isfinite(fit["slope"]):
+            ci_text = f" ± {fit['slope_ci95']:.2f}" if math.isfinite(fit["slope_ci95"]) else ""
+            ax.plot(x, np.exp(fit["intercept"]) * x ** fit["slope"], "--", color="gray",
+                    label=f"fit slope {fit['slope']:.2f}{ci_text}")
+        theory = np.array([r[f"{key}_theory"] for r in summary], dtype=float)
+        ax.plot(x, theory, "s:", color="tab:red", label=f"bound ({THEORY[key]})")
+        ax.set_xscale("log", base=2)
+        ax.set_yscale("log")
+        ax.set_xlabel("width $m$")
+        ax.set_title(PANEL_LABELS[key], fontsize=10)
+        ax.grid(alpha=0.3, which="both")
+        ax.legend(frameon=False, fontsize=7)
+    fig.suptitle(f"teacher–student: n = {cfg.n}, d = {cfg.d}, T = {cfg.T}, K = {cfg.steps}, "
+                 f"{len(cfg.seeds)} seeds", fontsize=9)
+    paths = [stem.with_suffix(".png"), stem.with_suffix(".pdf")]
+    for path in paths:
+        fig.savefig(path, dpi=200)
+    plt.close(fig)
+    return paths
+
+
+def write_outputs(run: RunDirectory, cfg: Figure1Config) -> list[dict[str, Any]]:
+    """results, summary, slopes (CSV + JSON), figure1.png/pdf and figure1_table.tex from the
+    stored cells (nothing is recomputed)."""
+    records = collect(run, cfg)
+    run.write_results(records)
+    summary = summarize(records, cfg)
+    run.write_results(summary, stem="summary")
+    fits = slopes(summary)
+    run.write_results(fits, stem="slopes")
+    atomic_write_text(run.path / "figure1_table.tex", latex_table(summary, fits))
+    plot_figure(summary, fits, cfg, run.path / "figure1")
+    return summary
+
+
+def run_figure1(preset: str = "quick", seeds: int | Iterable[int] | None = None,
+                device: str | None = "cpu", out: str | os.PathLike | None = None,
+                jobs: int = 1, progress: bool = True, max_cells: int | None = None,
+                threads: int | None = None, **overrides: Any) -> Path:
+    """Run (or resume) the Section 6.1 width sweeps and write their outputs; returns the folder.
+
+    Args:
+        preset: ``paper`` (published settings) or ``quick`` (same protocol, small sizes).
+        seeds: number of seeds k (1 … k) or the seeds themselves; None = the preset's.
+        device: ``cpu``, ``cuda[:k]`` or ``auto``.
+        out: run directory (None = ``runs/figure1-<preset>``); an existing one with the same
+            parameters is resumed.
+        jobs: seeds computed in parallel processes (each builds its own teacher once).
+        progress: one line per finished cell on stderr.
+        max_cells: compute at most this many new cells, then write the outputs of what is done.
+        threads: torch threads when ``jobs`` is 1 (None = 1 on the CPU; restored afterwards).
+        **overrides: further :class:`Figure1Config` fields, for tests.
+    """
+    if not isinstance(jobs, int) or jobs < 1:
+        raise ValueError(f"`jobs` must be a positive integer, got {jobs!r}")
+    cfg = make_config(preset, seeds, device, **overrides)
+    path = Path(out) if out is not None else Path("runs") / f"figure1-{preset}"
+    started = time.perf_counter()
+    previous = torch.get_num_threads()
+    if threads is not None or cfg.device == "cpu":
+        torch.set_num_threads(max(1, int(threads or 1)))
+    try:
+        run = RunDirectory(path, config={"experiment": "figure1", "preset": preset,
+                                         **asdict(cfg), "eta": cfg.eta}, device=cfg.device)
+        trained = run_cells(run, cfg, jobs=jobs, progress=progress, max_cells=max_cells)
+    finally:
+        torch.set_num_threads(previous)
+    write_outputs(run, cfg)
+    if progress:
+        print(f"[figure1] {trained} cells computed in {time.perf_counter() - started:.1f} s; "
+              f"outputs in {run.path}", file=sys.stderr, flush=True)
+    return run.path
+
+
+__all__ = [
+    "METRICS", "PRESETS", "Figure1Config", "all_cells", "cell_key", "collect", "compute_cell",
+    "fit_slope", "latex_table", "make_config", "plot_figure", "run_cells", "run_figure1",
+    "seed_data", "slopes", "summarize", "theory_curves", "write_outputs",
+]
