@@ -67,3 +67,11 @@ def test_approximation_bound_is_piecewise_in_the_width_regime():
 def test_theorem_conditions_include_symmetric_init_and_rho_ge_nu():
     names = {c.name for c in get_statement("theorem1").conditions}
     assert {"m_even", "rho_c_ge_nu_c", "rho_u_ge_nu_u", "rho_w_ge_nu_w"} <= names
+
+
+def test_theorem1_reports_the_trivial_bound_b_squared_next_to_its_bound():
+    """R̂ ≤ B² holds on Ω_ρ for free (|f − y| ≤ B); reported so that a vacuous bound shows."""
+    from boundcalc.theory.lemma6 import residual_envelope
+
+    st = get_statement("theorem1")
+    assert sp.simplify(st.constants["trivial_bound_B2"] - residual_envelope() ** 2) == 0
