@@ -118,7 +118,7 @@ def validate(
 
 
 def reproduce(
-    experiment: Annotated[str, typer.Argument(help="figure1 or figure2",
+    experiment: Annotated[str, typer.Argument(help="figure1, figure2 or table1",
                                                  metavar="EXPERIMENT")],
     preset: Annotated[str, typer.Option("--preset", help="quick or paper")] = "quick",
     seeds: Annotated[str | None, typer.Option("--seeds", help="number of seeds (default: the "
@@ -126,15 +126,19 @@ def reproduce(
     device: Annotated[str, typer.Option("--device", help="auto, cpu or cuda")] = "auto",
     out: Annotated[str | None, typer.Option("--out", help="run directory", metavar="DIR")] = None,
     jobs: Annotated[int, typer.Option("--jobs", help="parallel worker processes")] = 1,
+    data: Annotated[str | None, typer.Option("--data", help="table1: MNIST IDX folder or .npz "
+                                             "(required by --preset paper)",
+                                             metavar="PATH")] = None,
 ) -> None:
-    """Reproduce an experiment of the paper (Section 6.1: figure1, Section 6.2: figure2) into a
-    resumable run directory.
+    """Reproduce an experiment of the paper (Section 6.1: figure1, Section 6.2: figure2; paper
+    003's Table 1: table1) into a resumable run directory.
 
     Examples: boundcalc reproduce figure1 --preset quick ; boundcalc reproduce figure2 --preset
-    paper --device cuda --out runs/figure2-paper
+    paper --device cuda --out runs/figure2-paper ; boundcalc reproduce table1 --preset paper
+    --data ~/mnist
     """
-    if experiment not in ("figure1", "figure2"):
-        raise InputError("EXPERIMENT", f"must be figure1 or figure2, got {experiment!r}")
+    if experiment not in ("figure1", "figure2", "table1"):
+        raise InputError("EXPERIMENT", f"must be figure1, figure2 or table1, got {experiment!r}")
     if preset not in ("quick", "paper"):
         raise InputError("--preset", f"must be quick or paper, got {preset!r}")
     if jobs < 1:
@@ -148,6 +152,11 @@ def reproduce(
         seed_count = parse_integer("--seeds", seeds)
         if seed_count < 1:
             raise InputError("--seeds", f"must be >= 1, got {seeds!r}")
+    if experiment == "table1":
+        _reproduce_table1(preset, data, resolve_device(device), out)
+        return
+    if data is not None:
+        raise InputError("--data", f"is for table1 only, not {experiment}")
     if experiment == "figure1":
         from boundcalc.validators.figure1 import run_figure1 as run_experiment
     else:
@@ -155,6 +164,21 @@ def reproduce(
     folder = run_experiment(preset, seeds=seed_count, device=resolve_device(device), out=out,
                             jobs=jobs)
     sys.stdout.write(f"figure {experiment[-1]} ({preset}) written to {folder}\n")
+
+
+def _reproduce_table1(preset: str, data: str | None, device: str, out: str | None) -> None:
+    if preset == "paper" and data is None:
+        raise InputError("--data", "PATH is required with --preset paper (a folder with the MNIST "
+                         "IDX files, or an .npz with x_train, y_train, x_test, y_test)")
+    if data is not None and not Path(data).exists():
+        raise InputError("--data", f"{data!r} does not exist")
+    from boundcalc.validators.table1 import run_table1
+
+    try:
+        folder = run_table1(preset, data=data, device=device, out=out)
+    except ValueError as err:
+        raise InputError("--data" if data is not None else "--out", str(err)) from None
+    sys.stdout.write(f"table 1 ({preset}) written to {folder}\n")
 
 
 def compare_rnn_command(

@@ -1,0 +1,353 @@
+"""Table 1 of paper 003 (L429–L455): lowest test loss of the GD-trained shallow Transformer on
+MNIST 0 vs 1, per (d_m, N), beside the Theorem 5 bound.
+
+Protocol (paper L429): digits 0 and 1 of MNIST, each 28 × 28 image cut into tokens of dimension 64
+(:mod:`validators.mnist`: 8 × 8 patches of the image zero-padded to 32 × 32 → d_s = 16; pixels
+in [0, 1], so every token has norm ≤ 8, hence R_X = 8 a priori; ``scale="unit"`` gives R_X = 1),
+the encoder of §3.1.2 (:mod:`validators.encoder`, LeCun init, d = 64), **full-batch** GD with
+step 0.1 on the cross-entropy (logistic loss of the scalar output, labels 0/1),
+d_m ∈ {64, 1024, 4096}, N ∈ {400, 1200, 10000}. One GD step on the whole training set is one
+epoch. Per cell: the lowest test loss (mean cross-entropy on the held-out 0/1 test images) over
+the epochs 0 … ``steps`` and the epoch reaching it — the paper's Table 1.
+
+The N training images of a cell are the first N of one seeded permutation of the 0/1 training
+images (nested subsets); the test set is the whole 0/1 test split (paper preset) or a generated
+one. The paper does not say how many epochs it ran (its best epochs go up to 546): the paper
+preset runs 1000.
+
+Beside it, each cell evaluates :func:`boundcalc.generalization.evaluate_generalization` (derived
+form; printed form too when defined) at the measured θ⁰ — the seven init norms,
+α = σ_min(F_pre⁰), Φ(θ⁰) = ½Σ(f − y)² with the 0/1 labels — the a-priori R_X of the token scale,
+δ = 0.05 and the radii actually travelled (max_t ‖W_•^t − W_•⁰‖), and reports which conditions of
+Lemma 4 hold. Caveats written into every row: Lemma 4 is a statement about GD on Φ, not on the
+cross-entropy (``lemma4_applies`` = False), and the logistic loss is 1-Lipschitz but
+ℓ(y, y) ≠ 0; a test loss above the bound is therefore not a finding against the theorem unless
+every condition holds — the row says so either way (``findings``).
+
+Cells are saved atomically in a :class:`boundcalc.rundir.RunDirectory` and skipped on re-run. The
+run writes ``results.csv`` / ``results.json`` (every measured quantity per cell), ``table1.csv``
+(one row per cell: lowest test loss, epoch, bound, conditions) and ``table1_table.tex`` (booktabs).
+
+Presets: ``paper`` (needs the MNIST files: ``data=PATH``, see :func:`validators.mnist.load_mnist`;
+float32) and ``quick`` (generated ring-vs-bar images, d_m ∈ {16, 32}, N ∈ {64, 128}, 300 epochs,
+float64; well under a minute on a 2-core CPU).
+"""
+
+from __future__ import annotations
+
+import math
+import os
+import sys
+import time
+from dataclasses import asdict, dataclass, replace
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import torch
+
+from boundcalc.rundir import RunDirectory, atomic_write_text, records_to_csv
+
+from .encoder import MIN_RADIUS, lecun_init, measure_init, train_gd
+from .mnist import (
+    SCALES,
+    images_to_tokens,
+    load_mnist,
+    r_x_bound,
+    select_digits,
+    synthetic_digits,
+)
+
+#: The paper's Table 1 (L446–L455): (d_m, N) → (lowest test loss, epoch).
+PAPER_TABLE1 = {
+    (64, 400): (0.1048, 147), (64, 1200): (0.0668, 165), (64, 10000): (0.0263, 546),
+    (1024, 400): (0.1839, 95), (1024, 1200): (0.0760, 271), (1024, 10000): (0.0045, 251),
+    (4096, 400): (0.1269, 139), (4096, 1200): (0.0899, 169), (4096, 10000): (0.0123, 312),
+}
+
+
+@dataclass(frozen=True)
+class Table1Config:
+    """Every parameter that changes the numbers of a Table-1 run (stored in config.json)."""
+
+    dms: tuple[int, ...] = (64, 1024, 4096)
+    Ns: tuple[int, ...] = (400, 1200, 10000)
+    steps: int = 1000
+    lr: float = 0.1
+    patch: int = 8
+    scale: str = "pixel"               # validators.mnist: "pixel" (R_X = patch) or "unit" (1)
+    digits: tuple[int, int] = (0, 1)
+    n_test: int | None = None          # None = the whole 0/1 test split
+    seed: int = 0
+    delta: float = 0.05
+    dtype: str = "float32"
+    data: str | None = None            # None = generated images (quick preset)
+    n_generated: int = 0               # size of the generated pool (train + test), quick only
+    device: str = "cpu"
+
+    def check(self) -> None:
+        if not self.dms or any(not isinstance(v, int) or v < 1 for v in self.dms):
+            raise ValueError(f"`dms` must be positive integers, got {self.dms!r}")
+        if not self.Ns or any(not isinstance(v, int) or v < 2 for v in self.Ns):
+            raise ValueError(f"`Ns` must be integers >= 2, got {self.Ns!r}")
+        if self.steps < 1:
+            raise ValueError(f"`steps` must be >= 1, got {self.steps}")
+        if not self.lr > 0:
+            raise ValueError(f"`lr` must be > 0, got {self.lr}")
+        if not 0 < self.delta < 1:
+            raise ValueError(f"`delta` must be in (0, 1), got {self.delta}")
+        if not isinstance(self.patch, int) or self.patch < 1:
+            raise ValueError(f"`patch` must be a positive integer, got {self.patch!r}")
+        if self.scale not in SCALES:
+            raise ValueError(f"`scale` must be one of {SCALES}, got {self.scale!r}")
+        if self.dtype not in ("float32", "float64"):
+            raise ValueError(f"`dtype` must be 'float32' or 'float64', got {self.dtype!r}")
+        if self.data is None and self.n_generated < max(self.Ns) + (self.n_test or 0) + 1:
+            raise ValueError("`n_generated` must exceed max(Ns) + n_test for generated data")
+
+
+PRESETS: dict[str, Table1Config] = {
+    "paper": Table1Config(),
+    "quick": Table1Config(dms=(16, 32), Ns=(64, 128), steps=300, n_test=128, dtype="float64",
+                          n_generated=257),
+}
+
+
+def make_config(preset: str, data: str | os.PathLike | None = None, device: str = "cpu",
+                **overrides: Any) -> Table1Config:
+    """The preset's config with ``data`` (required by ``paper``) and ``device``; more fields may
+    be overridden by keyword (tests)."""
+    if preset not in PRESETS:
+        raise ValueError(f"`preset` must be one of {sorted(PRESETS)}, got {preset!r}")
+    if preset == "paper" and data is None:
+        raise ValueError("--data PATH is required by the paper preset (the MNIST IDX folder or "
+                         "an .npz with x_train, y_train, x_test, y_test; nothing is downloaded)")
+    if data is not None:
+        overrides["data"] = str(Path(data).resolve())
+    for key in ("dms", "Ns"):
+        if key in overrides:
+            overrides[key] = tuple(int(v) for v in overrides[key])
+    cfg = replace(PRESETS[preset], device=str(device), **overrides)
+    cfg.check()
+    return cfg
+
+
+def load_data(cfg: Table1Config) -> dict[str, np.ndarray]:
+    """Token arrays: ``X_pool`` (training pool, seeded permutation), ``y_pool``, ``X_test``,
+    ``y_test`` (float64, labels 0/1)."""
+    rng = np.random.default_rng(cfg.seed)
+    if cfg.data is None:
+        images, labels = synthetic_digits(cfg.n_generated, seed=cfg.seed + 1)
+        n_test = cfg.n_test or 0
+        x_te, y_te = images[:n_test], labels[:n_test]
+        x_tr, y_tr = images[n_test:], labels[n_test:]
+    else:
+        x_tr, y_tr, x_te, y_te = load_mnist(cfg.data)
+        x_tr, y_tr = select_digits(x_tr, y_tr, cfg.digits)
+        x_te, y_te = select_digits(x_te, y_te, cfg.digits)
+        if cfg.n_test is not None:
+            x_te, y_te = x_te[:cfg.n_test], y_te[:cfg.n_test]
+    if len(y_tr) < max(cfg.Ns):
+        raise ValueError(f"{cfg.data or 'generated data'}: {len(y_tr)} training images of digits "
+                         f"{cfg.digits}, the largest N is {max(cfg.Ns)}")
+    if len(y_te) < 1:
+        raise ValueError(f"{cfg.data or 'generated data'}: no test images of digits {cfg.digits}")
+    order = rng.permutation(len(y_tr))
+    return {"X_pool": images_to_tokens(x_tr[order], cfg.patch, cfg.scale),
+            "y_pool": y_tr[order].astype(np.float64),
+            "X_test": images_to_tokens(x_te, cfg.patch, cfg.scale),
+            "y_test": y_te.astype(np.float64)}
+
+
+def cell_key(d_m: int, N: int) -> str:
+    """File name of a cell: ``dm<d_m>-N<N>``."""
+    return f"dm{int(d_m)}-N{int(N)}"
+
+
+def all_cells(cfg: Table1Config) -> list[tuple[int, int]]:
+    return [(d_m, N) for d_m in cfg.dms for N in cfg.Ns]
+
+
+def train_cell(d_m: int, N: int, data: dict[str, np.ndarray], cfg: Table1Config
+               ) -> dict[str, Any]:
+    """Train one (d_m, N) cell and evaluate the bound at its measured quantities."""
+    from boundcalc.generalization import evaluate_generalization
+
+    started = time.perf_counter()
+    dtype = getattr(torch, cfg.dtype)
+    dev = torch.device(cfg.device)
+    X = torch.from_numpy(data["X_pool"][:N]).to(dtype=dtype, device=dev)
+    y = torch.from_numpy(data["y_pool"][:N]).to(dtype=dtype, device=dev)
+    X_te = torch.from_numpy(data["X_test"]).to(dtype=dtype, device=dev)
+    y_te = torch.from_numpy(data["y_test"]).to(dtype=dtype, device=dev)
+    params0 = lecun_init(d_m, int(X.shape[2]), seed=cfg.seed, dtype=dtype, device=dev)
+    init = measure_init(params0, X, y)
+    run = train_gd(params0, X, y, steps=cfg.steps, lr=cfg.lr, objective="cross_entropy",
+                   eval_loss="logistic", X_test=X_te, y_test=y_te)
+    test = run.test_loss.numpy()
+    finite = np.where(np.isfinite(test), test, np.inf)
+    best = int(np.argmin(finite))
+    travelled = run.radii
+    radii = tuple(max(r, MIN_RADIUS) for r in travelled)
+    rx = r_x_bound(cfg.patch, cfg.scale)
+    common = {"N": N, "d_m": d_m, "d_s": init["d_s"], "R_X": rx, "radii": radii,
+              "delta": cfg.delta, "alpha": init["alpha"], "Phi0": init["Phi0"],
+              "init_norms": init["norms"]}
+    derived = evaluate_generalization(**common)
+    printed = (evaluate_generalization(**common, as_printed=True)
+               if math.sqrt(sum(r * r for r in radii)) > cfg.delta else None)
+    conds = derived["conditions"]
+    holding = [c["name"] for c in conds if c["holds"]]
+    failing = [c["name"] for c in conds if not c["holds"]]
+    bound = float(derived["bound"]["true_loss"])
+    lowest = float(finite[best]) if np.isfinite(finite[best]) else math.nan
+    findings = ["Lemma 4 does not apply as stated: GD on the cross-entropy, not on Phi; the "
+                "logistic loss has l(y, y) != 0"]
+    if not failing and lowest > bound:
+        findings.append(f"lowest test loss {lowest:.6g} above the Theorem 5 bound {bound:.6g} "
+                        "with every condition holding")
+    paper = PAPER_TABLE1.get((d_m, N), (math.nan, -1)) if cfg.data is not None \
+        else (math.nan, -1)
+    record: dict[str, Any] = {
+        "d_m": int(d_m), "N": int(N), "d_s": init["d_s"], "d": init["d"],
+        "steps": cfg.steps, "lr": cfg.lr, "n_test": int(y_te.shape[0]),
+        "lowest_test_loss": lowest, "lowest_test_epoch": best,
+        "final_test_loss": float(test[-1]), "max_test_loss": float(np.nanmax(test)),
+        "min_train_loss": float(np.nanmin(run.train_loss.numpy())),
+        "final_train_loss": float(run.train_loss[-1]),
+        "paper_lowest_test_loss": paper[0], "paper_epoch": paper[1],
+        **{f"init_{k}": v for k, v in init["norms"].items()},
+        "alpha": init["alpha"], "alpha_full_row_rank": init["alpha_full_row_rank"],
+        "Phi0": init["Phi0"], "R_X_used": rx, "R_X_measured": init["R_X"],
+        **{f"travelled_{k}": v for k, v in zip(("R_Q", "R_K", "R_V", "R_O"), travelled,
+                                               strict=True)},
+        "theorem5_bound": bound,
+        "theorem5_bound_printed": (float(printed["bound"]["true_loss"]) if printed
+                                   else math.nan),
+        "rademacher_term": float(derived["terms"].get("rademacher", math.nan)),
+        "lemma4_bound": float(derived["terms"]["empirical_loss"]),
+        "probability": float(derived["probability"]),
+        "conditions_holding": ";".join(holding) or "none",
+        "conditions_failing": ";".join(failing) or "none",
+        "conditions_hold_count": f"{len(holding)}/{len(conds)}",
+        "all_conditions_hold": not failing,
+        "lemma4_applies": False,
+        "lowest_test_under_bound": lowest <= bound,
+        "max_test_under_bound": float(np.nanmax(test)) <= bound,
+        "findings": " | ".join(findings),
+        "wall_s": round(time.perf_counter() - started, 3),
+    }
+    return record
+
+
+TABLE_KEYS = ("d_m", "N", "lowest_test_loss", "lowest_test_epoch", "paper_lowest_test_loss",
+              "paper_epoch", "theorem5_bound", "theorem5_bound_printed", "lowest_test_under_bound",
+              "conditions_hold_count", "all_conditions_hold", "conditions_holding",
+              "conditions_failing", "alpha", "Phi0")
+
+
+def table_rows(records: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """The columns of ``table1.csv`` (one row per cell; no wall times, so a resumed run gives the
+    same file)."""
+    return [{k: r[k] for k in TABLE_KEYS} for r in records]
+
+
+def _num(value: Any, digits: int = 4) -> str:
+    if not isinstance(value, (int, float)) or not math.isfinite(value):
+        return "--"
+    if value != 0 and (abs(value) >= 1e4 or abs(value) < 1e-3):
+        mant, exp = f"{value:.2e}".split("e")
+        return f"${mant} \\times 10^{{{int(exp)}}}$"
+    return f"{value:.{digits}f}"
+
+
+def latex_table(records: list[dict[str, Any]], cfg: Table1Config) -> str:
+    """Booktabs: d_m, N, lowest test loss, epoch (ours and the paper's), Theorem 5 bound and the
+    number of Lemma 4 conditions that hold."""
+    source = "MNIST 0 vs 1" if cfg.data is not None else "generated rings vs bars"
+    lines = [
+        f"% Table 1 of paper 003 ({source}; full-batch GD, step {cfg.lr}, cross-entropy, "
+        f"{cfg.steps} epochs); generated by boundcalc",
+        "\\begin{tabular}{rrrrrrrc}",
+        "\\toprule",
+        " & & \\multicolumn{2}{c}{this run} & \\multicolumn{2}{c}{paper} & & \\\\",
+        "\\cmidrule(lr){3-4}\\cmidrule(lr){5-6}",
+        "$d_m$ & $N$ & lowest test loss & epoch & lowest test loss & epoch"
+        " & Theorem 5 bound & conditions \\\\",
+        "\\midrule",
+    ]
+    for r in records:
+        paper_epoch = str(r["paper_epoch"]) if r["paper_epoch"] >= 0 else "--"
+        lines.append(f"{r['d_m']} & {r['N']} & {_num(r['lowest_test_loss'])} & "
+                     f"{r['lowest_test_epoch']} & {_num(r['paper_lowest_test_loss'])} & "
+                     f"{paper_epoch} & {_num(r['theorem5_bound'])} & "
+                     f"{r['conditions_hold_count']} \\\\")
+    lines += ["\\bottomrule", "\\end{tabular}", ""]
+    return "\n".join(lines)
+
+
+def collect(run: RunDirectory, cfg: Table1Config) -> list[dict[str, Any]]:
+    return [run.load_cell(cell_key(*c)) for c in all_cells(cfg) if run.has_cell(cell_key(*c))]
+
+
+def write_outputs(run: RunDirectory, cfg: Table1Config) -> list[dict[str, Any]]:
+    """results.csv/json, table1.csv and table1_table.tex from the stored cells."""
+    records = collect(run, cfg)
+    run.write_results(records)
+    atomic_write_text(run.path / "table1.csv", records_to_csv(table_rows(records)))
+    atomic_write_text(run.path / "table1_table.tex", latex_table(records, cfg))
+    return records
+
+
+def run_table1(preset: str = "quick", data: str | os.PathLike | None = None,
+               device: str = "cpu", out: str | os.PathLike | None = None,
+               progress: bool = True, max_cells: int | None = None,
+               threads: int | None = None, **overrides: Any) -> Path:
+    """Run (or resume) the Table-1 experiment and write its outputs; returns the run folder.
+
+    Args:
+        preset: ``paper`` (needs ``data``) or ``quick`` (generated images, small sizes).
+        data: MNIST IDX folder or .npz (:func:`validators.mnist.load_mnist`).
+        device: ``cpu`` or ``cuda[:k]``.
+        out: run directory (resumed when it holds the same run). None = ``runs/table1-<preset>``.
+        progress: one line per finished cell on stderr.
+        max_cells: train at most this many new cells (then write what is done).
+        threads: torch threads on the CPU (default 1; restored afterwards).
+        **overrides: further :class:`Table1Config` fields, for tests.
+    """
+    cfg = make_config(preset, data, device, **overrides)
+    path = Path(out) if out is not None else Path("runs") / f"table1-{preset}"
+    started = time.perf_counter()
+    previous = torch.get_num_threads()
+    if threads is not None or cfg.device == "cpu":
+        torch.set_num_threads(max(1, int(threads or 1)))
+    trained = 0
+    try:
+        run = RunDirectory(path, config={"experiment": "table1", "preset": preset,
+                                         **asdict(cfg)}, device=cfg.device)
+        pending = [c for c in all_cells(cfg) if not run.has_cell(cell_key(*c))]
+        if max_cells is not None:
+            pending = pending[:max(0, int(max_cells))]
+        data_arrays = load_data(cfg) if pending else None
+        for d_m, N in pending:
+            record = train_cell(d_m, N, data_arrays, cfg)
+            run.save_cell(cell_key(d_m, N), record)
+            trained += 1
+            if progress:
+                print(f"[table1 {trained}/{len(pending)}] d_m={d_m} N={N} lowest test loss "
+                      f"{record['lowest_test_loss']:.4g} at epoch {record['lowest_test_epoch']}"
+                      f", bound {record['theorem5_bound']:.4g}, conditions "
+                      f"{record['conditions_hold_count']} ({record['wall_s']:.1f} s)",
+                      file=sys.stderr, flush=True)
+    finally:
+        torch.set_num_threads(previous)
+    write_outputs(run, cfg)
+    if progress:
+        print(f"[table1] {trained} cells trained in {time.perf_counter() - started:.1f} s; "
+              f"outputs in {run.path}", file=sys.stderr, flush=True)
+    return run.path
+
+
+__all__ = ["PAPER_TABLE1", "PRESETS", "Table1Config", "all_cells", "cell_key", "collect",
+           "latex_table", "load_data", "make_config", "run_table1", "table_rows", "train_cell",
+           "write_outputs"]
