@@ -42,6 +42,7 @@ from boundcalc.rundir import RunDirectory, atomic_write_text
 
 from .check_lemmas import paper_boundary_point
 from .data import derived_seed, synthetic_inputs
+from .experiment import run_experiment
 from .figure2 import _t_quantile_975, mean_ci95, resolve_device
 from .model import forward, get_activation, init_params, last_token_query, linearized_output
 from .teacher import build_teacher, transported_params
@@ -454,22 +455,11 @@ def run_figure1(preset: str = "quick", seeds: int | Iterable[int] | None = None,
     if not isinstance(jobs, int) or jobs < 1:
         raise ValueError(f"`jobs` must be a positive integer, got {jobs!r}")
     cfg = make_config(preset, seeds, device, **overrides)
-    path = Path(out) if out is not None else Path("runs") / f"figure1-{preset}"
-    started = time.perf_counter()
-    previous = torch.get_num_threads()
-    if threads is not None or cfg.device == "cpu":
-        torch.set_num_threads(max(1, int(threads or 1)))
-    try:
-        run = RunDirectory(path, config={"experiment": "figure1", "preset": preset,
-                                         **asdict(cfg), "eta": cfg.eta}, device=cfg.device)
-        trained = run_cells(run, cfg, jobs=jobs, progress=progress, max_cells=max_cells)
-    finally:
-        torch.set_num_threads(previous)
-    write_outputs(run, cfg)
-    if progress:
-        print(f"[figure1] {trained} cells computed in {time.perf_counter() - started:.1f} s; "
-              f"outputs in {run.path}", file=sys.stderr, flush=True)
-    return run.path
+    return run_experiment(
+        "figure1", preset, {**asdict(cfg), "eta": cfg.eta}, cfg.device, out,
+        lambda run: run_cells(run, cfg, jobs=jobs, progress=progress, max_cells=max_cells),
+        lambda run: write_outputs(run, cfg), progress=progress, threads=threads,
+        verb="computed")
 
 
 __all__ = [

@@ -55,6 +55,7 @@ from boundcalc.rundir import RunDirectory, atomic_write_text, dumps
 
 from . import indrnn
 from .ar_task import context_floats_per_sample, data_seed, make_ar_data
+from .experiment import run_experiment
 from .model import Params, forward, get_activation, head_features, init_params, last_token_query
 
 MODELS = ("transformer", "indrnn")
@@ -557,22 +558,10 @@ def run_figure2(preset: str = "quick", seeds: int | Iterable[int] | None = None,
     if not isinstance(jobs, int) or jobs < 1:
         raise ValueError(f"`jobs` must be a positive integer, got {jobs!r}")
     cfg = make_config(preset, seeds, device, **overrides)
-    path = Path(out) if out is not None else Path("runs") / f"figure2-{preset}"
-    started = time.perf_counter()
-    previous = torch.get_num_threads()
-    if threads is not None or cfg.device == "cpu":
-        torch.set_num_threads(max(1, int(threads or 1)))
-    try:
-        run = RunDirectory(path, config={"experiment": "figure2", "preset": preset,
-                                         **asdict(cfg)}, device=cfg.device)
-        trained = run_cells(run, cfg, jobs=jobs, progress=progress, max_cells=max_cells)
-    finally:
-        torch.set_num_threads(previous)
-    write_outputs(run, cfg)
-    if progress:
-        print(f"[figure2] {trained} cells trained in {time.perf_counter() - started:.1f} s; "
-              f"outputs in {run.path}", file=sys.stderr, flush=True)
-    return run.path
+    return run_experiment(
+        "figure2", preset, asdict(cfg), cfg.device, out,
+        lambda run: run_cells(run, cfg, jobs=jobs, progress=progress, max_cells=max_cells),
+        lambda run: write_outputs(run, cfg), progress=progress, threads=threads)
 
 
 __all__ = [

@@ -49,6 +49,7 @@ import torch
 from boundcalc.rundir import RunDirectory, atomic_write_text, records_to_csv
 
 from .encoder import MIN_RADIUS, lecun_init, measure_init, train_gd
+from .experiment import run_experiment
 from .mnist import (
     SCALES,
     images_to_tokens,
@@ -316,19 +317,12 @@ def run_table1(preset: str = "quick", data: str | os.PathLike | None = None,
         **overrides: further :class:`Table1Config` fields, for tests.
     """
     cfg = make_config(preset, data, device, **overrides)
-    path = Path(out) if out is not None else Path("runs") / f"table1-{preset}"
-    started = time.perf_counter()
-    previous = torch.get_num_threads()
-    if threads is not None or cfg.device == "cpu":
-        torch.set_num_threads(max(1, int(threads or 1)))
-    trained = 0
-    try:
-        run = RunDirectory(path, config={"experiment": "table1", "preset": preset,
-                                         **asdict(cfg)}, device=cfg.device)
+    def compute(run: RunDirectory) -> int:
         pending = [c for c in all_cells(cfg) if not run.has_cell(cell_key(*c))]
         if max_cells is not None:
             pending = pending[:max(0, int(max_cells))]
         data_arrays = load_data(cfg) if pending else None
+        trained = 0
         for d_m, N in pending:
             record = train_cell(d_m, N, data_arrays, cfg)
             run.save_cell(cell_key(d_m, N), record)
@@ -339,13 +333,11 @@ def run_table1(preset: str = "quick", data: str | os.PathLike | None = None,
                       f", bound {record['theorem5_bound']:.4g}, conditions "
                       f"{record['conditions_hold_count']} ({record['wall_s']:.1f} s)",
                       file=sys.stderr, flush=True)
-    finally:
-        torch.set_num_threads(previous)
-    write_outputs(run, cfg)
-    if progress:
-        print(f"[table1] {trained} cells trained in {time.perf_counter() - started:.1f} s; "
-              f"outputs in {run.path}", file=sys.stderr, flush=True)
-    return run.path
+        return trained
+
+    return run_experiment("table1", preset, asdict(cfg), cfg.device, out, compute,
+                          lambda run: write_outputs(run, cfg), progress=progress,
+                          threads=threads)
 
 
 __all__ = ["PAPER_TABLE1", "PRESETS", "Table1Config", "all_cells", "cell_key", "collect",
