@@ -39,13 +39,6 @@ from boundcalc.validators.model import (  # noqa: E402
 TANH = get_activation("tanh")
 
 
-@pytest.fixture(autouse=True)
-def _one_thread():
-    old = torch.get_num_threads()
-    torch.set_num_threads(1)
-    yield
-    torch.set_num_threads(old)
-
 
 def _space(**kw):
     base = {"m": 4, "d": 2, "T": 3, "rho": (0.5, 2.0, 1.0), "u_inf": 2.5}

@@ -54,13 +54,6 @@ F64 = torch.float64
 QUICK = {"starts": 4, "steps": 15, "samples": 2}
 
 
-@pytest.fixture(autouse=True)
-def _one_thread():
-    old = torch.get_num_threads()
-    torch.set_num_threads(1)
-    yield
-    torch.set_num_threads(old)
-
 
 def _assert_records(records):
     for r in records:

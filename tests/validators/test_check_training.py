@@ -21,13 +21,6 @@ SMALL = {"m": 8, "n": 32, "d": 2, "T": 4}
 CONTRACT = {"name", "measured", "bound", "ratio", "holds"}
 
 
-@pytest.fixture(autouse=True, scope="module")
-def _one_thread():
-    before = torch.get_num_threads()
-    torch.set_num_threads(1)
-    yield
-    torch.set_num_threads(before)
-
 
 @pytest.mark.parametrize("activation", ["tanh", "erf"])
 def test_lemma5_violation_rate_over_200_seeds_is_at_most_delta(activation):

@@ -15,14 +15,6 @@ from boundcalc.validators.model import (
 )
 
 
-@pytest.fixture(autouse=True, scope="module")
-def _one_thread():
-    before = torch.get_num_threads()
-    torch.set_num_threads(1)
-    yield
-    torch.set_num_threads(before)
-
-
 def _jacobian_blocks(params: Params, X, q, act):
     """Per-sample gradients of f by autograd: one (n, block size) matrix per block c, U, W."""
     leaves = Params(*(t.clone().requires_grad_() for t in params))

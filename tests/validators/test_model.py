@@ -26,14 +26,6 @@ SHAPES = [(2, 1, 1), (4, 3, 5), (6, 2, 16), (8, 4, 3)]  # (m, d, T)
 ACTIVATIONS = ["tanh", "erf"]
 
 
-@pytest.fixture(autouse=True, scope="module")
-def _one_thread():
-    """Tiny tensors: one thread avoids OpenMP barriers on a shared 2-core machine."""
-    before = torch.get_num_threads()
-    torch.set_num_threads(1)
-    yield
-    torch.set_num_threads(before)
-
 
 def _moved(params: Params, seed: int, scale: float = 0.3) -> Params:
     """θ(0) plus a random displacement, so that f ≠ 0 and every gradient block is non-zero."""

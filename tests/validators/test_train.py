@@ -27,14 +27,6 @@ from boundcalc.validators.train import (
 )
 
 
-@pytest.fixture(autouse=True, scope="module")
-def _one_thread():
-    before = torch.get_num_threads()
-    torch.set_num_threads(1)
-    yield
-    torch.set_num_threads(before)
-
-
 def _problem(n=24, m=8, d=3, T=5, seed=0, dtype=torch.float64):
     X = synthetic_inputs(n, T, d, seed=seed + 1, dtype=dtype)
     q = last_token_query(X)
