@@ -69,7 +69,7 @@ from .symbols import (
     sigma1,
     sigma2,
 )
-from .theorem1 import rho_ge_nu_conditions, transport_norm
+from .theorem1 import assemble_bound, rho_ge_nu_conditions, transport_norm
 
 #: Rademacher scale of the recurrent weights at init, u_i(0) = ±α (eq. 51).
 alpha = sp.Symbol("alpha", positive=True)
@@ -228,17 +228,7 @@ def build_bound(alpha_value: sp.Expr = alpha, step: sp.Expr = eta):
         "transport_norm": nu_norm,
         "theorem_step_size": nu_norm / (2 * lip * res * sp.sqrt(K)),
     }
-    terms = {
-        "optimization": nu_norm**2 / (4 * step * K) + step * lip**2 * res**2,
-        "linearization": res * eps_lin,
-        "approximation": res * eps_app,
-        "change_of_feature": res * eps_cf,
-    }
-    min_iterate = sp.Add(*terms.values())
-    bound = {
-        "min_iterate": min_iterate,
-        "average_iterate": (sp.sqrt(min_iterate) + 2 * eps_lin) ** 2,
-    }
+    terms, bound = assemble_bound(lip, res, eps_lin, eps_app, eps_cf, step)
     return constants, terms, bound
 
 

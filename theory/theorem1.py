@@ -138,20 +138,40 @@ def build_bound(misspecification: sp.Expr = sp.S.Zero, step: sp.Expr = eta,
         "transport_norm": transport_norm(),
         "theorem_step_size": theorem_step_size(misspecification, a_priori),
     }
+    terms, bound = assemble_bound(lip, res, eps_lin, eps_app, eps_cf, step, misspecification)
+    return constants, terms, bound
+
+
+def assemble_bound(lipschitz: sp.Expr, residual: sp.Expr, eps_lin: sp.Expr, eps_app: sp.Expr,
+                   eps_cf: sp.Expr, step: sp.Expr = eta,
+                   misspecification: sp.Expr = sp.S.Zero
+                   ) -> tuple[dict[str, sp.Expr], dict[str, sp.Expr]]:
+    """The Lyapunov argument of derivations.md §7.5 from its ingredients: the named terms and both
+    bounds (min iterate; average iterate by §7.5's Minkowski–Jensen step).
+
+    Any model whose per-unit constants give L, B, ε_lin, ε_app and ε_cf on Ω_ρ gets the same
+    assembly: Theorem 1 / Proposition 1 / Remark 9 here, the IndRNN's Proposition 2
+    (``proposition2.build_bound``).
+
+    Returns:
+        (terms, bound): ``optimization`` = ‖ν‖²/(4ηK) + ηL²B², ``linearization`` = Bε_lin,
+        ``approximation`` = Bε_app, ``change_of_feature`` = Bε_cf (and ``misspecification`` = Bε_mis
+        when ε_mis ≠ 0); ``min_iterate`` their sum, ``average_iterate`` (√min_iterate + 2ε_lin)².
+    """
     terms = {
-        "optimization": optimization_term(step, misspecification, a_priori),
-        "linearization": res * eps_lin,
-        "approximation": res * eps_app,
-        "change_of_feature": res * eps_cf,
+        "optimization": transport_norm() ** 2 / (4 * step * K) + step * lipschitz**2 * residual**2,
+        "linearization": residual * eps_lin,
+        "approximation": residual * eps_app,
+        "change_of_feature": residual * eps_cf,
     }
     if misspecification != 0:
-        terms["misspecification"] = res * misspecification
+        terms["misspecification"] = residual * misspecification
     min_iterate = sp.Add(*terms.values())
     bound = {
         "min_iterate": min_iterate,
         "average_iterate": (sp.sqrt(min_iterate) + 2 * eps_lin) ** 2,
     }
-    return constants, terms, bound
+    return terms, bound
 
 
 _DESCRIPTIONS = {
