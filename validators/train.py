@@ -39,11 +39,14 @@ from collections.abc import Iterator
 from concurrent.futures import ThreadPoolExecutor
 from contextlib import contextmanager
 from dataclasses import dataclass, field
+from typing import NamedTuple
 
 import torch
 from torch import Tensor
 
 from .model import Activation, Params, get_activation, loss_and_gradient, project
+
+_LOG2E = 1.0 / math.log(2.0)   # exp(z) = 2^(z log₂e): the softmax uses exp2, cheaper than exp
 
 #: Target number of (sample, token, head) entries per chunk on the CPU (cache-sized work set).
 CPU_CHUNK_ENTRIES = 1 << 18
@@ -99,72 +102,91 @@ def _cpu_pool(workers: int) -> ThreadPoolExecutor:
     return _POOLS[workers]
 
 
-def _fused_range(params: Params, Wmat: Tensor, X: Tensor, X1: Tensor, q: Tensor, y: Tensor,
-                 act: Activation, preds: Tensor, lo: int, hi: int, n_total: int, b: int,
+def _fused_range(params: Params, Wbig: Tensor, X1: Tensor, q1: Tensor, y: Tensor,
+                 act: Activation, preds: Tensor, lo: int, hi: int, b: int,
                  need_grad: bool) -> tuple[Tensor, Tensor | None, Tensor | None, Tensor | None]:
     """Samples lo..hi−1 of :func:`fused_loss_and_gradient`, in chunks of b.
 
-    X1 = [X | 1] (n, T, d+1): the extra all-ones coordinate makes the second batched product
-    also return pre_i = Σ_t s_t x_tᵀU_i. Returns (Σ_j (f_j − y_j)², ∂R̂/∂c·√m, Σ κ∘a as (d, m),
-    Σ q κ∘GU as (d, d·m)) with the weights w_j = 2(f_j − y_j)/n_total of the whole problem;
-    writes f into ``preds[lo:hi]``.
+    X1 = [X | 1] (n, T, d+1) and q1 = [q | 1] (n, d+1) (:func:`fused_inputs`); Wbig (d+1, d·2m)
+    maps q1_j to [log₂e · W q_j | Uᵀ] (d, 2m) in one product. With r_j = f_j − y_j and
+    κ̃_ji = r_j σ'(pre_ji) (κ without the per-head factor 2c_i/(n√m), applied by the caller),
+    returns (Σ_j r_j², Σ_j r_j σ(pre_j), Σ_j κ̃_j ∘ a_j as (d, m), Σ_j q_j (κ̃_j ∘ G_jU) as
+    (d, d·m)); writes f into ``preds[lo:hi]``.
     """
     c, U, _ = params
     m, d = U.shape
-    T = X.shape[1]
+    T = X1.shape[1]
     dt, dev = U.dtype, U.device
     cs = c / math.sqrt(m)
     b = max(1, min(b, hi - lo))
     WqU = torch.empty(b, d, 2 * m, dtype=dt, device=dev)
-    WqU[:, :, m:] = U.t()
     zp = torch.empty(b, T, 2 * m, dtype=dt, device=dev)
     R = torch.empty(b, d + 1, 2 * m, dtype=dt, device=dev)
     G = torch.empty(b, d, m, dtype=dt, device=dev)
-    acc_W = acc_U = grad_c = None
+    grad_c = acc_a = acc_W = None
     if need_grad:
-        acc_W = torch.zeros(d, d * m, dtype=dt, device=dev)   # [e, (a, i)]
-        acc_U = torch.zeros(d, m, dtype=dt, device=dev)       # [a, i]
         grad_c = torch.zeros(m, dtype=dt, device=dev)
-    sq = torch.zeros((), dtype=dt, device=dev)
+        acc_a = torch.zeros(b, d, m, dtype=dt, device=dev)      # per chunk slot: Σ κ̃ ∘ a
+        acc_W = torch.zeros(d, d * m, dtype=dt, device=dev)    # [e, (a, i)]
+    one = torch.ones((), dtype=dt, device=dev)
     is_tanh = act.name == "tanh"
-    for s0 in range(lo, hi, b):
-        s1 = min(s0 + b, hi)
-        Xc, qc, yc = X[s0:s1], q[s0:s1], y[s0:s1]
-        bb = s1 - s0
-        if bb < WqU.shape[0]:
+    views = None
+    for X1c, q1c, yc, f in zip(X1[lo:hi].split(b), q1[lo:hi].split(b), y[lo:hi].split(b),
+                               preds[lo:hi].split(b), strict=True):
+        bb = X1c.shape[0]
+        if views is None or bb < b:     # fixed views of the reused buffers
             WqU, zp, R, G = WqU[:bb], zp[:bb], R[:bb], G[:bb]
-        WqU[:, :, :m] = (qc @ Wmat.t()).view(bb, d, m)
-        torch.bmm(Xc, WqU, out=zp)
-        z, P = zp[:, :, :m], zp[:, :, m:]
-        z.sub_(z.amax(dim=1, keepdim=True)).exp_()
-        z.div_(z.sum(dim=1, keepdim=True))                 # s = softmax over the T tokens
-        P.mul_(z)                                          # s_t x_tᵀU_i
-        torch.bmm(X1[s0:s1].transpose(1, 2), zp, out=R)    # [a | Xᵀ(s∘P)] and row d: [1 | pre]
-        a = R[:, :d, :m]
-        pre = R[:, d, m:]                                  # (bb, m)
+            views = (WqU.view(bb, d * 2 * m), zp[:, :, :m], zp[:, :, m:], R[:, d, :m],
+                     R[:, d, m:], R[:, :d, :m], R[:, :d, m:], G.view(bb, d * m))
+            if need_grad:
+                acc_a_c = acc_a[:bb]
+        WqU2, z, P, S, eP, ea, eB, G2 = views
+        torch.mm(q1c, Wbig, out=WqU2)                      # [log₂e · W q | Uᵀ]
+        torch.bmm(X1c[:, :, :d], WqU, out=zp)              # [log₂e · z | P]
+        z.sub_(z.amax(dim=1, keepdim=True)).exp2_()        # e = exp(z − max_t z) = S·s
+        P.mul_(z)                                          # e_t x_tᵀU_i
+        torch.bmm(X1c.transpose(1, 2), zp, out=R)          # [Xᵀe | Xᵀ(e∘P)], row d: [S | Σ e P]
+        pre = eP / S                                       # (bb, m)
         h = act.fn(pre)
-        f = h @ cs
-        r = f - yc
-        preds[s0:s1] = f
-        sq += r @ r
+        torch.mv(h, cs, out=f)
         if not need_grad:
             continue
-        dh = 1.0 - h * h if is_tanh else act.d1(pre)
-        w = (2.0 / n_total) * r
-        grad_c += w @ h
-        coef = ((w.unsqueeze(1) * dh) * cs).unsqueeze(1)   # κ (bb, 1, m)
-        torch.mul(pre.unsqueeze(1), a, out=G)
-        torch.sub(R[:, :d, m:], G, out=G)                  # G_i U_i = Xᵀ(s∘P) − pre a
-        G.mul_(coef)
-        acc_W.addmm_(qc.t(), G.view(bb, d * m))
-        acc_U += (a * coef).sum(dim=0)
-    return sq, grad_c, acc_U, acc_W
+        r = f - yc
+        grad_c.addmv_(h.t(), r)
+        kap = torch.addcmul(one, h, h, value=-1) if is_tanh else act.d1(pre)
+        kap.div_(S).mul_(r.unsqueeze(1))                   # κ̃ / S
+        torch.addcmul(eB, pre.unsqueeze(1), ea, value=-1, out=G)   # S·G_iU_i = S·(Xᵀ(s∘P) − pre a)
+        kap = kap.unsqueeze(1)
+        G.mul_(kap)
+        acc_W.addmm_(q1c[:, :d].t(), G2)
+        acc_a_c.addcmul_(ea, kap)
+    r = preds[lo:hi] - y[lo:hi]
+    return r @ r, grad_c, None if acc_a is None else acc_a.sum(dim=0), acc_W
+
+
+class FusedInputs(NamedTuple):
+    """The θ-independent inputs of :func:`fused_loss_and_gradient`, built once per data set.
+
+    X1 = [X | 1] (n, T, d+1) and q1 = [q | 1] (n, d+1): the extra all-ones coordinates make the
+    batched products also return Σ_t e_t, Σ_t e_t P_t and Uᵀ (see the function).
+    """
+
+    X1: Tensor
+    q1: Tensor
+
+
+def fused_inputs(X: Tensor, q: Tensor) -> FusedInputs:
+    """:class:`FusedInputs` of (X, q) — pass it as ``inputs=`` to reuse it across steps."""
+    n, T, _ = X.shape
+    ones = torch.ones(n, T, 1, dtype=X.dtype, device=X.device)
+    return FusedInputs(torch.cat([X, ones], dim=-1), torch.cat([q, ones[:, 0]], dim=-1))
 
 
 def fused_loss_and_gradient(params: Params, X: Tensor, q: Tensor, y: Tensor,
                             act: Activation | str, *, chunk: int | None = None,
-                            need_grad: bool = True,
-                            workers: int | None = None) -> tuple[Tensor, Params | None, Tensor]:
+                            need_grad: bool = True, workers: int | None = None,
+                            inputs: FusedInputs | None = None
+                            ) -> tuple[Tensor, Params | None, Tensor]:
     """R̂(θ) = (1/n) Σ_j (f_j − y_j)², its gradient (Lemma 1) and the predictions f (n,).
 
     Same mathematics as ``model.loss_and_gradient``, organised for speed. Per chunk of b
@@ -205,15 +227,23 @@ def fused_loss_and_gradient(params: Params, X: Tensor, q: Tensor, y: Tensor,
         raise ValueError(f"`workers` must be a positive integer, got {workers}")
     chunks = -(-n // b)
     workers = int(min(workers, chunks)) if dev.type == "cpu" else 1
-    Wmat = W.permute(1, 0, 2).reshape(d * m, d)          # rows (a, i): (W_i q)_a = Wmat[a m + i]·q
-    X1 = torch.cat([X, torch.ones(n, T, 1, dtype=dt, device=dev)], dim=-1)
+    if inputs is None:
+        inputs = fused_inputs(X, q)
+    elif inputs.X1.shape != (n, T, d + 1) or inputs.q1.shape != (n, d + 1):
+        raise ValueError("`inputs` do not match X, q (build them with fused_inputs(X, q))")
+    X1, q1 = inputs
+    # Wbig[e, (a, k)]: q1_j ↦ [log₂e · (W_i q_j)_a for k = i < m | U_{k−m, a} for k ≥ m]
+    Wbig = torch.zeros(d + 1, d, 2 * m, dtype=dt, device=dev)
+    Wbig[:d, :, :m] = W.permute(2, 1, 0) * _LOG2E
+    Wbig[d, :, m:] = U.t()
+    Wbig = Wbig.view(d + 1, d * 2 * m)
     preds = torch.empty(n, dtype=dt, device=dev)
     # contiguous ranges with whole chunks, as equal as possible
     cuts = [b * (chunks * k // workers) for k in range(workers)] + [n]
     ranges = list(zip(cuts[:-1], cuts[1:], strict=True))
 
     def run(lo_hi):
-        return _fused_range(params, Wmat, X, X1, q, y, act, preds, lo_hi[0], lo_hi[1], n, b,
+        return _fused_range(params, Wbig, X1, q1, y, act, preds, lo_hi[0], lo_hi[1], b,
                             need_grad)
 
     if workers == 1:
@@ -235,10 +265,12 @@ def fused_loss_and_gradient(params: Params, X: Tensor, q: Tensor, y: Tensor,
     loss = total(0) / n
     if not need_grad:
         return loss, None, preds
+    scale = 2.0 / (n * math.sqrt(m))
+    head = c * scale                                      # the per-head factor 2c_i/(n√m) of κ
     grad_c, acc_U, acc_W = total(1), total(2), total(3)
-    grad_U = acc_U.t().contiguous()
-    grad_W = acc_W.view(d, d, m).permute(2, 1, 0).contiguous()   # [e, a, i] → [i, a, e]
-    return loss, Params(grad_c / math.sqrt(m), grad_U, grad_W), preds
+    grad_U = (acc_U * head).t().contiguous()
+    grad_W = (acc_W.view(d, d, m) * head).permute(2, 1, 0).contiguous()   # [e, a, i] → [i, a, e]
+    return loss, Params(grad_c * scale, grad_U, grad_W), preds
 
 
 def full_loss(params: Params, X: Tensor, q: Tensor, y: Tensor, act: Activation | str,
