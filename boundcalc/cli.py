@@ -1108,6 +1108,7 @@ def _register_other_commands() -> None:
     app.command("generalization",
                 short_help="Paper 003 (Theorem 5): true-loss generalization bound.")(generalization)
     register(app)
+    __import__("boundcalc.cli_table", fromlist=["register"]).register(app)  # boundcalc table
 
 
 _register_other_commands()

@@ -1,0 +1,142 @@
+"""The ``boundcalc table`` command: tables (and figures) from stored experiment runs.
+
+The logic is :mod:`boundcalc.tables`; this module parses the flags, prints or writes the text and
+reports missing cells. It imports neither torch nor the experiments, except to redraw figures
+(``--figures``), which uses the experiments' plotting functions (matplotlib and torch, the
+``validators`` extra).
+"""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+from typing import Annotated
+
+import typer
+
+from boundcalc.params import InputError
+
+_PARAGRAPHS = (
+    ('Tables from finished (or unfinished) experiment runs, without recomputing them.'),
+    ('Reads each RUN_DIR written by `boundcalc reproduce figure1|figure2|table1` (the kind is '
+     'the `experiment` of its config.json), re-reads the stored cells (never trains, never '
+     'imports torch) and prints, per kind:'),
+    ('figure1: per width m, mean ± 95% CI over seeds of the linearization error, approximation '
+     'error and min training loss, each next to its bound (ε_lin, ε_app, Theorem 1), then a '
+     "second table with the log-log slopes in m (± 95% CI) next to the bound's slope. figure2: "
+     'per (model, L), mean ± 95% CI of the max Jacobian norm, min validation loss, max loss '
+     'gradient, and the memory per sample (no bound is stored). table1: per (d_m, N), the lowest '
+     'test loss and its epoch (one run per cell, so no CI) next to the Theorem 5 bound and the '
+     'Lemma 4 conditions that hold.'),
+    ('Several RUN_DIRs: one combined table per kind (kinds in the order given); a `run` column '
+     "(the RUN_DIR as given) says which run a row comes from. The numbers are those of the run's "
+     'summary.csv / slopes.csv / table1.csv. A run with missing cells is tabled from the cells '
+     'it has, and one line on stderr lists the missing ones.'),
+    ('--format csv: one plain-CSV block per table (blocks separated by an empty line), every '
+     "number exact, mean and `_ci95` in separate columns, the run's own column names plus `run`. "
+     'markdown and latex (booktabs tabular, after a `%` title line): `mean ± CI` rounded to '
+     '--digits significant digits; a few detail columns are CSV only.'),
+    ("--figures redraws the run's figure (figure1.png/pdf, figure2.png/pdf; table1 has none) "
+     'from the stored cells into the run directory, or into --figures-dir DIR (one sub-folder '
+     'per run when several are given); this needs the validators extra (matplotlib, torch).'),
+)
+TABLE_HELP = "\n\n".join(_PARAGRAPHS)
+
+TABLE_EXAMPLES = """Examples:
+
+boundcalc table runs/figure1-quick
+
+boundcalc table runs/figure1-quick --format latex --output figure1.tex
+
+boundcalc table runs/figure2-paper runs/figure2-quick --format csv
+
+boundcalc table runs/figure1-paper --figures --figures-dir paper/figures"""
+
+
+def table(
+    run_dirs: Annotated[list[str], typer.Argument(help="run directories of boundcalc reproduce",
+                                                  metavar="RUN_DIR")],
+    fmt: Annotated[str, typer.Option("--format", "-f", help="markdown, latex or csv",
+                                     metavar="FORMAT")] = "markdown",
+    output: Annotated[str | None, typer.Option("--output", "-o", help="write to FILE "
+                                               "(atomically) instead of stdout",
+                                               metavar="FILE")] = None,
+    digits: Annotated[int, typer.Option("--digits", help="significant digits of markdown / "
+                                        "latex numbers (csv is exact)", metavar="N")] = 3,
+    figures: Annotated[bool, typer.Option("--figures", help="also redraw each run's figure "
+                                          "(png, pdf) from the stored cells")] = False,
+    figures_dir: Annotated[str | None, typer.Option("--figures-dir", help="where --figures "
+                                                    "writes (implies --figures; default: the "
+                                                    "run directory)", metavar="DIR")] = None,
+) -> None:
+    """Tables (and figures) from stored experiment runs, without recomputing them.
+
+    ``--help`` shows :data:`TABLE_HELP`.
+    """
+    from boundcalc import tables
+
+    key = str(fmt).strip().lower()
+    if key not in tables.TABLE_FORMATS:
+        raise InputError("--format", f"must be one of {', '.join(tables.TABLE_FORMATS)}, "
+                                     f"got {fmt!r}")
+    if digits < 1 or digits > 17:
+        raise InputError("--digits", f"must be between 1 and 17, got {digits}")
+    if figures_dir is not None and Path(figures_dir).exists() and not Path(figures_dir).is_dir():
+        raise InputError("--figures-dir", f"{figures_dir!r} is not a directory")
+    runs = [tables.load_run(arg) for arg in run_dirs]
+    for run in runs:
+        if run.missing:
+            shown = ", ".join(run.missing[:12])
+            more = f", … ({len(run.missing) - 12} more)" if len(run.missing) > 12 else ""
+            sys.stderr.write(f"note: {run.label}: {len(run.missing)} of {run.expected} "
+                             f"{run.kind} cells missing: {shown}{more}; tabling the "
+                             f"{len(run.records)} finished\n")
+    text = tables.render_tables(tables.build_tables(runs), key, digits=digits)
+    if output is None:
+        sys.stdout.write(text)
+        sys.stdout.flush()
+    else:
+        from boundcalc.cli import write_atomic
+
+        write_atomic(output, text)
+        sys.stderr.write(f"wrote {output}\n")
+    if figures or figures_dir is not None:
+        _figures(runs, figures_dir)
+
+
+def _figures(runs: list, figures_dir: str | None) -> None:
+    from boundcalc import tables
+
+    used: set[Path] = set()
+    for run in runs:
+        if figures_dir is None:
+            target = run.path
+        elif len(runs) == 1:
+            target = Path(figures_dir)
+        else:
+            target = Path(figures_dir) / (run.path.resolve().name or "run")
+            base, i = target, 2
+            while target in used:
+                target, i = base.with_name(f"{base.name}-{i}"), i + 1
+        used.add(target)
+        try:
+            written = tables.regenerate_figures(run, target)
+        except OSError as exc:
+            raise InputError("--figures-dir", f"cannot write figures to {str(target)!r}: "
+                                              f"{exc.strerror or exc}") from None
+        if written:
+            names = ", ".join(str(p) for p in written)
+            sys.stderr.write(f"wrote {names}\n")
+        elif run.kind == "table1":
+            sys.stderr.write(f"note: {run.label}: table1 has no figure\n")
+        else:
+            sys.stderr.write(f"note: {run.label}: no finished cells, no figure drawn\n")
+
+
+def register(app: typer.Typer) -> None:
+    """Add ``table`` to the calculator's app."""
+    app.command("table", help=TABLE_HELP, epilog=TABLE_EXAMPLES,
+                short_help="Tables and figures from stored experiment runs.")(table)
+
+
+__all__ = ["TABLE_EXAMPLES", "TABLE_HELP", "register", "table"]
