@@ -102,7 +102,7 @@ def _cpu_pool(workers: int) -> ThreadPoolExecutor:
     return _POOLS[workers]
 
 
-def _fused_range(params: Params, Wbig: Tensor, X1: Tensor, q1: Tensor, y: Tensor,
+def _fused_range(params: Params, Wbig: Tensor, Ut: Tensor, X1: Tensor, q1: Tensor, y: Tensor,
                  act: Activation, preds: Tensor, lo: int, hi: int, b: int,
                  need_grad: bool) -> tuple[Tensor, Tensor | None, Tensor | None, Tensor | None]:
     """Samples lo..hi−1 of :func:`fused_loss_and_gradient`, in chunks of b.
@@ -119,9 +119,9 @@ def _fused_range(params: Params, Wbig: Tensor, X1: Tensor, q1: Tensor, y: Tensor
     dt, dev = U.dtype, U.device
     cs = c / math.sqrt(m)
     b = max(1, min(b, hi - lo))
-    WqU = torch.empty(b, d, 2 * m, dtype=dt, device=dev)
-    zp = torch.empty(b, T, 2 * m, dtype=dt, device=dev)
-    R = torch.empty(b, d + 1, 2 * m, dtype=dt, device=dev)
+    Wq = torch.empty(b, d, m, dtype=dt, device=dev)
+    zp = torch.empty(2, b, T, m, dtype=dt, device=dev)
+    R = torch.empty(2, b, d + 1, m, dtype=dt, device=dev)
     G = torch.empty(b, d, m, dtype=dt, device=dev)
     grad_c = acc_a = acc_W = None
     if need_grad:
@@ -135,17 +135,21 @@ def _fused_range(params: Params, Wbig: Tensor, X1: Tensor, q1: Tensor, y: Tensor
                                preds[lo:hi].split(b), strict=True):
         bb = X1c.shape[0]
         if views is None or bb < b:     # fixed views of the reused buffers
-            WqU, zp, R, G = WqU[:bb], zp[:bb], R[:bb], G[:bb]
-            views = (WqU.view(bb, d * 2 * m), zp[:, :, :m], zp[:, :, m:], R[:, d, :m],
-                     R[:, d, m:], R[:, :d, :m], R[:, :d, m:], G.view(bb, d * m))
+            Wq, z, P, R0, R1, G = Wq[:bb], zp[0, :bb], zp[1, :bb], R[0, :bb], R[1, :bb], G[:bb]
+            views = (Wq.view(bb, d * m), P.view(bb * T, m), R0[:, d], R1[:, d], R0[:, :d],
+                     R1[:, :d], G.view(bb, d * m))
             if need_grad:
                 acc_a_c = acc_a[:bb]
-        WqU2, z, P, S, eP, ea, eB, G2 = views
-        torch.mm(q1c, Wbig, out=WqU2)                      # [log₂e · W q | Uᵀ]
-        torch.bmm(X1c[:, :, :d], WqU, out=zp)              # [log₂e · z | P]
+        Wq2, P2, S, eP, ea, eB, G2 = views
+        Xc = X1c[:, :, :d]
+        torch.mm(q1c[:, :d], Wbig, out=Wq2)                # log₂e · W q
+        torch.bmm(Xc, Wq, out=z)                           # log₂e · z
+        torch.mm(Xc.reshape(bb * T, d), Ut, out=P2)        # P = X Uᵀ
         z.sub_(z.amax(dim=1, keepdim=True)).exp2_()        # e = exp(z − max_t z) = S·s
         P.mul_(z)                                          # e_t x_tᵀU_i
-        torch.bmm(X1c.transpose(1, 2), zp, out=R)          # [Xᵀe | Xᵀ(e∘P)], row d: [S | Σ e P]
+        X1T = X1c.transpose(1, 2)
+        torch.bmm(X1T, z, out=R0)                          # [Xᵀe ; S]
+        torch.bmm(X1T, P, out=R1)                          # [Xᵀ(e∘P) ; Σ e P]
         pre = eP / S                                       # (bb, m)
         h = act.fn(pre)
         torch.mv(h, cs, out=f)
@@ -233,17 +237,15 @@ def fused_loss_and_gradient(params: Params, X: Tensor, q: Tensor, y: Tensor,
         raise ValueError("`inputs` do not match X, q (build them with fused_inputs(X, q))")
     X1, q1 = inputs
     # Wbig[e, (a, k)]: q1_j ↦ [log₂e · (W_i q_j)_a for k = i < m | U_{k−m, a} for k ≥ m]
-    Wbig = torch.zeros(d + 1, d, 2 * m, dtype=dt, device=dev)
-    Wbig[:d, :, :m] = W.permute(2, 1, 0) * _LOG2E
-    Wbig[d, :, m:] = U.t()
-    Wbig = Wbig.view(d + 1, d * 2 * m)
+    Wbig = (W.permute(2, 1, 0) * _LOG2E).reshape(d, d * m)
+    Ut = U.t().contiguous()
     preds = torch.empty(n, dtype=dt, device=dev)
     # contiguous ranges with whole chunks, as equal as possible
     cuts = [b * (chunks * k // workers) for k in range(workers)] + [n]
     ranges = list(zip(cuts[:-1], cuts[1:], strict=True))
 
     def run(lo_hi):
-        return _fused_range(params, Wbig, X1, q1, y, act, preds, lo_hi[0], lo_hi[1], b,
+        return _fused_range(params, Wbig, Ut, X1, q1, y, act, preds, lo_hi[0], lo_hi[1], b,
                             need_grad)
 
     if workers == 1:
@@ -274,9 +276,10 @@ def fused_loss_and_gradient(params: Params, X: Tensor, q: Tensor, y: Tensor,
 
 
 def full_loss(params: Params, X: Tensor, q: Tensor, y: Tensor, act: Activation | str,
-              chunk: int | None = None) -> Tensor:
+              chunk: int | None = None, inputs: FusedInputs | None = None) -> Tensor:
     """R̂(θ) on (X, y) (scalar tensor), by the chunked forward pass."""
-    return fused_loss_and_gradient(params, X, q, y, act, chunk=chunk, need_grad=False)[0]
+    return fused_loss_and_gradient(params, X, q, y, act, chunk=chunk, need_grad=False,
+                                   inputs=inputs)[0]
 
 
 def minibatch_indices(n: int, b: int, generator: torch.Generator) -> Tensor:
@@ -381,10 +384,12 @@ def train(params0: Params, X: Tensor, q: Tensor, y: Tensor, act: Activation | st
     params0 = params0.detach()
     root_m = math.sqrt(params0.width)
 
-    def step_grad(p: Params, Xb: Tensor, qb: Tensor, yb: Tensor):
+    inputs = fused_inputs(X, q)          # θ-independent: built once per run
+
+    def step_grad(p: Params, Xb: Tensor, qb: Tensor, yb: Tensor, inputs_b: FusedInputs):
         if gradient == "closed":
             return loss_and_gradient(p, Xb, qb, yb, act)
-        return fused_loss_and_gradient(p, Xb, qb, yb, act, chunk=chunk)
+        return fused_loss_and_gradient(p, Xb, qb, yb, act, chunk=chunk, inputs=inputs_b)
 
     loss_hist = torch.full((K,), math.nan, dtype=dt, device=dev)
     batch_hist = torch.empty(K, dtype=dt, device=dev)
@@ -400,11 +405,14 @@ def train(params0: Params, X: Tensor, q: Tensor, y: Tensor, act: Activation | st
         for k in range(K):
             if sgd:
                 idx = minibatch_indices(n, b, gen).to(dev)
-                loss_b, g, _ = step_grad(theta, X[idx], q[idx], y[idx])
+                inputs_b = FusedInputs(inputs.X1[idx], inputs.q1[idx])
+                d = X.shape[2]
+                loss_b, g, _ = step_grad(theta, inputs_b.X1[..., :d], inputs_b.q1[:, :d],
+                                         y[idx], inputs_b)
                 if record_full_loss:
-                    loss_hist[k] = full_loss(theta, X, q, y, act, chunk)
+                    loss_hist[k] = full_loss(theta, X, q, y, act, chunk, inputs)
             else:
-                loss_b, g, _ = step_grad(theta, X, q, y)
+                loss_b, g, _ = step_grad(theta, X, q, y, inputs)
                 loss_hist[k] = loss_b
             batch_hist[k] = loss_b
             grad_hist[k] = torch.stack([g.c.norm(), g.U.norm(), g.W.norm()])
@@ -422,9 +430,9 @@ def train(params0: Params, X: Tensor, q: Tensor, y: Tensor, act: Activation | st
     seconds = time.perf_counter() - start
     average = total.scale(1.0 / K)
     with intra_op_threads(threads):
-        average_loss = float(full_loss(average, X, q, y, act, chunk))
-        final = float(full_loss(theta, X, q, y, act, chunk))
-        initial = float(full_loss(params0, X, q, y, act, chunk))
+        average_loss = float(full_loss(average, X, q, y, act, chunk, inputs))
+        final = float(full_loss(theta, X, q, y, act, chunk, inputs))
+        initial = float(full_loss(params0, X, q, y, act, chunk, inputs))
     loss_cpu = loss_hist.cpu()
     recorded = ~torch.isnan(loss_cpu)
     return TrainResult(
