@@ -196,19 +196,25 @@ def queries_of(space: SearchSpace, cfg: Config) -> Tensor:
 def _shrink(t: Tensor, radius: float | Tensor, dims: int) -> Tensor:
     """Radial projection of every block (the last ``dims`` dimensions) onto the ball of radius.
 
-    Rounding can leave a rescaled block one ulp outside the ball; such blocks are pulled in by a
-    few ulps more, so that every measured point lies inside the lemma's domain in floating point
-    too (the bounds are claims about that domain, e.g. ‖X J Xᵀ‖ ≤ 1 needs ‖x_t‖ ≤ 1, which the
-    search attains with equality).
+    The result lies inside the ball **exactly**, not only as its floating-point norm reads:
+    a block of k entries rescaled to the radius can end up a few ulps outside it (the rounding
+    of the k products and of the norm that set the scale add up to at most (k/2 + 2)·eps
+    relative), so blocks are rescaled to radius·(1 − (k + 2)·eps) instead whenever they reach
+    beyond that. The bounds are claims about that domain, and some are attained with equality
+    (‖X J Xᵀ‖ ≤ 1 needs ‖x_t‖ ≤ 1): a point one ulp outside would turn rounding into a
+    "violation". Points strictly inside are returned unchanged.
     """
     def norm(x: Tensor) -> Tensor:
         return x.flatten(-dims).norm(dim=-1) if dims > 1 else x.norm(dim=-1)
 
     expand = (1,) * dims
-    scale = torch.clamp(radius / norm(t).clamp_min(1e-300), max=1.0)
+    entries = math.prod(t.shape[-dims:])
+    inner = radius * (1.0 - (entries + 2) * torch.finfo(t.dtype).eps)
+    size = norm(t)
+    scale = torch.where(size > inner, inner / size.clamp_min(1e-300), torch.ones_like(size))
     out = t * scale.reshape(scale.shape + expand)
-    outside = norm(out) > radius
-    if bool(outside.any()):
+    outside = norm(out) > inner
+    if bool(outside.any()):   # the rescaled norm rounded up: pull in by a few ulps more
         inward = 1.0 - 4.0 * torch.finfo(t.dtype).eps
         fix = torch.where(outside, torch.full_like(scale, inward), torch.ones_like(scale))
         out = out * fix.reshape(fix.shape + expand)

@@ -300,3 +300,26 @@ def test_projected_blocks_lie_inside_their_ball_in_floating_point(dtype):
     assert (_shrink(w, 0.7, 2).flatten(1).norm(dim=-1) <= 0.7).all()
     inside = 0.5 * x / x.norm(dim=-1, keepdim=True)
     assert torch.equal(_shrink(inside, 1.0, 1), inside)  # points inside are left unchanged
+
+
+@pytest.mark.parametrize("dtype", [torch.float64, torch.float32])
+def test_projected_blocks_lie_inside_their_ball_exactly(dtype):
+    """The projected blocks are inside the ball as exact numbers, not only as their rounded norm
+    reads: Σ x_k² evaluated in exact rational arithmetic is ≤ radius² (plain rescaling to the
+    radius fails this for a sizeable fraction of blocks)."""
+    from fractions import Fraction
+
+    from boundcalc.validators.adversarial import _shrink
+
+    gen = torch.Generator().manual_seed(12)
+    x = (3 * torch.randn(2000, 8, generator=gen, dtype=torch.float64)).to(dtype)
+
+    def exact_sq(rows: torch.Tensor) -> list[Fraction]:
+        return [sum(Fraction(v) ** 2 for v in row) for row in rows.double().tolist()]
+
+    assert all(v <= 1 for v in exact_sq(_shrink(x, 1.0, 1)))
+    naive = x / x.norm(dim=-1, keepdim=True)
+    assert any(v > 1 for v in exact_sq(naive))   # the property is not automatic
+    w = (3 * torch.randn(500, 3, 3, generator=gen, dtype=torch.float64)).to(dtype)
+    radius = Fraction(float(torch.tensor(0.7, dtype=dtype)))
+    assert all(v <= radius**2 for v in exact_sq(_shrink(w, 0.7, 2).flatten(1)))
