@@ -102,20 +102,19 @@ def _cpu_pool(workers: int) -> ThreadPoolExecutor:
     return _POOLS[workers]
 
 
-def _fused_range(params: Params, Wbig: Tensor, Ut: Tensor, X1: Tensor, q1: Tensor, y: Tensor,
+def _fused_range(params: Params, Wq_map: Tensor, Ut: Tensor, inputs: FusedInputs, y: Tensor,
                  act: Activation, preds: Tensor, lo: int, hi: int, b: int,
                  need_grad: bool) -> tuple[Tensor, Tensor | None, Tensor | None, Tensor | None]:
     """Samples lo..hi−1 of :func:`fused_loss_and_gradient`, in chunks of b.
 
-    X1 = [X | 1] (n, T, d+1) and q1 = [q | 1] (n, d+1) (:func:`fused_inputs`); Wbig (d+1, d·2m)
-    maps q1_j to [log₂e · W q_j | Uᵀ] (d, 2m) in one product. With r_j = f_j − y_j and
-    κ̃_ji = r_j σ'(pre_ji) (κ without the per-head factor 2c_i/(n√m), applied by the caller),
+    ``Wq_map`` (d, d·m) maps q_j to log₂e · [W_i q_j]_(a, i); Ut = Uᵀ (d, m). With r_j = f_j − y_j
+    and κ̃_ji = r_j σ'(pre_ji) (κ without the per-head factor 2c_i/(n√m), applied by the caller),
     returns (Σ_j r_j², Σ_j r_j σ(pre_j), Σ_j κ̃_j ∘ a_j as (d, m), Σ_j q_j (κ̃_j ∘ G_jU) as
     (d, d·m)); writes f into ``preds[lo:hi]``.
     """
     c, U, _ = params
     m, d = U.shape
-    T = X1.shape[1]
+    T = inputs.X.shape[1]
     dt, dev = U.dtype, U.device
     cs = c / math.sqrt(m)
     b = max(1, min(b, hi - lo))
@@ -131,9 +130,9 @@ def _fused_range(params: Params, Wbig: Tensor, Ut: Tensor, X1: Tensor, q1: Tenso
     one = torch.ones((), dtype=dt, device=dev)
     is_tanh = act.name == "tanh"
     views = None
-    for X1c, q1c, yc, f in zip(X1[lo:hi].split(b), q1[lo:hi].split(b), y[lo:hi].split(b),
-                               preds[lo:hi].split(b), strict=True):
-        bb = X1c.shape[0]
+    chunks = zip(*(t[lo:hi].split(b) for t in (*inputs, y, preds)), strict=True)
+    for Xc, XT1c, qc, yc, f in chunks:
+        bb = Xc.shape[0]
         if views is None or bb < b:     # fixed views of the reused buffers
             Wq, z, P, R0, R1, G = Wq[:bb], zp[0, :bb], zp[1, :bb], R[0, :bb], R[1, :bb], G[:bb]
             views = (Wq.view(bb, d * m), P.view(bb * T, m), R0[:, d], R1[:, d], R0[:, :d],
@@ -141,15 +140,13 @@ def _fused_range(params: Params, Wbig: Tensor, Ut: Tensor, X1: Tensor, q1: Tenso
             if need_grad:
                 acc_a_c = acc_a[:bb]
         Wq2, P2, S, eP, ea, eB, G2 = views
-        Xc = X1c[:, :, :d]
-        torch.mm(q1c[:, :d], Wbig, out=Wq2)                # log₂e · W q
+        torch.mm(qc, Wq_map, out=Wq2)                      # log₂e · W_i q
         torch.bmm(Xc, Wq, out=z)                           # log₂e · z
-        torch.mm(Xc.reshape(bb * T, d), Ut, out=P2)        # P = X Uᵀ
+        torch.mm(Xc.view(bb * T, d), Ut, out=P2)           # P = X Uᵀ
         z.sub_(z.amax(dim=1, keepdim=True)).exp2_()        # e = exp(z − max_t z) = S·s
         P.mul_(z)                                          # e_t x_tᵀU_i
-        X1T = X1c.transpose(1, 2)
-        torch.bmm(X1T, z, out=R0)                          # [Xᵀe ; S]
-        torch.bmm(X1T, P, out=R1)                          # [Xᵀ(e∘P) ; Σ e P]
+        torch.bmm(XT1c, z, out=R0)                         # [Xᵀe ; S]
+        torch.bmm(XT1c, P, out=R1)                         # [Xᵀ(e∘P) ; Σ_t e_t P_t]
         pre = eP / S                                       # (bb, m)
         h = act.fn(pre)
         torch.mv(h, cs, out=f)
@@ -162,7 +159,7 @@ def _fused_range(params: Params, Wbig: Tensor, Ut: Tensor, X1: Tensor, q1: Tenso
         torch.addcmul(eB, pre.unsqueeze(1), ea, value=-1, out=G)   # S·G_iU_i = S·(Xᵀ(s∘P) − pre a)
         kap = kap.unsqueeze(1)
         G.mul_(kap)
-        acc_W.addmm_(q1c[:, :d].t(), G2)
+        acc_W.addmm_(qc.t(), G2)
         acc_a_c.addcmul_(ea, kap)
     r = preds[lo:hi] - y[lo:hi]
     return r @ r, grad_c, None if acc_a is None else acc_a.sum(dim=0), acc_W
@@ -171,19 +168,21 @@ def _fused_range(params: Params, Wbig: Tensor, Ut: Tensor, X1: Tensor, q1: Tenso
 class FusedInputs(NamedTuple):
     """The θ-independent inputs of :func:`fused_loss_and_gradient`, built once per data set.
 
-    X1 = [X | 1] (n, T, d+1) and q1 = [q | 1] (n, d+1): the extra all-ones coordinates make the
-    batched products also return Σ_t e_t, Σ_t e_t P_t and Uᵀ (see the function).
+    X (n, T, d) and q (n, d) contiguous, and XT1 = [Xᵀ; 1ᵀ] (n, d+1, T): the all-ones row
+    makes the second products also return Σ_t e_t and Σ_t e_t P_t (see the function).
     """
 
-    X1: Tensor
-    q1: Tensor
+    X: Tensor
+    XT1: Tensor
+    q: Tensor
 
 
 def fused_inputs(X: Tensor, q: Tensor) -> FusedInputs:
     """:class:`FusedInputs` of (X, q) — pass it as ``inputs=`` to reuse it across steps."""
     n, T, _ = X.shape
-    ones = torch.ones(n, T, 1, dtype=X.dtype, device=X.device)
-    return FusedInputs(torch.cat([X, ones], dim=-1), torch.cat([q, ones[:, 0]], dim=-1))
+    ones = torch.ones(n, 1, T, dtype=X.dtype, device=X.device)
+    return FusedInputs(X.contiguous(), torch.cat([X.transpose(1, 2), ones], dim=1),
+                       q.contiguous())
 
 
 def fused_loss_and_gradient(params: Params, X: Tensor, q: Tensor, y: Tensor,
@@ -196,18 +195,21 @@ def fused_loss_and_gradient(params: Params, X: Tensor, q: Tensor, y: Tensor,
     Same mathematics as ``model.loss_and_gradient``, organised for speed. Per chunk of b
     samples (X_b (b, T, d), q_b (b, d)), with P_{ti} = x_tᵀU_i:
 
-        [z | P] = X_b [W q | Uᵀ]           one batched product, (b, T, 2m)
-        s = softmax_t(z)                    in place
-        [a | Xᵀ(s∘P)] = X_bᵀ [s | s∘P]      one batched product, (b, d, 2m), with X_b
-                                            augmented by a ones coordinate so that it also
-                                            gives pre_i = Σ_t s_t P_ti = a_iᵀU_i
-        G_iU_i = Xᵀ(s∘P)_i − pre_i a_i      (Facts 1–2, Remark 3)
+        z' = X_b (log₂e · W q)              one batched product, (b, T, m); z' = z log₂e
+        P = X_b Uᵀ                          one product, (b·T, d) × (d, m)
+        e = 2^(z' − max_t z')               in place: e = S s with S = Σ_t e_t, s = softmax_t(z)
+        [S a ; S] = [X_bᵀ; 1ᵀ] e            batched products, (b, d+1, m), the ones row giving
+        [Xᵀ(e∘P) ; S pre] = [X_bᵀ; 1ᵀ](e∘P)   S and S pre_i = S a_iᵀU_i
+        S G_iU_i = Xᵀ(e∘P)_i − pre_i S a_i  (Facts 1–2, Remark 3)
         w_j = 2(f_j − y_j)/n,  κ_{ji} = w_j σ'(pre_ji) c_i/√m
         ∇_U += Σ_j κ_j ∘ a_j,   ∇_W += q_bᵀ (κ ∘ G U)   (one matrix product)
 
-    and ∂R̂/∂c = (1/√m) Σ_j w_j σ(pre_j). Intermediates are preallocated per worker and reused
-    across chunks; ``chunk`` defaults to :func:`default_chunk`. With ``need_grad=False`` only
-    the loss and predictions are computed (gradient None).
+    and ∂R̂/∂c = (1/√m) Σ_j w_j σ(pre_j). The softmax normalisation 1/S and the per-head factor
+    2c_i/(n√m) of κ are applied to small (b, m) / (d, m) tensors rather than to the (b, T, m)
+    ones. Intermediates are preallocated per worker and reused across chunks; ``chunk`` defaults
+    to :func:`default_chunk`. With ``need_grad=False`` only the loss and predictions are
+    computed (gradient None). ``inputs`` (:func:`fused_inputs` of X, q; built here if None)
+    holds the θ-independent layouts, so a training loop builds them once.
 
     On the CPU the samples are split into ``workers`` contiguous ranges (default: torch's
     intra-op thread count) processed by a thread pool with torch's intra-op threads set to 1
@@ -233,11 +235,10 @@ def fused_loss_and_gradient(params: Params, X: Tensor, q: Tensor, y: Tensor,
     workers = int(min(workers, chunks)) if dev.type == "cpu" else 1
     if inputs is None:
         inputs = fused_inputs(X, q)
-    elif inputs.X1.shape != (n, T, d + 1) or inputs.q1.shape != (n, d + 1):
+    elif (inputs.X.shape != (n, T, d) or inputs.XT1.shape != (n, d + 1, T)
+          or inputs.q.shape != (n, d)):
         raise ValueError("`inputs` do not match X, q (build them with fused_inputs(X, q))")
-    X1, q1 = inputs
-    # Wbig[e, (a, k)]: q1_j ↦ [log₂e · (W_i q_j)_a for k = i < m | U_{k−m, a} for k ≥ m]
-    Wbig = (W.permute(2, 1, 0) * _LOG2E).reshape(d, d * m)
+    Wq_map = (W.permute(2, 1, 0) * _LOG2E).reshape(d, d * m)   # [e, (a, i)] = log₂e W[i, a, e]
     Ut = U.t().contiguous()
     preds = torch.empty(n, dtype=dt, device=dev)
     # contiguous ranges with whole chunks, as equal as possible
@@ -245,7 +246,7 @@ def fused_loss_and_gradient(params: Params, X: Tensor, q: Tensor, y: Tensor,
     ranges = list(zip(cuts[:-1], cuts[1:], strict=True))
 
     def run(lo_hi):
-        return _fused_range(params, Wbig, Ut, X1, q1, y, act, preds, lo_hi[0], lo_hi[1], b,
+        return _fused_range(params, Wq_map, Ut, inputs, y, act, preds, lo_hi[0], lo_hi[1], b,
                             need_grad)
 
     if workers == 1:
@@ -405,10 +406,8 @@ def train(params0: Params, X: Tensor, q: Tensor, y: Tensor, act: Activation | st
         for k in range(K):
             if sgd:
                 idx = minibatch_indices(n, b, gen).to(dev)
-                inputs_b = FusedInputs(inputs.X1[idx], inputs.q1[idx])
-                d = X.shape[2]
-                loss_b, g, _ = step_grad(theta, inputs_b.X1[..., :d], inputs_b.q1[:, :d],
-                                         y[idx], inputs_b)
+                inputs_b = FusedInputs(*(t[idx] for t in inputs))
+                loss_b, g, _ = step_grad(theta, inputs_b.X, inputs_b.q, y[idx], inputs_b)
                 if record_full_loss:
                     loss_hist[k] = full_loss(theta, X, q, y, act, chunk, inputs)
             else:
