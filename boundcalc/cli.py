@@ -1100,15 +1100,17 @@ def explain(
 
 
 def _register_other_commands() -> None:
-    """``generalization`` (paper 003), ``validate``, ``reproduce`` and ``compare-rnn``: their
-    modules import torch / the second statement family only when a command runs."""
+    """``generalization`` (paper 003), ``validate``, ``reproduce``, ``compare-rnn`` and
+    ``table``: their modules import torch / the second statement family only when a command
+    runs (``table`` never does)."""
     from boundcalc.cli_generalization import generalization
+    from boundcalc.cli_table import register as register_table
     from boundcalc.cli_validate import register
 
     app.command("generalization",
                 short_help="Paper 003 (Theorem 5): true-loss generalization bound.")(generalization)
     register(app)
-    __import__("boundcalc.cli_table", fromlist=["register"]).register(app)  # boundcalc table
+    register_table(app)
 
 
 _register_other_commands()

@@ -55,8 +55,9 @@ KINDS: tuple[str, ...] = ("figure1", "figure2", "table1")
 TABLE_FORMATS: tuple[str, ...] = ("markdown", "latex", "csv")
 
 FIGURE1_METRICS = ("lin_error", "app_error", "min_train_loss")
+FIGURE1_EXTRA = ("lin_error_alt",)   # panel (a) at the other boundary alignment, if stored
 FIGURE1_THEORY = {"lin_error": "eps_lin", "app_error": "eps_app",
-                  "min_train_loss": "min_iterate"}
+                  "min_train_loss": "min_iterate", "lin_error_alt": "eps_lin"}
 FIGURE2_MODELS = ("transformer", "indrnn")
 FIGURE2_BLOCK = {"transformer": "W", "indrnn": "u"}
 TABLE1_KEYS = ("d_m", "N", "lowest_test_loss", "lowest_test_epoch", "paper_lowest_test_loss",
@@ -322,6 +323,13 @@ def figure1_theory(m: int, params: Mapping[str, Any]) -> dict[str, float]:
     return out
 
 
+def _figure1_metrics(records: Sequence[Mapping[str, Any]]) -> tuple[str, ...]:
+    """The three panels, and the extra metrics every record has (runs before they existed
+    lack them)."""
+    extra = tuple(k for k in FIGURE1_EXTRA if records and all(k in r for r in records))
+    return FIGURE1_METRICS + extra
+
+
 def summarize_figure1(run: StoredRun) -> list[dict[str, Any]]:
     """One row per width with finished cells: the columns of the run's ``summary.csv``
     (``m``, ``seeds``, ``<metric>_mean``, ``<metric>_ci95``, ``<metric>_theory``).
@@ -337,12 +345,13 @@ def summarize_figure1(run: StoredRun) -> list[dict[str, Any]]:
         if not cell:
             continue
         row: dict[str, Any] = {"m": m, "seeds": len(cell)}
-        for key in FIGURE1_METRICS:
+        metrics = _figure1_metrics(cell)
+        for key in metrics:
             mean, ci, _ = mean_ci95([r[key] for r in cell])
             row[f"{key}_mean"], row[f"{key}_ci95"] = mean, ci
         curves = figure1_theory(m, run.params)
-        for key, theory in FIGURE1_THEORY.items():
-            row[f"{key}_theory"] = curves[theory]
+        for key in metrics:
+            row[f"{key}_theory"] = curves[FIGURE1_THEORY[key]]
         rows.append(row)
     return rows
 
@@ -359,7 +368,8 @@ def figure1_slopes(summary: Sequence[Mapping[str, Any]]) -> list[dict[str, Any]]
     """
     ms = [r["m"] for r in summary]
     rows = []
-    for key in FIGURE1_METRICS:
+    present = [k for k in FIGURE1_EXTRA if summary and all(f"{k}_mean" in r for r in summary)]
+    for key in FIGURE1_METRICS + tuple(present):
         slope, ci, intercept = fit_slope(ms, [r[f"{key}_mean"] for r in summary])
         theory, _, _ = fit_slope(ms, [r[f"{key}_theory"] for r in summary])
         rows.append({"panel": key, "slope": slope, "slope_ci95": ci, "intercept": intercept,
@@ -455,6 +465,8 @@ _FIGURE1_COLUMNS = [
     _c("app_error_theory", "bound ε_app", r"$\varepsilon_{\mathrm{app}}$"),
     _c("min_train_loss_mean", "min training loss", ci="min_train_loss_ci95"),
     _c("min_train_loss_theory", "bound Theorem 1", "Theorem 1"),
+    _c("lin_error_alt_mean", "linearization error, other alignment", ci="lin_error_alt_ci95"),
+    _c("lin_error_alt_theory", "bound ε_lin (other alignment)", csv_only=True),
 ]
 _SLOPE_COLUMNS = [
     _c("panel", "panel"), _c("slope", "slope in m", "slope in $m$", ci="slope_ci95"),

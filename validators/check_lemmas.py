@@ -879,14 +879,34 @@ def _attach(rec: dict, space: SearchSpace, cfg: Config, keep: bool) -> dict:
 # Lemma 3
 # ----------------------------------------------------------------------------------------------
 
+BOUNDARY_ALIGNMENTS = ("output", "feature")
+
+
 def paper_boundary_point(params0: Params, X: Tensor, q: Tensor, rho: tuple[float, float, float],
-                         act: Activation) -> Params:
+                         act: Activation, align: str = "output") -> Params:
     """The paper's gradient-aligned boundary point (Section 6.1): for every head, ΔU_i and ΔW_i
-    along that head's gradient of Σ_j f(X_j; θ(0)) (autograd), scaled to ρ_u/√m and ρ_w/√m, and
-    Δc_i = +ρ_c/√m. Returns the displacement (Δc, ΔU, ΔW)."""
+    of norms ρ_u/√m and ρ_w/√m, and Δc_i = +ρ_c/√m. Returns the displacement (Δc, ΔU, ΔW).
+
+    ``align`` picks the direction of ΔU_i, ΔW_i:
+
+    * ``"output"`` — along the head's block of ∇_θ Σ_j f(X_j; θ(0)) (autograd), the literal
+      reading of the public script. Since ∂f/∂U_i, ∂f/∂W_i carry the factor c_i(0), the mirrored
+      init (head i + m/2 = head i with c negated) gives mirrored heads opposite displacements,
+      and the second-order terms of f − f_lin cancel in pairs: what remains is third order,
+      O(1/m) instead of Lemma 3's O(1/√m) (docs/validation.md, "Figure 1").
+    * ``"feature"`` — along the gradient of the head's own output Σ_j σ(U_iᵀ a_i(X_j)), i.e. the
+      ``"output"`` direction times sign(c_i(0)). Then the cross terms Δc_i·⟨∇σ_i, Δθ_i⟩ all
+      have the sign of Δc_i and add up over heads: the point shows the O(1/√m) second-order
+      gap that Lemma 3 bounds.
+    """
+    if align not in BOUNDARY_ALIGNMENTS:
+        raise ValueError(f"`align` must be one of {BOUNDARY_ALIGNMENTS}, got {align!r}")
     m = params0.width
     theta = Params(*(t.detach().requires_grad_(True) for t in params0))
     _, gU, gW = torch.autograd.grad(forward(theta, X, q, act).sum(), tuple(theta))
+    if align == "feature":
+        sign = torch.sign(params0.c.detach())
+        gU, gW = gU * sign.view(-1, 1), gW * sign.view(-1, 1, 1)
     root = math.sqrt(m)
     nU = gU.norm(dim=-1, keepdim=True)
     nW = gW.flatten(1).norm(dim=-1).view(-1, 1, 1)

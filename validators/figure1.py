@@ -7,7 +7,13 @@ y_j = f*_M(X_j) are drawn. For every width m one *cell* (seed, m) draws a symmet
 
 * (a) ``lin_error`` — mean_j |f(X_j; θ(0) + Δ) − f_lin(X_j; θ(0) + Δ)| at the paper's
   gradient-aligned boundary point Δ of Ω_ρ (:func:`validators.check_lemmas.paper_boundary_point`),
-  over all n samples;
+  over all n samples. ``lin_align`` chooses what each head's ΔU_i, ΔW_i align with:
+  ``"feature"`` (default) the gradient of the head's own output σ(U_iᵀa_i), ``"output"`` that of
+  f, the literal reading of the public script. Under the mirrored init the ``"output"`` point
+  moves mirrored heads in opposite directions and the second-order terms cancel in pairs, so
+  it measures an O(1/m) third-order remainder, not Lemma 3's O(1/√m) (docs/validation.md,
+  "Figure 1"). The other alignment is recorded in every cell too (``lin_error_alt``), with
+  its own slope;
 * (b) ``app_error`` — max_j |f_lin(X_j; θ̄) − f*_M(X_j)| of the transported parameters θ̄ of
   eq. (11) (:func:`validators.teacher.transported_params`), over all n samples;
 * (c) ``min_train_loss`` — min_k R̂(θ_k) of ProjGD (:func:`validators.train.proj_gd`), K steps of
@@ -49,7 +55,10 @@ from .teacher import build_teacher, transported_params
 from .train import proj_gd
 
 METRICS = ("lin_error", "app_error", "min_train_loss")
-THEORY = {"lin_error": "eps_lin", "app_error": "eps_app", "min_train_loss": "min_iterate"}
+EXTRA_METRICS = ("lin_error_alt",)   # panel (a) at the other boundary alignment
+LIN_ALIGNMENTS = ("feature", "output")
+THEORY = {"lin_error": "eps_lin", "app_error": "eps_app", "min_train_loss": "min_iterate",
+          "lin_error_alt": "eps_lin"}
 PANEL_LABELS = {"lin_error": "(a) linearization error", "app_error": "(b) approximation error",
                 "min_train_loss": "(c) min training loss"}
 
@@ -71,6 +80,7 @@ class Figure1Config:
     step_constant: float = 1.75
     val_fraction: float = 0.2
     activation: str = "tanh"
+    lin_align: str = "feature"
     delta: str = "0.05"
     dtype: str = "float64"
     device: str = "cpu"
@@ -98,6 +108,9 @@ class Figure1Config:
         if not 1 <= self.n_train < self.n + (self.val_fraction == 0):
             raise ValueError(f"`n` = {self.n} with `val_fraction` = {self.val_fraction} must "
                              "leave at least one training sample")
+        if self.lin_align not in LIN_ALIGNMENTS:
+            raise ValueError(f"`lin_align` must be one of {LIN_ALIGNMENTS}, got "
+                             f"{self.lin_align!r}")
         if self.dtype not in ("float32", "float64"):
             raise ValueError(f"`dtype` must be 'float32' or 'float64', got {self.dtype!r}")
         get_activation(self.activation)
@@ -169,10 +182,16 @@ def compute_cell(seed: int, m: int, data: SeedData, cfg: Figure1Config) -> dict[
     params0 = init_params(m, cfg.d, seed=derived_seed(seed, f"figure1-init-m{m}"),
                           dtype=dtype, device=dev)
     X, q, y = data.X, data.q, data.y
-    disp = paper_boundary_point(params0, X, q, cfg.rho, act)
+    alt = next(a for a in LIN_ALIGNMENTS if a != cfg.lin_align)
+    gaps = {}
+    for align in (cfg.lin_align, alt):
+        disp = paper_boundary_point(params0, X, q, cfg.rho, act, align=align)
+        with torch.no_grad():
+            theta = params0 + disp
+            gaps[align] = (forward(theta, X, q, act)
+                           - linearized_output(params0, theta, X, q, act)).abs()
+    gap = gaps[cfg.lin_align]
     with torch.no_grad():
-        theta = params0 + disp
-        gap = (forward(theta, X, q, act) - linearized_output(params0, theta, X, q, act)).abs()
         bar = transported_params(params0, data.teacher)
         app = (linearized_output(params0, bar, X, q, act) - y).abs()
     tr, va = data.train_idx, data.val_idx
@@ -184,6 +203,7 @@ def compute_cell(seed: int, m: int, data: SeedData, cfg: Figure1Config) -> dict[
     return {
         "seed": int(seed), "m": int(m), "n": cfg.n, "n_train": int(tr.numel()),
         "lin_error": float(gap.mean()), "lin_error_max": float(gap.max()),
+        "lin_align": cfg.lin_align, "lin_error_alt": float(gaps[alt].mean()), "lin_align_alt": alt,
         "app_error": float(app.max()), "app_error_mean": float(app.mean()),
         "min_train_loss": float(result.min_loss), "final_train_loss": float(result.final_loss),
         "initial_train_loss": float(result.initial_loss), "final_val_loss": val,
@@ -306,8 +326,8 @@ def summarize(records: list[dict[str, Any]], cfg: Figure1Config) -> list[dict[st
         if not cell:
             continue
         row: dict[str, Any] = {"m": m, "seeds": len(cell)}
-        for key in METRICS:
-            mean, ci, _ = mean_ci95([r[key] for r in cell])
+        for key in METRICS + EXTRA_METRICS:
+            mean, ci, _ = mean_ci95([float(r[key]) for r in cell])
             row[f"{key}_mean"], row[f"{key}_ci95"] = mean, ci
         curves = theory_curves(m, cfg)
         for key, theory in THEORY.items():
@@ -338,7 +358,7 @@ def slopes(summary: list[dict[str, Any]]) -> list[dict[str, Any]]:
     """One row per panel: fitted log–log slope of the means (with CI) and of the theory."""
     ms = [r["m"] for r in summary]
     rows = []
-    for key in METRICS:
+    for key in METRICS + EXTRA_METRICS:
         slope, ci, intercept = fit_slope(ms, [r[f"{key}_mean"] for r in summary])
         theory, _, _ = fit_slope(ms, [r[f"{key}_theory"] for r in summary])
         rows.append({"panel": key, "slope": slope, "slope_ci95": ci, "intercept": intercept,
@@ -375,7 +395,7 @@ def latex_table(summary: list[dict[str, Any]], fits: list[dict[str, Any]]) -> st
         lines.append(f"{r['m']} & " + " & ".join(cells) + " \\\\")
     lines.append("\\midrule")
     cells = []
-    for fit in fits:
+    for fit in fits[:len(METRICS)]:
         cells += [_fmt(fit["slope"], fit["slope_ci95"]),
                   f"${fit['theory_slope']:.2f}$" if math.isfinite(fit["theory_slope"]) else "--"]
     lines.append("slope & " + " & ".join(cells) + " \\\\")
@@ -393,7 +413,7 @@ def plot_figure(summary: list[dict[str, Any]], fits: list[dict[str, Any]], cfg: 
 
     fig, axes = plt.subplots(1, 3, figsize=(11, 3.4), constrained_layout=True)
     x = np.array([r["m"] for r in summary], dtype=float)
-    for ax, key, fit in zip(axes, METRICS, fits, strict=True):
+    for ax, key, fit in zip(axes, METRICS, fits[:len(METRICS)], strict=True):
         y = np.array([r[f"{key}_mean"] for r in summary], dtype=float)
         ci = np.nan_to_num(np.array([r[f"{key}_ci95"] for r in summary], dtype=float))
         (line,) = ax.plot(x, y, "o-", label="measured (mean)")
@@ -405,10 +425,18 @@ def plot_figure(summary: list[dict[str, Any]], fits: list[dict[str, Any]], cfg: 
                     label=f"fit slope {fit['slope']:.2f}{ci_text}")
         theory = np.array([r[f"{key}_theory"] for r in summary], dtype=float)
         ax.plot(x, theory, "s:", color="tab:red", label=f"bound ({THEORY[key]})")
+        if key == "lin_error":
+            alt = np.array([r["lin_error_alt_mean"] for r in summary], dtype=float)
+            alt_fit = fits[len(METRICS)]
+            other = next(a for a in LIN_ALIGNMENTS if a != cfg.lin_align)
+            label = f"{other}-aligned" + (f", slope {alt_fit['slope']:.2f}"
+                                         if math.isfinite(alt_fit["slope"]) else "")
+            ax.plot(x, alt, "^-", color="tab:green", alpha=0.6, markersize=4, label=label)
         ax.set_xscale("log", base=2)
         ax.set_yscale("log")
         ax.set_xlabel("width $m$")
-        ax.set_title(PANEL_LABELS[key], fontsize=10)
+        title = PANEL_LABELS[key] + (f" ({cfg.lin_align}-aligned)" if key == "lin_error" else "")
+        ax.set_title(title, fontsize=10)
         ax.grid(alpha=0.3, which="both")
         ax.legend(frameon=False, fontsize=7)
     fig.suptitle(f"teacher–student: n = {cfg.n}, d = {cfg.d}, T = {cfg.T}, K = {cfg.steps}, "
@@ -463,7 +491,8 @@ def run_figure1(preset: str = "quick", seeds: int | Iterable[int] | None = None,
 
 
 __all__ = [
-    "METRICS", "PRESETS", "Figure1Config", "all_cells", "cell_key", "collect", "compute_cell",
-    "fit_slope", "latex_table", "make_config", "plot_figure", "run_cells", "run_figure1",
-    "seed_data", "slopes", "summarize", "theory_curves", "write_outputs",
+    "EXTRA_METRICS", "LIN_ALIGNMENTS", "METRICS", "PRESETS", "Figure1Config", "all_cells",
+    "cell_key", "collect", "compute_cell", "fit_slope", "latex_table", "make_config",
+    "plot_figure", "run_cells", "run_figure1", "seed_data", "slopes", "summarize",
+    "theory_curves", "write_outputs",
 ]

@@ -160,14 +160,16 @@ def test_statistics_agree_bit_for_bit_with_the_experiments():
 def test_every_format_parses_with_one_table_per_kind_and_the_slopes(cli, f1_run, f2_run,
                                                                     t1_run):
     runs = (f1_run, f2_run, t1_run)
-    rows = {"figure1": len(figure1.PRESETS["quick"].widths), "slopes": 3, "figure2": 2 * 2,
+    panels = figure1.METRICS + figure1.EXTRA_METRICS
+    rows = {"figure1": len(figure1.PRESETS["quick"].widths), "slopes": len(panels),
+            "figure2": 2 * 2,
             "table1": len(table1.all_cells(table1.PRESETS["quick"]))}
     expected = [rows["figure1"], rows["slopes"], rows["figure2"], rows["table1"]]
 
     code, out, _ = cli("table", *runs, "--format", "csv")
     assert code == 0
     assert [len(b) for b in _csv_blocks(out)] == expected
-    assert list(_csv_blocks(out)[1]["panel"]) == list(figure1.METRICS)
+    assert list(_csv_blocks(out)[1]["panel"]) == list(figure1.METRICS + figure1.EXTRA_METRICS)
 
     code, out, _ = cli("table", *runs, "--format", "markdown")
     assert code == 0

@@ -256,6 +256,40 @@ def test_paper_boundary_point_sits_on_the_boundary_of_omega():
     assert (disp.c > 0).all()
 
 
+def test_boundary_alignments_differ_by_the_sign_of_c_and_only_feature_keeps_second_order():
+    """``output`` moves mirrored heads (i, i + m/2) in opposite directions, ``feature`` in the
+    same one; the second-order gap survives only the latter, so at m = 64 the ``feature`` point's
+    |f − f_lin| is several times the ``output`` point's (measured ≈ 30× at m = 64 in the
+    figure-1 setting)."""
+    act = get_activation("tanh")
+    m = 64
+    p0 = init_params(m, 4, seed=2)
+    X, q = synthetic_inputs(200, 6, 4, seed=2)
+    out = paper_boundary_point(p0, X, q, (3.0, 3.0, 3.0), act, align="output")
+    feat = paper_boundary_point(p0, X, q, (3.0, 3.0, 3.0), act, align="feature")
+    half = m // 2
+    assert torch.allclose(out.U[half:], -out.U[:half])
+    assert torch.allclose(out.W[half:], -out.W[:half])
+    assert torch.allclose(feat.U[half:], feat.U[:half])
+    assert torch.allclose(feat.W[half:], feat.W[:half])
+    assert torch.equal(out.c, feat.c)
+    sign = torch.sign(p0.c).view(-1, 1)
+    assert torch.allclose(feat.U, out.U * sign)
+    assert displacement_radii(p0 + feat, p0) == pytest.approx((3.0, 3.0, 3.0), rel=1e-12)
+
+    from boundcalc.validators.model import forward, linearized_output
+
+    def gap(disp):
+        theta = p0 + disp
+        with torch.no_grad():
+            return float((forward(theta, X, q, act)
+                          - linearized_output(p0, theta, X, q, act)).abs().mean())
+
+    assert gap(feat) > 5 * gap(out)
+    with pytest.raises(ValueError, match="align"):
+        paper_boundary_point(p0, X, q, (3.0, 3.0, 3.0), act, align="loss")
+
+
 def test_per_head_decompositions_sum_to_the_model_quantities():
     act = get_activation("erf")
     for symmetric in (False, True):
