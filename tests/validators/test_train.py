@@ -19,6 +19,7 @@ from boundcalc.validators.model import (
 )
 from boundcalc.validators.train import (
     full_loss,
+    fused_inputs,
     fused_loss_and_gradient,
     minibatch_indices,
     proj_gd,
@@ -71,6 +72,50 @@ def test_fused_gradient_with_several_cpu_workers_equals_one_worker(workers):
         assert torch.allclose(a, b, rtol=1e-10, atol=1e-15)
     again = fused_loss_and_gradient(p, X, q, y, act, chunk=7, workers=workers)
     assert all(torch.equal(a, b) for a, b in zip(again[1], f_grad, strict=True))
+
+
+def test_prebuilt_inputs_give_bitwise_the_same_result_and_are_checked():
+    X, q, y, p0 = _problem(n=40, m=6, d=3, T=7)
+    p = _moved(p0)
+    act = get_activation("tanh")
+    inputs = fused_inputs(X, q)
+    assert inputs.XT1.shape == (40, 4, 7) and bool((inputs.XT1[:, -1] == 1).all())
+    assert torch.equal(inputs.XT1[:, :3], X.transpose(1, 2))
+    built = fused_loss_and_gradient(p, X, q, y, act, chunk=6)
+    reused = fused_loss_and_gradient(p, X, q, y, act, chunk=6, inputs=inputs)
+    assert torch.equal(built[0], reused[0]) and torch.equal(built[2], reused[2])
+    assert all(torch.equal(a, b) for a, b in zip(built[1], reused[1], strict=True))
+    # non-contiguous X, q (views into larger tensors) give the same numbers
+    wide = torch.zeros(40, 7, 5, dtype=X.dtype)
+    wide[:, :, 1:4] = X
+    strided = fused_loss_and_gradient(p, wide[:, :, 1:4], wide[:, -1, 1:4], y, act, chunk=6)
+    assert all(torch.equal(a, b) for a, b in zip(strided[1], built[1], strict=True))
+    with pytest.raises(ValueError, match="`inputs`"):
+        fused_loss_and_gradient(p, X, q, y, act, inputs=fused_inputs(X[:39], q[:39]))
+
+
+@pytest.mark.parametrize("dtype", [torch.float32, torch.float64])
+def test_fused_softmax_is_stable_for_large_attention_logits(dtype):
+    X, q, y, p0 = _problem(n=12, m=4, d=3, T=6, dtype=dtype)
+    X = X / X.norm(dim=-1, keepdim=True)              # unit tokens: |z| up to ‖W_i q‖ = 1e3
+    q = last_token_query(X)
+    p = Params(p0.c, p0.U, 1e3 * p0.W / p0.W.flatten(1).norm(dim=-1).view(-1, 1, 1))
+    act = get_activation("erf")
+    loss, grad, pred = loss_and_gradient(p, X, q, y, act)
+    f_loss, f_grad, f_pred = fused_loss_and_gradient(p, X, q, y, act, chunk=5)
+    tol = 1e-4 if dtype == torch.float32 else 1e-9
+    assert all(bool(torch.isfinite(t).all()) for t in (*f_grad, f_pred, f_loss))
+    assert torch.allclose(f_pred, pred, rtol=tol, atol=tol)
+    for a, b in zip(f_grad, grad, strict=True):
+        assert torch.allclose(a, b, rtol=tol, atol=tol * float(b.abs().max()))
+
+
+def test_projgd_repeats_bitwise():
+    X, q, y, p0 = _problem(n=70, m=6, d=3, T=5)
+    act = get_activation("tanh")
+    a, b = (proj_gd(p0, X, q, y, act, steps=4, eta=2.0, rho=1.0, chunk=9) for _ in range(2))
+    assert torch.equal(a.loss, b.loss) and torch.equal(a.grad_norm, b.grad_norm)
+    assert all(torch.equal(s, t) for s, t in zip(a.params, b.params, strict=True))
 
 
 def test_fused_loss_without_gradient_is_the_mean_squared_error():
