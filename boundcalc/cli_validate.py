@@ -20,11 +20,25 @@ _VALIDATE_HELP = """Check the bounds against the real model: adversarial searche
 probability checks over many inits (Definition 1, Lemma 5), T-independence (Remark 3) and real
 ProjGD / ProjSGD runs (Theorem 1, Proposition 1). Prints measured vs bound with their ratio, writes
 a run directory (config.json, one file per finished cell, results.csv / results.json) and exits 1
-if any measurement exceeds its bound. Re-running with the same --out resumes: finished cells are
+if any measurement exceeds its bound (generalization: only if its conditions hold, see below).
+Re-running with the same --out resumes: finished cells are
 loaded, not recomputed.
 
-STATEMENT: event, lemma2, lemma3, lemma5, lemma6, remark3, theorem1, prop1 or all (several may be
-given)."""
+STATEMENT: event, lemma2, lemma3, lemma5, lemma6, remark3, theorem1, prop1, all (these eight: the
+Transformer paper's statements) or generalization (several may be given).
+
+generalization (paper 003; not part of all): trains the shallow Transformer encoder with plain GD
+on Phi = 1/2 sum (f - y)^2 from a LeCun init per seed (--dm, --N, --steps, --lr, --seeds; data: the
+generated two-class image set of reproduce table1 --preset quick, or --data PATH) and compares
+max_t empirical loss |f - y| with the Lemma 4 bound and max_t held-out loss (an estimate of the
+true loss) with the Theorem 5 bound, derived and printed forms, at the measured init norms, alpha,
+Phi(theta0), R_X and the radii travelled (or --radii). Each row says which conditions of Lemma 4
+hold (width, alpha_square, alpha_cube, probability_positive, radii_contain_trajectory, and for the
+printed form dudley_minimiser_le_A). Exit status: a loss above its bound is a VIOLATION (exit 1,
+one warning line on stderr) only when every condition holds; when a condition fails the row shows
+holds=False, conditions_hold=False and is not applicable (exit 0). Flags of the other family
+(--m, --n, --d, --T, ... for the Transformer; --dm, --N, --lr, --data, ... for generalization)
+are refused when no selected statement uses them."""
 
 _VALIDATE_EXAMPLES = """Examples:
 
@@ -32,14 +46,58 @@ boundcalc validate all --m 16 --n 64 --rho 2
 
 boundcalc validate lemma2 lemma3 --m 64 --d 8 --T 128 --rho 5 --effort thorough
 
-boundcalc validate theorem1 --m 256 --n 1000 --steps 4000 --device cuda --format json"""
+boundcalc validate theorem1 --m 256 --n 1000 --steps 4000 --device cuda --format json
+
+boundcalc validate generalization --dm 32 --N 64 --steps 300 --lr 0.001 --seeds 2
+
+boundcalc validate generalization --data ~/mnist --dm 64 --N 400 --device cuda"""
+
+#: Flags used only by the Transformer statements / only by ``generalization`` (python names).
+_TRANSFORMER_ONLY = {"m": "--m", "n": "--n", "d": "--d", "T": "--T", "rho": "--rho",
+                     "nu": "--nu", "activation": "--activation", "rate_seeds": "--rate-seeds",
+                     "batch_size": "--batch-size", "teacher_width": "--teacher-width",
+                     "effort": "--effort"}
+_GENERALIZATION_ONLY = {"dm": "--dm", "N": "--N", "n_test": "--n-test", "lr": "--lr",
+                        "data": "--data", "radii": "--radii",
+                        "hidden_constants": "--hidden-constants"}
+
+#: Table header of each condition column of ``generalization`` rows.
+_CONDITION_COLUMNS = {"cond_width": "width", "cond_alpha_square": "alpha_sq",
+                      "cond_alpha_cube": "alpha_cube",
+                      "cond_probability_positive": "prob_pos",
+                      "cond_radii_contain_trajectory": "in_radii",
+                      "cond_dudley_minimiser_le_A": "dudley_le_A",
+                      "cond_lemma4_applies": "lemma4_applies"}
 
 
 def _s(name: str, default: str, help: str, metavar: str = "NUM") -> Any:
     return typer.Option(name, help=help, metavar=metavar, show_default=default)
 
 
+def _refuse_unused(ctx: typer.Context, names: list[str]) -> None:
+    """A flag given on the command line that no selected statement uses is an input error."""
+    from boundcalc.validation import GENERALIZATION
+
+    def given(param: str) -> bool:  # ParameterSource.COMMANDLINE / ENVIRONMENT, not DEFAULT
+        source = ctx.get_parameter_source(param)
+        return source is not None and getattr(source, "name", "DEFAULT") != "DEFAULT"
+
+    transformer = [s for s in names if s != GENERALIZATION]
+    if not transformer:
+        for param, flag in _TRANSFORMER_ONLY.items():
+            if given(param):
+                hint = {"m": " (generalization's width is --dm)",
+                        "n": " (generalization's sample count is --N)"}.get(param, "")
+                raise InputError(flag, f"is for the Transformer statements, not generalization"
+                                       f"{hint}")
+    if GENERALIZATION not in names:
+        for param, flag in _GENERALIZATION_ONLY.items():
+            if given(param):
+                raise InputError(flag, "is for the generalization statement only")
+
+
 def validate(
+    ctx: typer.Context,
     statements: Annotated[list[str], typer.Argument(help="what to validate", metavar="STATEMENT")],
     m: Annotated[str, _s("--m", "16", "width m (even)", "EVEN")] = "16",
     n: Annotated[str, _s("--n", "64", "training samples (lemma5, theorem1, prop1)", "INT")] = "64",
@@ -49,11 +107,13 @@ def validate(
                            "R[,R,R]")] = "2",
     nu: Annotated[str, _s("--nu", "1", "transport budgets nu or nu_c,nu_u,nu_w",
                           "V[,V,V]")] = "1",
-    delta: Annotated[str, _s("--delta", "0.05", "failure probability per event", "P")] = "0.05",
+    delta: Annotated[str, _s("--delta", "0.05", "failure probability per event (generalization: "
+                             "the delta of Lemma 4 / Theorem 5)", "P")] = "0.05",
     activation: Annotated[str, _s("--activation", "tanh", "tanh or erf", "NAME")] = "tanh",
-    steps: Annotated[str, _s("--steps", "300", "ProjGD/ProjSGD steps K", "K")] = "300",
-    seeds: Annotated[str, _s("--seeds", "1", "searches and training runs use seeds 0..S-1",
-                             "S")] = "1",
+    steps: Annotated[str, _s("--steps", "300", "ProjGD/ProjSGD steps K (generalization: GD "
+                             "steps)", "K")] = "300",
+    seeds: Annotated[str, _s("--seeds", "1", "searches and training runs use seeds 0..S-1 "
+                             "(generalization: one cell per init seed)", "S")] = "1",
     rate_seeds: Annotated[str, _s("--rate-seeds", "200",
                                   "inits for the probability checks (event, lemma5)",
                                   "S")] = "200",
@@ -62,6 +122,23 @@ def validate(
                                      "Monte Carlo width of the teacher", "INT")] = "8192",
     effort: Annotated[str, _s("--effort", "quick", "search effort: quick, standard, thorough",
                               "LEVEL")] = "quick",
+    dm: Annotated[str, _s("--dm", "32", "generalization: model dimension d_m", "INT")] = "32",
+    N: Annotated[str, _s("--N", "64", "generalization: training samples N", "INT")] = "64",
+    n_test: Annotated[str, _s("--n-test", "128", "generalization: held-out samples (estimate "
+                              "of the true loss)", "INT")] = "128",
+    lr: Annotated[str, _s("--lr", "0.001", "generalization: GD step size on Phi (a sum over "
+                          "the N samples)", "STEP")] = "0.001",
+    data: Annotated[str | None, typer.Option(
+        "--data", metavar="PATH", help="generalization: MNIST IDX folder or .npz (digits 0 vs 1), "
+        "or an .npz with tokens X (M, d_s, d), y (M,) [, X_test, y_test]; default: the generated "
+        "set of reproduce table1 --preset quick")] = None,
+    radii: Annotated[str, _s("--radii", "travelled", "generalization: R_Q,R_K,R_V,R_O (or one "
+                             "value) for the bounds; travelled = max_t distance from init",
+                             "R[,R,R,R]")] = "travelled",
+    hidden_constants: Annotated[str | None, typer.Option(
+        "--hidden-constants", metavar="NAME=V,...",
+        help="generalization: the calculator's hidden constants (C_D, C_cov, C_conf, C_O, "
+        "C_width, C_prob, c_hat; default 1)")] = None,
     device: Annotated[str, _s("--device", "auto", "auto, cpu or cuda", "DEV")] = "auto",
     dtype: Annotated[str, _s("--dtype", "float64", "float64 or float32", "DTYPE")] = "float64",
     fmt: Annotated[str, typer.Option("--format", "-f", help="table or json",
@@ -75,10 +152,16 @@ def validate(
     if fmt not in ("table", "json"):
         raise InputError("--format", f"must be table or json, got {fmt!r}")
     names = validation.expand_statements(statements)
+    _refuse_unused(ctx, names)
     settings = validation.make_settings(
         m=m, n=n, d=d, T=T, rho=rho, nu=nu, delta=delta, activation=activation, steps=steps,
         seeds=seeds, rate_seeds=rate_seeds, batch_size=batch_size, effort=effort,
         device=device, dtype=dtype, teacher_width=teacher_width)
+    if validation.GENERALIZATION in names:
+        general = validation.make_generalization_settings(
+            dm=dm, N=N, n_test=n_test, steps=steps, lr=lr, seeds=seeds, delta=delta, data=data,
+            radii=radii, hidden_constants=hidden_constants, device=device, dtype=dtype)
+        settings.extra[validation.GENERALIZATION] = general
     folder = Path(out) if out else Path("runs") / time.strftime("validate-%Y%m%dT%H%M%SZ",
                                                                 time.gmtime())
     try:
@@ -90,15 +173,20 @@ def validate(
             raise InputError("--out", str(err)) from None
         raise
     rows = validation.summary_rows(records)
-    violations = [r for r in rows if not r["holds"]]
+    violations = [r for r in rows if validation.is_violation(r)]
+    not_applicable = [r for r in rows if validation.is_not_applicable(r)]
     if fmt == "json":
         import json
 
         from boundcalc.rundir import _jsonable
 
+        shown_settings = settings.as_dict()
+        if validation.GENERALIZATION in shown_settings:
+            shown_settings[validation.GENERALIZATION] = general.as_dict()
         sys.stdout.write(json.dumps(_jsonable({
-            "settings": settings.as_dict(), "run_directory": str(folder), "summary": rows,
-            "violations": len(violations)}), indent=2) + "\n")
+            "settings": shown_settings, "run_directory": str(folder), "summary": rows,
+            "violations": len(violations), "not_applicable": len(not_applicable)}),
+            indent=2) + "\n")
     else:
         import pandas as pd
 
@@ -107,12 +195,23 @@ def validate(
         shown = ["statement", "name", "method", "count", "measured", "bound", "ratio", "holds"]
         if any("a_posteriori_bound" in r for r in rows):
             shown.append("a_posteriori_bound")
-        frame = pd.DataFrame(rows).reindex(columns=shown)
+        conditions = [c for c in _CONDITION_COLUMNS if any(c in r for r in rows)]
+        if conditions:
+            shown[1:1] = ["seed"]
+            shown.remove("count")
+            shown += ["conditions_hold", *conditions]
+        frame = pd.DataFrame(rows).reindex(columns=shown).rename(columns=_CONDITION_COLUMNS)
         sys.stdout.write(render_frame(frame, "table", max_rows=None,
                                       title=f"measured vs bound on {settings.device}"))
         verdict = ("no violation" if not violations else
-                   f"{len(violations)} VIOLATION(S): a measurement exceeds its bound")
+                   f"{len(violations)} VIOLATION(S): a measurement exceeds its bound"
+                   + (" with every condition holding" if conditions else ""))
+        if not_applicable:
+            verdict += (f" ({len(not_applicable)} measurement(s) above a bound whose conditions "
+                        f"fail: not applicable)")
         sys.stdout.write(f"{verdict} · run directory {folder}\n")
+    for row in violations:
+        sys.stderr.write(validation.violation_warning(row) + "\n")
     if violations:
         raise typer.Exit(1)
 

@@ -13,6 +13,20 @@ theorem1    a ProjGD run on a realizable teacher–student problem against min/a
 prop1       ProjSGD runs against the same bounds (in expectation)
 ==========  ====================================================================================
 
+and, for paper 003 (not part of ``all``, which is the Transformer paper's statements):
+
+==============  ================================================================================
+generalization  GD on Φ of paper 003's encoder: max_t empirical loss against Lemma 4 and max_t
+                held-out loss against Theorem 5 (derived and printed forms), with the conditions
+                of Lemma 4 measured at θ⁰ (``validators.encoder.validation_records``)
+==============  ================================================================================
+
+**Exit status.** A record whose measurement exceeds its bound has ``holds = False``. It is a
+*violation* (``validate`` exits 1 and warns on stderr) unless the record says that the conditions
+its bound is stated under fail (``conditions_hold = False``): then the bound does not apply and the
+row is reported but *not applicable* (:func:`is_violation`). The Transformer statements' records
+carry no conditions, so for them every measurement above its bound is a violation.
+
 Every (statement, seed) cell is written atomically into a run directory
 (:class:`boundcalc.rundir.RunDirectory`) and skipped when the same command is run again with the
 same ``--out``, so an interrupted run loses nothing. torch is imported only when a validation
@@ -21,6 +35,7 @@ actually runs, never by the calculator.
 
 from __future__ import annotations
 
+import functools
 import math
 import time
 from collections.abc import Callable, Iterable
@@ -35,6 +50,9 @@ from boundcalc.rundir import RunDirectory
 STATEMENTS: tuple[str, ...] = (
     "event", "lemma2", "lemma3", "lemma5", "lemma6", "remark3", "theorem1", "prop1",
 )
+
+#: Paper 003's generalization bound; ``validate generalization`` (not included in ``all``).
+GENERALIZATION = "generalization"
 
 #: Search effort of the adversarial validators (starts, ascent steps); ``--effort`` picks one.
 EFFORT: dict[str, dict[str, int]] = {
@@ -83,6 +101,107 @@ class ValidationSettings:
         out = {k: getattr(self, k) for k in self.__dataclass_fields__ if k != "extra"}
         out.update(self.extra)
         return out
+
+
+@dataclass(frozen=True)
+class GeneralizationSettings:
+    """Parameters of ``validate generalization`` (stored under ``generalization`` in
+    ``config.json``).
+
+    Attributes:
+        d_m: model dimension. N: training samples. n_test: held-out samples.
+        steps: GD steps on Φ. lr: GD step size γ. seeds: init seeds 0, …, seeds − 1.
+        delta: δ of Lemma 4 / Theorem 5.
+        data: ``None`` (generated two-class images) or a path
+            (:func:`boundcalc.validators.encoder.load_generalization_data`).
+        radii: (R_Q, R_K, R_V, R_O), or ``None`` = the radii actually travelled.
+        hidden_constants: the calculator's ``--hidden-constants`` string (``None`` = all 1).
+        device, dtype: as :class:`ValidationSettings`.
+    """
+
+    d_m: int
+    N: int
+    n_test: int
+    steps: int
+    lr: float
+    seeds: int
+    delta: float
+    data: str | None
+    radii: tuple[float, float, float, float] | None
+    hidden_constants: str | None
+    device: str
+    dtype: str
+
+    def as_dict(self) -> dict[str, Any]:
+        return {k: getattr(self, k) for k in self.__dataclass_fields__}
+
+
+def make_generalization_settings(*, dm: str, N: str, n_test: str, steps: str, lr: str,
+                                 seeds: str, delta: str, data: str | None, radii: str,
+                                 hidden_constants: str | None, device: str, dtype: str
+                                 ) -> GeneralizationSettings:
+    """Parse and check the ``validate generalization`` flags; errors name the flag. The data are
+    loaded once here, so an unusable ``--data`` (or an ``--N`` it cannot supply) fails before any
+    run directory is written."""
+    from boundcalc.generalization import parse_hidden_constants, parse_radii
+    from boundcalc.params import parse_integer
+
+    def integer(flag: str, text: str, minimum: int) -> int:
+        value = parse_integer(flag, text)
+        if value < minimum:
+            raise InputError(flag, f"must be an integer >= {minimum}, got {text!r}")
+        return value
+
+    delta_value = parse_number("--delta", delta)
+    if not 0 < delta_value < 1:
+        raise InputError("--delta", f"must lie in (0, 1), got {delta!r}")
+    lr_value = parse_number("--lr", lr)
+    if not lr_value > 0:
+        raise InputError("--lr", f"must be > 0, got {lr!r}")
+    if dtype not in ("float32", "float64"):
+        raise InputError("--dtype", f"must be float32 or float64, got {dtype!r}")
+    radii_value = None if radii.strip().lower() == "travelled" else parse_radii(radii)
+    if hidden_constants is not None:
+        parse_hidden_constants(hidden_constants)
+    if data is not None and not Path(data).exists():
+        raise InputError("--data", f"{data!r} does not exist")
+    settings = GeneralizationSettings(
+        d_m=integer("--dm", dm, 1), N=integer("--N", N, 2), n_test=integer("--n-test", n_test, 1),
+        steps=integer("--steps", steps, 1), lr=lr_value, seeds=integer("--seeds", seeds, 1),
+        delta=delta_value, data=None if data is None else str(Path(data).resolve()),
+        radii=radii_value, hidden_constants=hidden_constants, device=resolve_device(device),
+        dtype=dtype)
+    try:
+        _generalization_data(settings.N, settings.n_test, settings.data)
+    except ValueError as err:
+        flag = "--data" if data is not None else "--N"
+        raise InputError(flag, str(err).replace("`", "")) from None
+    return settings
+
+
+@functools.lru_cache(maxsize=2)
+def _generalization_data(N: int, n_test: int, data: str | None) -> dict[str, Any]:
+    from boundcalc.validators.encoder import load_generalization_data
+
+    return load_generalization_data(N, n_test, data)
+
+
+def _generalization_cell(g: GeneralizationSettings, seed: int) -> list[dict]:
+    """One ``generalization`` cell (one init seed); one torch thread on the CPU."""
+    import torch
+
+    from boundcalc.validators.encoder import validate_cell
+
+    previous = torch.get_num_threads()
+    if g.device == "cpu":
+        torch.set_num_threads(1)
+    try:
+        return validate_cell(_generalization_data(g.N, g.n_test, g.data), d_m=g.d_m, seed=seed,
+                             steps=g.steps, lr=g.lr, delta=g.delta, radii=g.radii,
+                             hidden_constants=g.hidden_constants,
+                             dtype=getattr(torch, g.dtype), device=g.device)
+    finally:
+        torch.set_num_threads(previous)
 
 
 def resolve_device(device: str) -> str:
@@ -160,6 +279,12 @@ def _cell_runner(statement: str, s: ValidationSettings, seed: int) -> Callable[[
     from boundcalc.validators import check_training as training
 
     rho = ",".join(str(r) for r in s.rho)
+    if statement == GENERALIZATION:
+        g = s.extra.get(GENERALIZATION)
+        if not isinstance(g, GeneralizationSettings):
+            raise InputError("STATEMENT", "generalization needs its settings "
+                             "(make_generalization_settings)")
+        return lambda: _generalization_cell(g, seed)
     if statement == "event":
         return lambda: lemmas.validate_event(s.m, s.d, delta=s.delta, seeds=s.rate_seeds,
                                              seed=seed * s.rate_seeds, device=s.device,
@@ -191,18 +316,18 @@ def _cell_runner(statement: str, s: ValidationSettings, seed: int) -> Callable[[
 
 
 def expand_statements(names: Iterable[str]) -> list[str]:
-    """``all`` → every statement; otherwise check each name."""
+    """``all`` → every Transformer statement (not ``generalization``); otherwise check each."""
     out: list[str] = []
     for name in names:
         key = name.strip().lower()
         if key == "all":
             out.extend(s for s in STATEMENTS if s not in out)
-        elif key in STATEMENTS:
+        elif key in (*STATEMENTS, GENERALIZATION):
             if key not in out:
                 out.append(key)
         else:
-            raise InputError("STATEMENT", f"must be one of {', '.join(STATEMENTS)} or all, "
-                             f"got {name!r}")
+            raise InputError("STATEMENT", f"must be one of {', '.join(STATEMENTS)}, all or "
+                             f"{GENERALIZATION}, got {name!r}")
     return out
 
 
@@ -216,8 +341,13 @@ def run_validation(statements: list[str], settings: ValidationSettings, out: str
     import torch
 
     torch.set_num_threads(max(1, torch.get_num_threads()))
-    run = RunDirectory(out, config={"statements": statements, **settings.as_dict()},
-                       device=settings.device)
+    if GENERALIZATION in statements and GENERALIZATION not in settings.extra:
+        raise InputError("STATEMENT", "generalization needs its settings in "
+                         "settings.extra['generalization'] (make_generalization_settings)")
+    config = {"statements": statements, **settings.as_dict()}
+    if GENERALIZATION in config:
+        config[GENERALIZATION] = settings.extra[GENERALIZATION].as_dict()
+    run = RunDirectory(out, config=config, device=settings.device)
     records: list[dict] = []
     for statement in statements:
         seeds = range(1) if statement in ("event", "lemma5") else range(settings.seeds)
@@ -235,8 +365,14 @@ def run_validation(statements: list[str], settings: ValidationSettings, out: str
                 run.save_cell(key, cell)
                 if progress:
                     worst = max((r.get("ratio", 0.0) for r in cell), default=0.0)
-                    progress(f"{key}: {len(cell)} measurements in {seconds:.1f} s, "
-                             f"max measured/bound {worst:.3g}")
+                    line = (f"{key}: {len(cell)} measurements in {seconds:.1f} s, "
+                            f"max measured/bound {worst:.3g}")
+                    if any("conditions_hold" in r for r in cell):
+                        failing = sorted({f for r in cell for f in r["failing"].split(",")
+                                          if f != "none"})
+                        line += (", every condition holds" if not failing else
+                                 f", failing conditions: {', '.join(failing)}")
+                    progress(line)
             records.extend(cell)
     run.write_results(records)
     return records
@@ -253,21 +389,60 @@ def _tag(record: dict, statement: str, seed: int, seconds: float) -> dict:
 
 
 def summary_rows(records: list[dict]) -> list[dict]:
-    """One row per (statement, name, method): worst measurement, its bound and ratio, holds."""
-    groups: dict[tuple[str, str, str], list[dict]] = {}
+    """One row per (statement, name, method): worst measurement, its bound and ratio, holds.
+
+    Records that carry conditions (``generalization``) keep one row per seed (cell), with
+    ``seed``, ``conditions_hold``, ``failing`` and the ``cond_<name>`` columns.
+    """
+    groups: dict[tuple[Any, ...], list[dict]] = {}
     for rec in records:
-        key = (rec.get("statement", ""), rec["name"], str(rec.get("method", "")))
+        key: tuple[Any, ...] = (rec.get("statement", ""), rec["name"],
+                                str(rec.get("method", "")))
+        if "conditions_hold" in rec:
+            key += (rec.get("seed"),)
         groups.setdefault(key, []).append(rec)
     rows = []
-    for (statement, name, method), recs in groups.items():
+    for key, recs in groups.items():
+        statement, name, method = key[:3]
         worst = max(recs, key=lambda r: _finite(r.get("ratio")))
         row = {"statement": statement, "name": name, "method": method, "count": len(recs),
                "measured": worst["measured"], "bound": worst["bound"], "ratio": worst["ratio"],
                "holds": all(bool(r["holds"]) for r in recs)}
         if "a_posteriori_bound" in worst:
             row["a_posteriori_bound"] = worst["a_posteriori_bound"]
+        if len(key) == 4:
+            row = {"statement": statement, "seed": key[3], **{k: v for k, v in row.items()
+                                                            if k != "statement"}}
+            row["conditions_hold"] = all(bool(r["conditions_hold"]) for r in recs)
+            row["failing"] = worst.get("failing", "")
+            row.update({k: v for k, v in worst.items() if k.startswith("cond_")})
         rows.append(row)
     return rows
+
+
+def is_violation(row: dict) -> bool:
+    """The exit-status rule: a measurement above its bound (``holds`` false) is a violation,
+    unless the row says the bound's conditions fail (``conditions_hold`` false: not applicable).
+    Rows without ``conditions_hold`` (the Transformer statements) count whenever ``holds`` is
+    false."""
+    return not bool(row["holds"]) and bool(row.get("conditions_hold", True))
+
+
+def is_not_applicable(row: dict) -> bool:
+    """A measurement above a bound whose conditions fail: reported, not a violation."""
+    return not bool(row["holds"]) and not bool(row.get("conditions_hold", True))
+
+
+def violation_warning(row: dict) -> str:
+    """The one-line stderr warning for a violation (no trailing newline)."""
+    where = row.get("statement", "")
+    if row.get("seed") is not None:
+        where += f" seed {row['seed']}"
+    method = f" ({row['method']})" if row.get("method") else ""
+    tail = (" with every condition of the statement holding: a finding against it"
+            if "conditions_hold" in row else "")
+    return (f"warning: VIOLATION {where} {row['name']}{method}: measured {row['measured']:.6g} "
+            f"> bound {row['bound']:.6g}{tail}")
 
 
 def _finite(value: Any) -> float:
@@ -278,5 +453,7 @@ def _finite(value: Any) -> float:
     return number if math.isfinite(number) else math.inf
 
 
-__all__ = ["EFFORT", "STATEMENTS", "ValidationSettings", "expand_statements", "make_settings",
-           "resolve_device", "run_validation", "summary_rows"]
+__all__ = ["EFFORT", "GENERALIZATION", "STATEMENTS", "GeneralizationSettings",
+           "ValidationSettings", "expand_statements", "is_not_applicable", "is_violation",
+           "make_generalization_settings", "make_settings", "resolve_device", "run_validation",
+           "summary_rows", "violation_warning"]

@@ -19,6 +19,9 @@ empirical loss L_S(f_{θ^t}) and a held-out loss. :func:`check_run` turns them i
 :func:`boundcalc.generalization.evaluate_generalization` (radii = distances actually travelled)
 and reports which conditions of Lemma 4 hold and whether the measured losses stay under the
 bounds; a violation with all conditions holding is flagged as a finding.
+:func:`load_generalization_data`, :func:`validation_records` and :func:`validate_cell` serve
+``boundcalc validate generalization`` (:mod:`boundcalc.validation`): one measured-vs-bound record
+per (check, form) with the conditions of that check as columns.
 
 Conventions (choices, see docs/generalization.md):
 
@@ -259,6 +262,11 @@ def train_gd(params0: EncoderParams, X: Tensor, y: Tensor, *, steps: int, lr: fl
 #: Radius used in place of a block distance of exactly 0 (M divides by each radius).
 MIN_RADIUS = 1e-12
 
+#: α used by the calculator when the measured σ_min(F_pre⁰) is exactly 0 (the calculator needs
+#: α > 0; a rank-deficient F_pre⁰, e.g. a ReLU unit dead on every sample, gives 0). The
+#: α-conditions then fail and the Lemma 4 bound is ~0, as at α = 0 itself.
+MIN_ALPHA = 1e-300
+
 
 def check_run(X: Tensor, y: Tensor, *, d_m: int, seed: int, steps: int, lr: float,
               delta: float = 0.05, objective: str = "phi", eval_loss: str = "absolute",
@@ -270,9 +278,10 @@ def check_run(X: Tensor, y: Tensor, *, d_m: int, seed: int, steps: int, lr: floa
               device: torch.device | str = "cpu") -> dict[str, Any]:
     """Train one cell and confront it with Lemma 4 and Theorem 5 (derived and printed forms).
 
-    The calculator is evaluated at the measured θ⁰ (norms, α, Φ(θ⁰)), the measured R_X (unless
-    given) and the radii: ``radii`` if given (any radii that contain the trajectory are valid, and
-    larger radii shrink M, which carries 1/R_•), else those actually travelled (max over t; a zero
+    The calculator is evaluated at the measured θ⁰ (norms, α, Φ(θ⁰); an α of exactly 0 becomes
+    :data:`MIN_ALPHA`, reported as ``alpha_used``), the measured R_X (unless given) and the radii:
+    ``radii`` if given (any radii that contain the trajectory are valid, and larger radii shrink
+    M, which carries 1/R_•), else those actually travelled (max over t; a zero
     distance becomes :data:`MIN_RADIUS`). ``radii_contain_trajectory`` says whether the given
     radii contain the run (if not, the bounds do not apply and a finding is reported). Both
     bounds hold "for every t", so they are compared with the largest measured loss of the run.
@@ -307,8 +316,9 @@ def check_run(X: Tensor, y: Tensor, *, d_m: int, seed: int, steps: int, lr: floa
                          f"got {radii!r}")
     contained = all(t <= r * (1 + 1e-12) for t, r in zip(travelled, radii, strict=True))
     rx = init["R_X"] if R_X is None else float(R_X)
+    alpha_used = init["alpha"] if init["alpha"] > 0 else MIN_ALPHA
     common = {"N": init["N"], "d_m": d_m, "d_s": init["d_s"], "R_X": rx, "radii": radii,
-              "delta": delta, "alpha": init["alpha"], "Phi0": init["Phi0"],
+              "delta": delta, "alpha": alpha_used, "Phi0": init["Phi0"],
               "init_norms": init["norms"], "hidden_constants": hidden_constants}
     derived = evaluate_generalization(**common)
     if math.sqrt(sum(r * r for r in radii)) > delta:
@@ -339,7 +349,7 @@ def check_run(X: Tensor, y: Tensor, *, d_m: int, seed: int, steps: int, lr: floa
         "cell": {"N": init["N"], "d_m": d_m, "d_s": init["d_s"], "d": init["d"], "seed": seed,
                  "steps": steps, "lr": float(lr), "objective": objective,
                  "eval_loss": eval_loss, "delta": delta},
-        "init": {**init["norms"], "alpha": init["alpha"],
+        "init": {**init["norms"], "alpha": init["alpha"], "alpha_used": alpha_used,
                  "alpha_full_row_rank": init["alpha_full_row_rank"], "Phi0": init["Phi0"],
                  "R_X_measured": init["R_X"], "R_X_used": rx},
         "radii": dict(zip(("R_Q", "R_K", "R_V", "R_O"), radii, strict=True)),
@@ -370,3 +380,186 @@ def check_run(X: Tensor, y: Tensor, *, d_m: int, seed: int, steps: int, lr: floa
         "findings": findings,
         "bounds": {"derived": derived, "as_printed": printed},
     }
+
+
+# ---------------------------------------------------------------------------------------------
+# ``boundcalc validate generalization``: data and one (seed) cell as measured-vs-bound records
+# ---------------------------------------------------------------------------------------------
+
+#: Held-out samples of the default data set (the test split of ``reproduce table1 --preset quick``).
+DEFAULT_N_TEST = 128
+
+
+def load_generalization_data(N: int, n_test: int = DEFAULT_N_TEST, data: str | None = None
+                             ) -> dict[str, Any]:
+    """Training and held-out tokens for ``validate generalization``.
+
+    * ``data=None``: the generated two-class image set of ``reproduce table1 --preset quick``
+      (:func:`validators.mnist.synthetic_digits`, seed 1; the first ``n_test`` images held out,
+      the N training images the first N of a seed-0 permutation of the rest; 8 × 8-patch tokens,
+      pixels in [0, 1], so R_X = 8 a priori). With N ≤ 128 and n_test = 128 these are exactly that
+      preset's images.
+    * ``data`` an ``.npz`` with ``X`` (M, d_s, d) and ``y`` (M,) (the calculator's ``--data``
+      layout), optionally ``X_test``, ``y_test``: tokens as given; without a test split the first N
+      of a seed-0 permutation train and the next ``n_test`` are held out. R_X is measured,
+      max_n ‖X_n‖_F/√d_s over training and held-out samples.
+    * otherwise MNIST (IDX folder or .npz with ``x_train`` …, :func:`validators.mnist.load_mnist`):
+      digits 0 vs 1 as in Table 1, the first ``n_test`` test images held out, R_X = 8 a priori.
+
+    Returns ``{"X", "y", "X_test", "y_test"}`` (float64 numpy arrays, labels as given, 0/1 for
+    images), ``R_X`` and ``source`` (one line). Raises a one-line ``ValueError`` on unusable data.
+    """
+    import numpy as np
+
+    from .mnist import r_x_bound
+
+    if N < 2 or n_test < 1:
+        raise ValueError(f"need N >= 2 and n_test >= 1, got N={N}, n_test={n_test}")
+    if data is not None and str(data).endswith(".npz"):
+        try:
+            with np.load(str(data), allow_pickle=False) as archive:
+                arrays = {k: np.asarray(archive[k], dtype=np.float64) for k in archive.files
+                          if k in ("X", "y", "X_test", "y_test")}
+        except (OSError, ValueError) as exc:
+            raise ValueError(f"{data}: cannot read as .npz ({exc})") from None
+        if "X" in arrays and "y" in arrays:
+            return _token_data(arrays, N, n_test, str(data))
+    from .table1 import load_data, make_config
+
+    n_generated = max(257, N + n_test + 1)
+    cfg = make_config("quick", data=data, Ns=(N,), n_test=n_test, n_generated=n_generated)
+    arrays = load_data(cfg)
+    source = (f"{data}: MNIST digits 0 vs 1" if data is not None else
+              "generated rings vs bars (reproduce table1 --preset quick's set)")
+    return {"X": arrays["X_pool"][:N], "y": arrays["y_pool"][:N], "X_test": arrays["X_test"],
+            "y_test": arrays["y_test"], "R_X": r_x_bound(cfg.patch, cfg.scale),
+            "source": f"{source}, 8x8-patch tokens, R_X = 8 a priori"}
+
+
+def _token_data(arrays: dict[str, Any], N: int, n_test: int, path: str) -> dict[str, Any]:
+    import numpy as np
+
+    X, y = arrays["X"], arrays["y"]
+    if X.ndim != 3 or y.shape != (X.shape[0],):
+        raise ValueError(f"{path}: needs X of shape (M, d_s, d) and y of shape (M,), got X "
+                         f"{X.shape}, y {y.shape}")
+    if "X_test" in arrays and "y_test" in arrays:
+        X_te, y_te = arrays["X_test"][:n_test], arrays["y_test"][:n_test]
+        if X.shape[0] < N:
+            raise ValueError(f"{path}: {X.shape[0]} training samples, N is {N}")
+        X_tr, y_tr = X[:N], y[:N]
+        if X_te.ndim != 3 or X_te.shape[1:] != X.shape[1:] or y_te.shape != (X_te.shape[0],):
+            raise ValueError(f"{path}: X_test / y_test do not match X's (d_s, d) = {X.shape[1:]}")
+    else:
+        if X.shape[0] < N + 1:
+            raise ValueError(f"{path}: {X.shape[0]} samples, need N + 1 = {N + 1} or more "
+                             f"(N to train, the rest held out) or X_test / y_test")
+        order = np.random.default_rng(0).permutation(X.shape[0])
+        X_tr, y_tr = X[order[:N]], y[order[:N]]
+        X_te, y_te = X[order[N:N + n_test]], y[order[N:N + n_test]]
+    if X_te.shape[0] < 1:
+        raise ValueError(f"{path}: no held-out samples")
+    if not all(np.isfinite(a).all() for a in (X_tr, y_tr, X_te, y_te)):
+        raise ValueError(f"{path}: contains non-finite values")
+    both = torch.from_numpy(np.concatenate([X_tr, X_te]))
+    return {"X": X_tr, "y": y_tr, "X_test": X_te, "y_test": y_te, "R_X": input_scale(both),
+            "source": f"{path}: tokens as given, R_X measured on train and held-out samples"}
+
+
+#: ``validate generalization`` checks: (record name, claim, where the bound sits in the
+#: calculator's output, the measured key of :func:`check_run`'s report).
+_CHECKS = (
+    ("lemma4.empirical_loss", "max_t L_S(f_θt) ≤ Lemma 4 bound (ℓ = |f − y|, GD on Φ)",
+     ("terms", "empirical_loss"), ("empirical", "max_train_loss")),
+    ("theorem5.heldout_loss", "max_t held-out loss (estimate of L_D) ≤ Theorem 5 bound",
+     ("bound", "true_loss"), ("true", "max_test_loss")),
+)
+
+#: The calculator's conditions that are hypotheses of Lemma 4 (its own probability replaces
+#: ``probability_positive``; ``dudley_minimiser_le_A`` concerns Theorem 5's Rademacher term only).
+_LEMMA4_CONDITIONS = ("width", "alpha_square", "alpha_cube")
+
+
+def _check_conditions(name: str, bounds: Mapping[str, Any], contained: bool, applies: bool
+                      ) -> tuple[dict[str, bool], float]:
+    """The conditions of one check (name → holds) and the probability its statement claims."""
+    conds = {c["name"]: bool(c["holds"]) for c in bounds["conditions"]}
+    if name.startswith("lemma4"):
+        probability = float(bounds["quantities"]["lemma4_probability"])
+        conds = {k: conds[k] for k in _LEMMA4_CONDITIONS}
+        conds["probability_positive"] = probability > 0
+    else:
+        probability = float(bounds["probability"])
+    conds["radii_contain_trajectory"] = bool(contained)
+    if not applies:
+        conds["lemma4_applies"] = False
+    return conds, probability
+
+
+def validation_records(report: Mapping[str, Any]) -> list[dict[str, Any]]:
+    """Turn one :func:`check_run` report into ``validate``'s measured-vs-bound records.
+
+    One record per (check, form): Lemma 4 (max_t empirical loss) and Theorem 5 (max_t held-out
+    loss), each against the derived bound and, when defined, the printed one. Each record carries
+    ``holds`` (measured ≤ bound), one ``cond_<name>`` per hypothesis of that check and form, and
+    ``conditions_hold`` (all of them) and ``failing`` (their names, or ``none``). The hypotheses:
+    ``width``, ``alpha_square``, ``alpha_cube`` (Wu et al.'s Theorem 1, as the calculator states
+    them), ``probability_positive`` (the probability the check's statement claims, Lemma 4's
+    1 − 8e^{−d_m/2} − δ − … or Theorem 5's 1 − 8e^{−d_m/2} − 2δ − …, is > 0),
+    ``radii_contain_trajectory`` (the GD iterates stay within the radii, L161), for the printed
+    Theorem 5 ``dudley_minimiser_le_A``, and ``lemma4_applies`` (only when false: the run is not
+    GD on Φ with ℓ(y, y) = 0). ``ratio`` = measured/bound, ``inf`` when the bound is ≤ 0.
+    """
+    cell = report["cell"]
+    init = report["init"]
+    common = {
+        "d_m": cell["d_m"], "N": cell["N"], "d_s": cell["d_s"], "d": cell["d"],
+        "steps": cell["steps"], "lr": cell["lr"], "alpha": init["alpha"],
+        "alpha_full_row_rank": init["alpha_full_row_rank"], "Phi0": init["Phi0"],
+        "R_X": init["R_X_used"],
+        **{f"travelled_{k}": v for k, v in report["radii_travelled"].items()},
+        "phi_non_increasing": report["empirical"]["phi_non_increasing"],
+        "sqrt_2_phi0_over_N": report["empirical"]["sqrt_2_phi0_over_N"],
+        "final_train_loss": report["empirical"]["final_train_loss"],
+        "final_heldout_loss": report["true"]["final_test_loss"],
+    }
+    applies = bool(report["empirical"]["lemma4_applies"])
+    records = []
+    for form, key in (("derived", "derived"), ("as printed", "as_printed")):
+        bounds = report["bounds"][key]
+        if bounds is None:  # printed deviation term undefined (R <= delta)
+            continue
+        for name, claim, (b1, b2), (m1, m2) in _CHECKS:
+            conds, probability = _check_conditions(name, bounds,
+                                                   report["radii_contain_trajectory"], applies)
+            failing = [k for k, ok in conds.items() if not ok]
+            measured = float(report[m1][m2])
+            bound = float(bounds[b1][b2])
+            ratio = measured / bound if bound > 0 else math.inf
+            records.append({
+                "name": name, "method": form, "measured": measured, "bound": bound,
+                "ratio": ratio, "holds": bool(measured <= bound),
+                "conditions_hold": not failing,
+                **{f"cond_{k}": v for k, v in conds.items()},
+                "failing": ",".join(failing) or "none", "probability": probability,
+                "statement": claim, **common,
+            })
+    return records
+
+
+def validate_cell(data: Mapping[str, Any], *, d_m: int, seed: int, steps: int, lr: float,
+                  delta: float = 0.05, radii: tuple[float, float, float, float] | None = None,
+                  hidden_constants: str | Mapping[str, object] | None = None,
+                  dtype: torch.dtype = torch.float64, device: torch.device | str = "cpu"
+                  ) -> list[dict[str, Any]]:
+    """One ``validate generalization`` cell: LeCun init with ``seed``, GD on Φ (ℓ = |f − y|),
+    :func:`check_run` at ``data``'s R_X, then :func:`validation_records`."""
+    def tensor(name: str) -> Tensor:
+        return torch.as_tensor(data[name], dtype=torch.float64)
+
+    report = check_run(tensor("X"), tensor("y"), d_m=d_m, seed=seed, steps=steps, lr=lr,
+                       delta=delta, objective="phi", eval_loss="absolute",
+                       X_test=tensor("X_test"), y_test=tensor("y_test"), R_X=data["R_X"],
+                       radii=radii, hidden_constants=hidden_constants, dtype=dtype,
+                       device=device)
+    return validation_records(report)
