@@ -288,11 +288,11 @@ def check_run(X: Tensor, y: Tensor, *, d_m: int, seed: int, steps: int, lr: floa
 
     Returns:
         JSON-ready dict: ``cell``, ``init``, ``radii``, ``conditions`` (derived form),
-        ``all_conditions_hold``, ``empirical`` (max_t L_S vs the Lemma 4 bounds), ``true``
-        (max_t held-out loss vs the Theorem 5 bounds), ``findings`` (list of strings; a measured
-        loss above a bound whose conditions all hold is reported there), ``bounds`` (the two
-        calculator outputs; ``as_printed`` is None when R = √(ΣR_•²) ≤ δ, where the printed
-        deviation term √(log(R/δ)/N) is undefined).
+        ``all_conditions_hold``, ``empirical`` (max over t ≥ 1 of L_S vs the Lemma 4 bounds),
+        ``true`` (max over t ≥ 1 of the held-out loss vs the Theorem 5 bounds), ``findings``
+        (list of strings; a measured loss above a bound whose conditions all hold is reported
+        there), ``bounds`` (the two calculator outputs; ``as_printed`` is None when
+        R = √(ΣR_•²) ≤ δ, where the printed deviation term √(log(R/δ)/N) is undefined).
     """
     from boundcalc.generalization import evaluate_generalization
 
@@ -326,8 +326,11 @@ def check_run(X: Tensor, y: Tensor, *, d_m: int, seed: int, steps: int, lr: floa
     else:  # the printed deviation term sqrt(log(R/delta)/N) is undefined for R <= delta
         printed = None
     all_hold = all(c["holds"] for c in derived["conditions"])
-    max_train = float(run.train_loss.max())
-    max_test = float(run.test_loss.max()) if X_test is not None else math.nan
+    # Lemma 4 and Theorem 5 speak of every t > 0: the maximum runs over t >= 1 (over t = 0
+    # only when no step was taken)
+    after = slice(1, None) if run.train_loss.numel() > 1 else slice(None)
+    max_train = float(run.train_loss[after].max())
+    max_test = float(run.test_loss[after].max()) if X_test is not None else math.nan
     lemma4 = derived["terms"]["empirical_loss"]
     thm5 = derived["bound"]["true_loss"]
     lemma4_applies = objective == "phi" and eval_loss == "absolute"
