@@ -228,6 +228,10 @@ def reproduce(
     data: Annotated[str | None, typer.Option("--data", help="table1: MNIST IDX folder or .npz "
                                              "(required by --preset paper)",
                                              metavar="PATH")] = None,
+    lin_align: Annotated[str | None, typer.Option(
+        "--lin-align", help="figure1 panel (a): boundary point aligned with each head's "
+        "'feature' gradient (default) or the 'output' gradient of f (the other is recorded too)",
+        metavar="ALIGN")] = None,
 ) -> None:
     """Reproduce an experiment of the paper (Section 6.1: figure1, Section 6.2: figure2; paper
     003's Table 1: table1) into a resumable run directory.
@@ -256,12 +260,19 @@ def reproduce(
         return
     if data is not None:
         raise InputError("--data", f"is for table1 only, not {experiment}")
+    extra = {}
+    if lin_align is not None:
+        if experiment != "figure1":
+            raise InputError("--lin-align", f"is for figure1 only, not {experiment}")
+        if lin_align not in ("feature", "output"):
+            raise InputError("--lin-align", f"must be feature or output, got {lin_align!r}")
+        extra["lin_align"] = lin_align
     if experiment == "figure1":
         from boundcalc.validators.figure1 import run_figure1 as run_experiment
     else:
         from boundcalc.validators.figure2 import run_figure2 as run_experiment
     folder = run_experiment(preset, seeds=seed_count, device=resolve_device(device), out=out,
-                            jobs=jobs)
+                            jobs=jobs, **extra)
     sys.stdout.write(f"figure {experiment[-1]} ({preset}) written to {folder}\n")
 
 

@@ -366,12 +366,21 @@ def slopes(summary: list[dict[str, Any]]) -> list[dict[str, Any]]:
     return rows
 
 
+def _num(value: float, digits: int) -> str:
+    """``value`` to ``digits`` significant digits in LaTeX math: 4.86e+04 → 4.86\\times10^{4}."""
+    text = f"{value:.{digits}g}"
+    if "e" not in text:
+        return text
+    mantissa, exponent = text.split("e")
+    return f"{mantissa}\\times10^{{{int(exponent)}}}"
+
+
 def _fmt(mean: float, ci: float) -> str:
     if not math.isfinite(mean):
         return "--"
     if not math.isfinite(ci):
-        return f"${mean:.3g}$"
-    return f"${mean:.3g} \\pm {ci:.2g}$"
+        return f"${_num(mean, 3)}$"
+    return f"${_num(mean, 3)} \\pm {_num(ci, 2)}$"
 
 
 def latex_table(summary: list[dict[str, Any]], fits: list[dict[str, Any]]) -> str:
@@ -391,7 +400,8 @@ def latex_table(summary: list[dict[str, Any]], fits: list[dict[str, Any]]) -> st
     for r in summary:
         cells = []
         for key in METRICS:
-            cells += [_fmt(r[f"{key}_mean"], r[f"{key}_ci95"]), f"${r[f'{key}_theory']:.3g}$"]
+            cells += [_fmt(r[f"{key}_mean"], r[f"{key}_ci95"]),
+                      f"${_num(r[f'{key}_theory'], 3)}$"]
         lines.append(f"{r['m']} & " + " & ".join(cells) + " \\\\")
     lines.append("\\midrule")
     cells = []

@@ -134,3 +134,34 @@ def test_cli_reproduce_figure1(tmp_path, monkeypatch):
     assert seen["preset"] == "quick" and seen["seeds"] == 3 and seen["device"] == "cpu"
     bad = CliRunner().invoke(app, ["reproduce", "figure9"])
     assert bad.exit_code != 0
+
+
+def test_cli_lin_align_reaches_the_config_and_is_checked(tmp_path, monkeypatch, capsys):
+    """``--lin-align output`` is passed to the run; a bad value or another experiment exits 2
+    with a one-line message naming the flag; the paper preset defaults to ``feature``."""
+    from boundcalc.validators import figure1
+    from typer.testing import CliRunner
+
+    from boundcalc.cli import app
+
+    assert make_config("paper").lin_align == "feature"
+    seen = {}
+
+    def fake(preset, **kwargs):
+        seen.update(kwargs)
+        return tmp_path
+
+    monkeypatch.setattr(figure1, "run_figure1", fake)
+    ok = CliRunner().invoke(app, ["reproduce", "figure1", "--lin-align", "output", "--device",
+                                  "cpu", "--out", str(tmp_path)])
+    assert ok.exit_code == 0, ok.output
+    assert seen["lin_align"] == "output"
+    from boundcalc.cli import main
+
+    for args in (["figure1", "--lin-align", "loss"], ["figure2", "--lin-align", "output"]):
+        capsys.readouterr()
+        assert main(["reproduce", *args]) == 2
+        err = capsys.readouterr().err
+        assert "--lin-align" in err and len(err.strip().splitlines()) == 1
+    with pytest.raises(ValueError, match="lin_align"):
+        make_config("quick", lin_align="loss")
