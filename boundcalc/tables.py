@@ -47,6 +47,7 @@ from pathlib import Path
 from typing import Any
 
 from boundcalc.params import InputError
+from boundcalc.stats import fit_slope, mean_ci95, t_quantile_975
 
 #: Experiment kinds a run directory can hold.
 KINDS: tuple[str, ...] = ("figure1", "figure2", "table1")
@@ -69,77 +70,6 @@ _ARG = "RUN_DIR"
 
 
 # --------------------------------------------------------------------------- statistics
-
-
-def t_quantile_975(df: int) -> float:
-    """0.975 quantile of Student's t with ``df`` degrees of freedom (mpmath, no scipy).
-
-    The same bisection as the experiments use, so the CIs agree to the last bit.
-
-    Example:
-        >>> round(t_quantile_975(1), 4), round(t_quantile_975(9), 4)
-        (12.7062, 2.2622)
-    """
-    import mpmath
-
-    nu = mpmath.mpf(df)
-    lo, hi = mpmath.mpf(0), mpmath.mpf(1)
-    for _ in range(80):  # P(|t| > q) = I_{nu/(nu+q²)}(nu/2, 1/2) = 0.05, bisect on x
-        mid = (lo + hi) / 2
-        if mpmath.betainc(nu / 2, mpmath.mpf(1) / 2, 0, mid, regularized=True) < 0.05:
-            lo = mid
-        else:
-            hi = mid
-    x = (lo + hi) / 2
-    return float(mpmath.sqrt(nu * (1 - x) / x))
-
-
-def mean_ci95(values: Sequence[float | None]) -> tuple[float, float, int]:
-    """(mean, half-width of the 95 % Student-t CI, count) over the finite values; the CI is NaN
-    for a single value, everything NaN for none.
-
-    Example:
-        >>> mean, ci, k = mean_ci95([1.0, 2.0, 3.0, float("nan")])
-        >>> mean, round(ci, 4), k
-        (2.0, 2.4841, 3)
-    """
-    import numpy as np
-
-    arr = np.asarray([v for v in values if v is not None and math.isfinite(v)], dtype=float)
-    k = int(arr.size)
-    if k == 0:
-        return math.nan, math.nan, 0
-    mean = float(arr.mean())
-    if k == 1:
-        return mean, math.nan, 1
-    return mean, t_quantile_975(k - 1) * float(arr.std(ddof=1)) / math.sqrt(k), k
-
-
-def fit_slope(widths: Iterable[float], values: Iterable[float | None]
-              ) -> tuple[float, float, float]:
-    """Least-squares slope of log(value) on log(m), its 95 % CI half-width (NaN for fewer than 3
-    points) and the intercept; non-positive and non-finite values are dropped.
-
-    Example:
-        >>> slope, ci, intercept = fit_slope([8, 16, 32], [2 / 8, 2 / 16, 2 / 32])
-        >>> round(slope, 12), round(ci, 12), round(intercept, 6)
-        (-1.0, 0.0, 0.693147)
-    """
-    import numpy as np
-
-    pts = [(math.log(m), math.log(v)) for m, v in zip(widths, values, strict=True)
-           if v is not None and math.isfinite(v) and v > 0]
-    if len(pts) < 2:
-        return math.nan, math.nan, math.nan
-    x, y = np.array(pts).T
-    A = np.vstack([x, np.ones_like(x)]).T
-    (slope, intercept), *_ = np.linalg.lstsq(A, y, rcond=None)
-    k = len(pts)
-    if k < 3:
-        return float(slope), math.nan, float(intercept)
-    resid = y - (slope * x + intercept)
-    se = math.sqrt(float(resid @ resid) / (k - 2) / float(((x - x.mean()) ** 2).sum()))
-    return float(slope), t_quantile_975(k - 2) * se, float(intercept)
 
 
 # --------------------------------------------------------------------------- reading a run

@@ -45,11 +45,12 @@ import numpy as np
 import torch
 
 from boundcalc.rundir import RunDirectory, atomic_write_text
+from boundcalc.stats import fit_slope, mean_ci95
 
 from .check_lemmas import paper_boundary_point
 from .data import derived_seed, synthetic_inputs
 from .experiment import run_experiment
-from .figure2 import _t_quantile_975, mean_ci95, resolve_device
+from .figure2 import resolve_device
 from .model import forward, get_activation, init_params, last_token_query, linearized_output
 from .teacher import build_teacher, transported_params
 from .train import proj_gd
@@ -334,24 +335,6 @@ def summarize(records: list[dict[str, Any]], cfg: Figure1Config) -> list[dict[st
             row[f"{key}_theory"] = curves[theory]
         rows.append(row)
     return rows
-
-
-def fit_slope(widths: Iterable[float], values: Iterable[float]) -> tuple[float, float, float]:
-    """Least-squares slope of log(value) on log(m) with its 95 % Student-t CI half-width (NaN
-    for fewer than 3 points) and the intercept; non-positive / non-finite values are dropped."""
-    pts = [(math.log(m), math.log(v)) for m, v in zip(widths, values, strict=True)
-           if v is not None and math.isfinite(v) and v > 0]
-    if len(pts) < 2:
-        return math.nan, math.nan, math.nan
-    x, y = np.array(pts).T
-    A = np.vstack([x, np.ones_like(x)]).T
-    (slope, intercept), *_ = np.linalg.lstsq(A, y, rcond=None)
-    k = len(pts)
-    if k < 3:
-        return float(slope), math.nan, float(intercept)
-    resid = y - (slope * x + intercept)
-    se = math.sqrt(float(resid @ resid) / (k - 2) / float(((x - x.mean()) ** 2).sum()))
-    return float(slope), _t_quantile_975(k - 2) * se, float(intercept)
 
 
 def slopes(summary: list[dict[str, Any]]) -> list[dict[str, Any]]:

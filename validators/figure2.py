@@ -47,11 +47,11 @@ from multiprocessing import get_context
 from pathlib import Path
 from typing import Any
 
-import mpmath
 import numpy as np
 import torch
 
 from boundcalc.rundir import RunDirectory, atomic_write_text, dumps
+from boundcalc.stats import mean_ci95
 
 from . import indrnn
 from .ar_task import context_floats_per_sample, data_seed, make_ar_data
@@ -334,33 +334,6 @@ def _worker(run_path: str, cfg_dict: dict[str, Any], unit: tuple[str, int, tuple
     """Process-pool entry: :func:`_train_and_save` with ``threads`` torch threads."""
     torch.set_num_threads(threads)
     return _train_and_save(run_path, _config_from_dict(cfg_dict), unit)
-
-
-def _t_quantile_975(df: int) -> float:
-    """0.975 quantile of Student's t with ``df`` degrees of freedom (mpmath, no scipy)."""
-    nu = mpmath.mpf(df)
-    # P(|t| > q) = I_{nu/(nu+q²)}(nu/2, 1/2) = 0.05; bisect on x = nu/(nu+q²) in (0, 1)
-    lo, hi = mpmath.mpf(0), mpmath.mpf(1)
-    for _ in range(80):
-        mid = (lo + hi) / 2
-        if mpmath.betainc(nu / 2, mpmath.mpf(1) / 2, 0, mid, regularized=True) < 0.05:
-            lo = mid
-        else:
-            hi = mid
-    x = (lo + hi) / 2
-    return float(mpmath.sqrt(nu * (1 - x) / x))
-
-
-def mean_ci95(values: Sequence[float]) -> tuple[float, float, int]:
-    """(mean, half-width of the 95 % Student-t CI, count) over the finite values."""
-    arr = np.asarray([v for v in values if v is not None and math.isfinite(v)], dtype=float)
-    k = int(arr.size)
-    if k == 0:
-        return math.nan, math.nan, 0
-    mean = float(arr.mean())
-    if k == 1:
-        return mean, math.nan, 1
-    return mean, _t_quantile_975(k - 1) * float(arr.std(ddof=1)) / math.sqrt(k), k
 
 
 def summarize(records: list[dict[str, Any]], cfg: Figure2Config) -> list[dict[str, Any]]:
