@@ -269,17 +269,24 @@ def summarize_figure1(run: StoredRun) -> list[dict[str, Any]]:
         >>> summarize_figure1(run)
         []
     """
+    return summarize_figure1_records(run.records, run.params)
+
+
+def summarize_figure1_records(records: Sequence[Mapping[str, Any]],
+                              params: Mapping[str, Any]) -> list[dict[str, Any]]:
+    """:func:`summarize_figure1` of cell records and run parameters (``widths`` and those of
+    :func:`figure1_theory`); what ``reproduce figure1`` writes as ``summary.csv``."""
     rows = []
-    for m in run.params["widths"]:
-        cell = [r for r in run.records if r["m"] == m]
+    for m in params["widths"]:
+        cell = [r for r in records if r["m"] == m]
         if not cell:
             continue
         row: dict[str, Any] = {"m": m, "seeds": len(cell)}
         metrics = _figure1_metrics(cell)
         for key in metrics:
-            mean, ci, _ = mean_ci95([r[key] for r in cell])
+            mean, ci, _ = mean_ci95([_revive(r[key]) for r in cell])
             row[f"{key}_mean"], row[f"{key}_ci95"] = mean, ci
-        curves = figure1_theory(m, run.params)
+        curves = figure1_theory(m, params)
         for key in metrics:
             row[f"{key}_theory"] = curves[FIGURE1_THEORY[key]]
         rows.append(row)
@@ -319,10 +326,19 @@ def summarize_figure2(run: StoredRun) -> list[dict[str, Any]]:
         >>> row["model"], row["max_jacobian_mean"], row["seeds"]
         ('indrnn', 2.0, 2)
     """
+    return summarize_figure2_records(run.records, run.params["lags"])
+
+
+def summarize_figure2_records(records: Sequence[Mapping[str, Any]],
+                              lags: Iterable[int]) -> list[dict[str, Any]]:
+    """:func:`summarize_figure2` of cell records and the run's lags; what ``reproduce figure2``
+    writes as ``summary.csv``."""
     rows = []
+    lags = list(lags)
     for model in FIGURE2_MODELS:
-        for L in run.params["lags"]:
-            cell = [r for r in run.records if r["model"] == model and r["L"] == L]
+        for L in lags:
+            cell = [{k: _revive(v) for k, v in r.items()} for r in records
+                    if r["model"] == model and r["L"] == L]
             if not cell:
                 continue
             jac_mean, jac_ci, _ = mean_ci95([r["max_jacobian"] for r in cell])

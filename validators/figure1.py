@@ -45,7 +45,8 @@ import numpy as np
 import torch
 
 from boundcalc.rundir import RunDirectory, atomic_write_text
-from boundcalc.stats import fit_slope, mean_ci95
+from boundcalc.stats import fit_slope
+from boundcalc.tables import FIGURE1_EXTRA, FIGURE1_METRICS, FIGURE1_THEORY
 
 from .check_lemmas import paper_boundary_point
 from .data import derived_seed, synthetic_inputs
@@ -55,11 +56,10 @@ from .model import forward, get_activation, init_params, last_token_query, linea
 from .teacher import build_teacher, transported_params
 from .train import proj_gd
 
-METRICS = ("lin_error", "app_error", "min_train_loss")
-EXTRA_METRICS = ("lin_error_alt",)   # panel (a) at the other boundary alignment
+METRICS = FIGURE1_METRICS        # the three panels
+EXTRA_METRICS = FIGURE1_EXTRA    # panel (a) at the other boundary alignment
+THEORY = FIGURE1_THEORY          # metric → the calculator's bound drawn beside it
 LIN_ALIGNMENTS = ("feature", "output")
-THEORY = {"lin_error": "eps_lin", "app_error": "eps_app", "min_train_loss": "min_iterate",
-          "lin_error_alt": "eps_lin"}
 PANEL_LABELS = {"lin_error": "(a) linearization error", "app_error": "(b) approximation error",
                 "min_train_loss": "(c) min training loss"}
 
@@ -301,52 +301,27 @@ def collect(run: RunDirectory, cfg: Figure1Config) -> list[dict[str, Any]]:
 
 
 def theory_curves(m: int, cfg: Figure1Config) -> dict[str, float]:
-    """ε_lin, ε_app (n samples) and Theorem 1's min-iterate bound (n_train) at width m."""
-    from boundcalc.api import evaluate
-    from boundcalc.params import validate
+    """ε_lin, ε_app (n samples) and Theorem 1's min-iterate bound (n_train) at width m
+    (:func:`boundcalc.tables.figure1_theory`)."""
+    from boundcalc.tables import figure1_theory
 
-    def text(v: tuple[float, ...]) -> str:
-        return ",".join(repr(float(x)) for x in v)
-
-    out = {}
-    for n, keys in ((cfg.n, ("eps_lin", "eps_app")), (cfg.n_train, ("min_iterate",))):
-        res = evaluate("theorem1", validate(m=m, n=n, d=cfg.d, T=cfg.T, delta=cfg.delta,
-                                            rho=text(cfg.rho), nu=text(cfg.nu), steps=cfg.steps,
-                                            activation=cfg.activation))
-        for key in keys:
-            value = res.bound[key] if key in res.bound else res.constants[key]
-            out[key] = float(value)
-    return out
+    return figure1_theory(m, asdict(cfg))
 
 
 def summarize(records: list[dict[str, Any]], cfg: Figure1Config) -> list[dict[str, Any]]:
-    """One row per width: mean, 95 % CI and count over seeds of each metric, and the theory."""
-    rows = []
-    for m in cfg.widths:
-        cell = [r for r in records if r["m"] == m]
-        if not cell:
-            continue
-        row: dict[str, Any] = {"m": m, "seeds": len(cell)}
-        for key in METRICS + EXTRA_METRICS:
-            mean, ci, _ = mean_ci95([float(r[key]) for r in cell])
-            row[f"{key}_mean"], row[f"{key}_ci95"] = mean, ci
-        curves = theory_curves(m, cfg)
-        for key, theory in THEORY.items():
-            row[f"{key}_theory"] = curves[theory]
-        rows.append(row)
-    return rows
+    """One row per width: mean, 95 % CI and count over seeds of each metric, and the theory
+    (:func:`boundcalc.tables.summarize_figure1_records`, which ``boundcalc table`` uses too)."""
+    from boundcalc.tables import summarize_figure1_records
+
+    return summarize_figure1_records(records, asdict(cfg))
 
 
 def slopes(summary: list[dict[str, Any]]) -> list[dict[str, Any]]:
-    """One row per panel: fitted log–log slope of the means (with CI) and of the theory."""
-    ms = [r["m"] for r in summary]
-    rows = []
-    for key in METRICS + EXTRA_METRICS:
-        slope, ci, intercept = fit_slope(ms, [r[f"{key}_mean"] for r in summary])
-        theory, _, _ = fit_slope(ms, [r[f"{key}_theory"] for r in summary])
-        rows.append({"panel": key, "slope": slope, "slope_ci95": ci, "intercept": intercept,
-                     "theory_slope": theory, "widths": len(ms)})
-    return rows
+    """One row per panel: fitted log–log slope of the means (with CI) and of the theory
+    (:func:`boundcalc.tables.figure1_slopes`)."""
+    from boundcalc.tables import figure1_slopes
+
+    return figure1_slopes(summary)
 
 
 def _num(value: float, digits: int) -> str:

@@ -337,34 +337,11 @@ def _worker(run_path: str, cfg_dict: dict[str, Any], unit: tuple[str, int, tuple
 
 
 def summarize(records: list[dict[str, Any]], cfg: Figure2Config) -> list[dict[str, Any]]:
-    """One row per (model, L): mean and 95 % CI over seeds of the two metrics, and the memory."""
-    rows = []
-    for model in MODELS:
-        for L in cfg.lags:
-            cell = [r for r in records if r["model"] == model and r["L"] == L]
-            if not cell:
-                continue
-            jac_mean, jac_ci, _ = mean_ci95([r["max_jacobian"] for r in cell])
-            val_mean, val_ci, _ = mean_ci95([r["min_val_loss"] for r in cell])
-            grad_mean, grad_ci, _ = mean_ci95([r["max_loss_gradient"] for r in cell])
-            rows.append({
-                "model": model,
-                "L": L,
-                "T": cell[0]["T"],
-                "seeds": len(cell),
-                "diverged": sum(bool(r["diverged"]) for r in cell),
-                "jacobian_block": JACOBIAN_BLOCK[model],
-                "max_jacobian_mean": jac_mean,
-                "max_jacobian_ci95": jac_ci,
-                "max_jacobian_min": min(r["max_jacobian"] for r in cell),
-                "max_jacobian_max": max(r["max_jacobian"] for r in cell),
-                "min_val_loss_mean": val_mean,
-                "min_val_loss_ci95": val_ci,
-                "max_loss_gradient_mean": grad_mean,
-                "max_loss_gradient_ci95": grad_ci,
-                "memory_floats_per_sample": cell[0]["memory_floats_per_sample"],
-            })
-    return rows
+    """One row per (model, L): mean and 95 % CI over seeds of the two metrics, and the memory
+    (:func:`boundcalc.tables.summarize_figure2_records`, which ``boundcalc table`` uses too)."""
+    from boundcalc.tables import summarize_figure2_records
+
+    return summarize_figure2_records(records, cfg.lags)
 
 
 def _fmt(mean: float, ci: float) -> str:
