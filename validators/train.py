@@ -130,8 +130,13 @@ def _fused_range(params: Params, Wq_map: Tensor, Ut: Tensor, inputs: FusedInputs
     one = torch.ones((), dtype=dt, device=dev)
     is_tanh = act.name == "tanh"
     views = None
+    # On the CPU the logits are shifted by the last token's, z_t − z_T = (x_t − x_T)ᵀ W_i q, read
+    # off one product with the precomputed X − x_T: e_T = 1, so S ≥ 1, and no max pass is needed
+    # unless some e_t is large (S > 2⁶⁴, then the chunk is redone with the max). Elsewhere the
+    # max is always subtracted (no per-chunk synchronisation).
+    by_last = dev.type == "cpu"
     chunks = zip(*(t[lo:hi].split(b) for t in (*inputs, y, preds)), strict=True)
-    for Xc, XT1c, qc, yc, f in chunks:
+    for Xc, XT1c, qc, Xsc, yc, f in chunks:
         bb = Xc.shape[0]
         if views is None or bb < b:     # fixed views of the reused buffers
             Wq, z, P, R0, R1, G = Wq[:bb], zp[0, :bb], zp[1, :bb], R[0, :bb], R[1, :bb], G[:bb]
@@ -141,11 +146,15 @@ def _fused_range(params: Params, Wq_map: Tensor, Ut: Tensor, inputs: FusedInputs
                 acc_a_c = acc_a[:bb]
         Wq2, P2, S, eP, ea, eB, G2 = views
         torch.mm(qc, Wq_map, out=Wq2)                      # log₂e · W_i q
-        torch.bmm(Xc, Wq, out=z)                           # log₂e · z
         torch.mm(Xc.view(bb * T, d), Ut, out=P2)           # P = X Uᵀ
-        z.sub_(z.amax(dim=1, keepdim=True)).exp2_()        # e = exp(z − max_t z) = S·s
+        if by_last:
+            torch.bmm(Xsc, Wq, out=z)                      # log₂e · (z − z_T)
+            torch.bmm(XT1c, z.exp2_(), out=R0)             # e = exp(z − z_T); [Xᵀe ; S]
+        if not by_last or not float(S.amax()) <= 2.0**64:   # (NaN too: redo with the max)
+            torch.bmm(Xc, Wq, out=z)                       # log₂e · z
+            z.sub_(z.amax(dim=1, keepdim=True)).exp2_()    # e = exp(z − max_t z) = S·s
+            torch.bmm(XT1c, z, out=R0)                     # [Xᵀe ; S]
         P.mul_(z)                                          # e_t x_tᵀU_i
-        torch.bmm(XT1c, z, out=R0)                         # [Xᵀe ; S]
         torch.bmm(XT1c, P, out=R1)                         # [Xᵀ(e∘P) ; Σ_t e_t P_t]
         pre = eP / S                                       # (bb, m)
         h = act.fn(pre)
@@ -168,13 +177,15 @@ def _fused_range(params: Params, Wq_map: Tensor, Ut: Tensor, inputs: FusedInputs
 class FusedInputs(NamedTuple):
     """The θ-independent inputs of :func:`fused_loss_and_gradient`, built once per data set.
 
-    X (n, T, d) and q (n, d) contiguous, and XT1 = [Xᵀ; 1ᵀ] (n, d+1, T): the all-ones row
-    makes the second products also return Σ_t e_t and Σ_t e_t P_t (see the function).
+    X (n, T, d) and q (n, d) contiguous; XT1 = [Xᵀ; 1ᵀ] (n, d+1, T): the all-ones row makes
+    the second products also return Σ_t e_t and Σ_t e_t P_t (see the function); X_shift =
+    X − x_T (n, T, d), every token minus the sample's last one, for the shifted logits.
     """
 
     X: Tensor
     XT1: Tensor
     q: Tensor
+    X_shift: Tensor
 
 
 def fused_inputs(X: Tensor, q: Tensor) -> FusedInputs:
@@ -182,7 +193,7 @@ def fused_inputs(X: Tensor, q: Tensor) -> FusedInputs:
     n, T, _ = X.shape
     ones = torch.ones(n, 1, T, dtype=X.dtype, device=X.device)
     return FusedInputs(X.contiguous(), torch.cat([X.transpose(1, 2), ones], dim=1),
-                       q.contiguous())
+                       q.contiguous(), X - X[:, -1:, :])
 
 
 def fused_loss_and_gradient(params: Params, X: Tensor, q: Tensor, y: Tensor,
@@ -198,6 +209,7 @@ def fused_loss_and_gradient(params: Params, X: Tensor, q: Tensor, y: Tensor,
         z' = X_b (log₂e · W q)              one batched product, (b, T, m); z' = z log₂e
         P = X_b Uᵀ                          one product, (b·T, d) × (d, m)
         e = 2^(z' − max_t z')               in place: e = S s with S = Σ_t e_t, s = softmax_t(z)
+                                            (CPU: 2^(z' − z'_T) from X − x_T, see below)
         [S a ; S] = [X_bᵀ; 1ᵀ] e            batched products, (b, d+1, m), the ones row giving
         [Xᵀ(e∘P) ; S pre] = [X_bᵀ; 1ᵀ](e∘P)   S and S pre_i = S a_iᵀU_i
         S G_iU_i = Xᵀ(e∘P)_i − pre_i S a_i  (Facts 1–2, Remark 3)
@@ -209,7 +221,10 @@ def fused_loss_and_gradient(params: Params, X: Tensor, q: Tensor, y: Tensor,
     ones. Intermediates are preallocated per worker and reused across chunks; ``chunk`` defaults
     to :func:`default_chunk`. With ``need_grad=False`` only the loss and predictions are
     computed (gradient None). ``inputs`` (:func:`fused_inputs` of X, q; built here if None)
-    holds the θ-independent layouts, so a training loop builds them once.
+    holds the θ-independent layouts, so a training loop builds them once. On the CPU the
+    softmax shift is the last token's logit instead of the max (the same softmax; e_T = 1 so
+    S ≥ 1), which saves two passes over (b, T, m); a chunk in which some e_t > 2⁶⁴ (a logit
+    more than 44 above the last token's) is redone with the max.
 
     On the CPU the samples are split into ``workers`` contiguous ranges (default: torch's
     intra-op thread count) processed by a thread pool with torch's intra-op threads set to 1
@@ -236,7 +251,7 @@ def fused_loss_and_gradient(params: Params, X: Tensor, q: Tensor, y: Tensor,
     if inputs is None:
         inputs = fused_inputs(X, q)
     elif (inputs.X.shape != (n, T, d) or inputs.XT1.shape != (n, d + 1, T)
-          or inputs.q.shape != (n, d)):
+          or inputs.q.shape != (n, d) or inputs.X_shift.shape != (n, T, d)):
         raise ValueError("`inputs` do not match X, q (build them with fused_inputs(X, q))")
     Wq_map = (W.permute(2, 1, 0) * _LOG2E).reshape(d, d * m)   # [e, (a, i)] = log₂e W[i, a, e]
     Ut = U.t().contiguous()

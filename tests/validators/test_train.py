@@ -110,6 +110,27 @@ def test_fused_softmax_is_stable_for_large_attention_logits(dtype):
         assert torch.allclose(a, b, rtol=tol, atol=tol * float(b.abs().max()))
 
 
+def test_fused_logits_shifted_by_the_last_token_fall_back_to_the_max_per_chunk():
+    # samples 0-3 (the first chunk of 4) get logit spreads of ~10^3 (e_t would overflow when
+    # shifted by the last token, so that chunk is redone with the max); the others do not
+    X, q, y, p0 = _problem(n=12, m=4, d=3, T=6)
+    X = X.clone()
+    X[:4] *= 40.0
+    q = last_token_query(X)
+    act = get_activation("tanh")
+    loss, grad, pred = loss_and_gradient(p0, X, q, y, act)
+    f_loss, f_grad, f_pred = fused_loss_and_gradient(p0, X, q, y, act, chunk=4, workers=1)
+    assert float(f_loss) == pytest.approx(float(loss), rel=1e-10)
+    assert torch.allclose(f_pred, pred, rtol=1e-10, atol=1e-13)
+    for a, b in zip(f_grad, grad, strict=True):
+        assert torch.allclose(a, b, rtol=1e-9, atol=1e-12 * float(b.abs().max()))
+    inputs = fused_inputs(X, q)
+    assert torch.equal(inputs.X_shift, X - X[:, -1:, :])
+    z = torch.einsum("ntd,mde,ne->nmt", X, p0.W, q)
+    spread = (z.amax(-1) - z[:, :, -1]) / math.log(2.0)
+    assert float(spread[:4].max()) > 64 > float(spread[4:].max())   # the case is exercised
+
+
 def test_projgd_repeats_bitwise():
     X, q, y, p0 = _problem(n=70, m=6, d=3, T=5)
     act = get_activation("tanh")
