@@ -232,6 +232,9 @@ def reproduce(
         "--lin-align", help="figure1 panel (a): boundary point aligned with each head's "
         "'feature' gradient (default) or the 'output' gradient of f (the other is recorded too)",
         metavar="ALIGN")] = None,
+    dtype: Annotated[str | None, typer.Option(
+        "--dtype", help="figure1, figure2: float64 or float32 (default: the preset's; figure1 "
+        "float64, figure2 float32)", metavar="DTYPE")] = None,
 ) -> None:
     """Reproduce an experiment of the paper (Section 6.1: figure1, Section 6.2: figure2; paper
     003's Table 1: table1) into a resumable run directory.
@@ -255,11 +258,6 @@ def reproduce(
         seed_count = parse_integer("--seeds", seeds)
         if seed_count < 1:
             raise InputError("--seeds", f"must be >= 1, got {seeds!r}")
-    if experiment == "table1":
-        _reproduce_table1(preset, data, resolve_device(device), out)
-        return
-    if data is not None:
-        raise InputError("--data", f"is for table1 only, not {experiment}")
     extra = {}
     if lin_align is not None:
         if experiment != "figure1":
@@ -267,6 +265,17 @@ def reproduce(
         if lin_align not in ("feature", "output"):
             raise InputError("--lin-align", f"must be feature or output, got {lin_align!r}")
         extra["lin_align"] = lin_align
+    if dtype is not None:
+        if experiment == "table1":
+            raise InputError("--dtype", "is for figure1 and figure2, not table1")
+        if dtype not in ("float32", "float64"):
+            raise InputError("--dtype", f"must be float32 or float64, got {dtype!r}")
+        extra["dtype"] = dtype
+    if experiment == "table1":
+        _reproduce_table1(preset, data, resolve_device(device), out)
+        return
+    if data is not None:
+        raise InputError("--data", f"is for table1 only, not {experiment}")
     if experiment == "figure1":
         from boundcalc.validators.figure1 import run_figure1 as run_experiment
     else:

@@ -136,9 +136,10 @@ def test_cli_reproduce_figure1(tmp_path, monkeypatch):
     assert bad.exit_code != 0
 
 
-def test_cli_lin_align_reaches_the_config_and_is_checked(tmp_path, monkeypatch, capsys):
-    """``--lin-align output`` is passed to the run; a bad value or another experiment exits 2
-    with a one-line message naming the flag; the paper preset defaults to ``feature``."""
+def test_cli_lin_align_and_dtype_reach_the_config_and_are_checked(tmp_path, monkeypatch, capsys):
+    """``--lin-align output`` and ``--dtype float32`` are passed to the run; a bad value or an
+    experiment without the option exits 2 with a one-line message naming the flag; the paper
+    preset defaults to ``feature``."""
     from boundcalc.validators import figure1
     from typer.testing import CliRunner
 
@@ -155,13 +156,18 @@ def test_cli_lin_align_reaches_the_config_and_is_checked(tmp_path, monkeypatch, 
     ok = CliRunner().invoke(app, ["reproduce", "figure1", "--lin-align", "output", "--device",
                                   "cpu", "--out", str(tmp_path)])
     assert ok.exit_code == 0, ok.output
-    assert seen["lin_align"] == "output"
+    assert seen["lin_align"] == "output" and "dtype" not in seen
+    ok = CliRunner().invoke(app, ["reproduce", "figure1", "--dtype", "float32", "--device",
+                                  "cpu", "--out", str(tmp_path)])
+    assert ok.exit_code == 0, ok.output
+    assert seen["dtype"] == "float32"
     from boundcalc.cli import main
 
-    for args in (["figure1", "--lin-align", "loss"], ["figure2", "--lin-align", "output"]):
+    for args in (["figure1", "--lin-align", "loss"], ["figure2", "--lin-align", "output"],
+                 ["figure1", "--dtype", "float16"], ["table1", "--dtype", "float32"]):
         capsys.readouterr()
         assert main(["reproduce", *args]) == 2
         err = capsys.readouterr().err
-        assert "--lin-align" in err and len(err.strip().splitlines()) == 1
+        assert args[1] in err and len(err.strip().splitlines()) == 1
     with pytest.raises(ValueError, match="lin_align"):
         make_config("quick", lin_align="loss")
