@@ -14,7 +14,7 @@ from typing import Annotated, Any
 
 import typer
 
-from boundcalc.params import InputError
+from boundcalc.params import InputError, parse_number
 
 _VALIDATE_HELP = """Check the bounds against the real model: adversarial searches (Lemmas 2, 3, 6),
 probability checks over many inits (Definition 1, Lemma 5), T-independence (Remark 3) and real
@@ -25,7 +25,13 @@ Re-running with the same --out resumes: finished cells are
 loaded, not recomputed.
 
 STATEMENT: event, lemma2, lemma3, lemma5, lemma6, remark3, theorem1, prop1, all (these eight: the
-Transformer paper's statements) or generalization (several may be given).
+Transformer paper's statements), prop2 or generalization (several may be given).
+
+prop2 (Proposition 2, the IndRNN of App. B.1; not part of all): the per-unit gradient and Hessian
+constants G_T, H_T, the Lipschitz constant L and eps_lin of the derived IndRNN bound against the
+IndRNN at a boundary point of Omega_rho with |u_i| = alpha + rho_u/sqrt(m) (--m, --d, --T, --rho,
+--alpha, --activation, --effort sets the number of input sequences, one of them with aligned
+tokens). Past the cutoff alpha*sigma_1 >= 1 the bounds grow geometrically in T.
 
 generalization (paper 003; not part of all): trains the shallow Transformer encoder with plain GD
 on Phi = 1/2 sum (f - y)^2 from a LeCun init per seed (--dm, --N, --steps, --lr, --seeds; data: the
@@ -48,6 +54,8 @@ boundcalc validate lemma2 lemma3 --m 64 --d 8 --T 128 --rho 5 --effort thorough
 
 boundcalc validate theorem1 --m 256 --n 1000 --steps 4000 --device cuda --format json
 
+boundcalc validate prop2 --m 16 --d 4 --T 32 --alpha 0.9 --rho 2
+
 boundcalc validate generalization --dm 32 --N 64 --steps 300 --lr 0.001 --seeds 2
 
 boundcalc validate generalization --data ~/mnist --dm 64 --N 400 --device cuda"""
@@ -57,6 +65,7 @@ _TRANSFORMER_ONLY = {"m": "--m", "n": "--n", "d": "--d", "T": "--T", "rho": "--r
                      "nu": "--nu", "activation": "--activation", "rate_seeds": "--rate-seeds",
                      "batch_size": "--batch-size", "teacher_width": "--teacher-width",
                      "effort": "--effort"}
+_INDRNN_ONLY = {"alpha": "--alpha"}
 _GENERALIZATION_ONLY = {"dm": "--dm", "N": "--N", "n_test": "--n-test", "lr": "--lr",
                         "data": "--data", "radii": "--radii",
                         "hidden_constants": "--hidden-constants"}
@@ -76,7 +85,7 @@ def _s(name: str, default: str, help: str, metavar: str = "NUM") -> Any:
 
 def _refuse_unused(ctx: typer.Context, names: list[str]) -> None:
     """A flag given on the command line that no selected statement uses is an input error."""
-    from boundcalc.validation import GENERALIZATION
+    from boundcalc.validation import GENERALIZATION, INDRNN
 
     def given(param: str) -> bool:  # ParameterSource.COMMANDLINE / ENVIRONMENT, not DEFAULT
         source = ctx.get_parameter_source(param)
@@ -94,6 +103,10 @@ def _refuse_unused(ctx: typer.Context, names: list[str]) -> None:
         for param, flag in _GENERALIZATION_ONLY.items():
             if given(param):
                 raise InputError(flag, "is for the generalization statement only")
+    if INDRNN not in names:
+        for param, flag in _INDRNN_ONLY.items():
+            if given(param):
+                raise InputError(flag, "is for the prop2 statement (the IndRNN) only")
 
 
 def validate(
@@ -139,6 +152,8 @@ def validate(
         "--hidden-constants", metavar="NAME=V,...",
         help="generalization: the calculator's hidden constants (C_D, C_cov, C_conf, C_O, "
         "C_width, C_prob, c_hat; default 1)")] = None,
+    alpha: Annotated[str, _s("--alpha", "1.5", "prop2: the IndRNN's recurrent init scale "
+                             "(u_i = +-alpha)", "A")] = "1.5",
     device: Annotated[str, _s("--device", "auto", "auto, cpu or cuda", "DEV")] = "auto",
     dtype: Annotated[str, _s("--dtype", "float64", "float64 or float32", "DTYPE")] = "float64",
     fmt: Annotated[str, typer.Option("--format", "-f", help="table or json",
@@ -157,6 +172,11 @@ def validate(
         m=m, n=n, d=d, T=T, rho=rho, nu=nu, delta=delta, activation=activation, steps=steps,
         seeds=seeds, rate_seeds=rate_seeds, batch_size=batch_size, effort=effort,
         device=device, dtype=dtype, teacher_width=teacher_width)
+    if validation.INDRNN in names:
+        alpha_value = parse_number("--alpha", alpha)
+        if not alpha_value > 0:
+            raise InputError("--alpha", f"must be > 0, got {alpha!r}")
+        settings.extra[validation.INDRNN] = {"alpha": alpha_value}
     if validation.GENERALIZATION in names:
         general = validation.make_generalization_settings(
             dm=dm, N=N, n_test=n_test, steps=steps, lr=lr, seeds=seeds, delta=delta, data=data,

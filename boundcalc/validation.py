@@ -13,7 +13,15 @@ theorem1    a ProjGD run on a realizable teacher–student problem against min/a
 prop1       ProjSGD runs against the same bounds (in expectation)
 ==========  ====================================================================================
 
-and, for paper 003 (not part of ``all``, which is the Transformer paper's statements):
+and, not part of ``all`` (which is the Transformer statements above):
+
+==============  ================================================================================
+prop2           Proposition 2's per-unit and network constants of the IndRNN (G_T, H_T, L, ε_lin)
+                at a boundary point of Ω_ρ with |u_i| = α + ρ_u/√m
+                (``validators.indrnn.measure_prop2``)
+==============  ================================================================================
+
+and, for paper 003:
 
 ==============  ================================================================================
 generalization  GD on Φ of paper 003's encoder: max_t empirical loss against Lemma 4 and max_t
@@ -53,6 +61,12 @@ STATEMENTS: tuple[str, ...] = (
 
 #: Paper 003's generalization bound; ``validate generalization`` (not included in ``all``).
 GENERALIZATION = "generalization"
+
+#: Proposition 2 (App. B.1, the IndRNN); ``validate prop2`` (not included in ``all``).
+INDRNN = "prop2"
+
+#: The IndRNN's recurrent init scale α (u_i = ±α) when ``--alpha`` is not given, as the scripts.
+DEFAULT_INDRNN_ALPHA = 1.5
 
 #: Search effort of the adversarial validators (starts, ascent steps); ``--effort`` picks one.
 EFFORT: dict[str, dict[str, int]] = {
@@ -285,6 +299,9 @@ def _cell_runner(statement: str, s: ValidationSettings, seed: int) -> Callable[[
             raise InputError("STATEMENT", "generalization needs its settings "
                              "(make_generalization_settings)")
         return lambda: _generalization_cell(g, seed)
+    if statement == INDRNN:
+        alpha = float(s.extra.get(INDRNN, {}).get("alpha", DEFAULT_INDRNN_ALPHA))
+        return lambda: _prop2_cell(s, seed, alpha)
     if statement == "event":
         return lambda: lemmas.validate_event(s.m, s.d, delta=s.delta, seeds=s.rate_seeds,
                                              seed=seed * s.rate_seeds, device=s.device,
@@ -311,23 +328,48 @@ def _cell_runner(statement: str, s: ValidationSettings, seed: int) -> Callable[[
     if statement == "prop1":
         return lambda: training.measure_prop1(**_training_kwargs(s, seed),
                                               batch_size=s.batch_size)
-    raise InputError("STATEMENT", f"must be one of {', '.join(STATEMENTS)} or all, "
+    raise InputError("STATEMENT", f"must be one of {', '.join(STATEMENTS)}, all or {INDRNN}, "
                      f"got {statement!r}")
 
 
+def _prop2_cell(s: ValidationSettings, seed: int, alpha: float) -> list[dict]:
+    """One ``prop2`` cell: :func:`boundcalc.validators.indrnn.measure_prop2` on ``samples``
+    sequences (the ``--effort`` level's), as measured/bound records; one torch thread on the CPU."""
+    import torch
+
+    from boundcalc.validators.indrnn import measure_prop2
+
+    previous = torch.get_num_threads()
+    if s.device == "cpu":
+        torch.set_num_threads(1)
+    try:
+        rows = measure_prop2(m=s.m, d=s.d, T=s.T, n=max(2, EFFORT[s.effort]["samples"]),
+                             alpha=alpha, rho=s.rho, seed=seed, activation=s.activation,
+                             device=s.device, dtype=s.dtype)
+    finally:
+        torch.set_num_threads(previous)
+    u_max = alpha + s.rho[1] / math.sqrt(s.m)
+    return [{"name": f"prop2.{r['quantity']}", "method": "boundary_point",
+             "measured": r["measured"], "bound": r["bound"], "ratio": r["ratio"],
+             "holds": bool(r["measured"] <= r["bound"]), "alpha": alpha, "u_max": u_max,
+             "m": s.m, "d": s.d, "T": s.T, "activation": s.activation, "device": s.device,
+             "dtype": s.dtype} for r in rows]
+
+
 def expand_statements(names: Iterable[str]) -> list[str]:
-    """``all`` → every Transformer statement (not ``generalization``); otherwise check each."""
+    """``all`` → every Transformer statement (not ``prop2`` or ``generalization``); otherwise
+    check each."""
     out: list[str] = []
     for name in names:
         key = name.strip().lower()
         if key == "all":
             out.extend(s for s in STATEMENTS if s not in out)
-        elif key in (*STATEMENTS, GENERALIZATION):
+        elif key in (*STATEMENTS, INDRNN, GENERALIZATION):
             if key not in out:
                 out.append(key)
         else:
-            raise InputError("STATEMENT", f"must be one of {', '.join(STATEMENTS)}, all or "
-                             f"{GENERALIZATION}, got {name!r}")
+            raise InputError("STATEMENT", f"must be one of {', '.join(STATEMENTS)}, all, "
+                             f"{INDRNN} or {GENERALIZATION}, got {name!r}")
     return out
 
 
@@ -453,7 +495,7 @@ def _finite(value: Any) -> float:
     return number if math.isfinite(number) else math.inf
 
 
-__all__ = ["EFFORT", "GENERALIZATION", "STATEMENTS", "GeneralizationSettings",
-           "ValidationSettings", "expand_statements", "is_not_applicable", "is_violation",
-           "make_generalization_settings", "make_settings", "resolve_device", "run_validation",
-           "summary_rows", "violation_warning"]
+__all__ = ["DEFAULT_INDRNN_ALPHA", "EFFORT", "GENERALIZATION", "INDRNN", "STATEMENTS",
+           "GeneralizationSettings", "ValidationSettings", "expand_statements",
+           "is_not_applicable", "is_violation", "make_generalization_settings", "make_settings",
+           "resolve_device", "run_validation", "summary_rows", "violation_warning"]

@@ -259,13 +259,16 @@ def boundary_point(params0: IndRNNParams, X: Tensor, act: Activation,
                    rho: tuple[float, float, float]) -> IndRNNParams:
     """A point on the boundary of Ω_ρ chosen to stress the Proposition 2 constants.
 
-    Per unit: Δc_i = +ρ_c/√m; Δw_i = ρ_w/√m along c_i(0)·Σ_j ∂h_{T,i}(X_j)/∂w_i (the gradient of
-    Σ_j f_j, as the paper's linearization experiment does); Δu_i = ρ_u/√m·sign(u_i(0)), which puts
-    |u_i| at u_max = α + ρ_u/√m, the largest recurrent factor λ that Ω_ρ allows.
+    Per unit: Δc_i = +ρ_c/√m; Δw_i = ρ_w/√m along Σ_j ∂h_{T,i}(X_j)/∂w_i, the gradient of the
+    unit's own output (not of f, which carries c_i(0): under the mirrored init units i and
+    i + m/2 would then move in opposite directions and the second-order terms of f − f_lin would
+    cancel in pairs, the effect docs/validation.md "Figure 1" measures for the Transformer);
+    Δu_i = ρ_u/√m·sign(u_i(0)), which puts |u_i| at u_max = α + ρ_u/√m, the largest recurrent
+    factor λ that Ω_ρ allows.
     """
     rc, ru, rw = (float(r) / math.sqrt(params0.width) for r in rho)
     tan = unit_tangents(params0, X, act)
-    direction = params0.c.unsqueeze(-1) * tan.a.sum(0)                   # (m, d)
+    direction = tan.a.sum(0)                                             # (m, d)
     direction = direction / direction.norm(dim=-1, keepdim=True).clamp_min(1e-300)
     return IndRNNParams(params0.c + rc, params0.W + rw * direction,
                         params0.u + ru * torch.sign(params0.u))
@@ -287,7 +290,8 @@ def _unit_hessian_norms(params: IndRNNParams, x_seq: Tensor, act: Activation) ->
 
 def measure_prop2(*, m: int = 16, d: int = 4, T: int = 8, n: int = 8, alpha: float = 1.5,
                   rho: tuple[float, float, float] = (2.0, 2.0, 2.0), seed: int = 0,
-                  activation: str = "tanh") -> list[dict[str, float | str]]:
+                  activation: str = "tanh", device: str | torch.device = "cpu",
+                  dtype: torch.dtype | str = torch.float64) -> list[dict[str, float | str]]:
     """Measure what Proposition 2's constants bound, at the :func:`boundary_point` of Ω_ρ.
 
     Inputs: n − 1 random sequences with unit-norm tokens and one sequence repeating e_1 (aligned
@@ -295,6 +299,9 @@ def measure_prop2(*, m: int = 16, d: int = 4, T: int = 8, n: int = 8, alpha: flo
     :func:`boundcalc.compare_rnn.evaluate_prop2` from the same sympy expressions):
     ``unit_gradient_G`` max_{i,j} ‖∇_{(w_i,u_i)} h_{T,i}(X_j)‖; ``unit_hessian_H`` max_{i,j} of the
     per-unit Hessian norm; ``lipschitz_L`` max_j ‖∇_θ f(X_j)‖; ``eps_lin`` max_j |f − f_lin|.
+
+    The inputs and θ(0) are drawn on the CPU in float64 and then moved, so a seed gives the same
+    configuration on every ``device`` / ``dtype``.
 
     Returns:
         One dict per quantity: ``quantity``, ``measured``, ``bound``, ``ratio`` (≤ 1 unless the
@@ -312,8 +319,9 @@ def measure_prop2(*, m: int = 16, d: int = 4, T: int = 8, n: int = 8, alpha: flo
     raw = torch.randn(n - 1, T, d, generator=gen, dtype=torch.float64)
     aligned = torch.zeros(1, T, d, dtype=torch.float64)
     aligned[..., 0] = 1.0
-    X = torch.cat([aligned, raw / raw.norm(dim=-1, keepdim=True)])
-    params0 = init_indrnn(m, d, seed=seed, alpha=alpha)
+    dt = getattr(torch, dtype) if isinstance(dtype, str) else dtype
+    X = torch.cat([aligned, raw / raw.norm(dim=-1, keepdim=True)]).to(device=device, dtype=dt)
+    params0 = init_indrnn(m, d, seed=seed, alpha=alpha, dtype=dt, device=device)
     params = boundary_point(params0, X, act, rho)
     tan = unit_tangents(params, X, act)
     unit_grad = torch.sqrt((tan.a**2).sum(-1) + tan.b**2)                  # (n, m)
