@@ -240,8 +240,10 @@ def reproduce(
     experiment: Annotated[str, typer.Argument(help="figure1, figure2 or table1",
                                                  metavar="EXPERIMENT")],
     preset: Annotated[str, typer.Option("--preset", help="quick or paper")] = "quick",
-    seeds: Annotated[str | None, typer.Option("--seeds", help="number of seeds (default: the "
-                                              "preset's)", metavar="S")] = None,
+    seeds: Annotated[str | None, typer.Option(
+        "--seeds", help="a count k (the preset's first k seeds: figure1 1..k, figure2 0..k-1), "
+        "a range A-B or a list A,B,C of seeds (default: the preset's)",
+        metavar="S")] = None,
     device: Annotated[str, typer.Option("--device", help="auto, cpu or cuda")] = "auto",
     out: Annotated[str | None, typer.Option("--out", help="run directory", metavar="DIR")] = None,
     jobs: Annotated[int, typer.Option("--jobs", help="parallel worker processes")] = 1,
@@ -273,11 +275,10 @@ def reproduce(
 
     seed_count = None
     if seeds is not None:
-        from boundcalc.params import parse_integer
-
-        seed_count = parse_integer("--seeds", seeds)
-        if seed_count < 1:
-            raise InputError("--seeds", f"must be >= 1, got {seeds!r}")
+        if experiment == "table1":
+            raise InputError("--seeds", "is for figure1 and figure2, not table1 (one init "
+                             "seed per cell)")
+        seed_count = parse_seeds(seeds)
     extra = {}
     if lin_align is not None:
         if experiment != "figure1":
@@ -303,6 +304,36 @@ def reproduce(
     folder = run_experiment(preset, seeds=seed_count, device=resolve_device(device), out=out,
                             jobs=jobs, **extra)
     sys.stdout.write(f"figure {experiment[-1]} ({preset}) written to {folder}\n")
+
+
+def parse_seeds(text: str) -> int | list[int]:
+    """``--seeds`` of ``reproduce``: a count ``k``, an inclusive range ``A-B`` or a list
+    ``A,B,C`` (distinct integers >= 0).
+
+    Example:
+        >>> parse_seeds("10"), parse_seeds("6-8"), parse_seeds("1,4")
+        (10, [6, 7, 8], [1, 4])
+    """
+    from boundcalc.params import parse_integer
+
+    raw = text.strip()
+    if "," not in raw and "-" not in raw:
+        count = parse_integer("--seeds", raw)
+        if count < 1:
+            raise InputError("--seeds", f"must be a count >= 1, a range A-B or a list, got "
+                             f"{text!r}")
+        return count
+    if "," in raw:
+        values = [parse_integer("--seeds", part) for part in raw.split(",") if part.strip()]
+    else:
+        lo_text, _, hi_text = raw.partition("-")
+        lo, hi = parse_integer("--seeds", lo_text), parse_integer("--seeds", hi_text)
+        if hi < lo:
+            raise InputError("--seeds", f"range A-B needs A <= B, got {text!r}")
+        values = list(range(lo, hi + 1))
+    if not values or min(values) < 0 or len(set(values)) != len(values):
+        raise InputError("--seeds", f"must list distinct integers >= 0, got {text!r}")
+    return values
 
 
 def _reproduce_table1(preset: str, data: str | None, device: str, out: str | None) -> None:

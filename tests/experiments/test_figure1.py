@@ -87,6 +87,32 @@ def test_interrupted_quick_run_resumes_to_the_same_summary(quick_run, tmp_path):
         assert a == b, name
 
 
+def test_seed_parts_run_apart_merge_into_the_same_summary(quick_run, tmp_path, monkeypatch):
+    """The README's recipe for several machines: ``--seeds 1-1`` and ``--seeds 2-2`` in two run
+    directories, their cells copied into a third run with ``--seeds 2``, which loads them (no
+    cell is computed again) and writes the same summary as one uninterrupted run."""
+    import shutil
+
+    from boundcalc.validators import figure1
+
+    whole, _ = quick_run
+    parts = [run_figure1("quick", seeds=[s], out=tmp_path / f"part{s}", progress=False)
+             for s in (1, 2)]
+    merged = tmp_path / "merged" / "cells"
+    merged.mkdir(parents=True)
+    for part in parts:
+        for cell in (part / "cells").iterdir():
+            shutil.copy(cell, merged / cell.name)
+
+    def no_compute(*args, **kwargs):
+        raise AssertionError("a merged cell was computed again")
+
+    monkeypatch.setattr(figure1, "compute_cell", no_compute)
+    run_figure1("quick", seeds=2, out=tmp_path / "merged", progress=False)
+    for name in ("summary.csv", "slopes.csv"):
+        assert _rows(whole / name) == _rows(tmp_path / "merged" / name), name
+
+
 def test_teacher_is_built_once_per_seed(tmp_path, monkeypatch):
     from boundcalc.validators import figure1
 
@@ -132,6 +158,9 @@ def test_cli_reproduce_figure1(tmp_path, monkeypatch):
                                       "3", "--device", "cpu", "--out", str(tmp_path)])
     assert result.exit_code == 0, result.output
     assert seen["preset"] == "quick" and seen["seeds"] == 3 and seen["device"] == "cpu"
+    ranged = CliRunner().invoke(app, ["reproduce", "figure1", "--seeds", "6-8", "--device", "cpu",
+                                      "--out", str(tmp_path)])
+    assert ranged.exit_code == 0 and seen["seeds"] == [6, 7, 8]
     bad = CliRunner().invoke(app, ["reproduce", "figure9"])
     assert bad.exit_code != 0
 
@@ -164,7 +193,8 @@ def test_cli_lin_align_and_dtype_reach_the_config_and_are_checked(tmp_path, monk
     from boundcalc.cli import main
 
     for args in (["figure1", "--lin-align", "loss"], ["figure2", "--lin-align", "output"],
-                 ["figure1", "--dtype", "float16"], ["table1", "--dtype", "float32"]):
+                 ["figure1", "--dtype", "float16"], ["table1", "--dtype", "float32"],
+                 ["figure1", "--seeds", "3-1"], ["table1", "--seeds", "2"]):
         capsys.readouterr()
         assert main(["reproduce", *args]) == 2
         err = capsys.readouterr().err
