@@ -36,6 +36,7 @@ import sys
 import time
 from collections.abc import Iterator, Sequence
 from dataclasses import replace
+from typing import NamedTuple
 
 import sympy as sp
 import torch
@@ -185,6 +186,27 @@ def _threads(device: torch.device, threads: int | None) -> Iterator[None]:
         yield
     finally:
         torch.set_num_threads(old)
+
+
+class _Setup(NamedTuple):
+    """What every adversarial validator starts from (:func:`_setup`)."""
+
+    dev: torch.device
+    dt: torch.dtype
+    act: Activation
+    ev: dict
+    rho_t: tuple
+    rho_f: tuple[float, float, float]
+
+
+def _setup(statement: str, *, m: int, d: int, rho: object, delta: object, activation: str,
+           device: str | torch.device, dtype: torch.dtype | str, **extra: object) -> _Setup:
+    """Device, dtype, activation, the a-priori evaluation of ``statement`` and the radii (as the
+    calculator parsed them, and as floats)."""
+    ev = a_priori(statement, m=m, d=d, rho=rho, delta=delta, activation=activation, **extra)
+    rho_t = validate(m=m, rho=_rho_text(rho)).rho
+    return _Setup(resolve_device(device), resolve_dtype(dtype), get_activation(activation), ev,
+                  rho_t, tuple(float(r) for r in rho_t))
 
 
 def _settings(m, d, T, rho_t, delta, activation, starts, steps, seed, device, dtype) -> dict:
@@ -788,11 +810,9 @@ def validate_lemma2(m: int, d: int, T: int, rho: object, *, delta: object = "0.0
     """
     _check_args(m=m, d=d, T=T, starts=starts, steps=steps, seed=seed, activation=activation,
                 samples=samples)
-    dev, dt = resolve_device(device), resolve_dtype(dtype)
-    act = get_activation(activation)
-    ev = a_priori("lemma2", m=m, d=d, rho=rho, delta=delta, activation=activation)
-    rho_t = validate(m=m, rho=_rho_text(rho)).rho
-    rho_f = tuple(float(r) for r in rho_t)
+    dev, dt, act, ev, rho_t, rho_f = _setup("lemma2", m=m, d=d, rho=rho, delta=delta,
+                                             activation=activation, device=device,
+                                             dtype=dtype)
     L, beta = ev["bound"]["lipschitz_L"], ev["bound"]["smoothness_beta"]
     u_inf = ev["constants"]["u_inf"]
     settings = _settings(m, d, T, rho_t, delta, act.name, starts, steps, seed, dev, dt)
@@ -934,11 +954,9 @@ def validate_lemma3(m: int, d: int, T: int, rho: object, *, delta: object = "0.0
     """
     _check_args(m=m, d=d, T=T, starts=starts, steps=steps, seed=seed, activation=activation,
                 samples=samples)
-    dev, dt = resolve_device(device), resolve_dtype(dtype)
-    act = get_activation(activation)
-    ev = a_priori("lemma3", m=m, d=d, rho=rho, delta=delta, activation=activation)
-    rho_t = validate(m=m, rho=_rho_text(rho)).rho
-    rho_f = tuple(float(r) for r in rho_t)
+    dev, dt, act, ev, rho_t, rho_f = _setup("lemma3", m=m, d=d, rho=rho, delta=delta,
+                                             activation=activation, device=device,
+                                             dtype=dtype)
     eps = ev["bound"]["eps_lin"]
     u_inf = ev["constants"]["u_inf"]
     settings = _settings(m, d, T, rho_t, delta, act.name, starts, steps, seed, dev, dt)
@@ -1014,11 +1032,9 @@ def validate_lemma6(m: int, d: int, T: int, rho: object, *, delta: object = "0.0
     """
     _check_args(m=m, d=d, T=T, starts=starts, steps=steps, seed=seed, activation=activation,
                 samples=samples)
-    dev, dt = resolve_device(device), resolve_dtype(dtype)
-    act = get_activation(activation)
-    ev = a_priori("lemma6", m=m, d=d, rho=rho, delta=delta, activation=activation, nu=nu)
-    rho_t = validate(m=m, rho=_rho_text(rho)).rho
-    rho_f = tuple(float(r) for r in rho_t)
+    dev, dt, act, ev, rho_t, rho_f = _setup("lemma6", m=m, d=d, rho=rho, delta=delta,
+                                             activation=activation, device=device,
+                                             dtype=dtype, nu=nu)
     F_bound, env = ev["bound"]["output_envelope_F"], ev["bound"]["loss_gradient_envelope"]
     Y = ev["bound"]["label_envelope_Y"]
     u_inf = ev["constants"]["u_inf"]
@@ -1155,11 +1171,9 @@ def remark3_table(m: int, d: int, rho: object, *, Ts: Sequence[int] = REMARK3_T,
         raise ValueError("`Ts` must list at least one sequence length")
     for T in Ts:
         _check_args(m=m, d=d, T=T, starts=starts, steps=steps, seed=seed, activation=activation)
-    dev, dt = resolve_device(device), resolve_dtype(dtype)
-    act = get_activation(activation)
-    ev = a_priori("lemma2", m=m, d=d, rho=rho, delta=delta, activation=activation)
-    rho_t = validate(m=m, rho=_rho_text(rho)).rho
-    rho_f = tuple(float(r) for r in rho_t)
+    dev, dt, act, ev, rho_t, rho_f = _setup("lemma2", m=m, d=d, rho=rho, delta=delta,
+                                             activation=activation, device=device,
+                                             dtype=dtype)
     L, u_inf = ev["bound"]["lipschitz_L"], ev["constants"]["u_inf"]
     records = []
     with _threads(dev, threads):
