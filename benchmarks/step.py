@@ -11,9 +11,12 @@ candidate, so all see the same machine conditions; best times and the median per
 are reported):
 
 * **trainer** — seconds per step of :func:`boundcalc.validators.train.proj_gd` (fused closed-form
-  gradient, projection onto Ω_ρ and the full per-step record), from a ``--steps``-step run
+  gradient — on the CPU the compiled kernel of ``validators/fused_step.c`` where it builds —,
+  projection onto Ω_ρ and the full per-step record), from a ``--steps``-step run
   (its own timer: per-run setup — history buffers, the θ-independent input layouts of
   ``fused_inputs`` (≈ 0.7 ms once per run here) — is outside the timed loop);
+* **torch path** — the same trainer with ``backend="torch"`` (the fused pass as chunked torch
+  operations, no compiled code);
 * **closed** — the same trainer with ``gradient="closed"`` (``model.loss_and_gradient``);
 * **autograd** — the naive reference: build R̂ = (1/n)Σ(f − y)² with autograd through
   ``model.forward``, ``backward()``, then θ − η∇R̂ and the projection;
@@ -96,9 +99,13 @@ def run(args: argparse.Namespace) -> dict:
     p0 = init_params(m, d, seed=0, dtype=dtype, device=device)
     rho, eta = (2.0, 2.0, 2.0), 0.05
 
-    def trainer(gradient: str) -> float:
-        res = proj_gd(p0, X, q, y, act, steps=args.steps, eta=eta, rho=rho, gradient=gradient)
+    def trainer(gradient: str, backend: str = "auto") -> float:
+        res = proj_gd(p0, X, q, y, act, steps=args.steps, eta=eta, rho=rho, gradient=gradient,
+                      backend=backend)
+        used.add(res.config["backend"])
         return res.seconds / args.steps
+
+    used: set[str] = set()
 
     def autograd() -> float:
         theta = p0
@@ -124,16 +131,19 @@ def run(args: argparse.Namespace) -> dict:
 
     # warm-up, then interleaved rounds so that every round times all of them under the same
     # machine conditions (a shared VM's speed drifts); best of the rounds, median of the ratios
-    trainer("fused"), autograd(), matmul()
+    trainer("fused"), trainer("fused", "torch"), autograd(), matmul()
+    backend = next(b for b in used if b != "torch") if len(used) > 1 else "torch"
     if not args.skip_closed:
         trainer("closed")
     rounds = []
     for _ in range(args.repeats):
-        row = {"trainer": trainer("fused"), "autograd": autograd(),
+        row = {"trainer": trainer("fused"), "trainer_torch_path": trainer("fused", "torch"),
+               "autograd": autograd(),
                "trainer_closed_form": math.nan if args.skip_closed else trainer("closed"),
                "matmul_gflops": max(matmul() for _ in range(3))}
         rounds.append(row)
-    best = {k: min(r[k] for r in rounds) for k in ("trainer", "autograd", "trainer_closed_form")}
+    best = {k: min(r[k] for r in rounds)
+            for k in ("trainer", "trainer_torch_path", "autograd", "trainer_closed_form")}
     rate = max(r["matmul_gflops"] for r in rounds)
     flops = step_flops(n, m, d, T)
     total = sum(flops.values())
@@ -143,11 +153,13 @@ def run(args: argparse.Namespace) -> dict:
     return {
         "config": {"n": n, "m": m, "d": d, "T": T, "dtype": args.dtype, "device": str(device),
                    "threads": torch.get_num_threads(), "steps_per_timing": args.steps,
+                   "trainer_backend": backend,
                    "rounds": args.repeats, "torch": torch.__version__,
                    "machine": _machine(device), "python": platform.python_version()},
         "flops": flops, "flops_total": total,
         "seconds_per_step": best,
         "speedup_vs_autograd": best["autograd"] / best["trainer"],
+        "speedup_vs_torch_path": best["trainer_torch_path"] / best["trainer"],
         "speedup_per_round": {"min": speedups[0], "median": speedups[len(speedups) // 2],
                               "max": speedups[-1]},
         "achieved_gflops": total / best["trainer"] / 1e9,
@@ -186,10 +198,12 @@ def print_table(res: dict) -> None:
     print(f"  {'total':28s} {res['flops_total'] / 1e9:10.3f} GFLOP")
     s = res["seconds_per_step"]
     rows = [
-        ("trainer (fused, proj + record)", f"{s['trainer']:.4f} s/step"),
+        (f"trainer (fused: {c['trainer_backend']}, proj + record)", f"{s['trainer']:.4f} s/step"),
+        ("trainer, backend='torch'", f"{s['trainer_torch_path']:.4f} s/step"),
         ("trainer, gradient='closed'", f"{s['trainer_closed_form']:.4f} s/step"),
         ("plain autograd step", f"{s['autograd']:.4f} s/step"),
         ("speed-up vs autograd (best times)", f"{res['speedup_vs_autograd']:.2f}x"),
+        ("speed-up vs the torch path", f"{res['speedup_vs_torch_path']:.2f}x"),
         ("speed-up per round min/med/max",
          "{min:.2f}/{median:.2f}/{max:.2f}x".format(**res["speedup_per_round"])),
         ("achieved (trainer)", f"{res['achieved_gflops']:.1f} GFLOP/s"),
@@ -204,10 +218,12 @@ def print_table(res: dict) -> None:
     for name, value in rows:
         print(f"  {name:{width}s}  {value:>18s}")
     print("\nrounds (s/step; ratios within the round):")
-    print("  round  trainer   autograd  autograd/trainer  matmul GFLOP/s  trainer/floor")
+    print("  round  trainer   torch     autograd  autograd/trainer  matmul GFLOP/s  "
+          "trainer/floor")
     for k, r in enumerate(res["rounds"], 1):
         over = r["trainer"] * r["matmul_gflops"] * 1e9 / res["flops_total"]
-        print(f"  {k:5d}  {r['trainer']:.4f}   {r['autograd']:.4f}   "
+        print(f"  {k:5d}  {r['trainer']:.4f}   {r['trainer_torch_path']:.4f}   "
+              f"{r['autograd']:.4f}   "
               f"{r['autograd'] / r['trainer']:16.2f}  {r['matmul_gflops']:14.1f}  {over:13.2f}")
     print(f"  load average at start / end: {res['load_average_start']:.2f} / "
           f"{res['load_average']:.2f}")

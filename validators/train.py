@@ -44,6 +44,7 @@ from typing import NamedTuple
 import torch
 from torch import Tensor
 
+from . import cpu_kernel
 from .model import Activation, Params, get_activation, loss_and_gradient, project
 
 _LOG2E = 1.0 / math.log(2.0)   # exp(z) = 2^(z log₂e): the softmax uses exp2, cheaper than exp
@@ -85,6 +86,13 @@ def default_chunk(n: int, T: int, m: int, device: torch.device | str) -> int:
     """Samples per chunk of :func:`fused_loss_and_gradient`: cache-sized on CPU, all on GPU."""
     budget = CPU_CHUNK_ENTRIES if torch.device(device).type == "cpu" else DEVICE_CHUNK_ENTRIES
     return max(1, min(int(n), budget // max(1, T * m)))
+
+
+def _kernel_for(act: Activation, dtype: torch.dtype, device: torch.device, d: int):
+    """The compiled kernel where it applies (CPU, tanh, float32/64, d ≤ 32), else None."""
+    if device.type != "cpu" or act.name != "tanh":
+        return None
+    return cpu_kernel.load_kernel(d, dtype)
 
 
 def _as_activation(act: Activation | str) -> Activation:
@@ -199,7 +207,7 @@ def fused_inputs(X: Tensor, q: Tensor) -> FusedInputs:
 def fused_loss_and_gradient(params: Params, X: Tensor, q: Tensor, y: Tensor,
                             act: Activation | str, *, chunk: int | None = None,
                             need_grad: bool = True, workers: int | None = None,
-                            inputs: FusedInputs | None = None
+                            inputs: FusedInputs | None = None, backend: str = "auto"
                             ) -> tuple[Tensor, Params | None, Tensor]:
     """R̂(θ) = (1/n) Σ_j (f_j − y_j)², its gradient (Lemma 1) and the predictions f (n,).
 
@@ -226,6 +234,11 @@ def fused_loss_and_gradient(params: Params, X: Tensor, q: Tensor, y: Tensor,
     S ≥ 1), which saves two passes over (b, T, m); a chunk in which some e_t > 2⁶⁴ (a logit
     more than 44 above the last token's) is redone with the max.
 
+    ``backend``: ``"torch"`` runs the chunked torch operations above; ``"kernel"`` the compiled
+    CPU kernel (:mod:`boundcalc.validators.cpu_kernel`: the same sums per sample and block of
+    heads in registers, tanh only, float32/float64, ``chunk`` unused; the softmax shifted by
+    the max); ``"auto"`` (default) the kernel wherever it applies and builds, else torch.
+
     On the CPU the samples are split into ``workers`` contiguous ranges (default: torch's
     intra-op thread count) processed by a thread pool with torch's intra-op threads set to 1
     for the duration of the call (restored afterwards): the many small per-chunk operations then
@@ -246,23 +259,46 @@ def fused_loss_and_gradient(params: Params, X: Tensor, q: Tensor, y: Tensor,
         workers = torch.get_num_threads() if dev.type == "cpu" else 1
     if int(workers) != workers or workers < 1:
         raise ValueError(f"`workers` must be a positive integer, got {workers}")
-    chunks = -(-n // b)
-    workers = int(min(workers, chunks)) if dev.type == "cpu" else 1
-    if inputs is None:
-        inputs = fused_inputs(X, q)
-    elif (inputs.X.shape != (n, T, d) or inputs.XT1.shape != (n, d + 1, T)
-          or inputs.q.shape != (n, d) or inputs.X_shift.shape != (n, T, d)):
+    if backend not in ("auto", "torch", "kernel"):
+        raise ValueError(f"`backend` must be 'auto', 'torch' or 'kernel', got {backend!r}")
+    if inputs is not None and (inputs.X.shape != (n, T, d) or inputs.XT1.shape != (n, d + 1, T)
+                               or inputs.q.shape != (n, d) or inputs.X_shift.shape != (n, T, d)):
         raise ValueError("`inputs` do not match X, q (build them with fused_inputs(X, q))")
-    Wq_map = (W.permute(2, 1, 0) * _LOG2E).reshape(d, d * m)   # [e, (a, i)] = log₂e W[i, a, e]
-    Ut = U.t().contiguous()
+    kernel = None if backend == "torch" else _kernel_for(act, dt, dev, d)
+    if backend == "kernel" and kernel is None:
+        raise ValueError("`backend` 'kernel' needs the CPU, the tanh activation, float32 or "
+                         "float64 and a C compiler"
+                         + (f" ({cpu_kernel.kernel_unavailable_reason(d, dt)})"
+                            if cpu_kernel.kernel_unavailable_reason(d, dt) else ""))
     preds = torch.empty(n, dtype=dt, device=dev)
+    if kernel is not None:
+        b = max(1, -(-n // workers))                  # one contiguous range per worker
+        chunks = -(-n // b)
+        workers = chunks
+        layout = cpu_kernel.kernel_layout(c, U, W)
+        Xk = (inputs.X if inputs is not None else X).to(dt).contiguous()
+        qk = (inputs.q if inputs is not None else q).to(dt).contiguous()
+        yk = y.to(dt).contiguous()
+
+        def run(lo_hi):
+            lo, hi = lo_hi
+            return cpu_kernel.kernel_range(kernel, Xk[lo:hi], qk[lo:hi], yk[lo:hi], layout,
+                                           preds[lo:hi], need_grad)
+    else:
+        chunks = -(-n // b)
+        workers = int(min(workers, chunks)) if dev.type == "cpu" else 1
+        if inputs is None:
+            inputs = fused_inputs(X, q)
+        Wq_map = (W.permute(2, 1, 0) * _LOG2E).reshape(d, d * m)   # [e, (a, i)] = log₂e W[i,a,e]
+        Ut = U.t().contiguous()
+
+        def run(lo_hi):
+            return _fused_range(params, Wq_map, Ut, inputs, y, act, preds, lo_hi[0], lo_hi[1],
+                                b, need_grad)
+
     # contiguous ranges with whole chunks, as equal as possible
     cuts = [b * (chunks * k // workers) for k in range(workers)] + [n]
     ranges = list(zip(cuts[:-1], cuts[1:], strict=True))
-
-    def run(lo_hi):
-        return _fused_range(params, Wq_map, Ut, inputs, y, act, preds, lo_hi[0], lo_hi[1], b,
-                            need_grad)
 
     if workers == 1:
         parts = [run(ranges[0])]
@@ -286,16 +322,19 @@ def fused_loss_and_gradient(params: Params, X: Tensor, q: Tensor, y: Tensor,
     scale = 2.0 / (n * math.sqrt(m))
     head = c * scale                                      # the per-head factor 2c_i/(n√m) of κ
     grad_c, acc_U, acc_W = total(1), total(2), total(3)
+    if kernel is not None:
+        grad_c, acc_U, acc_W = cpu_kernel.unpack_sums(grad_c, acc_U, acc_W, m)
     grad_U = (acc_U * head).t().contiguous()
     grad_W = (acc_W.view(d, d, m) * head).permute(2, 1, 0).contiguous()   # [e, a, i] → [i, a, e]
     return loss, Params(grad_c * scale, grad_U, grad_W), preds
 
 
 def full_loss(params: Params, X: Tensor, q: Tensor, y: Tensor, act: Activation | str,
-              chunk: int | None = None, inputs: FusedInputs | None = None) -> Tensor:
+              chunk: int | None = None, inputs: FusedInputs | None = None,
+              backend: str = "auto") -> Tensor:
     """R̂(θ) on (X, y) (scalar tensor), by the chunked forward pass."""
     return fused_loss_and_gradient(params, X, q, y, act, chunk=chunk, need_grad=False,
-                                   inputs=inputs)[0]
+                                   inputs=inputs, backend=backend)[0]
 
 
 def minibatch_indices(n: int, b: int, generator: torch.Generator) -> Tensor:
@@ -360,7 +399,8 @@ class TrainResult:
 def train(params0: Params, X: Tensor, q: Tensor, y: Tensor, act: Activation | str, *,
           steps: int, eta: float, rho=None, batch_size: int | None = None, seed: int = 0,
           project_iterates: bool = True, record_full_loss: bool = True,
-          chunk: int | None = None, gradient: str = "fused") -> TrainResult:
+          chunk: int | None = None, gradient: str = "fused",
+          backend: str = "auto") -> TrainResult:
     """Run K = ``steps`` steps of ProjGD (``batch_size`` None or n) or ProjSGD (module docstring).
 
     Args:
@@ -374,6 +414,8 @@ def train(params0: Params, X: Tensor, q: Tensor, y: Tensor, act: Activation | st
         record_full_loss: ProjSGD only — also evaluate R̂(θ_k) on all n samples every step.
         chunk: samples per chunk of the fused pass (default :func:`default_chunk`).
         gradient: ``fused`` (default) or ``closed`` (``model.loss_and_gradient``).
+        backend: of the fused pass — ``auto`` (the compiled CPU kernel where it applies),
+            ``torch`` or ``kernel`` (:func:`fused_loss_and_gradient`).
 
     Returns:
         :class:`TrainResult`.
@@ -401,11 +443,17 @@ def train(params0: Params, X: Tensor, q: Tensor, y: Tensor, act: Activation | st
     root_m = math.sqrt(params0.width)
 
     inputs = fused_inputs(X, q)          # θ-independent: built once per run
+    if backend not in ("auto", "torch", "kernel"):
+        raise ValueError(f"`backend` must be 'auto', 'torch' or 'kernel', got {backend!r}")
+    used_backend = ("closed" if gradient == "closed" else "torch" if backend == "torch"
+                    else "kernel" if _kernel_for(act, dt, dev, X.shape[2]) is not None
+                    else "torch")
 
     def step_grad(p: Params, Xb: Tensor, qb: Tensor, yb: Tensor, inputs_b: FusedInputs):
         if gradient == "closed":
             return loss_and_gradient(p, Xb, qb, yb, act)
-        return fused_loss_and_gradient(p, Xb, qb, yb, act, chunk=chunk, inputs=inputs_b)
+        return fused_loss_and_gradient(p, Xb, qb, yb, act, chunk=chunk, inputs=inputs_b,
+                                       backend=backend)
 
     loss_hist = torch.full((K,), math.nan, dtype=dt, device=dev)
     batch_hist = torch.empty(K, dtype=dt, device=dev)
@@ -424,7 +472,7 @@ def train(params0: Params, X: Tensor, q: Tensor, y: Tensor, act: Activation | st
                 inputs_b = FusedInputs(*(t[idx] for t in inputs))
                 loss_b, g, _ = step_grad(theta, inputs_b.X, inputs_b.q, y[idx], inputs_b)
                 if record_full_loss:
-                    loss_hist[k] = full_loss(theta, X, q, y, act, chunk, inputs)
+                    loss_hist[k] = full_loss(theta, X, q, y, act, chunk, inputs, backend)
             else:
                 loss_b, g, _ = step_grad(theta, X, q, y, inputs)
                 loss_hist[k] = loss_b
@@ -444,9 +492,9 @@ def train(params0: Params, X: Tensor, q: Tensor, y: Tensor, act: Activation | st
     seconds = time.perf_counter() - start
     average = total.scale(1.0 / K)
     with intra_op_threads(threads):
-        average_loss = float(full_loss(average, X, q, y, act, chunk, inputs))
-        final = float(full_loss(theta, X, q, y, act, chunk, inputs))
-        initial = float(full_loss(params0, X, q, y, act, chunk, inputs))
+        average_loss = float(full_loss(average, X, q, y, act, chunk, inputs, backend))
+        final = float(full_loss(theta, X, q, y, act, chunk, inputs, backend))
+        initial = float(full_loss(params0, X, q, y, act, chunk, inputs, backend))
     loss_cpu = loss_hist.cpu()
     recorded = ~torch.isnan(loss_cpu)
     return TrainResult(
@@ -458,6 +506,7 @@ def train(params0: Params, X: Tensor, q: Tensor, y: Tensor, act: Activation | st
         steps=K, eta=float(eta), rho=rho_t, batch_size=b, seconds=seconds,
         config={"algorithm": "ProjSGD" if sgd else "ProjGD",
                 "projected": rho_t is not None, "gradient": gradient,
+                "backend": used_backend,
                 "device": str(dev), "dtype": str(dt).replace("torch.", "")},
     )
 

@@ -42,15 +42,17 @@ def _moved(p: Params, scale=0.3, seed=5) -> Params:
                     for t in p))
 
 
+@pytest.mark.parametrize("backend", ["torch", "auto"])   # auto: the compiled kernel for tanh
 @pytest.mark.parametrize("activation", ["tanh", "erf"])
 @pytest.mark.parametrize("n,m,d,T,chunk", [(7, 4, 3, 5, 3), (30, 6, 2, 1, None), (33, 8, 4, 9, 7),
                                            (5, 2, 1, 2, 100)])
-def test_fused_gradient_equals_the_closed_form_of_lemma1(activation, n, m, d, T, chunk):
+def test_fused_gradient_equals_the_closed_form_of_lemma1(activation, n, m, d, T, chunk, backend):
     X, q, y, p0 = _problem(n, m, d, T)
     p = _moved(p0)
     act = get_activation(activation)
     loss, grad, pred = loss_and_gradient(p, X, q, y, act)
-    f_loss, f_grad, f_pred = fused_loss_and_gradient(p, X, q, y, act, chunk=chunk)
+    f_loss, f_grad, f_pred = fused_loss_and_gradient(p, X, q, y, act, chunk=chunk,
+                                                     backend=backend)
     assert float(f_loss) == pytest.approx(float(loss), rel=1e-12)
     assert torch.allclose(f_pred, pred, rtol=1e-12, atol=1e-15)
     for a, b in zip(f_grad, grad, strict=True):
@@ -74,21 +76,23 @@ def test_fused_gradient_with_several_cpu_workers_equals_one_worker(workers):
     assert all(torch.equal(a, b) for a, b in zip(again[1], f_grad, strict=True))
 
 
-def test_prebuilt_inputs_give_bitwise_the_same_result_and_are_checked():
+@pytest.mark.parametrize("backend", ["torch", "auto"])
+def test_prebuilt_inputs_give_bitwise_the_same_result_and_are_checked(backend):
     X, q, y, p0 = _problem(n=40, m=6, d=3, T=7)
     p = _moved(p0)
     act = get_activation("tanh")
     inputs = fused_inputs(X, q)
     assert inputs.XT1.shape == (40, 4, 7) and bool((inputs.XT1[:, -1] == 1).all())
     assert torch.equal(inputs.XT1[:, :3], X.transpose(1, 2))
-    built = fused_loss_and_gradient(p, X, q, y, act, chunk=6)
-    reused = fused_loss_and_gradient(p, X, q, y, act, chunk=6, inputs=inputs)
+    built = fused_loss_and_gradient(p, X, q, y, act, chunk=6, backend=backend)
+    reused = fused_loss_and_gradient(p, X, q, y, act, chunk=6, inputs=inputs, backend=backend)
     assert torch.equal(built[0], reused[0]) and torch.equal(built[2], reused[2])
     assert all(torch.equal(a, b) for a, b in zip(built[1], reused[1], strict=True))
     # non-contiguous X, q (views into larger tensors) give the same numbers
     wide = torch.zeros(40, 7, 5, dtype=X.dtype)
     wide[:, :, 1:4] = X
-    strided = fused_loss_and_gradient(p, wide[:, :, 1:4], wide[:, -1, 1:4], y, act, chunk=6)
+    strided = fused_loss_and_gradient(p, wide[:, :, 1:4], wide[:, -1, 1:4], y, act, chunk=6,
+                                      backend=backend)
     assert all(torch.equal(a, b) for a, b in zip(strided[1], built[1], strict=True))
     with pytest.raises(ValueError, match="`inputs`"):
         fused_loss_and_gradient(p, X, q, y, act, inputs=fused_inputs(X[:39], q[:39]))
@@ -119,7 +123,8 @@ def test_fused_logits_shifted_by_the_last_token_fall_back_to_the_max_per_chunk()
     q = last_token_query(X)
     act = get_activation("tanh")
     loss, grad, pred = loss_and_gradient(p0, X, q, y, act)
-    f_loss, f_grad, f_pred = fused_loss_and_gradient(p0, X, q, y, act, chunk=4, workers=1)
+    f_loss, f_grad, f_pred = fused_loss_and_gradient(p0, X, q, y, act, chunk=4, workers=1,
+                                                     backend="torch")
     assert float(f_loss) == pytest.approx(float(loss), rel=1e-10)
     assert torch.allclose(f_pred, pred, rtol=1e-10, atol=1e-13)
     for a, b in zip(f_grad, grad, strict=True):

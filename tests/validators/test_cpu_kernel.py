@@ -1,0 +1,176 @@
+"""The compiled CPU kernel of the fused step: same numbers as Lemma 1's closed form and as the
+torch path, where it applies; a clean fallback where it does not."""
+
+from __future__ import annotations
+
+import os
+import shutil
+
+import pytest
+import torch
+from boundcalc.validators import cpu_kernel
+from boundcalc.validators.data import synthetic_inputs
+from boundcalc.validators.model import (
+    Params,
+    get_activation,
+    init_params,
+    last_token_query,
+    loss_and_gradient,
+)
+from boundcalc.validators.train import fused_loss_and_gradient, proj_gd
+
+HAS_CC = shutil.which(os.environ.get("CC") or "cc") is not None
+needs_cc = pytest.mark.skipif(not HAS_CC, reason="no C compiler on this machine")
+TANH = get_activation("tanh")
+
+
+def _problem(n, m, d, T, dtype, u_scale=0.3, w_scale=0.3, seed=0):
+    X = synthetic_inputs(n, T, d, seed=seed + 1, dtype=dtype)
+    q = last_token_query(X)
+    gen = torch.Generator().manual_seed(seed + 2)
+    y = (0.3 * torch.randn(n, generator=gen, dtype=torch.float64)).to(dtype)
+    p = init_params(m, d, seed=seed, dtype=dtype)
+    moved = Params(p.c, u_scale * (p.U + torch.randn(p.U.shape, generator=gen,
+                                                     dtype=torch.float64).to(dtype)),
+                   p.W + w_scale * torch.randn(p.W.shape, generator=gen,
+                                               dtype=torch.float64).to(dtype))
+    return X, q, y, moved
+
+
+def _assert_close(got, want, rtol):
+    loss, grad, pred = want
+    f_loss, f_grad, f_pred = got
+    assert float(f_loss) == pytest.approx(float(loss), rel=rtol)
+    assert torch.allclose(f_pred, pred, rtol=rtol, atol=rtol * float(pred.abs().max()))
+    for a, b in zip(f_grad, grad, strict=True):   # (T = 1: ∇_W is 0 up to rounding)
+        assert torch.allclose(a, b, rtol=rtol, atol=rtol * max(float(b.abs().max()), 1e-3))
+
+
+@needs_cc
+def test_the_kernel_builds_where_a_c_compiler_is_present():
+    for dtype in (torch.float32, torch.float64):
+        assert cpu_kernel.load_kernel(8, dtype) is not None, \
+            cpu_kernel.kernel_unavailable_reason(8, dtype)
+
+
+@needs_cc
+@pytest.mark.parametrize("dtype,rtol", [(torch.float64, 1e-12), (torch.float32, 2e-5)])
+@pytest.mark.parametrize("n,m,d,T", [(40, 8, 8, 16), (33, 6, 3, 5), (17, 18, 1, 1), (9, 2, 5, 7),
+                                     (25, 40, 4, 3)])
+def test_kernel_equals_the_closed_form_of_lemma1(n, m, d, T, dtype, rtol):
+    # widths that are not a multiple of the head block (6, 18, 2, 40 with float64's 4 lanes)
+    # exercise the zero-padded heads; d = 1 and T = 1 the degenerate loops
+    X, q, y, p = _problem(n, m, d, T, dtype)
+    want = loss_and_gradient(p, X, q, y, TANH)
+    _assert_close(fused_loss_and_gradient(p, X, q, y, TANH, backend="kernel"), want, rtol)
+
+
+@needs_cc
+@pytest.mark.parametrize("u_scale", [1e-4, 0.05, 3.0, 30.0])
+def test_kernel_tanh_is_accurate_on_both_branches_and_in_saturation(u_scale):
+    # pre = a_iᵀU_i scales with U: 1e-4 (series branch), 0.05 (both), 3 and 30 (saturated)
+    X, q, y, p = _problem(64, 16, 6, 8, torch.float64, u_scale=u_scale)
+    want = loss_and_gradient(p, X, q, y, TANH)
+    _assert_close(fused_loss_and_gradient(p, X, q, y, TANH, backend="kernel"), want, 1e-12)
+
+
+@needs_cc
+@pytest.mark.parametrize("dtype", [torch.float32, torch.float64])
+def test_kernel_softmax_is_stable_for_large_attention_logits(dtype):
+    X, q, y, p0 = _problem(12, 8, 3, 6, dtype)
+    X = X / X.norm(dim=-1, keepdim=True)               # unit tokens: |z| up to ‖W_i q‖ = 1e3
+    q = last_token_query(X)
+    p = Params(p0.c, p0.U, 1e3 * p0.W / p0.W.flatten(1).norm(dim=-1).view(-1, 1, 1))
+    want = loss_and_gradient(p, X, q, y, TANH)
+    got = fused_loss_and_gradient(p, X, q, y, TANH, backend="kernel")
+    assert all(bool(torch.isfinite(t).all()) for t in (*got[1], got[2], got[0]))
+    _assert_close(got, want, 1e-4 if dtype == torch.float32 else 1e-9)
+
+
+@needs_cc
+@pytest.mark.parametrize("workers", [1, 2, 3])
+def test_kernel_equals_the_torch_path_and_repeats_bitwise(workers):
+    X, q, y, p = _problem(101, 24, 8, 16, torch.float32)
+    torch_path = fused_loss_and_gradient(p, X, q, y, TANH, backend="torch")
+    first = fused_loss_and_gradient(p, X, q, y, TANH, backend="kernel", workers=workers)
+    again = fused_loss_and_gradient(p, X, q, y, TANH, backend="kernel", workers=workers)
+    _assert_close(first, torch_path, 2e-5)
+    assert torch.equal(first[0], again[0]) and torch.equal(first[2], again[2])
+    assert all(torch.equal(a, b) for a, b in zip(first[1], again[1], strict=True))
+
+
+@needs_cc
+def test_kernel_loss_only_pass_returns_no_gradient():
+    X, q, y, p = _problem(30, 8, 4, 5, torch.float64)
+    loss, grad, pred = fused_loss_and_gradient(p, X, q, y, TANH, need_grad=False,
+                                               backend="kernel")
+    want = loss_and_gradient(p, X, q, y, TANH)
+    assert grad is None
+    assert float(loss) == pytest.approx(float(want[0]), rel=1e-12)
+    assert torch.allclose(pred, want[2], rtol=1e-12, atol=1e-15)
+
+
+@needs_cc
+def test_projgd_trajectory_is_the_same_with_kernel_and_torch_path(monkeypatch):
+    X, q, y, _ = _problem(60, 8, 3, 5, torch.float64)
+    p0 = init_params(8, 3, seed=4, dtype=torch.float64)
+    kernel_run = proj_gd(p0, X, q, y, TANH, steps=15, eta=2.0, rho=0.8)
+    monkeypatch.setenv("BOUNDCALC_CPU_KERNEL", "0")
+    torch_run = proj_gd(p0, X, q, y, TANH, steps=15, eta=2.0, rho=0.8)
+    assert torch.allclose(kernel_run.loss, torch_run.loss, rtol=1e-11)
+    for a, b in zip(kernel_run.params, torch_run.params, strict=True):
+        assert torch.allclose(a, b, rtol=1e-10, atol=1e-13)
+
+
+def test_switching_the_kernel_off_gives_none_and_backend_kernel_is_refused(monkeypatch):
+    monkeypatch.setenv("BOUNDCALC_CPU_KERNEL", "off")
+    assert cpu_kernel.load_kernel(8, torch.float64) is None
+    X, q, y, p = _problem(10, 4, 3, 4, torch.float64)
+    with pytest.raises(ValueError, match="`backend` 'kernel'"):
+        fused_loss_and_gradient(p, X, q, y, TANH, backend="kernel")
+    # auto falls back to the torch path with the same numbers as the closed form
+    _assert_close(fused_loss_and_gradient(p, X, q, y, TANH), loss_and_gradient(p, X, q, y, TANH),
+                  1e-12)
+
+
+def test_the_kernel_is_only_offered_where_it_applies():
+    X, q, y, p = _problem(10, 4, 3, 4, torch.float64)
+    with pytest.raises(ValueError, match="`backend` 'kernel'"):
+        fused_loss_and_gradient(p, X, q, y, get_activation("erf"), backend="kernel")
+    with pytest.raises(ValueError, match="`backend` must be"):
+        fused_loss_and_gradient(p, X, q, y, TANH, backend="fast")
+    assert cpu_kernel.load_kernel(cpu_kernel.MAX_D + 1, torch.float64) is None
+    assert cpu_kernel.load_kernel(8, torch.float16) is None
+
+
+def test_a_failed_build_falls_back_to_torch_and_says_why(monkeypatch, tmp_path):
+    monkeypatch.setattr(cpu_kernel, "_CACHE", {})
+    monkeypatch.setattr(cpu_kernel, "_FAILED", {})
+    monkeypatch.setenv("BOUNDCALC_KERNEL_CACHE", str(tmp_path / "cache"))
+    monkeypatch.setenv("CC", "false")                  # a "compiler" that always fails
+    monkeypatch.setattr(cpu_kernel.tempfile, "gettempdir", lambda: str(tmp_path / "tmp"))
+    assert cpu_kernel.load_kernel(5, torch.float64) is None
+    assert "failed" in cpu_kernel.kernel_unavailable_reason(5, torch.float64)
+    X, q, y, p = _problem(10, 4, 5, 4, torch.float64)
+    _assert_close(fused_loss_and_gradient(p, X, q, y, TANH), loss_and_gradient(p, X, q, y, TANH),
+                  1e-12)
+    assert not list((tmp_path / "cache").glob("*.so"))   # nothing half-written left behind
+
+
+@needs_cc
+def test_a_built_kernel_is_cached_and_reused(monkeypatch, tmp_path):
+    monkeypatch.setattr(cpu_kernel, "_CACHE", {})
+    monkeypatch.setattr(cpu_kernel, "_FAILED", {})
+    monkeypatch.setenv("BOUNDCALC_KERNEL_CACHE", str(tmp_path))
+    assert cpu_kernel.load_kernel(2, torch.float64) is not None
+    built = list(tmp_path.glob("fused_step_d2_float64_*.so"))
+    assert len(built) == 1
+    stamp = built[0].stat().st_mtime_ns
+    monkeypatch.setattr(cpu_kernel, "_CACHE", {})
+
+    def no_compiling(*args, **kwargs):
+        raise AssertionError("the cached kernel was rebuilt")
+
+    monkeypatch.setattr(cpu_kernel.subprocess, "run", no_compiling)
+    assert cpu_kernel.load_kernel(2, torch.float64) is not None
+    assert built[0].stat().st_mtime_ns == stamp
