@@ -48,7 +48,7 @@ _FLAGS = ("-O3", "-march=native", "-fno-math-errno", "-fno-trapping-math", "-fPI
 _LOCK = threading.Lock()
 _CACHE: dict[tuple[int, torch.dtype], object] = {}
 _FAILED: dict[tuple[int, torch.dtype], str] = {}
-_TYPES = {torch.float32: ctypes.c_float, torch.float64: ctypes.c_double}
+_DTYPES = (torch.float32, torch.float64)
 _LOG2E = 1.0 / math.log(2.0)
 
 
@@ -122,7 +122,7 @@ def load_kernel(d: int, dtype: torch.dtype):
     """The compiled ``boundcalc_fused_tanh`` for token dimension ``d`` and ``dtype``, or None
     (kernel switched off, dtype other than float32/float64, d > :data:`MAX_D`, or no compiler /
     a failed build — the reason is kept in :func:`kernel_unavailable_reason`)."""
-    if not kernel_enabled() or dtype not in _TYPES or not 1 <= int(d) <= MAX_D:
+    if not kernel_enabled() or dtype not in _DTYPES or not 1 <= int(d) <= MAX_D:
         return None
     key = (int(d), dtype)
     if key in _CACHE:
@@ -158,7 +158,7 @@ def padded_width(m: int) -> int:
 
 def vector_lanes(dtype: torch.dtype) -> int:
     """Heads per block of the kernel for ``dtype``: one 32-byte vector (8 float32, 4 float64)."""
-    return 32 // torch.empty((), dtype=dtype).element_size()
+    return 32 * 8 // torch.finfo(dtype).bits
 
 
 #: Bytes of per-(sample, head) values the kernel keeps for a group of samples (cache-sized).

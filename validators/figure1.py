@@ -35,7 +35,7 @@ import os
 import sys
 import time
 from collections.abc import Iterable
-from concurrent.futures import ProcessPoolExecutor, as_completed
+from concurrent.futures import FIRST_COMPLETED, ProcessPoolExecutor, wait
 from dataclasses import asdict, dataclass, replace
 from multiprocessing import get_context
 from pathlib import Path
@@ -60,6 +60,7 @@ METRICS = FIGURE1_METRICS        # the three panels
 EXTRA_METRICS = FIGURE1_EXTRA    # panel (a) at the other boundary alignment
 THEORY = FIGURE1_THEORY          # metric → the calculator's bound drawn beside it
 LIN_ALIGNMENTS = ("feature", "output")
+PROGRESS_POLL_S = 1.0             # seconds between looks for cells written by worker processes
 PANEL_LABELS = {"lin_error": "(a) linearization error", "app_error": "(b) approximation error",
                 "min_train_loss": "(c) min training loss"}
 
@@ -286,12 +287,20 @@ def run_cells(run: RunDirectory, cfg: Figure1Config, jobs: int = 1, progress: bo
                 report(record)
         return trained
     threads = max(1, (os.cpu_count() or 1) // jobs)
+    unreported = list(pending)
     with ProcessPoolExecutor(max_workers=jobs, mp_context=get_context("spawn")) as pool:
-        futures = [pool.submit(_seed_worker, str(run.path), asdict(cfg), seed, widths, threads)
-                   for seed, widths in by_seed.items()]
-        for fut in as_completed(futures):
-            for record in fut.result():
-                report(record)
+        remaining = {pool.submit(_seed_worker, str(run.path), asdict(cfg), seed, widths, threads)
+                     for seed, widths in by_seed.items()}
+        while remaining:
+            # a cell is reported as soon as its worker has written it (atomically), not when
+            # the worker's whole seed is done; a worker's error stops the run here
+            finished, remaining = wait(remaining, timeout=PROGRESS_POLL_S,
+                                       return_when=FIRST_COMPLETED)
+            for fut in finished:
+                fut.result()
+            for cell in [c for c in unreported if run.has_cell(cell_key(*c))]:
+                unreported.remove(cell)
+                report(run.load_cell(cell_key(*cell)))
     return trained
 
 

@@ -27,8 +27,10 @@ losses are those of θ_0 … θ_{K−1}; R̂(θ_K) is reported separately as ``f
 
 Gradients come from :func:`fused_loss_and_gradient`, the closed form of
 :func:`boundcalc.validators.model.loss_and_gradient` (Lemma 1) reorganised for speed (chunks of
-samples, batched products, in-place softmax; equal to it to rounding, tested), or from
-``model.loss_and_gradient`` itself with ``gradient="closed"``.
+samples, batched products, in-place softmax; equal to it to rounding, tested) — on the CPU, for
+tanh, by the compiled kernel of :mod:`boundcalc.validators.cpu_kernel` where it builds (the same
+sums with every per-token quantity in registers) —, or from ``model.loss_and_gradient`` itself
+with ``gradient="closed"``. ``TrainResult.config["backend"]`` says which ran.
 """
 
 from __future__ import annotations

@@ -127,6 +127,20 @@ def test_teacher_is_built_once_per_seed(tmp_path, monkeypatch):
     assert sorted(calls) == [1, 2]
 
 
+def test_parallel_jobs_report_every_cell_and_match_one_job(tmp_path, capsys):
+    cfg = dict(seeds=(1, 2), progress=True, **TINY)
+    run_figure1("quick", out=tmp_path / "one", **cfg)
+    capsys.readouterr()
+    run_figure1("quick", out=tmp_path / "two", jobs=2, **cfg)
+    lines = [ln for ln in capsys.readouterr().err.splitlines() if ln.startswith("[figure1 ")]
+    assert len(lines) == 2 * len(TINY["widths"])          # one line per cell, as each is written
+    assert lines[-1].startswith(f"[figure1 {len(lines)}/{len(lines)}]")
+    for name in ("results.csv", "summary.csv", "slopes.csv"):
+        one, two = ([{k: v for k, v in r.items() if "wall" not in k}
+                     for r in _rows(tmp_path / run / name)] for run in ("one", "two"))
+        assert one == two, name
+
+
 def test_slope_fit_and_config():
     ms = [8, 16, 32, 64]
     slope, ci, _ = fit_slope(ms, [3.0 * m ** -0.5 for m in ms])
