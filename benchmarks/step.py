@@ -99,13 +99,13 @@ def run(args: argparse.Namespace) -> dict:
     p0 = init_params(m, d, seed=0, dtype=dtype, device=device)
     rho, eta = (2.0, 2.0, 2.0), 0.05
 
+    ran = {}      # backend asked for → backend that ran (TrainResult.config["backend"])
+
     def trainer(gradient: str, backend: str = "auto") -> float:
         res = proj_gd(p0, X, q, y, act, steps=args.steps, eta=eta, rho=rho, gradient=gradient,
                       backend=backend)
-        used.add(res.config["backend"])
+        ran[backend] = res.config["backend"]
         return res.seconds / args.steps
-
-    used: set[str] = set()
 
     def autograd() -> float:
         theta = p0
@@ -132,7 +132,7 @@ def run(args: argparse.Namespace) -> dict:
     # warm-up, then interleaved rounds so that every round times all of them under the same
     # machine conditions (a shared VM's speed drifts); best of the rounds, median of the ratios
     trainer("fused"), trainer("fused", "torch"), autograd(), matmul()
-    backend = next(b for b in used if b != "torch") if len(used) > 1 else "torch"
+    backend = ran["auto"]
     if not args.skip_closed:
         trainer("closed")
     rounds = []

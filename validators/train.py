@@ -90,6 +90,15 @@ def default_chunk(n: int, T: int, m: int, device: torch.device | str) -> int:
     return max(1, min(int(n), budget // max(1, T * m)))
 
 
+#: Implementations of the fused pass (:func:`fused_loss_and_gradient`'s ``backend``).
+BACKENDS = ("auto", "torch", "kernel")
+
+
+def _check_backend(backend: str) -> None:
+    if backend not in BACKENDS:
+        raise ValueError(f"`backend` must be one of {BACKENDS}, got {backend!r}")
+
+
 def _kernel_for(act: Activation, dtype: torch.dtype, device: torch.device, d: int):
     """The compiled kernel where it applies (CPU, tanh, float32/64, d ≤ 32), else None."""
     if device.type != "cpu" or act.name != "tanh":
@@ -261,8 +270,7 @@ def fused_loss_and_gradient(params: Params, X: Tensor, q: Tensor, y: Tensor,
         workers = torch.get_num_threads() if dev.type == "cpu" else 1
     if int(workers) != workers or workers < 1:
         raise ValueError(f"`workers` must be a positive integer, got {workers}")
-    if backend not in ("auto", "torch", "kernel"):
-        raise ValueError(f"`backend` must be 'auto', 'torch' or 'kernel', got {backend!r}")
+    _check_backend(backend)
     if inputs is not None and (inputs.X.shape != (n, T, d) or inputs.XT1.shape != (n, d + 1, T)
                                or inputs.q.shape != (n, d) or inputs.X_shift.shape != (n, T, d)):
         raise ValueError("`inputs` do not match X, q (build them with fused_inputs(X, q))")
@@ -440,18 +448,20 @@ def train(params0: Params, X: Tensor, q: Tensor, y: Tensor, act: Activation | st
     b = int(batch_size) if sgd else n
     K = int(steps)
     dt, dev = params0.W.dtype, params0.W.device
-    X, q, y = (t.to(device=dev, dtype=dt) for t in (X, q, y))
+    X, q, y = (t.to(device=dev, dtype=dt).contiguous() for t in (X, q, y))
     params0 = params0.detach()
     root_m = math.sqrt(params0.width)
 
-    inputs = fused_inputs(X, q)          # θ-independent: built once per run
-    if backend not in ("auto", "torch", "kernel"):
-        raise ValueError(f"`backend` must be 'auto', 'torch' or 'kernel', got {backend!r}")
+    _check_backend(backend)
     used_backend = ("closed" if gradient == "closed" else "torch" if backend == "torch"
                     else "kernel" if _kernel_for(act, dt, dev, X.shape[2]) is not None
                     else "torch")
+    # θ-independent layouts of the torch path, built once per run (the kernel reads X, q as
+    # they are, the closed form needs none)
+    inputs = fused_inputs(X, q) if used_backend == "torch" else None
 
-    def step_grad(p: Params, Xb: Tensor, qb: Tensor, yb: Tensor, inputs_b: FusedInputs):
+    def step_grad(p: Params, Xb: Tensor, qb: Tensor, yb: Tensor,
+                  inputs_b: FusedInputs | None):
         if gradient == "closed":
             return loss_and_gradient(p, Xb, qb, yb, act)
         return fused_loss_and_gradient(p, Xb, qb, yb, act, chunk=chunk, inputs=inputs_b,
@@ -471,8 +481,12 @@ def train(params0: Params, X: Tensor, q: Tensor, y: Tensor, act: Activation | st
         for k in range(K):
             if sgd:
                 idx = minibatch_indices(n, b, gen).to(dev)
-                inputs_b = FusedInputs(*(t[idx] for t in inputs))
-                loss_b, g, _ = step_grad(theta, inputs_b.X, inputs_b.q, y[idx], inputs_b)
+                if inputs is None:
+                    Xb, qb, inputs_b = X[idx], q[idx], None
+                else:
+                    inputs_b = FusedInputs(*(t[idx] for t in inputs))
+                    Xb, qb = inputs_b.X, inputs_b.q
+                loss_b, g, _ = step_grad(theta, Xb, qb, y[idx], inputs_b)
                 if record_full_loss:
                     loss_hist[k] = full_loss(theta, X, q, y, act, chunk, inputs, backend)
             else:
@@ -529,6 +543,7 @@ def proj_sgd(params0: Params, X: Tensor, q: Tensor, y: Tensor, act: Activation |
 
 
 __all__ = [
-    "SMALL_STEP_ENTRIES", "TrainResult", "default_chunk", "full_loss", "fused_loss_and_gradient",
-    "intra_op_threads", "minibatch_indices", "proj_gd", "proj_sgd", "small_work_threads", "train",
+    "BACKENDS", "SMALL_STEP_ENTRIES", "TrainResult", "default_chunk", "full_loss",
+    "fused_loss_and_gradient", "intra_op_threads", "minibatch_indices", "proj_gd", "proj_sgd",
+    "small_work_threads", "train",
 ]

@@ -17,7 +17,7 @@ from boundcalc.validators.model import (
     last_token_query,
     loss_and_gradient,
 )
-from boundcalc.validators.train import fused_loss_and_gradient, proj_gd
+from boundcalc.validators.train import fused_loss_and_gradient, proj_gd, proj_sgd
 
 HAS_CC = shutil.which(os.environ.get("CC") or "cc") is not None
 needs_cc = pytest.mark.skipif(not HAS_CC, reason="no C compiler on this machine")
@@ -119,6 +119,19 @@ def test_projgd_trajectory_is_the_same_with_kernel_and_torch_path(monkeypatch):
     torch_run = proj_gd(p0, X, q, y, TANH, steps=15, eta=2.0, rho=0.8)
     assert torch.allclose(kernel_run.loss, torch_run.loss, rtol=1e-11)
     for a, b in zip(kernel_run.params, torch_run.params, strict=True):
+        assert torch.allclose(a, b, rtol=1e-10, atol=1e-13)
+
+
+@needs_cc
+def test_projsgd_trajectory_is_the_same_with_kernel_and_torch_path():
+    X, q, y, _ = _problem(60, 8, 3, 5, torch.float64)
+    p0 = init_params(8, 3, seed=4, dtype=torch.float64)
+    runs = [proj_sgd(p0, X, q, y, TANH, steps=12, eta=2.0, rho=0.8, batch_size=16, seed=3,
+                     backend=backend) for backend in ("kernel", "torch")]
+    assert [r.config["backend"] for r in runs] == ["kernel", "torch"]
+    assert torch.allclose(runs[0].loss, runs[1].loss, rtol=1e-11)
+    assert torch.allclose(runs[0].batch_loss, runs[1].batch_loss, rtol=1e-11)
+    for a, b in zip(runs[0].params, runs[1].params, strict=True):
         assert torch.allclose(a, b, rtol=1e-10, atol=1e-13)
 
 
