@@ -58,7 +58,7 @@ _ETA = ARGUMENT_NAMES.index("eta")
 DEFAULT_PRECISION = 20
 
 #: Version of the cache layout and of the generated code; part of the cache key.
-_CODE_FORMAT = "2"
+_CODE_FORMAT = "3"
 
 #: Key of the eta* expression among a statement's constants.
 _STEP_KEY = "theorem_step_size"
@@ -135,6 +135,7 @@ class CompiledStatement:
     step: bool
     conditions: tuple[ConditionInfo, ...]
     key: str = field(default="", compare=False)
+    route: str = ""
 
     @property
     def constants(self) -> tuple[str, ...]:
@@ -184,6 +185,7 @@ class Evaluation:
                 "title": self.statement.title,
                 "summary": self.statement.summary,
                 "guaranteed": self.guaranteed,
+                "route": getattr(self.statement, "route", "") or None,
                 "precision_digits": self.precision,
             },
             "inputs": dict(self.inputs),
@@ -431,6 +433,7 @@ def _make_meta(name: str) -> str:
         "groups": {g: list(getattr(st, g)) for g in ("constants", "terms", "bound")},
         "descriptions": dict(st.descriptions), "latex_names": dict(st.latex_names),
         "used": used, "step": _STEP_KEY in st.constants, "conditions": conditions,
+        "route": st.route,
     }
     if set(used) - set(ARGUMENT_NAMES):
         raise ValueError(f"statement {name!r} uses symbols outside ARGUMENT_NAMES: "
@@ -500,6 +503,7 @@ def compiled_statement(name: str) -> CompiledStatement:
         keys=tuple(meta["keys"]), groups={g: tuple(v) for g, v in meta["groups"].items()},
         descriptions=meta["descriptions"], latex_names=meta["latex_names"],
         used=frozenset(meta["used"]), step=meta["step"], conditions=conditions, key=code_key(),
+        route=meta["route"],
     )
 
 

@@ -5,9 +5,10 @@ token norms ≤ 1. Given one actual initialisation and data set, the *same* deri
 
 * u0_max = measured max_i ‖U_i(0)‖ in place of the event radius u_∞ (Definition 1);
 * x_max = measured max token norm, q_max = measured max query norm;
-* g_max = a bound on ‖X J Xᵀ‖_op valid for every W: the softmax covariance satisfies
-  X J Xᵀ ⪯ Σ_t s_t x_t x_tᵀ, so g_max = x_max² is valid over all of Ω_ρ (the value measured at
-  W(0) is *not*, since W moves).
+* u0_rms = measured √((1/m) Σ_i ‖U_i(0)‖²) in place of the head-average radius ū (tight route);
+* g_max = a bound on tr(X J Xᵀ) (hence on its Frobenius and operator norms) valid for every W:
+  tr(X J Xᵀ) = Σ_t s_t ‖x_t‖² − ‖a‖² ≤ x_max², so g_max = x_max² is valid over all of Ω_ρ (the
+  value measured at W(0) is *not*, since W moves).
 
 Comparing both evaluations shows how much of the slack is the high-probability envelope and the
 worst-case geometry, and how much is the inequalities themselves.
@@ -19,12 +20,18 @@ import sympy as sp
 
 from .statement import Statement
 from .symbols import delta
-from .theorem1 import _DESCRIPTIONS, _LATEX, build_bound, common_conditions
+from .theorem1 import (
+    build_bound,
+    common_conditions,
+    route_descriptions,
+    route_latex_names,
+)
 
 
-def theorem1_a_posteriori() -> Statement:
-    """Theorem 1's constants, terms and bounds with (u0_max, x_max, q_max, g_max) left symbolic."""
-    constants, terms, bound = build_bound(a_priori=False)
+def theorem1_a_posteriori(route: str = "paper") -> Statement:
+    """Theorem 1's constants, terms and bounds with (u0_max or u0_rms, x_max, q_max, g_max) left
+    symbolic, on proof ``route``."""
+    constants, terms, bound = build_bound(a_priori=False, route=route)
     constants.pop("u_inf")
     return Statement(
         name="theorem1_a_posteriori",
@@ -36,8 +43,9 @@ def theorem1_a_posteriori() -> Statement:
         bound=bound,
         probability=1 - delta,
         conditions=common_conditions(),
-        descriptions=_DESCRIPTIONS,
-        latex_names=_LATEX,
+        descriptions=route_descriptions(route),
+        latex_names=route_latex_names(route),
+        route=route,
     )
 
 

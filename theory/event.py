@@ -36,6 +36,27 @@ def event_radius() -> sp.Expr:
     return sp.sqrt(d) + sp.sqrt(2 * sp.log(m / (2 * delta)))
 
 
+def head_average_log_factor() -> sp.Expr:
+    """x = log(1/δ): the Laurent–Massart deviation level of the head-average event."""
+    return sp.log(1 / delta)
+
+
+def head_average_radius() -> sp.Expr:
+    """ū = √(d + 2√(2dx/m) + 4x/m), x = log(1/δ): radius of the head-average event E_avg.
+
+    On E_avg the root mean square over heads of ‖U_i(0)‖ is at most ū; P(E_avg) ≥ 1 − δ
+    (Laurent–Massart for the χ²_{dm/2} variable (m/2)·(1/m)Σ_i ‖U_i(0)‖²).
+
+    Example:
+        >>> from boundcalc.theory.event import head_average_radius
+        >>> from boundcalc.theory.symbols import d, m, delta
+        >>> float(head_average_radius().subs({d: 2, m: 4, delta: sp.exp(-1)}) ** 2)
+        5.0
+    """
+    x = head_average_log_factor()
+    return sp.sqrt(d + 2 * sp.sqrt(2 * d * x / m) + 4 * x / m)
+
+
 def event_failure_probability(radius: sp.Expr) -> sp.Expr:
     """Union-bound failure probability (m/2)·exp(−(u − √d)²/2) of {max_i ‖U_i(0)‖ ≤ u}.
 

@@ -25,14 +25,38 @@ Lipschitz: ‖∇_θ f‖² = (1/m) Σ_i (σ² + c_i² σ'² (‖a_i‖² + ‖G
 Smoothness: the Hessian of θ ↦ f is block-diagonal across heads; head i's block is
 m^{-1/2} [[0, ∇gᵀ], [∇g, c_i ∇²g]], whose operator norm is at most
 m^{-1/2}·λ_max([[0, G], [G, c_max H]]).
+
+Two events (derivations.md §1, §1.1). ``event="max"`` (the paper's Definition 1) bounds every
+‖U_i‖ by u_max = u_∞ + ρ_u/√m: needed for β, a maximum over heads. ``event="average"`` bounds the
+root mean square over heads, √((1/m)Σ_i(‖U_i(0)‖ + ρ_u/√m)²) ≤ u_rms = ū + ρ_u/√m (Minkowski in
+ℓ²(heads)); it serves every quantity that is a head average of per-head bounds concave and
+non-decreasing in s = u²: L² (linear in s), G(√s) = σ₁√(1 + s) and H̃(s) below (Jensen). H̃ is the
+sum of the largest eigenvalues of M(u)'s two parts, σ₂·vvᵀ with v = (1, u) and σ₁[[0, 1], [1, 2u]]
+(λ_max is subadditive), so H ≤ H̃, and each piece of H̃ is concave in s; λ_max(M) itself is not
+claimed concave.
 """
 
 from __future__ import annotations
 
 import sympy as sp
 
-from .event import event_radius
-from .symbols import g_max, m, q_max, rho_c, rho_u, sigma0, sigma1, sigma2, u0_max, x_max
+from .event import event_radius, head_average_radius
+from .symbols import (
+    g_max,
+    m,
+    q_max,
+    rho_c,
+    rho_u,
+    sigma0,
+    sigma1,
+    sigma2,
+    u0_max,
+    u0_rms,
+    x_max,
+)
+
+#: The two events on U(0): the max over heads (Definition 1) and the head average (§1.1).
+EVENTS = ("max", "average")
 
 
 def input_geometry(a_priori: bool = True) -> tuple[sp.Expr, sp.Expr, sp.Expr]:
@@ -65,6 +89,27 @@ def feedforward_max(a_priori: bool = True) -> sp.Expr:
     return (event_radius() if a_priori else u0_max) + rho_u / sp.sqrt(m)
 
 
+def feedforward_rms(a_priori: bool = True) -> sp.Expr:
+    """u_rms = ū + ρ_u/√m ≥ √((1/m) Σ_i (‖U_i(0)‖ + ρ_u/√m)²) on the head-average event E_avg.
+
+    Every ‖U_i‖ on Ω_ρ is at most ‖U_i(0)‖ + ρ_u/√m, and the root mean square over heads of that
+    sum is at most ū + ρ_u/√m by Minkowski's inequality. A posteriori ū is replaced by the
+    measured root mean square u0_rms of ‖U_i(0)‖.
+    """
+    return (head_average_radius() if a_priori else u0_rms) + rho_u / sp.sqrt(m)
+
+
+def head_radius(a_priori: bool = True, event: str = "max") -> sp.Expr:
+    """The per-head radius of ``event``: u_max (``"max"``) or u_rms (``"average"``)."""
+    _check_event(event)
+    return feedforward_max(a_priori) if event == "max" else feedforward_rms(a_priori)
+
+
+def _check_event(event: str) -> None:
+    if event not in EVENTS:
+        raise ValueError(f"`event` must be one of {EVENTS}, got {event!r}")
+
+
 def head_gradient_bound(u: sp.Expr, a_priori: bool = True) -> sp.Expr:
     """G(u) = σ₁√(X² + Γ²Q²u²) ≥ ‖∇_{(U,W)} σ(Uᵀa(W))‖ whenever ‖U‖ ≤ u (Lemma 1, Remarks 3–4).
 
@@ -89,10 +134,34 @@ def head_hessian_bound(u: sp.Expr, a_priori: bool = True) -> sp.Expr:
     )
 
 
-def lipschitz_constant(a_priori: bool = True) -> sp.Expr:
+def head_hessian_concave_bound(u: sp.Expr, a_priori: bool = True) -> sp.Expr:
+    """H̃(u) = σ₂(X² + Γ²Q²u²) + σ₁(XΓQ²u + ΓQ√(1 + X²Q²u²)) ≥ H(u), concave in s = u².
+
+    The two parts of M(u) = σ₂·vvᵀ + σ₁·[[0, ΓQ], [ΓQ, 2XΓQ²u]], v = (X, ΓQu), have largest
+    eigenvalues σ₂‖v‖² and σ₁(XΓQ²u + ΓQ√(1 + X²Q²u²)); λ_max is subadditive. A priori
+    H̃(u) = σ₂(1 + u²) + σ₁(u + √(1 + u²)). Used with the head-average event, where Jensen needs
+    concavity in s.
+    """
+    x, q, g = input_geometry(a_priori)
+    return (sigma2 * (x**2 + g**2 * q**2 * u**2)
+            + sigma1 * (x * g * q**2 * u + g * q * sp.sqrt(1 + x**2 * q**2 * u**2)))
+
+
+def head_bounds(a_priori: bool = True, event: str = "max") -> tuple[sp.Expr, sp.Expr]:
+    """(G, H) of ``event``: (G(u_max), H(u_max)) for ``"max"``; (G(u_rms), H̃(u_rms)) for
+    ``"average"``, which bound the head averages of G(u_i) and H(u_i) on E_avg (Jensen)."""
+    u = head_radius(a_priori, event)
+    if event == "max":
+        return head_gradient_bound(u, a_priori), head_hessian_bound(u, a_priori)
+    return head_gradient_bound(u, a_priori), head_hessian_concave_bound(u, a_priori)
+
+
+def lipschitz_constant(a_priori: bool = True, event: str = "max") -> sp.Expr:
     """Lemma 2: L = √(σ₀² + c_max²·σ₁²·(1 + u_max²)) ≥ sup_{θ∈Ω_ρ} ‖∇_θ f(X; θ)‖ on E_U.
 
-    O(1) in m up to the √log m of the event radius; free of T.
+    O(1) in m up to the √log m of the event radius; free of T. With ``event="average"`` u_max
+    is replaced by u_rms: ‖∇_θ f‖² is the head average of σ² + c_i²σ'²(‖a_i‖² + ‖G_iU_iqᵀ‖²),
+    linear in ‖U_i‖², so it is at most σ₀² + c_max²σ₁²(1 + u_rms²) on E_avg (no √log m).
 
     Example:
         >>> from boundcalc.theory.lemma2 import lipschitz_constant
@@ -100,7 +169,7 @@ def lipschitz_constant(a_priori: bool = True) -> sp.Expr:
         ['d', 'delta', 'm', 'rho_c', 'rho_u', 'sigma0', 'sigma1']
     """
     c_max = readout_max()
-    grad = head_gradient_bound(feedforward_max(a_priori), a_priori)
+    grad = head_gradient_bound(head_radius(a_priori, event), a_priori)
     return sp.sqrt(sigma0**2 + c_max**2 * grad**2)
 
 

@@ -14,14 +14,26 @@ On Ω_ρ: |Δc_i| ≤ ρ_c/√m, ‖Δ_i‖ ≤ r/√m with r = √(ρ_u² + ρ_
 
 Choice: this per-head form is never larger than the generic smoothness bound β‖ρ‖²/2 (it uses
 |c_i(0)| = 1 instead of c_max and the block structure). It holds for every W(0), every U(0) in E_U
-and every input with token norms ≤ 1.
+and every input with token norms ≤ 1. The sum over heads is a head average of G(u_i) and
+H(u_i), so on the head-average event (``event="average"``) G(u_rms) and H̃(u_rms) replace them.
+
+Taylor remainder at an iterate (derivations.md §7.2, the tight route). Theorem 1's drift meets
+[f_lin − f](θ) + ⟨∇f(θ) − ∇f(θ(0)), θ − θ(0)⟩. With φ(s) = f(θ(0) + sΔ), Δ = θ − θ(0), it equals
+(φ(0) + φ'(0) − φ(1)) + (φ'(1) − φ'(0)) = ∫₀¹ s φ''(s) ds, and per head
+φ'' = m^{-1/2} Σ_i [2Δc_i Dg_i[Δ_i] + (c_i(0) + sΔc_i) D²g_i[Δ_i, Δ_i]], so
+
+    |∫₀¹ s φ''| ≤ m^{-1/2}·(1/m) Σ_i [ρ_c r G(u_i) + (½ + ρ_c/(3√m)) r² H(u_i)]
+               ≤ m^{-1/2}·( ρ_c r G + (½ + ρ_c/(3√m)) r² H ) = ε_tay,
+
+one term where Lemma 3 and the θ − θ(0) half of the change of feature counted
+m^{-1/2}(3ρ_c r G + (3/2) r² H) between them.
 """
 
 from __future__ import annotations
 
 import sympy as sp
 
-from .lemma2 import feedforward_max, head_gradient_bound, head_hessian_bound
+from .lemma2 import head_bounds
 from .symbols import m, rho_c, rho_u, rho_w
 
 
@@ -30,8 +42,10 @@ def attention_ffn_radius() -> sp.Expr:
     return sp.sqrt(rho_u**2 + rho_w**2)
 
 
-def linearization_error_bound(a_priori: bool = True) -> sp.Expr:
-    """Lemma 3: ε_lin = m^{-1/2}(G(u_max) ρ_c r + ½ H(u_max) r²) ≥ sup_{Ω_ρ} |f − f_lin|.
+def linearization_error_bound(a_priori: bool = True, event: str = "max") -> sp.Expr:
+    """Lemma 3: ε_lin = m^{-1/2}(G ρ_c r + ½ H r²) ≥ sup_{Ω_ρ} |f − f_lin|.
+
+    (G, H) = (G(u_max), H(u_max)) on E_U (``event="max"``), (G(u_rms), H̃(u_rms)) on E_avg.
 
     Example:
         >>> from boundcalc.theory.lemma3 import linearization_error_bound
@@ -39,9 +53,24 @@ def linearization_error_bound(a_priori: bool = True) -> sp.Expr:
         >>> T in linearization_error_bound().free_symbols
         False
     """
-    u_max = feedforward_max(a_priori)
+    grad, hess = head_bounds(a_priori, event)
     r = attention_ffn_radius()
-    return (
-        head_gradient_bound(u_max, a_priori) * rho_c * r
-        + head_hessian_bound(u_max, a_priori) * r**2 / 2
-    ) / sp.sqrt(m)
+    return (grad * rho_c * r + hess * r**2 / 2) / sp.sqrt(m)
+
+
+def taylor_remainder_bound(a_priori: bool = True, event: str = "average") -> sp.Expr:
+    """ε_tay = m^{-1/2}(ρ_c r G + (½ + ρ_c/(3√m)) r² H) ≥ |[f_lin − f](θ) + ⟨∇f(θ) − ∇f(θ(0)),
+    θ − θ(0)⟩| for every θ ∈ Ω_ρ (module docstring); (G, H) of ``event`` as in
+    :func:`linearization_error_bound`.
+
+    Example:
+        >>> from boundcalc.theory.lemma3 import taylor_remainder_bound
+        >>> from boundcalc.theory.symbols import rho_c
+        >>> float(taylor_remainder_bound().subs(rho_c, 0) / linearization_error_bound(
+        ...     event="average").subs(rho_c, 0))
+        1.0
+    """
+    grad, hess = head_bounds(a_priori, event)
+    r = attention_ffn_radius()
+    return (rho_c * r * grad + (sp.Rational(1, 2) + rho_c / (3 * sp.sqrt(m))) * r**2 * hess
+            ) / sp.sqrt(m)

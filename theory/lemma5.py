@@ -23,6 +23,17 @@ and P(max_j |f_lin(X_j; θ̄) − f*(X_j)| ≤ ε_app) ≥ 1 − δ. This is the
 ℓ). With the input geometry (X, Q, Γ) of ``lemma2.input_geometry``: B₀ = σ₀ν_c + σ₁ν_uX and
 B_w = σ₁ν_wΓQ (1 each a priori). Choice: the paper's Hölder combination is replaced by a plain
 union of the two parts, which gives explicit constants. It needs no event on U(0).
+
+The transport map may depend on c too: heads i and i + m/2 share (U, W) and carry opposite c, so
+f_lin(X; θ̄) is the mean of the N = m/2 i.i.d. pair averages (ψ(c, U, W) + ψ(−c, U, W))/2, whose
+mean is f*(X) and which obey the same two bounds.
+
+d-free attention part (``attention_dof="one"``, derivations.md §5.1). |ψ_w| ≤ σ₁ν_wQ‖GU‖ with
+G = X J Xᵀ PSD and a function of (W, X) only, so given W, ‖GU‖² = Σ_k λ_k² g_k² with g ~ N(0, I)
+and Σ_k λ_k² = ‖G‖_F² ≤ (tr G)² ≤ Γ². −log(1 − x) is convex and vanishes at 0, hence
+superadditive, so E e^{t‖GU‖²/Γ²} ≤ (1 − 2t)^{−1/2}: the moment generating function of χ²₁. The
+symmetrisation above then runs with one degree of freedom instead of d: the same formula with d
+replaced by 1.
 """
 
 from __future__ import annotations
@@ -38,21 +49,31 @@ def approximation_log_factor() -> sp.Expr:
     return sp.log(4 * n / delta)
 
 
-def approximation_error_bound(a_priori: bool = True) -> sp.Expr:
+#: Degrees of freedom of the attention part's χ² comparison: ``"d"`` (‖U‖² ~ χ²_d, the paper's
+#: route) or ``"one"`` (‖GU‖²/Γ² dominated by χ²₁, the tight route).
+ATTENTION_DOF = ("d", "one")
+
+
+def approximation_error_bound(a_priori: bool = True, attention_dof: str = "d") -> sp.Expr:
     """Lemma 5: ε_app = 2B₀√(ℓ/m) + s_w with probability ≥ 1 − δ (see module docstring).
+
+    ``attention_dof="one"`` uses the d-free comparison of the attention part (module docstring).
 
     Example:
         >>> from boundcalc.theory.lemma5 import approximation_error_bound
         >>> sorted(s.name for s in approximation_error_bound().free_symbols)
         ['d', 'delta', 'm', 'n', 'nu_c', 'nu_u', 'nu_w', 'sigma0', 'sigma1']
     """
+    if attention_dof not in ATTENTION_DOF:
+        raise ValueError(f"`attention_dof` must be one of {ATTENTION_DOF}, got {attention_dof!r}")
+    dof = d if attention_dof == "d" else sp.Integer(1)
     x, q, g = input_geometry(a_priori)
     ell = approximation_log_factor()
     bounded = sigma0 * nu_c + sigma1 * nu_u * x
     attention = sigma1 * nu_w * g * q
-    sub_gaussian = 4 * attention * sp.sqrt(2 * d * ell / m)
-    sub_exponential = 2 * attention * (d + 2 * ell / m)
-    attention_part = sp.Piecewise((sub_gaussian, 2 * ell / m <= d), (sub_exponential, True))
+    sub_gaussian = 4 * attention * sp.sqrt(2 * dof * ell / m)
+    sub_exponential = 2 * attention * (dof + 2 * ell / m)
+    attention_part = sp.Piecewise((sub_gaussian, 2 * ell / m <= dof), (sub_exponential, True))
     return 2 * bounded * sp.sqrt(ell / m) + attention_part
 
 

@@ -12,6 +12,11 @@
 
 * Residual envelope: |f(X_j; θ) − y_j| ≤ B = F + Y + ε_mis.
 
+* Tight route (``tight=True``, derivations.md §6.1): F is a head average of G(u_i), so on the
+  head-average event G(u_rms) replaces G(u_max); also |f| ≤ m^{-1/2} Σ_i |c_i|σ₀ ≤ √m·c_max·σ₀,
+  and F is the smaller of the two. The attention part of |f*| is σ₁ν_wQ·E‖GU‖ ≤ σ₁ν_wQ√(tr G²)
+  ≤ σ₁ν_wQΓ (U ~ N(0, I) independent of W, G = X J Xᵀ PSD, ‖G‖_F ≤ tr G ≤ Γ): Y loses its √d.
+
 * Gradient envelopes: ‖∇_θ f‖ ≤ L (Lemma 2) and, for R̂(θ) = (1/n)Σ_j (f(X_j; θ) − y_j)²,
   ‖∇R̂(θ)‖ ≤ (2/n)Σ_j |f_j − y_j|·‖∇f_j‖ ≤ 2·L·B (also for every minibatch gradient).
 """
@@ -20,33 +25,47 @@ from __future__ import annotations
 
 import sympy as sp
 
-from .lemma2 import feedforward_max, head_gradient_bound, input_geometry, lipschitz_constant
+from .lemma2 import head_bounds, input_geometry, lipschitz_constant, readout_max
 from .lemma3 import attention_ffn_radius
-from .symbols import d, eps_mis, nu_c, nu_u, nu_w, rho_c, sigma0, sigma1
+from .symbols import d, eps_mis, m, nu_c, nu_u, nu_w, rho_c, sigma0, sigma1
 
 
-def output_envelope(a_priori: bool = True) -> sp.Expr:
-    """F = σ₀ρ_c + G(u_max)·√(ρ_u² + ρ_w²) ≥ sup_{θ∈Ω_ρ} |f(X; θ)|."""
-    grad = head_gradient_bound(feedforward_max(a_priori), a_priori)
-    return sigma0 * rho_c + grad * attention_ffn_radius()
+def output_envelope(a_priori: bool = True, tight: bool = False) -> sp.Expr:
+    """F = σ₀ρ_c + G(u_max)·√(ρ_u² + ρ_w²) ≥ sup_{θ∈Ω_ρ} |f(X; θ)| on E_U.
+
+    ``tight``: min(σ₀ρ_c + G(u_rms)·r, √m·c_max·σ₀), valid on the head-average event.
+    """
+    grad, _ = head_bounds(a_priori, "average" if tight else "max")
+    envelope = sigma0 * rho_c + grad * attention_ffn_radius()
+    if tight:
+        return sp.Min(envelope, sp.sqrt(m) * readout_max() * sigma0)
+    return envelope
 
 
-def label_envelope(misspecification: sp.Expr = sp.S.Zero, a_priori: bool = True) -> sp.Expr:
-    """Y + ε_mis with Y = σ₀ν_c + σ₁ν_uX + σ₁ν_wΓQ√d ≥ sup_X |f*(X)| (X = Q = Γ = 1 a priori)."""
+def label_envelope(misspecification: sp.Expr = sp.S.Zero, a_priori: bool = True,
+                   tight: bool = False) -> sp.Expr:
+    """Y + ε_mis with Y = σ₀ν_c + σ₁ν_uX + σ₁ν_wΓQ√d ≥ sup_X |f*(X)| (X = Q = Γ = 1 a priori).
+
+    ``tight``: Y = σ₀ν_c + σ₁ν_uX + σ₁ν_wΓQ (no √d; module docstring).
+    """
     x, q, g = input_geometry(a_priori)
-    return sigma0 * nu_c + sigma1 * nu_u * x + sigma1 * nu_w * g * q * sp.sqrt(d) + misspecification
+    attention = sigma1 * nu_w * g * q * (1 if tight else sp.sqrt(d))
+    return sigma0 * nu_c + sigma1 * nu_u * x + attention + misspecification
 
 
-def residual_envelope(misspecification: sp.Expr = sp.S.Zero, a_priori: bool = True) -> sp.Expr:
+def residual_envelope(misspecification: sp.Expr = sp.S.Zero, a_priori: bool = True,
+                      tight: bool = False) -> sp.Expr:
     """B = F + Y (+ ε_mis) ≥ max_j |f(X_j; θ) − y_j| for every θ ∈ Ω_ρ."""
-    return output_envelope(a_priori) + label_envelope(misspecification, a_priori)
+    return (output_envelope(a_priori, tight)
+            + label_envelope(misspecification, a_priori, tight))
 
 
 def loss_gradient_envelope(
-    misspecification: sp.Expr = sp.S.Zero, a_priori: bool = True
+    misspecification: sp.Expr = sp.S.Zero, a_priori: bool = True, tight: bool = False
 ) -> sp.Expr:
     """2·L·B ≥ ‖∇R̂(θ)‖ (and every minibatch gradient) on Ω_ρ, R̂ = (1/n)Σ(f − y)²."""
-    return 2 * lipschitz_constant(a_priori) * residual_envelope(misspecification, a_priori)
+    lip = lipschitz_constant(a_priori, "average" if tight else "max")
+    return 2 * lip * residual_envelope(misspecification, a_priori, tight)
 
 
 __all__ = [

@@ -9,7 +9,10 @@ surely (Lemma 6), so term (ii) is bounded exactly as before. Taking full expecta
 
 and, by Jensen (√· concave), E R̂(θ̂_K) ≤ (√A + 2ε_lin)² as well. The minibatch size b does not enter
 the bound in this derivation (the envelope ‖g_k‖ ≤ 2LB holds for every b); it only has to satisfy
-1 ≤ b ≤ n. The probability is over the initialisation (E_U ∩ E_app), ≥ 1 − 2δ.
+1 ≤ b ≤ n. The probability is over the initialisation (E_U ∩ E_app on the paper route, E_avg ∩ E_app
+on the tight route), ≥ 1 − 2δ. The tight route's Cauchy–Schwarz drift bound carries over: with
+φ(x) = x − ε√x convex, φ(E (1/K)Σ_k R̂(θ_k)) ≤ E (1/K)Σ_k φ(R̂(θ_k)) ≤ the optimization term
+(derivations.md §8).
 """
 
 from __future__ import annotations
@@ -18,10 +21,16 @@ import sympy as sp
 
 from .statement import Condition, Statement
 from .symbols import b, delta, n
-from .theorem1 import _DESCRIPTIONS, _LATEX, build_bound, common_conditions
+from .theorem1 import (
+    build_bound,
+    common_conditions,
+    route_descriptions,
+    route_events,
+    route_latex_names,
+)
 
 
-def proposition1() -> Statement:
+def proposition1(route: str = "tight") -> Statement:
     """Proposition 1 (ProjSGD convergence, in expectation over minibatches).
 
     Example:
@@ -29,14 +38,15 @@ def proposition1() -> Statement:
         >>> proposition1().conditions[-1].requirement
         'b <= n'
     """
-    constants, terms, bound = build_bound()
-    descriptions = dict(_DESCRIPTIONS)
+    constants, terms, bound = build_bound(route=route)
+    descriptions = route_descriptions(route)
     descriptions["min_iterate"] = "bound on E[min_{k<K} R(theta_k)] over the minibatches"
     descriptions["average_iterate"] = "bound on E[R(average iterate)] over the minibatches"
     return Statement(
         name="prop1",
         title="Proposition 1 (ProjSGD convergence)",
-        summary=("On E_U ∩ E_app (probability ≥ 1 − 2δ over the init), K steps of ProjSGD with "
+        summary=(f"On {route_events(route)} (probability ≥ 1 − 2δ over the init), K steps of "
+                 "ProjSGD with "
                  "minibatch b give E[min_k R̂(θ_k)] ≤ min_iterate and E[R̂(θ̂_K)] ≤ "
                  "average_iterate. b does not enter the bound (almost-sure gradient envelope)."),
         constants=constants,
@@ -47,5 +57,6 @@ def proposition1() -> Statement:
                     Condition("batch_le_n", sp.Le(b, n), "b <= n",
                               "a minibatch is a subset of the n samples")),
         descriptions=descriptions,
-        latex_names=_LATEX,
+        latex_names=route_latex_names(route),
+        route=route,
     )

@@ -12,6 +12,9 @@ from .remark9 import remark9
 from .statement import Statement
 from .theorem1 import theorem1
 
+#: Statements with a selectable proof route; ``<name>_paper`` is the paper's route.
+ROUTED = ("theorem1", "prop1", "remark9")
+
 BUILDERS: dict[str, Callable[[], Statement]] = {
     "event": definition1,
     "lemma2": lemma2,
@@ -22,7 +25,22 @@ BUILDERS: dict[str, Callable[[], Statement]] = {
     "prop1": proposition1,
     "prop2": proposition2,
     "remark9": remark9,
+    "theorem1_paper": lambda: theorem1(route="paper"),
+    "prop1_paper": lambda: proposition1(route="paper"),
+    "remark9_paper": lambda: remark9(route="paper"),
 }
+
+
+def routed_name(name: str, route: str) -> str:
+    """Registry key of statement ``name`` on proof ``route`` (``tight`` keeps the name).
+
+    Example:
+        >>> routed_name("theorem1", "paper"), routed_name("lemma2", "paper")
+        ('theorem1_paper', 'lemma2')
+    """
+    if route not in ("tight", "paper"):
+        raise ValueError(f"`route` must be 'tight' or 'paper', got {route!r}")
+    return f"{name}_paper" if route == "paper" and name in ROUTED else name
 
 
 @cache

@@ -13,6 +13,6 @@ from .statement import Statement
 from .theorem1 import theorem1
 
 
-def remark9() -> Statement:
+def remark9(route: str = "tight") -> Statement:
     """Theorem 1 with the misspecification term B·ε_mis (symbol ``epsilon_mis``)."""
-    return theorem1(misspecified=True)
+    return theorem1(misspecified=True, route=route)

@@ -45,6 +45,7 @@ class Statement:
         conditions: hypotheses; the bound is guaranteed only when all hold.
         descriptions: one line per key of constants/terms/bound.
         latex_names: LaTeX symbol per key, for ``--symbolic`` and tables.
+        route: the proof route of the bound (``tight`` / ``paper``), empty where there is one.
     """
 
     name: str
@@ -57,6 +58,7 @@ class Statement:
     conditions: tuple[Condition, ...] = ()
     descriptions: dict[str, str] = field(default_factory=dict)
     latex_names: dict[str, str] = field(default_factory=dict)
+    route: str = ""
 
     def expressions(self) -> dict[str, sp.Expr]:
         """All numeric expressions, keyed ``group.name`` (constants, terms, bound, probability)."""

@@ -36,9 +36,11 @@ eta = sp.Symbol("eta", positive=True)
 # input geometry (a-priori value 1 each; the validators' a-posteriori bounds use measured values)
 x_max = sp.Symbol("x_max", positive=True)  # max token norm  max_t ||x_t||
 q_max = sp.Symbol("q_max", positive=True)  # max query norm  ||q||
-g_max = sp.Symbol("g_max", positive=True)  # bound on ||X J X^T||_op, <= x_max**2 for every W
+g_max = sp.Symbol("g_max", positive=True)  # bound on tr(XJX^T) >= its norms; <= x_max**2
 # measured max_i ||U_i(0)|| replacing the event radius in a-posteriori bounds
 u0_max = sp.Symbol("u0_max", positive=True)
+# measured root mean square over heads of ||U_i(0)|| replacing the head-average radius a posteriori
+u0_rms = sp.Symbol("u0_rms", positive=True)
 
 # Remark 9: sup-norm distance of the labels to the transport target, max_j |y_j - f*(X_j)|
 eps_mis = sp.Symbol("epsilon_mis", nonnegative=True)
@@ -72,8 +74,11 @@ GLOSSARY: dict[sp.Symbol, str] = {
     eps_mis: "Remark 9: max_j |y_j - f*(X_j)| (0 = realizable)",
     x_max: "input geometry: max token norm (1 a priori)",
     q_max: "input geometry: max query norm (1 a priori)",
-    g_max: "input geometry: bound on ||X J X^T||_op (1 a priori; <= x_max^2 for every W)",
+    g_max: "input geometry: bound on tr(X J X^T), hence on its Frobenius and operator norms "
+           "(1 a priori; <= x_max^2 for every W)",
     u0_max: "a posteriori: measured max_i ||U_i(0)|| in place of the event radius",
+    u0_rms: "a posteriori: measured sqrt((1/m) sum_i ||U_i(0)||^2) in place of the head-average "
+            "radius",
 }
 
 #: Input-geometry symbols; the a-priori statements substitute :data:`A_PRIORI_GEOMETRY`.

@@ -38,19 +38,19 @@ from __future__ import annotations
 
 import sympy as sp
 
-from .event import event_radius
+from .event import event_radius, head_average_radius
 from .lemma2 import (
     feedforward_max,
-    head_gradient_bound,
-    head_hessian_bound,
+    feedforward_rms,
+    head_bounds,
     lipschitz_constant,
     smoothness_constant,
 )
-from .lemma3 import attention_ffn_radius, linearization_error_bound
+from .lemma3 import attention_ffn_radius, linearization_error_bound, taylor_remainder_bound
 from .lemma5 import approximation_error_bound
 from .lemma6 import label_envelope, output_envelope, residual_envelope
 from .statement import Condition, Statement
-from .symbols import K, delta, eps_mis, eta, m, nu_c, nu_u, nu_w, rho_c, rho_u, rho_w
+from .symbols import K, delta, eps_mis, eta, m, nu_c, nu_u, nu_w, rho_c, rho_u, rho_w, u0_rms
 
 
 def transport_norm() -> sp.Expr:
@@ -58,30 +58,44 @@ def transport_norm() -> sp.Expr:
     return sp.sqrt(nu_c**2 + nu_u**2 + nu_w**2)
 
 
-def change_of_feature_error_bound(a_priori: bool = True) -> sp.Expr:
-    """ε_cf ≥ sup |⟨∇f(X; θ) − ∇f(X; θ(0)), θ − θ̄⟩| over θ, θ̄ ∈ Ω_ρ (eqs. 27–34)."""
-    u_max = feedforward_max(a_priori)
-    grad = head_gradient_bound(u_max, a_priori)
-    hess = head_hessian_bound(u_max, a_priori)
+#: Proof routes of Theorem 1 / Proposition 1 / Remark 9: ``tight`` (the default, derivations.md
+#: §7.7) and ``paper`` (the paper's skeleton, §7.1–7.5).
+ROUTES = ("tight", "paper")
+
+
+def _check_route(route: str) -> None:
+    if route not in ROUTES:
+        raise ValueError(f"`route` must be one of {ROUTES}, got {route!r}")
+
+
+def change_of_feature_error_bound(a_priori: bool = True, route: str = "paper") -> sp.Expr:
+    """ε_cf ≥ the change-of-feature bracket of the drift (eqs. 27–34).
+
+    ``paper``: sup |⟨∇f(X; θ) − ∇f(X; θ(0)), θ − θ̄⟩| over θ ∈ Ω_ρ, per-head blocks of θ − θ̄ at most
+    (ρ_c + ν_c)/√m and (r + r_ν)/√m (θ̄ − θ(0) has blocks ν_c/√m and r_ν/√m), on E_U:
+    m^{-1/2}[G r (ρ_c + ν_c) + (ρ_c G + H r)(r + r_ν)].
+
+    ``tight``: only the θ̄ − θ(0) half, |⟨∇f(θ) − ∇f(θ(0)), θ̄ − θ(0)⟩|, since the θ − θ(0) half is
+    merged into the Taylor remainder ε_tay (lemma3.taylor_remainder_bound); on E_avg:
+    m^{-1/2}[G r ν_c + (ρ_c G + H̃ r) r_ν] with G = G(u_rms), H̃ = H̃(u_rms).
+    """
+    _check_route(route)
+    grad, hess = head_bounds(a_priori, "max" if route == "paper" else "average")
     r = attention_ffn_radius()
     r_nu = sp.sqrt(nu_u**2 + nu_w**2)
-    return (grad * r * (rho_c + nu_c) + (rho_c * grad + hess * r) * (r + r_nu)) / sp.sqrt(m)
+    if route == "paper":
+        return (grad * r * (rho_c + nu_c) + (rho_c * grad + hess * r) * (r + r_nu)) / sp.sqrt(m)
+    return (grad * r * nu_c + (rho_c * grad + hess * r) * r_nu) / sp.sqrt(m)
 
 
-def theorem_step_size(misspecification: sp.Expr = sp.S.Zero,
-                      a_priori: bool = True) -> sp.Expr:
-    """η* = ‖ν‖ / (2·L·B·√K): the step size that minimises the optimization term."""
-    lip = lipschitz_constant(a_priori)
-    return transport_norm() / (2 * lip * residual_envelope(misspecification, a_priori)
+def theorem_step_size(misspecification: sp.Expr = sp.S.Zero, a_priori: bool = True,
+                      route: str = "paper") -> sp.Expr:
+    """η* = ‖ν‖ / (2·L·B·√K): the step size that minimises the optimization term ‖ν‖²/(4ηK) +
+    ηL²B² (L and B of ``route``)."""
+    tight = route == "tight"
+    lip = lipschitz_constant(a_priori, "average" if tight else "max")
+    return transport_norm() / (2 * lip * residual_envelope(misspecification, a_priori, tight)
                                * sp.sqrt(K))
-
-
-def optimization_term(step: sp.Expr = eta, misspecification: sp.Expr = sp.S.Zero,
-                      a_priori: bool = True) -> sp.Expr:
-    """‖ν‖²/(4ηK) + η·L²·B²: the finite-time optimization error of the Lyapunov drift."""
-    lip = lipschitz_constant(a_priori)
-    res = residual_envelope(misspecification, a_priori)
-    return transport_norm() ** 2 / (4 * step * K) + step * lip**2 * res**2
 
 
 def rho_ge_nu_conditions() -> tuple[Condition, ...]:
@@ -106,18 +120,23 @@ def common_conditions() -> tuple[Condition, ...]:
 
 
 def build_bound(misspecification: sp.Expr = sp.S.Zero, step: sp.Expr = eta,
-                a_priori: bool = True):
+                a_priori: bool = True, route: str = "paper"):
     """Constants, named terms and the two bounds of Theorem 1 (and Remark 9 if ε_mis ≠ 0).
 
     Args:
         misspecification: ε_mis (0 for realizable labels).
         step: the step size expression (symbol η by default).
-        a_priori: False keeps the input-geometry symbols and the measured u0_max in place of u_∞
-            (a-posteriori bounds of the validators).
+        a_priori: False keeps the input-geometry symbols and the measured u0_max (``paper``) or
+            u0_rms (``tight``) in place of the event radius (a-posteriori bounds of the
+            validators).
+        route: ``"paper"`` (derivations.md §7.1–7.5) or ``"tight"`` (§7.7).
 
     Returns:
         (constants, terms, bound) dictionaries of sympy expressions.
     """
+    _check_route(route)
+    if route == "tight":
+        return _build_tight(misspecification, step, a_priori)
     lip = lipschitz_constant(a_priori)
     eps_lin = linearization_error_bound(a_priori)
     eps_app = approximation_error_bound(a_priori)
@@ -142,6 +161,57 @@ def build_bound(misspecification: sp.Expr = sp.S.Zero, step: sp.Expr = eta,
     return constants, terms, bound
 
 
+def _build_tight(misspecification: sp.Expr, step: sp.Expr, a_priori: bool):
+    """The tight route (derivations.md §7.7): head-average event, Taylor remainder merged with the
+    θ_k − θ(0) half of the change of feature, d-free attention parts, and the drift bounded both
+    linearly in B and by Cauchy–Schwarz (the smaller bound is reported)."""
+    lip = lipschitz_constant(a_priori, "average")
+    eps_lin = linearization_error_bound(a_priori, "average")
+    eps_tay = taylor_remainder_bound(a_priori, "average")
+    eps_app = approximation_error_bound(a_priori, attention_dof="one")
+    eps_cf = change_of_feature_error_bound(a_priori, "tight")
+    res = residual_envelope(misspecification, a_priori, tight=True)
+    drift = eps_tay + eps_app + eps_cf + misspecification
+    constants = {
+        "u_inf": event_radius(),
+        "u_max": feedforward_max(a_priori),
+        "u_bar": head_average_radius() if a_priori else u0_rms,
+        "u_rms": feedforward_rms(a_priori),
+        "lipschitz_L": lip,
+        "smoothness_beta": smoothness_constant(a_priori),
+        "eps_lin": eps_lin,
+        "eps_taylor": eps_tay,
+        "eps_app": eps_app,
+        "eps_cf": eps_cf,
+        "eps_drift": drift,
+        "output_envelope_F": output_envelope(a_priori, tight=True),
+        "label_envelope_Y": label_envelope(misspecification, a_priori, tight=True),
+        "residual_envelope_B": res,
+        "trivial_bound_B2": res**2,
+        "transport_norm": transport_norm(),
+        "theorem_step_size": theorem_step_size(misspecification, a_priori, "tight"),
+    }
+    optimization = transport_norm() ** 2 / (4 * step * K) + step * lip**2 * res**2
+    terms = {
+        "optimization": optimization,
+        "linearization": res * eps_tay,
+        "approximation": res * eps_app,
+        "change_of_feature": res * eps_cf,
+    }
+    if misspecification != 0:
+        terms["misspecification"] = res * misspecification
+    linear = sp.Add(*terms.values())
+    cauchy_schwarz = (drift / 2 + sp.sqrt(drift**2 / 4 + optimization)) ** 2
+    min_iterate = sp.Min(linear, cauchy_schwarz)
+    bound = {
+        "min_iterate": min_iterate,
+        "average_iterate": (sp.sqrt(min_iterate) + 2 * eps_lin) ** 2,
+        "min_iterate_linear_drift": linear,
+        "min_iterate_cauchy_schwarz": cauchy_schwarz,
+    }
+    return constants, terms, bound
+
+
 def assemble_bound(lipschitz: sp.Expr, residual: sp.Expr, eps_lin: sp.Expr, eps_app: sp.Expr,
                    eps_cf: sp.Expr, step: sp.Expr = eta,
                    misspecification: sp.Expr = sp.S.Zero
@@ -150,8 +220,8 @@ def assemble_bound(lipschitz: sp.Expr, residual: sp.Expr, eps_lin: sp.Expr, eps_
     bounds (min iterate; average iterate by §7.5's Minkowski–Jensen step).
 
     Any model whose per-unit constants give L, B, ε_lin, ε_app and ε_cf on Ω_ρ gets the same
-    assembly: Theorem 1 / Proposition 1 / Remark 9 here, the IndRNN's Proposition 2
-    (``proposition2.build_bound``).
+    assembly: Theorem 1 / Proposition 1 / Remark 9 on the paper route here, the IndRNN's
+    Proposition 2 (``proposition2.build_bound``).
 
     Returns:
         (terms, bound): ``optimization`` = ‖ν‖²/(4ηK) + ηL²B², ``linearization`` = Bε_lin,
@@ -175,16 +245,18 @@ def assemble_bound(lipschitz: sp.Expr, residual: sp.Expr, eps_lin: sp.Expr, eps_
 
 
 _DESCRIPTIONS = {
-    "u_inf": "Definition 1 event radius: max_i ||U_i(0)|| <= u_inf w.p. >= 1 - delta",
-    "u_max": "bound on ||U_i|| over Omega_rho on the event (eq. 9)",
-    "lipschitz_L": "Lemma 2: Lipschitz constant of theta -> f(X; theta) on Omega_rho",
-    "smoothness_beta": "Lemma 2: smoothness (Hessian operator norm) on Omega_rho",
-    "eps_lin": "Lemma 3: sup |f - f_lin| on Omega_rho",
-    "eps_app": "Lemma 5: max_j |f_lin(X_j; theta_bar) - f*(X_j)| w.p. >= 1 - delta",
-    "eps_cf": "change-of-feature error |<grad f(theta) - grad f(theta(0)), theta - theta_bar>|",
-    "output_envelope_F": "Lemma 6: sup |f| on Omega_rho",
+    "u_inf": "Definition 1 max event E_U: max_i ||U_i(0)|| <= u_inf w.p. >= 1 - delta",
+    "u_max": "max event E_U: bound on every ||U_i|| over Omega_rho (eq. 9)",
+    "lipschitz_L": "Lemma 2, max event E_U: Lipschitz constant of theta -> f(X; theta) on Omega_rho",
+    "smoothness_beta": "Lemma 2, max event E_U: smoothness (Hessian operator norm) on Omega_rho",
+    "eps_lin": "Lemma 3, max event E_U: sup |f - f_lin| on Omega_rho",
+    "eps_app": "Lemma 5 (d degrees of freedom): max_j |f_lin(X_j; theta_bar) - f*(X_j)| w.p. >= "
+               "1 - delta",
+    "eps_cf": "max event E_U: change of feature |<grad f(theta) - grad f(theta(0)), theta - "
+              "theta_bar>|",
+    "output_envelope_F": "Lemma 6, max event E_U: sup |f| on Omega_rho",
     "label_envelope_Y": "Lemma 6: sup |y| for realizable labels (+ eps_mis)",
-    "residual_envelope_B": "Lemma 6: sup |f - y| on Omega_rho",
+    "residual_envelope_B": "Lemma 6, max event E_U: sup |f - y| on Omega_rho",
     "trivial_bound_B2": "B^2 >= R(theta) for every theta in Omega_rho: a bound above it is vacuous",
     "transport_norm": "||nu||: bound on ||theta(0) - theta_bar||",
     "theorem_step_size": "eta* = ||nu|| / (2 L B sqrt(K)), minimiser of the optimization term",
@@ -193,13 +265,41 @@ _DESCRIPTIONS = {
     "approximation": "B * eps_app",
     "change_of_feature": "B * eps_cf",
     "misspecification": "B * eps_mis (Remark 9)",
-    "min_iterate": "bound on min_{k<K} R(theta_k) (and on the average loss)",
+    "min_iterate": "paper route: bound on min_{k<K} R(theta_k) (and on the average loss)",
     "average_iterate": "bound on R at the average iterate (1/K) sum_{k<K} theta_k",
+}
+
+_TIGHT_DESCRIPTIONS = {
+    **_DESCRIPTIONS,
+    "u_inf": "Definition 1 max event E_U: max_i ||U_i(0)|| <= u_inf; only beta uses it here",
+    "u_max": "max event E_U: bound on every ||U_i|| over Omega_rho; only beta uses it here",
+    "u_bar": "head-average event E_avg: sqrt((1/m) sum_i ||U_i(0)||^2) <= u_bar w.p. >= 1 - delta",
+    "u_rms": "head-average event E_avg: u_bar + rho_u/sqrt(m) >= rms over heads of ||U_i|| bound",
+    "lipschitz_L": "Lemma 2, head-average event E_avg: sup ||grad f|| on Omega_rho",
+    "smoothness_beta": "Lemma 2, max event E_U: smoothness on Omega_rho (reported, not used)",
+    "eps_lin": "Lemma 3, head-average event E_avg: sup |f - f_lin| (used by average_iterate)",
+    "eps_taylor": "E_avg: |f_lin - f + <grad f(theta) - grad f(theta(0)), theta - theta(0)>|",
+    "eps_app": "Lemma 5, d-free attention part: max_j |f_lin(X_j; theta_bar) - f*(X_j)| w.p. >= "
+               "1 - delta",
+    "eps_cf": "E_avg: change of feature |<grad f(theta) - grad f(theta(0)), theta_bar - "
+              "theta(0)>|",
+    "eps_drift": "eps_taylor + eps_app + eps_cf (+ eps_mis) >= |e_j|, the drift error per sample",
+    "output_envelope_F": "Lemma 6, E_avg: sup |f| on Omega_rho (min with sqrt(m) c_max sigma0)",
+    "label_envelope_Y": "Lemma 6, d-free: sup |y| for realizable labels (+ eps_mis)",
+    "residual_envelope_B": "Lemma 6, E_avg: sup |f - y| on Omega_rho",
+    "linearization": "B * eps_taylor",
+    "min_iterate": "tight route: min of the linear-drift and Cauchy-Schwarz bounds on "
+                   "min_{k<K} R(theta_k) (and on the average loss)",
+    "min_iterate_linear_drift": "optimization + B * eps_drift: drift error bounded with |r_j| <= B",
+    "min_iterate_cauchy_schwarz": "(eps_drift/2 + sqrt(eps_drift^2/4 + optimization))^2: drift "
+                                  "error bounded with (1/n) sum |r_j| <= sqrt(R)",
 }
 
 _LATEX = {
     "u_inf": r"u_\infty", "u_max": r"u_{\max}", "lipschitz_L": "L",
+    "u_bar": r"\bar u", "u_rms": r"u_{\mathrm{rms}}",
     "smoothness_beta": r"\beta", "eps_lin": r"\varepsilon_{\mathrm{lin}}",
+    "eps_taylor": r"\varepsilon_{\mathrm{tay}}", "eps_drift": r"\varepsilon",
     "eps_app": r"\varepsilon_{\mathrm{app}}", "eps_cf": r"\varepsilon_{\mathrm{cf}}",
     "output_envelope_F": "F", "label_envelope_Y": "Y", "residual_envelope_B": "B",
     "trivial_bound_B2": "B^2",
@@ -209,34 +309,64 @@ _LATEX = {
     "change_of_feature": r"B\varepsilon_{\mathrm{cf}}",
     "misspecification": r"B\varepsilon_{\mathrm{mis}}",
     "min_iterate": r"\min_{k<K}\hat R(\theta_k)", "average_iterate": r"\hat R(\bar\theta_K)",
+    "min_iterate_linear_drift": r"\mathcal{E}_{\mathrm{opt}} + B\varepsilon",
+    "min_iterate_cauchy_schwarz": r"\bigl(\tfrac{\varepsilon}{2} + \sqrt{\tfrac{\varepsilon^2}{4}"
+                                  r" + \mathcal{E}_{\mathrm{opt}}}\bigr)^2",
 }
 
 
-def theorem1(misspecified: bool = False) -> Statement:
+def route_descriptions(route: str) -> dict[str, str]:
+    """The meaning line of every key of a Theorem 1 / Proposition 1 / Remark 9 statement on
+    ``route``."""
+    _check_route(route)
+    return dict(_TIGHT_DESCRIPTIONS if route == "tight" else _DESCRIPTIONS)
+
+
+def theorem1(misspecified: bool = False, route: str = "tight") -> Statement:
     """Theorem 1 (ProjGD convergence) as a :class:`Statement`.
 
     Args:
         misspecified: add Remark 9's term B·ε_mis (labels off the transport target by ε_mis).
+        route: ``"tight"`` (default; derivations.md §7.7) or ``"paper"`` (§7.1–7.5).
 
     Example:
         >>> from boundcalc.theory.theorem1 import theorem1
         >>> sorted(theorem1().terms)
         ['approximation', 'change_of_feature', 'linearization', 'optimization']
+        >>> theorem1(route="paper").route
+        'paper'
     """
     mis = eps_mis if misspecified else sp.Integer(0)
-    constants, terms, bound = build_bound(mis)
+    constants, terms, bound = build_bound(mis, route=route)
     return Statement(
         name="remark9" if misspecified else "theorem1",
         title=("Remark 9 (misspecified targets)" if misspecified
                else "Theorem 1 (ProjGD convergence)"),
-        summary=("On E_U ∩ E_app (probability ≥ 1 − 2δ), K steps of ProjGD on Ω_ρ with step η give "
-                 "min_{k<K} R̂(θ_k) ≤ min_iterate and R̂((1/K)Σθ_k) ≤ average_iterate, "
+        summary=(f"On {route_events(route)} (probability ≥ 1 − 2δ), K steps of ProjGD on Ω_ρ with "
+                 "step η give min_{k<K} R̂(θ_k) ≤ min_iterate and R̂((1/K)Σθ_k) ≤ average_iterate, "
                  "R̂ = (1/n)Σ(f − y)². No term depends on the sequence length T."),
         constants=constants,
         terms=terms,
         bound=bound,
         probability=1 - 2 * delta,
         conditions=common_conditions(),
-        descriptions=_DESCRIPTIONS,
-        latex_names=_LATEX,
+        descriptions=route_descriptions(route),
+        latex_names=route_latex_names(route),
+        route=route,
     )
+
+
+def route_events(route: str) -> str:
+    """The events a Theorem 1 route's bound holds on: E_U ∩ E_app (paper), E_avg ∩ E_app
+    (tight)."""
+    _check_route(route)
+    return "E_avg ∩ E_app" if route == "tight" else "E_U ∩ E_app"
+
+
+def route_latex_names(route: str) -> dict[str, str]:
+    """LaTeX symbol of every key on ``route`` (the tight route's linearization term is Bε_tay)."""
+    _check_route(route)
+    names = dict(_LATEX)
+    if route == "tight":
+        names["linearization"] = r"B\varepsilon_{\mathrm{tay}}"
+    return names
