@@ -3,7 +3,9 @@
 The a-priori statements of Definition 1 and Lemmas 2, 3 and 6 hold for *every* W(0), every U(0)
 with max_i ‖U_i(0)‖ ≤ u_∞ (the event E_U), every θ ∈ Ω_ρ (Definition 2) and every input with token
 norms ≤ 1 and ‖q‖ ≤ 1, at any T. A search that tries to falsify them may therefore choose all of
-those. This module provides the machinery; :mod:`boundcalc.validators.check_lemmas` holds the
+those. The tight route's constants hold on the head-average event E_avg instead, for every U(0)
+with √((1/m)Σ_i ‖U_i(0)‖²) ≤ ū (``init_event='average'``). This module provides the machinery;
+:mod:`boundcalc.validators.check_lemmas` and :mod:`boundcalc.validators.check_tight` hold the
 measurements.
 
 **Configuration.** A batch of S independent *starts*, each a complete candidate
@@ -13,7 +15,8 @@ measurements.
 key     shape                   constraint (projection)
 ======  ======================  ==========================================================
 c0      (S, m)                  fixed signs ±1 (symmetric: (c, −c))
-U0      (S, m', d)              ‖U_i(0)‖ ≤ u_∞ (the event ball)
+U0      (S, m', d)              ‖U_i(0)‖ ≤ u_∞ (the event ball; ``init_event='average'``:
+                                √((1/m')Σ_i ‖U_i(0)‖²) ≤ u_inf = ū, one ball per start)
 W0      (S, m', d, d)           free
 dc      (S, m)                  |Δc_i| ≤ ρ_c/√m
 dU      (S, m, d)               ‖ΔU_i‖ ≤ ρ_u/√m
@@ -71,6 +74,8 @@ THETA_VARS = ("dc", "dU", "dW")
 INIT_VARS = ("U0", "W0")
 INPUT_VARS = ("X", "q")
 DIRECTION_VARS = ("vc", "vU", "vW")
+#: The two constraint sets of U(0): per-head ball (E_U) and root-mean-square ball (E_avg).
+INIT_EVENTS = ("max", "average")
 
 
 @dataclass(frozen=True)
@@ -80,13 +85,18 @@ class SearchSpace:
     Attributes:
         m: number of heads (even). d: token dimension. T: sequence length.
         rho: (ρ_c, ρ_u, ρ_w) of Ω_ρ (Definition 2).
-        u_inf: radius of the init ball ‖U_i(0)‖ ≤ u_inf (Definition 1's event radius).
+        u_inf: radius of the init ball: ‖U_i(0)‖ ≤ u_inf for every head (Definition 1's event
+            radius, ``init_event='max'``) or √((1/m)Σ_i ‖U_i(0)‖²) ≤ u_inf (the head-average
+            radius ū of E_avg, ``init_event='average'``; under the symmetric init the mean over
+            the m heads equals the mean over the m/2 independent ones).
         samples: inputs per start; they share that start's θ.
         query: ``'free'`` (q a variable with ‖q‖ ≤ 1) or ``'last'`` (q = x_T, the scripts' choice).
         symmetric: mirror U(0), W(0) in pairs and use c(0) = (c, −c) (f(θ(0)) ≡ 0).
         label_max: when set, labels y with |y| ≤ label_max are variables too.
         direction: when True, one unit vector per head (vc, vU, vW) is a variable (Rayleigh
             quotients of the per-head Hessian blocks).
+        init_event: ``'max'`` (the per-head ball of E_U) or ``'average'`` (the root-mean-square
+            ball of E_avg) for U(0).
     """
 
     m: int
@@ -99,6 +109,7 @@ class SearchSpace:
     symmetric: bool = False
     label_max: float | None = None
     direction: bool = False
+    init_event: str = "max"
 
     def __post_init__(self) -> None:
         if self.m < 2 or self.m % 2:
@@ -112,6 +123,8 @@ class SearchSpace:
             raise ValueError(f"`u_inf` must be finite and >= 0, got {self.u_inf}")
         if self.query not in ("free", "last"):
             raise ValueError(f"`query` must be 'free' or 'last', got {self.query!r}")
+        if self.init_event not in INIT_EVENTS:
+            raise ValueError(f"`init_event` must be one of {INIT_EVENTS}, got {self.init_event!r}")
         if self.label_max is not None and not self.label_max >= 0:
             raise ValueError(f"`label_max` must be >= 0, got {self.label_max}")
 
@@ -119,6 +132,14 @@ class SearchSpace:
     def init_heads(self) -> int:
         """m' = number of independent (U(0), W(0)) heads: m/2 when symmetric, else m."""
         return self.m // 2 if self.symmetric else self.m
+
+    @property
+    def init_ball_radius(self) -> float:
+        """Radius of one U(0) block's ball: u_inf per head (``'max'``), u_inf·√m' for the whole
+        (m', d) block of a start (``'average'``: (1/m')Σ_i ‖U_i(0)‖² ≤ u_inf²)."""
+        if self.init_event == "max":
+            return self.u_inf
+        return self.u_inf * math.sqrt(self.init_heads)
 
     @property
     def radii(self) -> tuple[float, float, float]:
@@ -228,7 +249,7 @@ def project_(space: SearchSpace, cfg: Config) -> Config:
     cfg["dc"].copy_(cfg["dc"].clamp(-rc, rc))
     cfg["dU"].copy_(_shrink(cfg["dU"], ru, 1))
     cfg["dW"].copy_(_shrink(cfg["dW"], rw, 2))
-    cfg["U0"].copy_(_shrink(cfg["U0"], space.u_inf, 1))
+    cfg["U0"].copy_(_shrink(cfg["U0"], space.init_ball_radius, _block_dims(space, "U0")))
     cfg["X"].copy_(_shrink(cfg["X"], 1.0, 1))
     if "q" in cfg:
         cfg["q"].copy_(_shrink(cfg["q"], 1.0, 1))
@@ -328,6 +349,13 @@ def random_configuration(space: SearchSpace, starts: int, *, seed: int,
         cfg["vc"] = torch.randn(S, m, generator=gen, dtype=torch.float64)
         cfg["vU"] = torch.randn(S, m, d, generator=gen, dtype=torch.float64)
         cfg["vW"] = torch.randn(S, m, d, d, generator=gen, dtype=torch.float64)
+    if space.init_event == "average":
+        # half of the starts on the sphere of the root-mean-square ball (drawn after every other
+        # variable, so the per-head ball's starts are unchanged)
+        rms = cfg["U0"].pow(2).sum((-2, -1)).div(mh).sqrt().clamp_min(1e-300)
+        edge = torch.rand(S, generator=gen, dtype=torch.float64) < 0.5
+        scale = torch.where(edge, space.u_inf / rms, torch.ones_like(rms))
+        cfg["U0"] = cfg["U0"] * scale.view(S, 1, 1)
     cfg = {k: v.to(device=device, dtype=dtype) for k, v in cfg.items()}
     return project_(space, cfg)
 
@@ -382,20 +410,30 @@ _BLOCK_DIMS = {"dc": 0, "dU": 1, "dW": 2, "U0": 1, "W0": 2, "X": 1, "q": 1, "y":
                "vc": 0, "vU": 1, "vW": 2}
 
 
+def _block_dims(space: SearchSpace, key: str) -> int:
+    """Trailing dimensions of one block of ``key`` (U(0) under ``init_event='average'``: the
+    whole (m', d) block of a start is one ball)."""
+    if key == "U0" and space.init_event == "average":
+        return 2
+    return _BLOCK_DIMS[key]
+
+
 def _block_radius(space: SearchSpace, key: str) -> float:
     """Radius of one block's set (W(0): the Frobenius size of a unit-variance-per-row matrix
     scaled like :func:`_lr_scale`)."""
-    dims = _BLOCK_DIMS[key]
+    dims = _block_dims(space, key)
     size = {0: 1, 1: space.d, 2: space.d * space.d}[dims]
     if key.startswith("v"):
         size = space.head_dim
+    if key == "U0" and dims == 2:
+        size = space.init_heads * space.d
     return _lr_scale(space, key) * math.sqrt(size)
 
 
 def _ball_radius(space: SearchSpace, key: str) -> float | None:
     """Radius of the ball constraint of a block (None: unconstrained or not a ball)."""
     rc, ru, rw = space.radii
-    return {"dU": ru, "dW": rw, "U0": space.u_inf, "X": 1.0, "q": 1.0, "vU": None,
+    return {"dU": ru, "dW": rw, "U0": space.init_ball_radius, "X": 1.0, "q": 1.0, "vU": None,
             "vW": None}.get(key)
 
 
@@ -403,7 +441,7 @@ def _normalized_step(space: SearchSpace, key: str, value: Tensor, grad: Tensor) 
     """Per block: the gradient, with its outward radial part removed when the block sits on the
     sphere of its ball (the Riemannian gradient of the active constraint), normalised to unit
     length (sign for scalar blocks), times the block's radius."""
-    dims = _BLOCK_DIMS[key]
+    dims = _block_dims(space, key)
     if dims == 0:
         return _block_radius(space, key) * torch.sign(grad)
 
@@ -680,7 +718,8 @@ def head_lanczos(theta: Params, X: Tensor, q: Tensor, act: Activation, *, k: int
 
 
 __all__ = [
-    "DIRECTION_VARS", "INIT_VARS", "INPUT_VARS", "THETA_VARS", "Config", "LanczosResult",
+    "DIRECTION_VARS", "INIT_EVENTS", "INIT_VARS", "INPUT_VARS", "THETA_VARS", "Config",
+    "LanczosResult",
     "SearchResult", "SearchSpace", "ascend", "batched_forward", "batched_gradient_norm",
     "batched_linearized_output", "batched_loss_gradient", "concat_configs", "config_to_lists",
     "flatten_heads", "head_lanczos", "hessian_vector_product", "init_of", "perturb", "project_",

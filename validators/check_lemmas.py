@@ -602,7 +602,11 @@ def search_lipschitz(space: SearchSpace, act: Activation, *, starts: int, steps:
         cfg = concat_configs([extra, cfg])
 
     def scores(c: Config) -> Tensor:
-        return per_head_gradient_sq(space, c, act).amax(dim=1)
+        sc = per_head_gradient_sq(space, c, act).amax(dim=1)
+        if space.symmetric:   # clone_best_head picks pairs (i, i + m/2) under the symmetric init
+            half = space.m // 2
+            sc = sc[:, :half] + sc[:, half:]
+        return sc
 
     # block-weighted surrogates: start s ascends on (1/m)Σ_i (w_c φ_c + w_U φ_U + w_W φ_W) with
     # (w_c, w_U, w_W) cycling over full / W-block / (U, W)-blocks: the saturated plateau σ² → σ₀²
