@@ -18,6 +18,14 @@ max_j |f*_M(X_j) − f*(X_j)| ≤ ε_T with probability ≥ 1 − δ_T over the 
   ε_mis ≤ ε_T, and compare with Remark 9's bound at ε_mis = ε_T and the step size η* of the
   realizable Theorem 1 (any η > 0 is admissible in the derivation); the realizable bound is
   reported next to it (``bound_realizable``). Probability of the guarantee: ≥ 1 − 2δ − δ_T.
+  One run is compared with **both proof routes** (``routes``): the tight route (statements
+  ``theorem1`` / ``prop1`` / ``remark9``, on E_avg) and the paper's (``*_paper``, on E_U), each
+  a priori and a posteriori (measured u0_rms = √((1/m)Σ_i ‖U_i(0)‖²) on the tight route,
+  u0_max = max_i ‖U_i(0)‖ on the paper route); the step is η* of the first route.
+* :func:`measure_lemma5` compares the same errors with the paper route's ε_app (d degrees of
+  freedom, record ``lemma5``) and, with ``routes`` containing ``"tight"``, with the tight route's
+  d-free ε_app (``attention_dof="one"``, record ``tight.eps_app``); ε_T is the paper route's in
+  both (it does not rely on the d-free claim under test).
 
 Seeds: seed s gives the student initialisation ``init_params(m, d, seed=s)``; its teacher, data
 and minibatches use streams derived from s (:func:`boundcalc.validators.data.derived_seed`), so
@@ -41,6 +49,9 @@ from .train import intra_op_threads, proj_gd, proj_sgd, small_work_threads
 
 DEFAULT_TEACHER_DELTA = 1e-6
 
+#: Proof routes of Theorem 1 / Proposition 1 / Remark 9 (theory/theorem1.py ``ROUTES``).
+ROUTES = ("tight", "paper")
+
 
 # ------------------------------------------------------------------------------------ helpers
 
@@ -54,6 +65,20 @@ def _triple(name: str, value) -> tuple[float, float, float]:
     if len(out) != 3 or any(not math.isfinite(v) or v < 0 for v in out):
         raise ValueError(f"`{name}` must be one or three non-negative numbers, got {value!r}")
     return out  # type: ignore[return-value]
+
+
+def _routes(routes) -> tuple[str, ...]:
+    out = (routes,) if isinstance(routes, str) else tuple(routes)
+    if not out or any(r not in ROUTES for r in out) or len(set(out)) != len(out):
+        raise ValueError(f"`routes` must list distinct routes of {ROUTES}, got {routes!r}")
+    return out
+
+
+def _statement(name: str, route: str) -> str:
+    """Registry name of ``name`` on ``route`` (``theorem1`` / ``theorem1_paper``, …)."""
+    from boundcalc.theory.registry import routed_name
+
+    return routed_name(name, route)
 
 
 def _seed_list(seeds) -> list[int]:
@@ -108,25 +133,30 @@ def measure_lemma5(*, m: int, n: int, d: int, T: int, nu=1.0, delta: float = 0.0
                    activation: str = "tanh", seeds=200, teacher_seed: int = 0,
                    data_seed: int = 0, teacher_width: int = 8192, anchors: int = 16,
                    teacher_delta: float = DEFAULT_TEACHER_DELTA, device="cpu",
-                   dtype="float64") -> list[dict]:
+                   dtype="float64", routes=("paper",)) -> list[dict]:
     """Lemma 5: max_j |f_lin(X_j; θ̄) − f*(X_j)| ≤ ε_app w.p. ≥ 1 − δ over the initialisation.
 
     One teacher (``teacher_seed``) and one data set X (n, T, d) (``data_seed``) are fixed, as in
     the lemma; for every student seed s, θ̄ is built from ``init_params(m, d, seed=s)`` by eq. (11)
     and E_s = max_j |f_lin(X_j; θ̄) − f*_M(X_j)| is measured.
 
-    Returns one record: measured = max_s E_s, bound = ε_app (``evaluate('lemma5')``), ratio;
-    holds = (conservative violation rate ≤ δ) where a violation is E_s > ε_app − ε_T (module
-    docstring). Details: both violation rates, ε_T, the (1 − δ)-quantile and mean of E_s, seeds.
+    Returns one record per route of ``routes`` (the same errors E_s): ``lemma5`` for
+    ``"paper"`` (ε_app of ``evaluate('lemma5')``, d degrees of freedom) and ``tight.eps_app``
+    for ``"tight"`` (the d-free ε_app of ``evaluate('theorem1')``). measured = max_s E_s,
+    bound = ε_app, ratio; holds = (conservative violation rate ≤ δ) where a violation is
+    E_s > ε_app − ε_T (module docstring). Details: both violation rates, ε_T, the (1 − δ)-quantile
+    and mean of E_s, seeds.
     """
     nu_t = _triple("nu", nu)
+    routes = _routes(routes)
     dev, dt = resolve_device(device), resolve_dtype(dtype)
     seed_list = _seed_list(seeds)
     start = time.perf_counter()
     inputs = _inputs(m=m, n=n, d=d, T=T, delta=delta, rho=nu_t, nu=nu_t, steps=1,
                      activation=activation)
-    ev = _evaluate("lemma5", inputs)
-    eps_app = float(ev.bound["eps_app"])
+    bounds = {"paper": float(_evaluate("lemma5", inputs).bound["eps_app"])}
+    if "tight" in routes:
+        bounds["tight"] = float(_evaluate("theorem1", inputs).constants["eps_app"])
     teacher = build_teacher(d, T, seed=teacher_seed, nu=nu_t, anchors=anchors,
                             width=teacher_width, activation=activation, device=dev)
     X = synthetic_inputs(n, T, d, seed=derived_seed(data_seed, "data"), device=dev)
@@ -141,31 +171,43 @@ def measure_lemma5(*, m: int, n: int, d: int, T: int, nu=1.0, delta: float = 0.0
             f_lin = linearized_output(p0, transported_params(p0, teacher), Xd, qd, teacher.act)
             errors.append(float((f_lin - target).abs().max()))
     err = torch.tensor(errors, dtype=torch.float64)
-    rate_conservative = float((err > eps_app - eps_t).double().mean())
-    rate_vs_teacher = float((err > eps_app).double().mean())
-    return [_record(
-        "lemma5", float(err.max()), eps_app, holds=rate_conservative <= float(delta),
-        statement="Lemma 5: max_j |f_lin(X_j; theta_bar) - f*(X_j)| <= eps_app w.p. >= 1 - delta",
-        violation_rate=rate_conservative, violation_rate_vs_mc_teacher=rate_vs_teacher,
-        delta=float(delta), seeds=len(seed_list),
-        quantile_1_minus_delta=float(torch.quantile(err, 1 - float(delta))),
-        mean_error=float(err.mean()), teacher_mc_error_bound=eps_t,
-        teacher_delta=float(teacher_delta), teacher_width=teacher.width,
-        label_sup=float(target.abs().max()), m=m, n=n, d=d, T=T, nu=list(nu_t),
-        activation=activation, device=str(dev), dtype=str(dt).replace("torch.", ""),
-        seconds=time.perf_counter() - start,
-    )]
+    seconds = time.perf_counter() - start
+    records = []
+    for route in routes:
+        eps_app = bounds[route]
+        rate_conservative = float((err > eps_app - eps_t).double().mean())
+        rate_vs_teacher = float((err > eps_app).double().mean())
+        tight = route == "tight"
+        records.append(_record(
+            "tight.eps_app" if tight else "lemma5", float(err.max()), eps_app,
+            holds=rate_conservative <= float(delta),
+            statement=("Lemma 5" + (" (d-free attention part, tight route)" if tight else "")
+                       + ": max_j |f_lin(X_j; theta_bar) - f*(X_j)| <= eps_app w.p. >= "
+                       "1 - delta"),
+            violation_rate=rate_conservative, violation_rate_vs_mc_teacher=rate_vs_teacher,
+            delta=float(delta), seeds=len(seed_list),
+            quantile_1_minus_delta=float(torch.quantile(err, 1 - float(delta))),
+            mean_error=float(err.mean()), teacher_mc_error_bound=eps_t,
+            teacher_delta=float(teacher_delta), teacher_width=teacher.width,
+            label_sup=float(target.abs().max()), m=m, n=n, d=d, T=T, nu=list(nu_t),
+            activation=activation, route=route, device=str(dev),
+            dtype=str(dt).replace("torch.", ""), seconds=seconds,
+        ))
+    return records
 
 
 # --------------------------------------------------------------------- Theorem 1 / Prop. 1
 
 def _a_posteriori(inputs, eta: float, eps_mis: float, u0_max: float, x_max: float,
-                  q_max: float) -> dict:
-    """Theorem 1's bounds with measured (u0_max, x_max, q_max, g_max = x_max²) (aposteriori.py).
+                  q_max: float, u0_rms: float | None = None, route: str = "paper") -> dict:
+    """Theorem 1's bounds on ``route`` with measured (u0_max on the paper route, u0_rms on the
+    tight route, x_max, q_max, g_max = x_max²) (aposteriori.py).
 
-    Returns {"misspecified": {min_iterate, average_iterate} at ε_mis = ``eps_mis``,
-    "realizable": the same at ε_mis = 0 (``theorem1_a_posteriori``)}.
+    Returns {"misspecified": every bound at ε_mis = ``eps_mis``, "realizable": the same at
+    ε_mis = 0 (``theorem1_a_posteriori(route)``)}.
     """
+    if route == "tight" and u0_rms is None:
+        raise ValueError("the tight route's a-posteriori bound needs `u0_rms`")
     import mpmath
     import sympy as sp
     from boundcalc.theory import symbols as S
@@ -175,8 +217,10 @@ def _a_posteriori(inputs, eta: float, eps_mis: float, u0_max: float, x_max: floa
     values = {sym: float(sp.N(val, 30)) for sym, val in symbol_values(inputs).items()}
     values.update({S.eta: eta, S.eps_mis: eps_mis, S.u0_max: u0_max, S.x_max: x_max,
                    S.q_max: q_max, S.g_max: x_max**2})
+    if u0_rms is not None:
+        values[S.u0_rms] = u0_rms
     out = {}
-    for label, (keys, syms, func) in _a_posteriori_functions().items():
+    for label, (keys, syms, func) in _a_posteriori_functions(route).items():
         with mpmath.workdps(20):
             numbers = func(*[mpmath.mpf(values[s]) for s in syms])
         out[label] = {k: float(v) for k, v in zip(keys, numbers, strict=True)}
@@ -184,21 +228,21 @@ def _a_posteriori(inputs, eta: float, eps_mis: float, u0_max: float, x_max: floa
 
 
 @cache
-def _a_posteriori_functions():
-    """Lambdified a-posteriori Theorem 1 bounds (built once per process).
+def _a_posteriori_functions(route: str = "paper"):
+    """Lambdified a-posteriori Theorem 1 bounds on ``route`` (built once per process).
 
-    "misspecified": ``build_bound(eps_mis, a_priori=False)``; "realizable":
-    ``theorem1_a_posteriori()``. Each entry is (keys, symbols, mpmath function).
+    "misspecified": ``build_bound(eps_mis, a_priori=False, route=route)``; "realizable":
+    ``theorem1_a_posteriori(route)``. Each entry is (keys, symbols, mpmath function).
     """
     import sympy as sp
     from boundcalc.theory import symbols as S
     from boundcalc.theory.aposteriori import theorem1_a_posteriori
     from boundcalc.theory.theorem1 import build_bound
 
-    _, _, mis_bound = build_bound(S.eps_mis, a_priori=False)
+    _, _, mis_bound = build_bound(S.eps_mis, a_priori=False, route=route)
     functions = {}
     for label, exprs in (("misspecified", mis_bound),
-                         ("realizable", dict(theorem1_a_posteriori().bound))):
+                         ("realizable", dict(theorem1_a_posteriori(route).bound))):
         keys = list(exprs)
         syms = sorted(set().union(*(sp.sympify(e).free_symbols for e in exprs.values())),
                       key=lambda s: s.name)
@@ -209,7 +253,7 @@ def _a_posteriori_functions():
 
 def _training_measurement(kind: str, *, m, n, d, T, rho, nu, delta, activation, steps, seeds,
                           eta, batch_size, runs, teacher_width, anchors, teacher_delta,
-                          device, dtype) -> list[dict]:
+                          device, dtype, routes=ROUTES) -> list[dict]:
     rho_t, nu_t = _triple("rho", rho), _triple("nu", nu)
     if any(r < v for r, v in zip(rho_t, nu_t, strict=True)):
         raise ValueError(f"`rho` must be >= `nu` componentwise for {kind} (Remark 10: the "
@@ -217,27 +261,35 @@ def _training_measurement(kind: str, *, m, n, d, T, rho, nu, delta, activation, 
                          f"nu={nu_t}")
     if int(steps) != steps or steps < 1:
         raise ValueError(f"`steps` must be a positive integer, got {steps}")
+    routes = _routes(routes)
     dev, dt = resolve_device(device), resolve_dtype(dtype)
     seed_list = _seed_list(seeds)
-    statement = "theorem1" if kind == "theorem1" else "prop1"
     b = 1 if batch_size is None else int(batch_size)
     start = time.perf_counter()
-    realizable = _evaluate(statement, _inputs(
-        m=m, n=n, d=d, T=T, delta=delta, rho=rho_t, nu=nu_t, steps=steps, activation=activation,
-        eta=eta, batch_size=b))
-    step = float(realizable.inputs["eta"])
+
+    def inputs(eta_value, misspecification=0.0):
+        return _inputs(m=m, n=n, d=d, T=T, delta=delta, rho=rho_t, nu=nu_t, steps=steps,
+                       activation=activation, eta=eta_value, batch_size=b,
+                       misspecification=misspecification)
+
+    # η: the given step, else η* of the first route's realizable statement; every route's bound
+    # is evaluated at that one η (the derivation admits any η > 0 on either route)
+    first = _evaluate(_statement(kind, routes[0]), inputs(eta))
+    step = float(first.inputs["eta"])
     eps_t = _eps_teacher(n, d, nu_t, activation, teacher_width, teacher_delta)
-    mis_inputs = _inputs(m=m, n=n, d=d, T=T, delta=delta, rho=rho_t, nu=nu_t, steps=steps,
-                         activation=activation, eta=step, batch_size=b, misspecification=eps_t)
-    rigorous = _evaluate("remark9", mis_inputs)
-    if kind == "prop1":   # Proposition 1's bound is Theorem 1's (derivations.md §8)
-        same = _evaluate("theorem1", _inputs(m=m, n=n, d=d, T=T, delta=delta, rho=rho_t,
-                                             nu=nu_t, steps=steps, activation=activation,
-                                             eta=step))
-        for key, value in realizable.bound.items():
-            if abs(float(value) - float(same.bound[key])) > 1e-12 * abs(float(value)):
-                raise RuntimeError(f"prop1 and theorem1 bounds differ for {key}: the "
-                                   "misspecified (Remark 9) bound would not apply to ProjSGD")
+    realizable, rigorous = {}, {}
+    for route in routes:
+        realizable[route] = (first if route == routes[0]
+                             else _evaluate(_statement(kind, route), inputs(step)))
+        rigorous[route] = _evaluate(_statement("remark9", route), inputs(step, eps_t))
+        if kind == "prop1":   # Proposition 1's bound is Theorem 1's (derivations.md §8)
+            same = _evaluate(_statement("theorem1", route), inputs(step))
+            for key, value in realizable[route].bound.items():
+                if abs(float(value) - float(same.bound[key])) > 1e-12 * abs(float(value)):
+                    raise RuntimeError(f"prop1 and theorem1 bounds differ for {key} on the "
+                                       f"{route} route: the misspecified (Remark 9) bound "
+                                       "would not apply to ProjSGD")
+    mis_inputs = inputs(step, eps_t)
     per_seed = []
     for s in seed_list:
         teacher = build_teacher(d, T, seed=derived_seed(s, "teacher"), nu=nu_t,
@@ -252,9 +304,11 @@ def _training_measurement(kind: str, *, m, n, d, T, rho, nu, delta, activation, 
             results = [proj_sgd(p0, X, q, y, teacher.act, steps=int(steps), eta=step,
                                 rho=rho_t, batch_size=b, seed=derived_seed(s, f"minibatch{r}"))
                        for r in range(runs)]
-        post = _a_posteriori(mis_inputs, step, eps_t,
-                             u0_max=float(p0.U.norm(dim=-1).max()),
-                             x_max=float(X.norm(dim=-1).max()), q_max=float(q.norm(dim=-1).max()))
+        geometry = {"u0_max": float(p0.U.norm(dim=-1).max()),
+                    "u0_rms": float(p0.U.pow(2).sum(-1).mean().sqrt()),
+                    "x_max": float(X.norm(dim=-1).max()), "q_max": float(q.norm(dim=-1).max())}
+        post = {route: _a_posteriori(mis_inputs, step, eps_t, route=route, **geometry)
+                for route in routes}
         per_seed.append({
             "seed": s,
             "min_iterate": sum(r.min_loss for r in results) / len(results),
@@ -262,39 +316,42 @@ def _training_measurement(kind: str, *, m, n, d, T, rho, nu, delta, activation, 
             "initial_loss": results[0].initial_loss,
             "final_loss": sum(r.final_loss for r in results) / len(results),
             "max_radius": [max(r.radius[:, j].max().item() for r in results) for j in range(3)],
-            "u0_max": float(p0.U.norm(dim=-1).max()),
-            "x_max": float(X.norm(dim=-1).max()),
-            "a_posteriori": post["misspecified"],
-            "a_posteriori_realizable": post["realizable"],
+            **geometry,
+            "a_posteriori": {route: post[route]["misspecified"] for route in routes},
+            "a_posteriori_realizable": {route: post[route]["realizable"] for route in routes},
             "runs": len(results),
             "seconds_per_step": sum(r.seconds for r in results) / (len(results) * int(steps)),
         })
     records = []
-    for key in ("min_iterate", "average_iterate"):
-        bound = float(rigorous.bound[key])
-        worst = max(per_seed, key=lambda r, k=key: r[k])
-        ratios_post = [r[key] / r["a_posteriori"][key] for r in per_seed]
-        records.append(_record(
-            f"{kind}.{key}", worst[key], bound,
-            holds=all(r[key] <= bound for r in per_seed),
-            statement=(("E over minibatches of " if kind == "prop1" else "")
-                       + ("min_{k<K} R(theta_k)" if key == "min_iterate"
-                          else "R(average iterate)") + f" <= {statement} bound"),
-            bound_realizable=float(realizable.bound[key]),
-            a_posteriori_bound=worst["a_posteriori"][key],
-            a_posteriori_ratio=max(ratios_post),
-            a_posteriori_holds=all(r <= 1 for r in ratios_post),
-            eps_mis_teacher=eps_t, teacher_delta=float(teacher_delta),
-            teacher_width=int(teacher_width),
-            probability=1 - 2 * float(delta) - float(teacher_delta),
-            terms={k: float(v) for k, v in rigorous.terms.items()},
-            guaranteed=rigorous.guaranteed and realizable.guaranteed,
-            eta=step, eta_source=realizable.inputs["eta_source"], K=int(steps),
-            batch_size=b if kind == "prop1" else n, runs=runs if kind == "prop1" else 1,
-            seeds=len(seed_list), per_seed=per_seed, m=m, n=n, d=d, T=T, rho=list(rho_t),
-            nu=list(nu_t), delta=float(delta), activation=activation, device=str(dev),
-            dtype=str(dt).replace("torch.", ""), seconds=time.perf_counter() - start,
-        ))
+    for route in routes:
+        statement = _statement(kind, route)
+        for key in ("min_iterate", "average_iterate"):
+            bound = float(rigorous[route].bound[key])
+            worst = max(per_seed, key=lambda r, k=key: r[k])
+            ratios_post = [r[key] / r["a_posteriori"][route][key] for r in per_seed]
+            records.append(_record(
+                f"{statement}.{key}", worst[key], bound,
+                holds=all(r[key] <= bound for r in per_seed),
+                statement=(("E over minibatches of " if kind == "prop1" else "")
+                           + ("min_{k<K} R(theta_k)" if key == "min_iterate"
+                              else "R(average iterate)") + f" <= {statement} bound"),
+                route=route,
+                bound_realizable=float(realizable[route].bound[key]),
+                a_posteriori_bound=worst["a_posteriori"][route][key],
+                a_posteriori_ratio=max(ratios_post),
+                a_posteriori_holds=all(r <= 1 for r in ratios_post),
+                eps_mis_teacher=eps_t, teacher_delta=float(teacher_delta),
+                teacher_width=int(teacher_width),
+                probability=1 - 2 * float(delta) - float(teacher_delta),
+                terms={k: float(v) for k, v in rigorous[route].terms.items()},
+                guaranteed=rigorous[route].guaranteed and realizable[route].guaranteed,
+                eta=step, eta_source=first.inputs["eta_source"],
+                eta_route=routes[0], K=int(steps),
+                batch_size=b if kind == "prop1" else n, runs=runs if kind == "prop1" else 1,
+                seeds=len(seed_list), per_seed=per_seed, m=m, n=n, d=d, T=T, rho=list(rho_t),
+                nu=list(nu_t), delta=float(delta), activation=activation, device=str(dev),
+                dtype=str(dt).replace("torch.", ""), seconds=time.perf_counter() - start,
+            ))
     return records
 
 
@@ -309,35 +366,41 @@ def measure_theorem1(*, m: int, n: int, d: int, T: int, rho=2.0, nu=1.0, delta: 
                      activation: str = "tanh", steps: int = 4000, seeds=1,
                      eta: float | None = None, teacher_width: int = 8192, anchors: int = 16,
                      teacher_delta: float = DEFAULT_TEACHER_DELTA, device="cpu",
-                     dtype="float64") -> list[dict]:
-    """Theorem 1: a real ProjGD run on a teacher–student problem against the bound.
+                     dtype="float64", routes=ROUTES) -> list[dict]:
+    """Theorem 1: a real ProjGD run on a teacher–student problem against both routes' bounds.
 
     Per seed s: teacher (seed ``derived_seed(s, 'teacher')``), inputs X (n, T, d), labels
     y = f*_M(X), student θ(0) = ``init_params(m, d, seed=s)``; K = ``steps`` ProjGD steps on Ω_ρ
-    with η = η* of ``evaluate('theorem1')`` (``inputs['eta']``) unless ``eta`` is given.
+    with η = η* of the first route's statement (``evaluate('theorem1')``, the tight route, by
+    default) unless ``eta`` is given; every route's bound is evaluated at that η.
 
-    Returns two records, ``theorem1.min_iterate`` (min_{k<K} R̂(θ_k)) and
-    ``theorem1.average_iterate`` (R̂((1/K)Σ_{k<K} θ_k)): measured = the worst seed; bound =
-    Remark 9's bound at ε_mis = ε_T (the teacher's MC error), holds iff every seed is below it;
-    ``bound_realizable`` = Theorem 1 as stated; ``a_posteriori_bound`` = the same expressions with
-    the seed's measured max_i ‖U_i(0)‖, max token norm, max query norm and g_max = x_max²
-    (theory/aposteriori.py), and ``a_posteriori_ratio`` the worst measured/a-posteriori ratio.
+    Returns two records per route of ``routes`` (default ``("tight", "paper")``), named by the
+    route's statement: ``theorem1.min_iterate`` / ``theorem1_paper.min_iterate``
+    (min_{k<K} R̂(θ_k)) and ``….average_iterate`` (R̂((1/K)Σ_{k<K} θ_k)), each with ``route``:
+    measured = the worst seed; bound = Remark 9's bound of the route at ε_mis = ε_T (the
+    teacher's MC error), holds iff every seed is below it; ``bound_realizable`` = Theorem 1 as
+    stated; ``a_posteriori_bound`` = the route's expressions with the seed's measured geometry
+    (u0_rms = √((1/m)Σ_i ‖U_i(0)‖²) on the tight route, u0_max = max_i ‖U_i(0)‖ on the paper
+    route, max token norm, max query norm and g_max = x_max²; theory/aposteriori.py), and
+    ``a_posteriori_ratio`` the worst measured/a-posteriori ratio.
     """
     return _training_measurement(
         "theorem1", m=m, n=n, d=d, T=T, rho=rho, nu=nu, delta=delta, activation=activation,
         steps=steps, seeds=seeds, eta=eta, batch_size=None, runs=1,
         teacher_width=teacher_width, anchors=anchors, teacher_delta=teacher_delta,
-        device=device, dtype=dtype)
+        device=device, dtype=dtype, routes=routes)
 
 
 def measure_prop1(*, m: int, n: int, d: int, T: int, rho=2.0, nu=1.0, delta: float = 0.05,
                   activation: str = "tanh", steps: int = 4000, seeds=1, batch_size: int = 8,
                   runs: int = 4, eta: float | None = None, teacher_width: int = 8192,
                   anchors: int = 16, teacher_delta: float = DEFAULT_TEACHER_DELTA,
-                  device="cpu", dtype="float64") -> list[dict]:
-    """Proposition 1: ProjSGD (minibatch ``batch_size``) against the bound, in expectation.
+                  device="cpu", dtype="float64", routes=ROUTES) -> list[dict]:
+    """Proposition 1: ProjSGD (minibatch ``batch_size``) against both routes' bounds, in
+    expectation.
 
-    As :func:`measure_theorem1`, with ``runs`` independent minibatch sequences per seed; the
+    As :func:`measure_theorem1` (records ``prop1.*``, ``prop1_paper.*``), with ``runs``
+    independent minibatch sequences per seed; the
     measured value of a seed is the mean over its runs of min_{k<K} R̂(θ_k) (resp. R̂ at the
     average iterate) — the empirical version of the expectation that Proposition 1 bounds.
     R̂(θ_k) is the full-batch loss, evaluated at every step.
@@ -350,10 +413,10 @@ def measure_prop1(*, m: int, n: int, d: int, T: int, rho=2.0, nu=1.0, delta: flo
         "prop1", m=m, n=n, d=d, T=T, rho=rho, nu=nu, delta=delta, activation=activation,
         steps=steps, seeds=seeds, eta=eta, batch_size=batch_size, runs=int(runs),
         teacher_width=teacher_width, anchors=anchors, teacher_delta=teacher_delta,
-        device=device, dtype=dtype)
+        device=device, dtype=dtype, routes=routes)
 
 
 __all__ = [
-    "DEFAULT_TEACHER_DELTA", "measure_lemma5", "measure_prop1", "measure_theorem1",
+    "DEFAULT_TEACHER_DELTA", "ROUTES", "measure_lemma5", "measure_prop1", "measure_theorem1",
     "resolve_device", "resolve_dtype",
 ]

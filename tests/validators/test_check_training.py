@@ -47,7 +47,10 @@ def test_lemma5_measurement_is_reproducible():
 def test_theorem1_projgd_run_against_the_bound_with_the_theorem_step_size():
     recs = measure_theorem1(**SMALL, rho=2.0, nu=1.0, steps=40, seeds=2, teacher_width=1024,
                             anchors=4)
-    assert [r["name"] for r in recs] == ["theorem1.min_iterate", "theorem1.average_iterate"]
+    assert [r["name"] for r in recs] == ["theorem1.min_iterate", "theorem1.average_iterate",
+                                         "theorem1_paper.min_iterate",
+                                         "theorem1_paper.average_iterate"]
+    assert [r["route"] for r in recs] == ["tight", "tight", "paper", "paper"]
     eta_star = evaluate("theorem1", validate(m=8, n=32, d=2, T=4, rho="2", nu="1",
                                              steps=40)).inputs["eta"]
     for rec in recs:
@@ -58,6 +61,9 @@ def test_theorem1_projgd_run_against_the_bound_with_the_theorem_step_size():
         assert rec["bound"] > rec["bound_realizable"] > rec["measured"] >= 0
         assert rec["terms"]["misspecification"] > 0
         assert math.isfinite(rec["a_posteriori_bound"]) and rec["a_posteriori_holds"]
+        key = rec["name"].split(".")[1]
+        worst = max(rec["per_seed"], key=lambda s, k=key: s[k])
+        assert rec["a_posteriori_bound"] == worst["a_posteriori"][rec["route"]][key]
         assert len(rec["per_seed"]) == 2
         for seed in rec["per_seed"]:
             assert all(r <= 2.0 * (1 + 1e-12) for r in seed["max_radius"])
@@ -77,7 +83,8 @@ def test_theorem1_with_a_larger_given_step_trains_and_stays_below_its_bound():
 def test_prop1_reports_the_mean_over_minibatch_runs():
     recs = measure_prop1(**SMALL, rho=2.0, nu=1.0, steps=20, seeds=1, batch_size=4, runs=3,
                          eta=0.5, teacher_width=512, anchors=2)
-    assert [r["name"] for r in recs] == ["prop1.min_iterate", "prop1.average_iterate"]
+    assert [r["name"] for r in recs] == ["prop1.min_iterate", "prop1.average_iterate",
+                                         "prop1_paper.min_iterate", "prop1_paper.average_iterate"]
     for rec in recs:
         assert rec["runs"] == 3 and rec["batch_size"] == 4
         assert rec["holds"] is True
