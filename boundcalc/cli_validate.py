@@ -16,16 +16,19 @@ import typer
 
 from boundcalc.params import InputError, parse_number
 
-_VALIDATE_HELP = """Check the bounds against the real model: adversarial searches (Lemmas 2, 3, 6),
-probability checks over many inits (Definition 1, Lemma 5), T-independence (Remark 3) and real
-ProjGD / ProjSGD runs (Theorem 1, Proposition 1). Prints measured vs bound with their ratio, writes
+_VALIDATE_HELP = """Check the bounds against the real model: adversarial searches (Lemmas 2, 3, 6,
+and the tight route's constants on the head-average event), probability checks over many inits
+(Definition 1 and the head-average event, Lemma 5 with d and d-free attention parts),
+T-independence (Remark 3) and real ProjGD / ProjSGD runs against both proof routes (Theorem 1,
+Proposition 1). Prints measured vs bound with their ratio, writes
 a run directory (config.json, one file per finished cell, results.csv / results.json) and exits 1
 if any measurement exceeds its bound (generalization: only if its conditions hold, see below).
 Re-running with the same --out resumes: finished cells are
 loaded, not recomputed.
 
-STATEMENT: event, lemma2, lemma3, lemma5, lemma6, remark3, theorem1, prop1, all (these eight: the
-Transformer paper's statements), prop2 or generalization (several may be given).
+STATEMENT: event, lemma2, lemma3, lemma5, lemma6, remark3, tight, theorem1, prop1, all (these nine:
+the Transformer paper's statements; tight = the tight route's L, eps_lin, eps_taylor, eps_cf, F
+and Y with U(0) in the head-average ball), prop2 or generalization (several may be given).
 
 prop2 (Proposition 2, the IndRNN of App. B.1; not part of all): the per-unit gradient and Hessian
 constants G_T, H_T, the Lipschitz constant L and eps_lin of the derived IndRNN bound against the

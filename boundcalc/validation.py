@@ -3,13 +3,19 @@
 Each statement maps to the measurement that could falsify it (``boundcalc.validators``):
 
 ==========  ====================================================================================
-event       max_i ‖U_i(0)‖ against the Definition 1 radius over ``rate_seeds`` inits (rate ≤ δ)
+event       max_i ‖U_i(0)‖ against the Definition 1 radius u_∞ and √((1/m)Σ_i ‖U_i(0)‖²)
+            against the head-average radius ū (tight route) over ``rate_seeds`` inits (rate ≤ δ)
 lemma2      adversarial and on-data sup ‖∇f‖ and largest |eigenvalue| of ∇²f against L and β
 lemma3      the paper's gradient-aligned boundary point, then ascent on |f − f_lin|, against ε_lin
-lemma5      max_j |f_lin(X_j; θ̄) − f*(X_j)| against ε_app over ``rate_seeds`` inits (rate ≤ δ)
+lemma5      max_j |f_lin(X_j; θ̄) − f*(X_j)| against ε_app, and against the tight route's d-free
+            ε_app, over ``rate_seeds`` inits (rate ≤ δ)
 lemma6      sup |f| and ‖∇R̂‖ on Ω_ρ against the envelopes F and 2LB
 remark3     ‖X J Xᵀ‖ and sup ‖∇f‖ for T ∈ {1, 4, …, 1024}: one T-free bound at every T
-theorem1    a ProjGD run on a realizable teacher–student problem against min/average-iterate bounds
+tight       the tight route's constants on the head-average event E_avg (U(0) in the
+            root-mean-square ball): adversarial and on-data L, ε_lin, ε_tay, ε_cf, F, and the
+            d-free label envelope Y (``validators.check_tight.validate_tight``)
+theorem1    a ProjGD run on a realizable teacher–student problem against the min/average-iterate
+            bounds of both proof routes (tight and paper), a priori and a posteriori
 prop1       ProjSGD runs against the same bounds (in expectation)
 ==========  ====================================================================================
 
@@ -56,7 +62,7 @@ from boundcalc.rundir import RunDirectory
 
 #: The order ``validate all`` runs them in (cheap first).
 STATEMENTS: tuple[str, ...] = (
-    "event", "lemma2", "lemma3", "lemma5", "lemma6", "remark3", "theorem1", "prop1",
+    "event", "lemma2", "lemma3", "lemma5", "lemma6", "remark3", "tight", "theorem1", "prop1",
 )
 
 #: Paper 003's generalization bound; ``validate generalization`` (not included in ``all``).
@@ -290,6 +296,7 @@ def _training_kwargs(s: ValidationSettings, seed: int) -> dict[str, Any]:
 def _cell_runner(statement: str, s: ValidationSettings, seed: int) -> Callable[[], list[dict]]:
     """The measurement of one (statement, seed) cell, as a zero-argument callable."""
     from boundcalc.validators import check_lemmas as lemmas
+    from boundcalc.validators import check_tight as tight
     from boundcalc.validators import check_training as training
 
     rho = ",".join(str(r) for r in s.rho)
@@ -303,9 +310,10 @@ def _cell_runner(statement: str, s: ValidationSettings, seed: int) -> Callable[[
         alpha = float(s.extra.get(INDRNN, {}).get("alpha", DEFAULT_INDRNN_ALPHA))
         return lambda: _prop2_cell(s, seed, alpha)
     if statement == "event":
-        return lambda: lemmas.validate_event(s.m, s.d, delta=s.delta, seeds=s.rate_seeds,
-                                             seed=seed * s.rate_seeds, device=s.device,
-                                             dtype=s.dtype)
+        event_kwargs = {"delta": s.delta, "seeds": s.rate_seeds, "seed": seed * s.rate_seeds,
+                        "device": s.device, "dtype": s.dtype}
+        return lambda: (lemmas.validate_event(s.m, s.d, **event_kwargs)
+                        + tight.validate_head_average_event(s.m, s.d, **event_kwargs))
     if statement == "lemma2":
         return lambda: lemmas.validate_lemma2(s.m, s.d, s.T, rho, **_search_kwargs(s, seed))
     if statement == "lemma3":
@@ -322,7 +330,11 @@ def _cell_runner(statement: str, s: ValidationSettings, seed: int) -> Callable[[
         return lambda: training.measure_lemma5(
             m=s.m, n=s.n, d=s.d, T=s.T, nu=s.nu, delta=s.delta, activation=s.activation,
             seeds=s.rate_seeds, teacher_seed=seed, data_seed=seed,
-            teacher_width=s.teacher_width, device=s.device, dtype=s.dtype)
+            teacher_width=s.teacher_width, device=s.device, dtype=s.dtype,
+            routes=("paper", "tight"))
+    if statement == "tight":
+        nu = ",".join(str(v) for v in s.nu)
+        return lambda: tight.validate_tight(s.m, s.d, s.T, rho, nu=nu, **_search_kwargs(s, seed))
     if statement == "theorem1":
         return lambda: training.measure_theorem1(**_training_kwargs(s, seed))
     if statement == "prop1":
