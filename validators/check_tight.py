@@ -202,7 +202,12 @@ def validate_head_average_event(m: int, d: int, *, delta: object = "0.05", seeds
     """E_avg: √((1/m)Σ_i ‖U_i(0)‖²) against ū over ``seeds`` inits (seeds seed, …, seed+seeds−1).
 
     Records ``tight.event_rate`` (fraction of seeds outside E_avg, bound δ; the exact rate
-    P(χ²_{dm/2} > (m/2)ū²) alongside) and ``tight.u_bar`` (largest root mean square seen vs ū).
+    P(χ²_{dm/2} > (m/2)ū²) alongside) and ``tight.u_bar`` (the empirical (1 − δ)-quantile of the
+    root mean square over the seeds, lower order statistic, vs ū: above ū exactly when more than
+    a fraction δ of the seeds is; the largest value seen is ``max_rms``). E_avg is a
+    (1 − δ)-event, so the largest of many draws may exceed ū without contradicting it (at
+    m = 16, d = 8 each init does with probability 0.0043, so one of 200 inits does with
+    probability 0.58): the maximum is reported, not compared.
     """
     _check_args(m=m, d=d, T=1, starts=1, steps=0, seed=seed, activation="tanh", samples=seeds)
     dev, dt = resolve_device(device), resolve_dtype(dtype)
@@ -215,8 +220,10 @@ def validate_head_average_event(m: int, d: int, *, delta: object = "0.05", seeds
     return [
         _record("tight.event_rate", "seeds", rate, float(delta), settings,
                 exact_rate=head_average_failure_exact(m, d, u_bar), u_bar=u_bar, route="tight"),
-        _record("tight.u_bar", "seeds", float(rms.max()), u_bar, settings,
-                median_rms=float(rms.median()), route="tight"),
+        _record("tight.u_bar", "seeds",
+                float(torch.quantile(rms, 1 - float(delta), interpolation="lower")), u_bar,
+                settings, max_rms=float(rms.max()), median_rms=float(rms.median()),
+                route="tight"),
     ]
 
 
