@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import sympy as sp
 
-from .event import event_radius
+from .event import event_radius, head_average_radius
 from .lemma2 import (
     feedforward_max,
     head_gradient_bound,
@@ -27,13 +27,14 @@ from .lemma6 import (
 )
 from .statement import Condition, Statement
 from .symbols import delta, m
-from .theorem1 import _DESCRIPTIONS, _LATEX
+from .theorem1 import _DESCRIPTIONS, _LATEX, _TIGHT_DESCRIPTIONS
 
 _M_EVEN = Condition("m_even", sp.Eq(sp.Mod(m, 2), 0), "m even",
                     "symmetric initialisation pairs head i with head i + m/2 (Section 5.2)")
 
 _EXTRA_DESCRIPTIONS = {
     **_DESCRIPTIONS,
+    "u_bar": _TIGHT_DESCRIPTIONS["u_bar"],
     "c_max": "bound on |c_i| over Omega_rho (eq. 9)",
     "head_gradient_G": "G(u_max) = sigma1 sqrt(1 + u_max^2): per-head (U, W) gradient bound",
     "head_hessian_H": "H(u_max): per-head (U, W) Hessian operator-norm bound",
@@ -44,14 +45,17 @@ _EXTRA_DESCRIPTIONS = {
 
 
 def definition1() -> Statement:
-    """Definition 1: the event radius u_∞ for max_i ‖U_i(0)‖ and its probability."""
+    """Definition 1: the event radius u_∞ for max_i ‖U_i(0)‖, and the head-average radius ū of the
+    tight route (derivations.md §1.1); each event holds with probability ≥ 1 − δ."""
     return Statement(
         name="event",
         title="Definition 1 (event on U(0)) and Fact 4",
-        summary="P(max_i ||U_i(0)|| <= u_inf) >= 1 - delta under the symmetric init.",
-        constants={"u_inf": event_radius()},
+        summary="P(max_i ||U_i(0)|| <= u_inf) >= 1 - delta (max event E_U) and "
+                "P((1/m) sum_i ||U_i(0)||^2 <= u_bar^2) >= 1 - delta (head-average event E_avg), "
+                "each under the symmetric init.",
+        constants={"u_inf": event_radius(), "u_bar": head_average_radius()},
         terms={},
-        bound={"u_inf": event_radius()},
+        bound={"u_inf": event_radius(), "u_bar": head_average_radius()},
         probability=1 - delta,
         conditions=(_M_EVEN,),
         descriptions=_EXTRA_DESCRIPTIONS,
