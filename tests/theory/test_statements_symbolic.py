@@ -39,24 +39,34 @@ def test_sample_size_appears_in_the_theorem_bound():
     assert S.n in get_statement("theorem1").bound["min_iterate"].free_symbols
 
 
-def test_proposition1_bound_equals_theorem1_bound():
-    thm, prop = get_statement("theorem1"), get_statement("prop1")
+@pytest.mark.parametrize("suffix", ["", "_paper"])
+def test_proposition1_bound_equals_theorem1_bound(suffix):
+    thm, prop = get_statement(f"theorem1{suffix}"), get_statement(f"prop1{suffix}")
     for key in thm.bound:
         assert sp.simplify(thm.bound[key] - prop.bound[key]) == 0
 
 
-def test_remark9_reduces_to_theorem1_when_realizable():
-    thm, rem = get_statement("theorem1"), get_statement("remark9")
-    diff = rem.bound["min_iterate"].subs(S.eps_mis, 0) - thm.bound["min_iterate"]
-    assert sp.simplify(diff) == 0
+@pytest.mark.parametrize("suffix", ["", "_paper"])
+def test_remark9_reduces_to_theorem1_when_realizable(suffix):
+    thm, rem = get_statement(f"theorem1{suffix}"), get_statement(f"remark9{suffix}")
+    for key in thm.bound:
+        assert sp.simplify(rem.bound[key].subs(S.eps_mis, 0) - thm.bound[key]) == 0, key
     assert "misspecification" in rem.terms
 
 
-def test_theorem1_min_iterate_is_the_sum_of_its_named_terms():
-    thm = get_statement("theorem1")
+@pytest.mark.parametrize(("name", "linear_key"), [("theorem1_paper", "min_iterate"),
+                                                   ("theorem1", "min_iterate_linear_drift")])
+def test_theorem1_linear_drift_bound_is_the_sum_of_its_named_terms(name, linear_key):
+    thm = get_statement(name)
     assert set(thm.terms) == {"optimization", "linearization", "approximation",
                               "change_of_feature"}
-    assert sp.simplify(thm.bound["min_iterate"] - sp.Add(*thm.terms.values())) == 0
+    assert sp.simplify(thm.bound[linear_key] - sp.Add(*thm.terms.values())) == 0
+
+
+def test_tight_min_iterate_is_the_minimum_of_its_two_drift_bounds():
+    bound = get_statement("theorem1").bound
+    assert bound["min_iterate"] == sp.Min(bound["min_iterate_linear_drift"],
+                                          bound["min_iterate_cauchy_schwarz"])
 
 
 def test_approximation_bound_is_piecewise_in_the_width_regime():
@@ -73,5 +83,6 @@ def test_theorem1_reports_the_trivial_bound_b_squared_next_to_its_bound():
     """R̂ ≤ B² holds on Ω_ρ for free (|f − y| ≤ B); reported so that a vacuous bound shows."""
     from boundcalc.theory.lemma6 import residual_envelope
 
-    st = get_statement("theorem1")
-    assert sp.simplify(st.constants["trivial_bound_B2"] - residual_envelope() ** 2) == 0
+    for name, tight in (("theorem1", True), ("theorem1_paper", False)):
+        st = get_statement(name)
+        assert st.constants["trivial_bound_B2"] == residual_envelope(tight=tight) ** 2
