@@ -1,0 +1,1080 @@
+"""Run-certified accounting of Theorem 1 / Proposition 1 (``validate theorem1 --certify``).
+
+Along one actual ProjGD (ProjSGD) run on the validators' teacher–student problem (the setup of
+:mod:`boundcalc.validators.check_training`: teacher, data, init and θ̄ of eq. 11) every quantity
+of the proof is measured at every step k, and the bound is rebuilt from the a-priori constants
+down to the measured loss, one proof inequality at a time. Each level is an upper bound on the
+next, so the ratio of consecutive levels is the slack of exactly one inequality.
+
+**Per step** (θ_k ∈ Ω_ρ, r_j = f_j(θ_k) − y_j, d_j = ⟨∇f_j(θ_k), θ_k − θ̄⟩, f(θ(0)) = f0):
+
+    d_j = r_j + e_j,   e_j = T_j − A_j + M_j − C_j                          (identity (b))
+    T_j = [f_lin,j(θ_k) − f_j(θ_k)] + ⟨∇f_j(θ_k) − ∇f_j(θ(0)), θ_k − θ(0)⟩
+        = ⟨∇f_j(θ_k), θ_k − θ(0)⟩ − f_j(θ_k) + f0_j                       (|T_j| ≤ ε_tay)
+    C_j = ⟨∇f_j(θ_k) − ∇f_j(θ(0)), θ̄ − θ(0)⟩                               (|C_j| ≤ ε_cf)
+    A_j − M_j = f_lin,j(θ̄) − y_j   (A_j = f_lin,j(θ̄) − f*(X_j), M_j = y_j − f*(X_j))
+
+The split of A_j − M_j into A_j and M_j needs the exact f*, an expectation that is never
+computed: the labels are the Monte Carlo teacher y = f*_M, so against f*_M the measured A_j is
+f_lin,j(θ̄) − y_j and M_j = 0, while against f* |M_j| ≤ ε_mis = ε_T (the teacher's Monte Carlo
+bound, w.p. ≥ 1 − δ_T; check_training's module docstring). The difference A_j − M_j is exact.
+The paper route splits the same e_j as [f_lin,j − f_j] + C^full_j − (A_j − M_j) with
+C^full_j = ⟨∇f_j(θ_k) − ∇f_j(θ(0)), θ_k − θ̄⟩ (|·| ≤ ε_lin and the paper's ε_cf).
+
+All per-sample quantities come from Lemma 1's closed forms (directional derivatives of f along
+θ_k − θ(0), θ̄ − θ(0) and, for the identity check, θ_k − θ̄ itself, from one batched pass over
+the samples per step; ⟨∇f(θ(0)), ·⟩ from the initial features, computed once). The same pass
+gives ∇R̂(θ_k) (and the minibatch gradient g_k of ProjSGD), so the run *is* ProjGD / ProjSGD:
+θ_{k+1} = Π_{Ω_ρ}(θ_k − η g_k) with :func:`boundcalc.validators.model.project`, minibatches from
+:func:`boundcalc.validators.train.minibatch_indices` with the seed of check_training's first
+ProjSGD run. Every per-step scalar is kept for every k (so the sums below are exact); the
+per-sample vectors r, T, C, f_lin − f, C^full and d are kept every ``record_every``-th step and
+at the last step.
+
+**The chain** (tight route, linear drift; the Cauchy–Schwarz and paper routes are analogous, see
+:func:`chains`), O_meas = Ψ_0/(4ηK) + (η/4)·mean_k ‖g_k‖², ε_a = ε_app + ε_mis:
+
+    a-priori       ‖ν‖²/(4ηK) + ηL²B² + B(ε_tay + ε_cf + ε_a)        (boundcalc.api.evaluate)
+    a-posteriori   the same with measured u0_rms, x_max, q_max, g_max = x_max²
+    Ψ_0 ≤ ‖ν‖², ‖g_k‖² ≤ 4L²B², |T_j| ≤ ε_tay, |C_j| ≤ ε_cf   (run-certified: each term measured)
+    (1/n)Σ|r_j| ≤ B, then pointwise |r_j|(|T_j| + |C_j|)       (run-certified: ε_a still a bound)
+    |A_j − M_j| ≤ ε_a, |e_j| ≤ |T_j| + |C_j| + |A_j − M_j|, −r_j e_j ≤ |r_j||e_j|, Ψ_K ≥ 0
+    (a) with the measured projection slack  =  (1/K)Σ_k R̂(θ_k)  (identity)  ≥  min_k R̂(θ_k)
+
+For ProjSGD the last identity carries the minibatch noise ξ_k = ⟨g_k − ∇R̂(θ_k), θ_k − θ̄⟩
+(E[ξ_k | θ_k] = 0), a level of its own marked ``expectation``.
+
+The chain is computed in mpmath (40 digits) from the float64 per-step measurements, so each
+comparison of consecutive levels is the comparison of the two sides of one inequality evaluated
+on the same measured numbers, with no rounding of its own. A level above the one before it is
+a violation (exit 1): for a ``deterministic`` step a derivation bug, for an ``event`` step the
+failure of an event of probability ≤ δ.
+"""
+
+from __future__ import annotations
+
+import math
+import time
+from collections.abc import Callable, Sequence
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass
+from functools import cache
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import torch
+from torch import Tensor
+
+from .check_training import (
+    DEFAULT_TEACHER_DELTA,
+    _data,
+    _eps_teacher,
+    _evaluate,
+    _inputs,
+    _triple,
+)
+from .data import derived_seed
+from .device import resolve_device, resolve_dtype
+from .model import Activation, Params, init_params, project
+from .teacher import build_teacher, transported_params
+from .train import intra_op_threads, minibatch_indices, small_work_threads
+
+#: (sample, token, head) entries per chunk of the per-step pass: CPU (cache-sized, but at least
+#: CPU_MIN_CHUNK samples), accelerators.
+CPU_CHUNK_ENTRIES = 1 << 18
+CPU_MIN_CHUNK = 16
+DEVICE_CHUNK_ENTRIES = 1 << 26
+#: Largest number of elements kept for the θ-independent caches (features at θ(0), (θ̄ − θ(0))q).
+CACHE_ELEMENTS = 1 << 27
+
+#: The statements ``--certify`` accepts.
+CERTIFIABLE = ("theorem1", "prop1")
+
+#: Per-step scalars recorded at every step k (columns of ``certify_steps.csv``).
+STEP_COLUMNS = (
+    "loss",                  # R̂(θ_k)
+    "grad_sq",               # ‖∇R̂(θ_k)‖²
+    "step_grad_sq",          # ‖g_k‖² (= grad_sq for ProjGD)
+    "psi",                   # Ψ_k = ‖θ_k − θ̄‖²
+    "drift_inner",           # ⟨∇R̂(θ_k), θ_k − θ̄⟩ from the gradient
+    "drift_inner_samples",   # (2/n) Σ_j r_j d_j from the per-sample directional derivatives
+    "step_inner",            # ⟨g_k, θ_k − θ̄⟩
+    "noise",                 # ξ_k = ⟨g_k − ∇R̂(θ_k), θ_k − θ̄⟩ (0 for ProjGD)
+    "mean_r_e",              # (1/n) Σ r_j e_j
+    "mean_abs_r_e",          # (1/n) Σ |r_j||e_j|
+    "mean_abs_r",            # (1/n) Σ |r_j|
+    "max_abs_r",
+    "max_abs_T",
+    "max_abs_C",
+    "max_abs_lin",           # max_j |f_lin,j(θ_k) − f_j(θ_k)|
+    "max_abs_C_full",        # max_j |⟨∇f_j(θ_k) − ∇f_j(θ(0)), θ_k − θ̄⟩|
+    "max_abs_e",
+    "mean_abs_r_TC",         # (1/n) Σ |r_j|(|T_j| + |C_j|)
+    "mean_abs_r_lin_C_full",  # (1/n) Σ |r_j|(|f_lin,j − f_j| + |C^full_j|)
+    "mean_abs_r_AM",         # (1/n) Σ |r_j||A_j − M_j|
+    "identity_residual",     # max_j |d_j − (r_j + e_j)|, d_j along θ_k − θ̄ (recorded steps; NaN
+                             # elsewhere, where d_j = D1_j − D2_j by linearity)
+    "max_abs_drift",         # max_j |d_j|
+    "slack",                 # s_k ≥ 0, the projection's slack in (a)
+    "radius_c", "radius_u", "radius_w",   # √m · max_i block displacement of θ_k from θ(0)
+)
+
+#: Per-sample vectors kept at the recorded steps (``certify_samples.npz``).
+SAMPLE_ARRAYS = ("r", "T", "C", "lin", "C_full", "drift")
+
+
+# ---------------------------------------------------------------------------- the per-step pass
+
+def _wmap(W: Tensor, scale: float = 1.0) -> Tensor:
+    """(d, d·m) map with [e, (a, i)] = scale·W[i, a, e]: q_j @ map = scale·(W_i q_j)_(a, i)."""
+    m, d, _ = W.shape
+    return (W.permute(2, 1, 0) * scale).reshape(d, d * m)
+
+
+_LOG2E = 1.0 / math.log(2.0)
+
+
+@dataclass
+class _Chunk:
+    """θ-independent pieces of one chunk of samples lo..hi−1 (and the θ(0) cache)."""
+
+    lo: int
+    hi: int
+    X: Tensor      # (b, T, d)
+    XT1: Tensor    # [Xᵀ; 1ᵀ] (b, d+1, T): the ones row makes the products also return Σ_t
+    q: Tensor      # (b, d)
+    y: Tensor      # (b,)
+    feats0: tuple[Tensor, Tensor, Tensor] | None = None   # _features at θ(0)
+
+
+def _features(Wq_map: Tensor, Ut: Tensor, ch: _Chunk, act: Activation
+              ) -> tuple[Tensor, Tensor, Tensor]:
+    """(Ã = σ'·a (b, d, m), G̃ = σ'·G U (b, d, m), σ(pre) (b, m)) of eqs. (2)–(3), heads last,
+    σ' = σ'(pre) per sample and head.
+
+    As the trainer's fused pass (train.py): z = X (log₂e · W q) by one batched product,
+    e = 2^(z − max_t z) = S·s, [S a; S] = [Xᵀ; 1ᵀ] e, [Xᵀ(e ∘ P); S pre] = [Xᵀ; 1ᵀ](e ∘ P) with
+    P = X Uᵀ, and S·G_iU_i = Xᵀ(e ∘ P)_i − pre_i·S a_i (Facts 1–2); 1/S is folded into σ'.
+    ``Wq_map`` = _wmap(W, log₂e), ``Ut`` = Uᵀ (d, m).
+    """
+    d, m = Ut.shape
+    b, T, _ = ch.X.shape
+    Wq = (ch.q @ Wq_map).view(b, d, m)
+    z = torch.bmm(ch.X, Wq)                                   # log₂e · z   (b, T, m)
+    z.sub_(z.amax(dim=1, keepdim=True)).exp2_()               # e = S·s
+    R0 = torch.bmm(ch.XT1, z)                                 # [S a ; S]
+    P = (ch.X.reshape(b * T, d) @ Ut).view(b, T, m).mul_(z)   # e_t x_tᵀU_i
+    R1 = torch.bmm(ch.XT1, P)                                 # [Xᵀ(e∘P) ; S pre]
+    S = R0[:, d]
+    pre = R1[:, d] / S
+    dhS = act.d1(pre).div_(S).unsqueeze(1)                    # σ'/S  (b, 1, m)
+    Ta = R0[:, :d] * dhS                                      # σ' a
+    TG = torch.addcmul(R1[:, :d] * dhS, pre.unsqueeze(1), Ta, value=-1.0)   # σ' G U
+    return Ta, TG, act.fn(pre)
+
+
+def _direction_matrices(c: Tensor, dirs: Sequence[Params]) -> tuple[Tensor, Tensor, Tensor]:
+    """The directions v^(k) as matrices for :func:`_directional`: (v_c (m, K),
+    c ∘ v_U as (d·m, K), c ∘ v_W as (d·m, K·d)), c the readout of the point."""
+    m, d = dirs[0].U.shape
+    VC = torch.stack([v.c for v in dirs], dim=1)
+    VU = torch.stack([(v.U * c.unsqueeze(1)).t().reshape(d * m) for v in dirs], dim=1)
+    VW = torch.cat([(v.W * c.view(-1, 1, 1)).permute(1, 0, 2).reshape(d * m, d)
+                    for v in dirs], dim=1)
+    return VC, VU, VW
+
+
+def _directional(feats: tuple[Tensor, Tensor, Tensor], q: Tensor,
+                 mats: tuple[Tensor, Tensor, Tensor]) -> Tensor:
+    """⟨∇_θ f(X_j; θ), v^(k)⟩ for the chunk's samples and every direction k (Lemma 1): (b, K).
+
+    m^{-1/2} Σ_i [v_c,i σ_ji + c_i σ'_ji (a_jiᵀ v_U,i + (G_ji U_i)ᵀ v_W,i q_j)]: three matrix
+    products over the (d, m) index, with the features of :func:`_features` at θ and ``mats`` =
+    :func:`_direction_matrices` (c, directions).
+    """
+    Ta, TG, h = feats
+    b, d, m = Ta.shape
+    VC, VU, VW = mats
+    K = VC.shape[1]
+    w_part = ((TG.reshape(b, d * m) @ VW).view(b, K, d) * q.unsqueeze(1)).sum(-1)
+    return (h @ VC + Ta.reshape(b, d * m) @ VU + w_part) / math.sqrt(m)
+
+
+_POOLS: dict[int, ThreadPoolExecutor] = {}
+
+
+def _pool(workers: int) -> ThreadPoolExecutor:
+    if workers not in _POOLS:
+        _POOLS[workers] = ThreadPoolExecutor(max_workers=workers,
+                                             thread_name_prefix="boundcalc-certify")
+    return _POOLS[workers]
+
+
+class _Pass:
+    """The per-step measurement pass: predictions, directional derivatives and gradients.
+
+    The samples are processed in chunks (no loop over samples or heads); on the CPU the chunks
+    are split into ``workers`` contiguous groups run by a thread pool with torch's intra-op
+    threads at 1 (as the trainer's fused pass), partial gradient sums added in a fixed order.
+    """
+
+    def __init__(self, params0: Params, theta_bar: Params, X: Tensor, q: Tensor, y: Tensor,
+                 act: Activation, chunk: int | None = None, workers: int | None = None):
+        self.params0, self.theta_bar, self.act = params0, theta_bar, act
+        self.bar_dir = theta_bar - params0
+        n, T, d = X.shape
+        m = params0.width
+        dev = X.device
+        if chunk is not None:
+            b = int(chunk)
+        elif dev.type == "cpu":
+            b = max(CPU_MIN_CHUNK, CPU_CHUNK_ENTRIES // max(1, T * m))
+        else:
+            b = max(1, DEVICE_CHUNK_ENTRIES // max(1, T * m))
+        b = max(1, min(n, b))
+        XT1 = torch.cat([X.transpose(1, 2), torch.ones(n, 1, T, dtype=X.dtype, device=dev)],
+                        dim=1)
+        self.chunks = [_Chunk(lo, min(n, lo + b), X[lo:lo + b].contiguous(),
+                              XT1[lo:lo + b].contiguous(), q[lo:lo + b].contiguous(),
+                              y[lo:lo + b]) for lo in range(0, n, b)]
+        self.n, self.m, self.d = n, m, d
+        if workers is None:
+            workers = torch.get_num_threads() if dev.type == "cpu" else 1
+        self.workers = max(1, min(int(workers), len(self.chunks)))
+        cuts = [len(self.chunks) * k // self.workers for k in range(self.workers + 1)]
+        self.groups = [self.chunks[lo:hi] for lo, hi in zip(cuts[:-1], cuts[1:], strict=True)]
+        self.cached = n * m * (2 * d + 1) <= CACHE_ELEMENTS
+        self.map0, self.Ut0 = _wmap(params0.W, _LOG2E), params0.U.t().contiguous()
+        bar_mats = _direction_matrices(params0.c, [self.bar_dir])
+        f0, lin_bar = [], []
+        for ch in self.chunks:
+            feats0 = _features(self.map0, self.Ut0, ch, act)
+            if self.cached:
+                ch.feats0 = feats0
+            f0.append(feats0[2] @ params0.c / math.sqrt(m))
+            lin_bar.append(_directional(feats0, ch.q, bar_mats)[:, 0])
+        self.f0 = torch.cat(f0)                          # f(X_j; θ(0)) (≈ 0, symmetric init)
+        self.lin_bar = torch.cat(lin_bar)                # ⟨∇f_j(θ(0)), θ̄ − θ(0)⟩
+        self.A_minus_M = self.f0 + self.lin_bar - y      # f_lin,j(θ̄) − y_j
+
+    def __call__(self, theta: Params, weights: Callable[[Tensor, _Chunk], Tensor],
+                 drift: bool = False) -> tuple[dict[str, Tensor], list[Params]]:
+        """Per-sample vectors (each (n,)) f, D1 = ⟨∇f(θ), θ − θ(0)⟩, D2 = ⟨∇f(θ), θ̄ − θ(0)⟩,
+        L1 = ⟨∇f(θ(0)), θ − θ(0)⟩ and, with ``drift``, D3 = ⟨∇f(θ), θ − θ̄⟩ computed along that
+        direction itself; and the gradients Σ_j w_jk ∇f_j(θ) for the weight columns
+        ``weights(r_chunk, chunk)`` (b, K_w)."""
+        m, d, n = self.m, self.d, self.n
+        root_m = math.sqrt(m)
+        p0 = self.params0
+        v1 = theta - p0
+        dirs = [v1, self.bar_dir] + ([theta - self.theta_bar] if drift else [])
+        mats = _direction_matrices(theta.c, dirs)
+        mats0 = _direction_matrices(p0.c, [v1])
+        Wq_map, Ut = _wmap(theta.W, _LOG2E), theta.U.t().contiguous()
+        keys = ("f", "D1", "D2", "L1", *(("D3",) if drift else ()))
+        dev, dt = theta.c.device, theta.c.dtype
+        out = {k: torch.empty(n, dtype=dt, device=dev) for k in keys}
+
+        def run(group: list[_Chunk]) -> list[Tensor] | None:
+            acc = None
+            for ch in group:
+                b, sl = ch.hi - ch.lo, slice(ch.lo, ch.hi)
+                feats = _features(Wq_map, Ut, ch, self.act)
+                feats0 = (ch.feats0 if ch.feats0 is not None
+                          else _features(self.map0, self.Ut0, ch, self.act))
+                Ta, TG, h = feats
+                f = torch.mv(h, theta.c).div_(root_m)
+                out["f"][sl] = f
+                D = _directional(feats, ch.q, mats)
+                out["D1"][sl], out["D2"][sl] = D[:, 0], D[:, 1]
+                if drift:
+                    out["D3"][sl] = D[:, 2]
+                out["L1"][sl] = _directional(feats0, ch.q, mats0)[:, 0]
+                w = weights(f - ch.y, ch)                # (b, K_w)
+                parts = [h.t() @ w,                                         # (m, K_w)
+                         Ta.reshape(b, d * m).t() @ w,                      # (d·m, K_w)
+                         torch.einsum("be,bk,bx->kex", ch.q, w, TG.reshape(b, d * m))
+                         if w.shape[1] > 1 else
+                         ((ch.q * w).t() @ TG.reshape(b, d * m)).unsqueeze(0)]   # (K_w, d, d·m)
+                acc = parts if acc is None else [x + y for x, y in zip(acc, parts, strict=True)]
+            return acc
+
+        if self.workers == 1:
+            partials = [run(self.groups[0])]
+        else:
+            before = torch.get_num_threads()
+            torch.set_num_threads(1)
+            try:
+                partials = list(_pool(self.workers).map(run, self.groups))
+            finally:
+                torch.set_num_threads(before)
+        acc = partials[0]
+        for part in partials[1:]:                        # fixed order: deterministic
+            acc = [x + y for x, y in zip(acc, part, strict=True)]
+        gc, gU, gW = acc
+        head = theta.c / root_m
+        grads = [Params(gc[:, k] / root_m, (gU[:, k].view(d, m) * head).t().contiguous(),
+                        (gW[k].view(d, d, m) * head).permute(2, 1, 0).contiguous())
+                 for k in range(gc.shape[1])]
+        return out, grads
+
+
+def _projection_slack(z: Params, params0: Params, theta_bar: Params,
+                      rho: tuple[float, float, float]) -> Tensor:
+    """s = ‖z − θ̄‖² − ‖Π_{Ω_ρ}(z) − θ̄‖² ≥ 0 block by block, in a form that is exactly 0 where
+    the projection leaves a block unchanged.
+
+    A clipped block (displacement D = z_b − θ(0)_b with ‖D‖ > r) is moved to θ(0)_b + λD,
+    λ = r/‖D‖, and contributes (1 − λ)²‖D‖² + 2(1 − λ)(⟨D, θ(0)_b − θ̄_b⟩ + r‖D‖), which is ≥ 0
+    because ‖θ̄_b − θ(0)_b‖ ≤ ν/√m ≤ r (θ̄ ∈ Ω_ρ, Remark 10). The clipped set is decided by the
+    same comparisons as :func:`boundcalc.validators.model.project`.
+    """
+    root_m = math.sqrt(params0.width)
+    total = torch.zeros((), dtype=torch.float64, device=z.c.device)
+    off = params0 - theta_bar
+    for D, o, r in zip(z - params0, off, rho, strict=True):
+        radius = float(r) / root_m
+        flat = D.reshape(D.shape[0], -1)
+        # the clipped set exactly as model.project decides it (in the run's dtype)
+        clipped = (flat[:, 0].abs() if D.dim() == 1 else flat.norm(dim=-1)) > radius
+        D2, o2 = flat.double(), o.reshape(o.shape[0], -1).double()
+        norm = D2.norm(dim=-1)
+        lam = radius / norm.clamp_min(1e-300)
+        one_minus = torch.where(clipped, 1.0 - lam, torch.zeros_like(lam))
+        cross = (D2 * o2).sum(-1) + radius * norm
+        contrib = one_minus**2 * norm**2 + 2.0 * one_minus * cross
+        total = total + torch.where(clipped, contrib, torch.zeros_like(contrib)).sum()
+    return total
+
+
+# ------------------------------------------------------------------------------------- the run
+
+@dataclass
+class CertifyRun:
+    """What one certified run measured (tensors on the CPU, float64)."""
+
+    steps: dict[str, np.ndarray]          # STEP_COLUMNS, each (K,)
+    psi_final: float                       # Ψ_K
+    loss_final: float                      # R̂(θ_K)
+    recorded_steps: list[int]
+    samples: dict[str, np.ndarray]         # SAMPLE_ARRAYS at recorded steps, each (R, n)
+    A_minus_M: np.ndarray                  # f_lin,j(θ̄) − y_j (n,)
+    f0: np.ndarray                         # f(X_j; θ(0)) (n,)
+    params: list[Params] | None           # θ_k at the recorded steps (keep_params=True)
+    params_final: Params
+    seconds: float
+
+
+def certified_run(params0: Params, theta_bar: Params, X: Tensor, q: Tensor, y: Tensor,
+                  act: Activation, *, steps: int, eta: float, rho, batch_size: int | None = None,
+                  seed: int = 0, record_every: int | None = None, keep_params: bool = False,
+                  chunk: int | None = None) -> CertifyRun:
+    """K = ``steps`` steps of ProjGD (``batch_size`` None) or ProjSGD with every proof quantity
+    measured (module docstring). Device and dtype are those of ``params0``; every per-step
+    reduction is done in float64; nothing is synchronised with the host inside the loop."""
+    K = int(steps)
+    if K < 1:
+        raise ValueError(f"`steps` must be a positive integer, got {steps}")
+    rho_t = _triple("rho", rho)
+    dev = params0.W.device
+    n = X.shape[0]
+    sgd = batch_size is not None and int(batch_size) != n
+    b = int(batch_size) if sgd else n
+    if not 1 <= b <= n:
+        raise ValueError(f"`batch_size` must be an integer in [1, n={n}], got {batch_size}")
+    stride = max(1, K // 64) if record_every is None else int(record_every)
+    if stride < 1:
+        raise ValueError(f"`record_every` must be a positive integer, got {record_every}")
+    recorded = sorted(set(range(0, K, stride)) | {K - 1})
+    slot = {k: i for i, k in enumerate(recorded)}
+    measure = _Pass(params0, theta_bar, X, q, y, act, chunk)
+    f0, lin_bar, AM = measure.f0, measure.lin_bar, measure.A_minus_M
+    hist = torch.empty(K, len(STEP_COLUMNS), dtype=torch.float64, device=dev)
+    rec = {k: torch.empty(len(recorded), n, dtype=torch.float64, device=dev)
+           for k in SAMPLE_ARRAYS}
+    kept: list[Params] = []
+    gen = torch.Generator().manual_seed(int(seed)) if sgd else None
+    root_m = math.sqrt(params0.width)
+    theta = params0.clone()
+    mask = torch.zeros(n, dtype=X.dtype, device=dev)
+
+    def weights(r: Tensor, ch: _Chunk) -> Tensor:
+        full = (2.0 / n) * r
+        if not sgd:
+            return full.unsqueeze(1)
+        return torch.stack([full, (2.0 / b) * r * mask[ch.lo:ch.hi]], dim=1)
+
+    f0d, lin_bar_d, AMd = f0.double(), lin_bar.double(), AM.double()
+    zero = torch.zeros((), dtype=torch.float64, device=dev)
+    nan = torch.full((), math.nan, dtype=torch.float64, device=dev)
+    start = time.perf_counter()
+    for k in range(K):
+        if sgd:
+            mask.zero_()
+            mask[minibatch_indices(n, b, gen).to(dev)] = 1.0
+        recording = k in slot
+        vec, grads = measure(theta, weights, drift=recording)
+        grad = grads[0]
+        g = grads[1] if sgd else grad
+        f, D1, D2, L1 = (vec[key].double() for key in ("f", "D1", "D2", "L1"))
+        r = f - y.double()
+        T_ = D1 - f + f0d
+        C_ = D2 - lin_bar_d
+        lin = f0d + L1 - f
+        drift = D1 - D2                  # ⟨∇f_j(θ_k), θ_k − θ̄⟩ by linearity
+        C_full = drift - (L1 - lin_bar_d)
+        e = T_ - AMd - C_
+        ar = r.abs()
+        v3 = theta - theta_bar
+        drift_inner = v3.dot(grad).double()
+        step_inner = v3.dot(g).double()
+        dc, dU, dW = theta - params0
+        if recording:   # d_j along θ_k − θ̄ itself: the identity d_j = r_j + e_j, checked
+            D3 = vec["D3"].double()
+            residual = (D3 - (r + e)).abs().max()
+        else:
+            residual = nan
+        hist[k] = torch.stack([
+            (r * r).mean(), grad.dot(grad).double(), g.dot(g).double(), v3.dot(v3).double(),
+            drift_inner, (2.0 / n) * (r * drift).sum(), step_inner, step_inner - drift_inner,
+            (r * e).mean(), (ar * e.abs()).mean(), ar.mean(), ar.max(), T_.abs().max(),
+            C_.abs().max(), lin.abs().max(), C_full.abs().max(), e.abs().max(),
+            (ar * (T_.abs() + C_.abs())).mean(), (ar * (lin.abs() + C_full.abs())).mean(),
+            (ar * AMd.abs()).mean(), residual, drift.abs().max(), zero,
+            dc.abs().max().double() * root_m, dU.norm(dim=-1).max().double() * root_m,
+            dW.flatten(1).norm(dim=-1).max().double() * root_m,
+        ])
+        if recording:
+            i = slot[k]
+            for key, val in zip(SAMPLE_ARRAYS, (r, T_, C_, lin, C_full, D3), strict=True):
+                rec[key][i] = val
+            if keep_params:
+                kept.append(theta.detach().to("cpu").clone())
+        z = Params(*(t - eta * gt for t, gt in zip(theta, g, strict=True)))
+        hist[k, STEP_COLUMNS.index("slack")] = _projection_slack(z, params0, theta_bar, rho_t)
+        theta = project(z, params0, rho_t)
+    if dev.type == "cuda":
+        torch.cuda.synchronize(dev)
+    seconds = time.perf_counter() - start
+    final = measure(theta, lambda r, ch: r.unsqueeze(1) * 0)[0]
+    r_final = final["f"].double() - y.double()
+    v_final = theta - theta_bar
+    hist_cpu = hist.cpu().numpy()
+    return CertifyRun(
+        steps={name: hist_cpu[:, i].copy() for i, name in enumerate(STEP_COLUMNS)},
+        psi_final=float(v_final.dot(v_final)), loss_final=float((r_final**2).mean()),
+        recorded_steps=recorded, samples={k: v.cpu().numpy() for k, v in rec.items()},
+        A_minus_M=AM.double().cpu().numpy(), f0=f0.double().cpu().numpy(),
+        params=kept if keep_params else None, params_final=theta.detach().to("cpu"),
+        seconds=seconds)
+
+
+# ------------------------------------------------------------------------------ the constants
+
+@cache
+def _a_posteriori_functions(route: str):
+    """Lambdified a-posteriori constants, terms and bounds of ``route`` with ε_mis symbolic
+    (``build_bound(eps_mis, a_priori=False, route=route)``; the realizable statement is
+    ``theory/aposteriori.py::theorem1_a_posteriori(route)``)."""
+    import sympy as sp
+    from boundcalc.theory import symbols as S
+    from boundcalc.theory.theorem1 import build_bound
+
+    constants, terms, bound = build_bound(S.eps_mis, a_priori=False, route=route)
+    exprs = {**{f"constants.{k}": v for k, v in constants.items()},
+             **{f"terms.{k}": v for k, v in terms.items()},
+             **{f"bound.{k}": v for k, v in bound.items()}}
+    keys = list(exprs)
+    syms = sorted(set().union(*(sp.sympify(e).free_symbols for e in exprs.values())),
+                  key=lambda s: s.name)
+    return keys, syms, sp.lambdify(syms, [exprs[k] for k in keys], modules="mpmath")
+
+
+def a_posteriori_values(inputs, route: str, *, eta: float, eps_mis: float,
+                        geometry: dict[str, float]) -> dict[str, dict[str, float]]:
+    """Theorem 1's a-posteriori constants, terms and bounds on ``route`` (mpmath, 30 digits) at
+    ``inputs`` (boundcalc.params.validate), step ``eta``, ε_mis = ``eps_mis`` and the measured
+    ``geometry`` (u0_max, u0_rms, x_max, q_max; g_max = x_max²)."""
+    import mpmath
+    import sympy as sp
+    from boundcalc.theory import symbols as S
+
+    from boundcalc.api import symbol_values
+
+    values = {sym: float(sp.N(val, 30)) for sym, val in symbol_values(inputs).items()}
+    values.update({S.eta: eta, S.eps_mis: eps_mis, S.u0_max: geometry["u0_max"],
+                   S.u0_rms: geometry["u0_rms"], S.x_max: geometry["x_max"],
+                   S.q_max: geometry["q_max"], S.g_max: geometry["x_max"] ** 2})
+    keys, syms, func = _a_posteriori_functions(route)
+    with mpmath.workdps(30):
+        numbers = func(*[mpmath.mpf(values[s]) for s in syms])
+    out: dict[str, dict[str, float]] = {"constants": {}, "terms": {}, "bound": {}}
+    for key, val in zip(keys, numbers, strict=True):
+        group, name = key.split(".", 1)
+        out[group][name] = float(val)
+    return out
+
+
+def _floats(group) -> dict[str, float]:
+    return {k: float(v) for k, v in group.items() if v is not None}
+
+
+# ---------------------------------------------------------------------------------- the chain
+
+#: Stages of the chain, top to bottom.
+STAGES = ("a-priori", "a-posteriori", "run-certified", "run-measured", "measured")
+
+#: Routes of the chain: tight (linear drift), tight (Cauchy–Schwarz drift), paper.
+ROUTES = ("tight-linear", "tight-cauchy-schwarz", "paper")
+
+
+def chains(*, run_steps: dict[str, np.ndarray], psi_final: float, eta: float, sgd: bool,
+           prior: dict[str, dict[str, float]], post: dict[str, dict[str, dict[str, float]]],
+           eps_mis: float) -> list[dict[str, Any]]:
+    """The three chains of levels (module docstring) from the per-step measurements.
+
+    ``prior[route]`` / ``post[route]``: constants and bounds a priori (evaluate) and a posteriori
+    (:func:`a_posteriori_values`) for ``tight`` and ``paper``. Every level is computed in mpmath
+    at 40 digits from the float64 measurements. Each row: route, level, key, stage, kind
+    (``event``, ``deterministic``, ``identity`` or ``expectation``), inequality (what takes the
+    level above to this one), value, above, ratio = value/above, slack = above/value, holds.
+    """
+    import mpmath
+
+    mp = mpmath.mp
+    with mpmath.workdps(40):
+        s = {k: [mp.mpf(float(x)) for x in v] for k, v in run_steps.items()}
+        K = len(s["loss"])
+        Km = mp.mpf(K)
+
+        def mean(values) -> Any:
+            return mp.fsum(values) / Km
+
+        eta_m = mp.mpf(eta)
+        psi0, psiK = s["psi"][0], mp.mpf(psi_final)
+        G = s["step_grad_sq"]
+        opt_meas = psi0 / (4 * eta_m * Km) + eta_m / 4 * mean(G)
+        Q = mean(s["loss"])
+        noise = mean(s["noise"])
+        slack_sum = mp.fsum(s["slack"])
+        eps_m = mp.mpf(eps_mis)
+        rows: list[dict[str, Any]] = []
+
+        def tail(route: str, first: list[tuple], pointwise_key: str, pointwise_max: tuple,
+                 pointwise_text: str, triangle_text: str, eps_a) -> None:
+            """The levels of ``route`` from 'every constant measured' down to the min loss."""
+            m1, m2 = pointwise_max
+            levels = list(first)
+            lv_abs = opt_meas + mean([ar * (x + y + eps_a) for ar, x, y in
+                                      zip(s["mean_abs_r"], s[m1], s[m2], strict=True)])
+            if route != "tight-cauchy-schwarz":
+                levels.append(("mean_abs_r", "run-certified", "deterministic",
+                               "(c) (1/n) sum_j |r_j| <= B (Lemma 6)", lv_abs))
+            levels.append(("pointwise", "run-certified", "deterministic", pointwise_text,
+                           opt_meas + mean([x + ar * eps_a for x, ar in
+                                            zip(s[pointwise_key], s["mean_abs_r"],
+                                                strict=True)])))
+            levels.append(("app_measured", "run-measured", "event",
+                           "|A_j - M_j| = |f_lin,j(theta_bar) - y_j| <= eps_app + eps_mis "
+                           "(Lemma 5 on E_app; teacher Monte Carlo error <= eps_T)",
+                           opt_meas + mean([x + y for x, y in
+                                            zip(s[pointwise_key], s["mean_abs_r_AM"],
+                                                strict=True)])))
+            levels.append(("triangle", "run-measured", "deterministic", triangle_text,
+                           opt_meas + mean(s["mean_abs_r_e"])))
+            levels.append(("sign", "run-measured", "deterministic",
+                           "(c) -r_j e_j <= |r_j||e_j|: the telescoped sum of (a) with measured "
+                           "terms", opt_meas - mean(s["mean_r_e"])))
+            levels.append(("psi_final", "run-measured", "deterministic",
+                           "Psi_K = ||theta_K - theta_bar||^2 >= 0",
+                           opt_meas - mean(s["mean_r_e"]) - psiK / (4 * eta_m * Km)))
+            telescoped = (opt_meas - mean(s["mean_r_e"])
+                          - (psiK + slack_sum) / (4 * eta_m * Km))
+            levels.append(("projection", "run-measured", "deterministic",
+                           "(a) projection non-expansive: measured slack s_k >= 0 subtracted",
+                           telescoped))
+            if sgd:
+                levels.append(("average_plus_noise", "measured", "identity",
+                               "identity: (1/K) sum_k [R(theta_k) + xi_k/2] (telescoping)",
+                               Q + noise / 2))
+                levels.append(("average", "measured", "expectation",
+                               "minibatch noise E[xi_k | theta_k] = 0 removed (holds in "
+                               "expectation only)", Q))
+            else:
+                levels.append(("average", "measured", "identity",
+                               "identity: (1/K) sum_k R(theta_k) (telescoping)", Q))
+            levels.append(("min", "measured", "deterministic", "min_k R <= (1/K) sum_k R",
+                           min(s["loss"])))
+            above = None
+            for i, (key, stage, kind, text, value) in enumerate(levels):
+                row = {"route": route, "level": i, "key": key, "stage": stage, "kind": kind,
+                       "label": level_label(route, key, sgd), "inequality": text,
+                       "value": float(value)}
+                if above is None:
+                    row.update(above=None, ratio=None, slack=None, holds=None)
+                else:
+                    holds = bool(value <= above) if kind != "identity" else None
+                    row.update(above=float(above),
+                               ratio=float(value / above) if above != 0 else math.inf,
+                               slack=float(above / value) if value != 0 else math.inf,
+                               holds=holds)
+                    if kind == "identity":
+                        row["identity_residual"] = float(abs(value - above)
+                                                         / max(abs(value), abs(above)))
+                rows.append(row)
+                above = value
+
+        for route in ROUTES:
+            family = "paper" if route == "paper" else "tight"
+            pc, post_all = prior[family], post[family]
+            post_r = post_all["constants"]
+            L, B = mp.mpf(post_r["lipschitz_L"]), mp.mpf(post_r["residual_envelope_B"])
+            nu2 = mp.mpf(post_r["transport_norm"]) ** 2
+            eps_a = mp.mpf(post_r["eps_app"]) + eps_m
+            if family == "tight":
+                e1, e2 = mp.mpf(post_r["eps_taylor"]), mp.mpf(post_r["eps_cf"])
+                m1, m2 = "max_abs_T", "max_abs_C"
+                pw_key = "mean_abs_r_TC"
+                names = ("|T_j| <= eps_taylor (Taylor remainder)",
+                         "|C_j| <= eps_cf (change of feature, theta_bar - theta(0) half)")
+                pw_text = ("(c) pointwise: (1/n) sum_j |r_j|(|T_j| + |C_j|) <= "
+                           "(1/n) sum_j |r_j| * (max_j |T_j| + max_j |C_j|)")
+                tri = "|e_j| <= |T_j| + |C_j| + |A_j - M_j| (triangle)"
+            else:
+                e1, e2 = mp.mpf(post_r["eps_lin"]), mp.mpf(post_r["eps_cf"])
+                m1, m2 = "max_abs_lin", "max_abs_C_full"
+                pw_key = "mean_abs_r_lin_C_full"
+                names = ("|f_lin,j - f_j| <= eps_lin (Lemma 3)",
+                         "|<grad f_j(theta_k) - grad f_j(theta(0)), theta_k - theta_bar>| <= "
+                         "eps_cf (paper's change of feature)")
+                pw_text = ("(c) pointwise: (1/n) sum_j |r_j|(|f_lin,j - f_j| + |C_full,j|) <= "
+                           "(1/n) sum_j |r_j| * (max_j |f_lin,j - f_j| + max_j |C_full,j|)")
+                tri = "|e_j| <= |f_lin,j - f_j| + |C_full,j| + |A_j - M_j| (triangle)"
+            if route == "tight-cauchy-schwarz":
+                def level(opt, eps):
+                    return (eps / 2 + mp.sqrt(eps**2 / 4 + opt)) ** 2
+                prior_key = "min_iterate_cauchy_schwarz"
+            else:
+                def level(opt, eps, B=B):
+                    return opt + B * eps
+                prior_key = ("min_iterate_linear_drift" if family == "tight"
+                             else "min_iterate")
+            opt_post = nu2 / (4 * eta_m * Km) + eta_m * L**2 * B**2
+            opt_psi = psi0 / (4 * eta_m * Km) + eta_m * L**2 * B**2
+            eps_post = e1 + e2 + eps_a
+            recomposed = level(opt_post, eps_post)
+            evaluated = mp.mpf(post_all["bound"][prior_key])
+            if abs(recomposed - evaluated) > mp.mpf(1e-9) * abs(evaluated):
+                raise RuntimeError(f"{route}: the recomposed a-posteriori bound {recomposed} "
+                                   f"differs from theory's {evaluated}")
+            if route == "tight-cauchy-schwarz":
+                eps_T = mp.sqrt(mean([(x + e2 + eps_a) ** 2 for x in s[m1]]))
+                eps_TC = mp.sqrt(mean([(x + y + eps_a) ** 2
+                                       for x, y in zip(s[m1], s[m2], strict=True)]))
+            else:
+                eps_T = mean(s[m1]) + e2 + eps_a
+                eps_TC = mean([x + y for x, y in zip(s[m1], s[m2], strict=True)]) + eps_a
+            geometry = ("measured geometry: u0_rms <= u_bar (E_avg), x_max, q_max <= 1, "
+                        "g_max = x_max^2" if family == "tight" else
+                        "measured geometry: u0_max <= u_inf (E_U), x_max, q_max <= 1, "
+                        "g_max = x_max^2")
+            first = [
+                ("a_priori", "a-priori", "bound",
+                 f"a-priori bound ({route}), boundcalc.api.evaluate", mp.mpf(pc[prior_key])),
+                ("a_posteriori", "a-posteriori", "event", geometry, recomposed),
+                ("psi0", "run-certified", "deterministic",
+                 "Psi_0 = ||theta(0) - theta_bar||^2 <= ||nu||^2", level(opt_psi, eps_post)),
+                ("grad_sq", "run-certified", "deterministic",
+                 "(d) ||g_k||^2 <= 4 L^2 B^2 (Lemma 6)", level(opt_meas, eps_post)),
+                ("first_part", "run-certified", "deterministic",
+                 names[0] + ", per step max_j", level(opt_meas, eps_T)),
+                ("second_part", "run-certified", "deterministic",
+                 names[1] + ", per step max_j", level(opt_meas, eps_TC)),
+            ]
+            if route == "tight-cauchy-schwarz":
+                sqrtQ = mp.sqrt(Q)
+                first.append(("quadratic", "run-certified",
+                              "expectation" if sgd else "deterministic",
+                              "x - eps sqrt(x) <= O  =>  x <= (eps/2 + sqrt(eps^2/4 + O))^2, "
+                              "at x = (1/K) sum_k R(theta_k)", opt_meas + eps_TC * sqrtQ))
+                first.append(("cauchy_schwarz_k", "run-certified", "deterministic",
+                              "Cauchy-Schwarz over k: mean_k sqrt(R_k) eps_k <= "
+                              "sqrt(mean R) sqrt(mean eps_k^2)",
+                              opt_meas + mean([mp.sqrt(R) * (x + y + eps_a) for R, x, y in
+                                               zip(s["loss"], s[m1], s[m2], strict=True)])))
+                first.append(("mean_abs_r", "run-certified", "deterministic",
+                              "(c) (1/n) sum_j |r_j| <= sqrt(R) (Cauchy-Schwarz over j)",
+                              opt_meas + mean([ar * (x + y + eps_a) for ar, x, y in
+                                               zip(s["mean_abs_r"], s[m1], s[m2],
+                                                   strict=True)])))
+            tail(route, first, pw_key, (m1, m2), pw_text, tri, eps_a)
+    return rows
+
+
+_LABELS = {
+    "a_priori": "a-priori bound",
+    "a_posteriori": "measured geometry (u0, x_max, q_max)",
+    "psi0": "Ψ₀ ≤ ‖ν‖²",
+    "grad_sq": "(d) ‖g_k‖² ≤ 4L²B²",
+    "quadratic": "x − ε√x ≤ O solved (Cauchy–Schwarz drift)",
+    "cauchy_schwarz_k": "Cauchy–Schwarz over k",
+    "pointwise": "pointwise Σ|r_j|(…) ≤ Σ|r_j|·max(…)",
+    "app_measured": "|A_j − M_j| ≤ ε_app + ε_mis",
+    "sign": "−r_j e_j ≤ |r_j||e_j| (telescoped (a))",
+    "psi_final": "Ψ_K ≥ 0",
+    "projection": "(a) projection slack s_k ≥ 0",
+    "average_plus_noise": "= mean_k [R̂(θ_k) + ξ_k/2]",
+    "min": "min_k R̂ ≤ mean_k R̂",
+}
+
+
+def level_label(route: str, key: str, sgd: bool = False) -> str:
+    """A short label of the inequality that leads to level ``key`` of ``route`` (figure,
+    tables)."""
+    paper = route == "paper"
+    special = {
+        "first_part": "|f_lin − f| ≤ ε_lin" if paper else "|T_j| ≤ ε_tay",
+        "second_part": "|C^full_j| ≤ ε_cf (paper)" if paper else "|C_j| ≤ ε_cf",
+        "mean_abs_r": ("(1/n)Σ|r_j| ≤ √R̂" if route == "tight-cauchy-schwarz"
+                       else "(1/n)Σ|r_j| ≤ B"),
+        "triangle": ("|e_j| ≤ |f_lin − f| + |C^full| + |A − M|" if paper
+                     else "|e_j| ≤ |T_j| + |C_j| + |A_j − M_j|"),
+        "average": ("E[ξ_k | θ_k] = 0 → mean_k R̂(θ_k)" if sgd
+                    else "= mean_k R̂(θ_k) (identity)"),
+    }
+    return special.get(key, _LABELS.get(key, key))
+
+
+# ------------------------------------------------------------------------------ the parts table
+
+def parts(*, run: CertifyRun, post: dict[str, dict[str, dict[str, float]]],
+          prior: dict[str, dict[str, float]], geometry: dict[str, float],
+          eps_mis: float, eps_app_prior: float) -> list[dict[str, Any]]:
+    """Every measured piece of the proof against the a-posteriori bound it must respect."""
+    s = run.steps
+    tight, paper = post["tight"]["constants"], post["paper"]["constants"]
+    am = float(np.abs(run.A_minus_M).max())
+    rows = []
+
+    def row(name, measured, bound, kind, text, **extra):
+        measured, bound = float(measured), float(bound)
+        rows.append({"name": name, "measured": measured, "bound": bound,
+                     "ratio": measured / bound if bound > 0 else None,
+                     "holds": None if kind == "information" else bool(measured <= bound),
+                     "kind": kind, "inequality": text, **extra})
+
+    row("psi0", s["psi"][0], tight["transport_norm"] ** 2, "deterministic",
+        "Psi_0 = ||theta(0) - theta_bar||^2 <= ||nu||^2")
+    for fam, c in (("tight", tight), ("paper", paper)):
+        row(f"{fam}.grad_sq", s["step_grad_sq"].max(),
+            4 * c["lipschitz_L"] ** 2 * c["residual_envelope_B"] ** 2, "deterministic",
+            f"max_k ||g_k||^2 <= 4 L^2 B^2 ({fam} L, B)")
+        row(f"{fam}.residual", s["max_abs_r"].max(), c["residual_envelope_B"], "deterministic",
+            f"max_k,j |r_j| <= B ({fam})")
+    row("tight.T", s["max_abs_T"].max(), tight["eps_taylor"], "deterministic",
+        "max_k,j |T_j| <= eps_taylor")
+    row("tight.C", s["max_abs_C"].max(), tight["eps_cf"], "deterministic",
+        "max_k,j |C_j| <= eps_cf (tight)")
+    row("tight.lin", s["max_abs_lin"].max(), tight["eps_lin"], "deterministic",
+        "max_k,j |f_lin,j - f_j| <= eps_lin (head-average event)")
+    row("paper.lin", s["max_abs_lin"].max(), paper["eps_lin"], "deterministic",
+        "max_k,j |f_lin,j - f_j| <= eps_lin (max event, Lemma 3)")
+    row("paper.C_full", s["max_abs_C_full"].max(), paper["eps_cf"], "deterministic",
+        "max_k,j |<grad f_j(theta_k) - grad f_j(theta(0)), theta_k - theta_bar>| <= eps_cf "
+        "(paper)")
+    row("tight.A_vs_teacher", am, tight["eps_app"] + eps_mis, "event",
+        "max_j |f_lin,j(theta_bar) - f*_M(X_j)| = max_j |A_j - M_j| <= eps_app + eps_T",
+        eps_app=tight["eps_app"], ratio_to_eps_app=am / tight["eps_app"],
+        eps_app_a_priori=eps_app_prior)
+    row("tight.e", s["max_abs_e"].max(), tight["eps_drift"], "event",
+        "max_k,j |e_j| <= eps_drift = eps_taylor + eps_app + eps_cf + eps_mis")
+    row("geometry.u0_rms", geometry["u0_rms"], prior["tight"]["u_bar"], "event",
+        "u0_rms = sqrt((1/m) sum_i ||U_i(0)||^2) <= u_bar (E_avg)")
+    row("geometry.u0_max", geometry["u0_max"], prior["tight"]["u_inf"], "event",
+        "u0_max = max_i ||U_i(0)|| <= u_inf (E_U)")
+    for key, what in (("x_max", "token"), ("q_max", "query")):
+        row(f"geometry.{key}", geometry[key], 1.0, "information",
+            f"max {what} norm, computed in float64 (information: the a-posteriori bounds use "
+            "this measured value, not 1)")
+    for j, block in enumerate("cuw"):
+        row(f"radius_{block}", s[f"radius_{block}"].max(), geometry["rho"][j], "information",
+            f"sqrt(m) max_k,i displacement of the {block} blocks vs rho (theta_k in Omega_rho "
+            "up to the rounding of model.project: a clipped block is rescaled in floating point "
+            "and can read a few ulps outside its ball)")
+    row("slack_min", -float(s["slack"].min()), 0.0, "deterministic",
+        "projection slack s_k >= 0 at every step (measured: -min_k s_k <= 0)",
+        steps_with_active_projection=int((s["slack"] > 0).sum()))
+    return rows
+
+
+# --------------------------------------------------------------------------- one certification
+
+def certify(kind: str = "theorem1", *, m: int, n: int, d: int, T: int, rho=2.0, nu=1.0,
+            delta: float = 0.05, activation: str = "tanh", steps: int = 300, seed: int = 0,
+            eta: float | None = None, batch_size: int = 8, teacher_width: int = 8192,
+            anchors: int = 16, teacher_delta: float = DEFAULT_TEACHER_DELTA,
+            record_every: int | None = None, keep_params: bool = False, device="cpu",
+            dtype="float64", chunk: int | None = None) -> dict[str, Any]:
+    """Certified accounting of one ProjGD (``kind="theorem1"``) or ProjSGD (``"prop1"``,
+    minibatch ``batch_size``) run of seed ``seed`` (module docstring).
+
+    The teacher, data, labels y = f*_M, init θ(0) and θ̄ are check_training's
+    (``measure_theorem1`` / the first run of ``measure_prop1``); η = η* of ``evaluate(kind)``
+    unless ``eta`` is given; the a-priori bounds are Remark 9's at ε_mis = ε_T (tight route:
+    ``remark9``, paper route: ``remark9_paper``).
+
+    Returns a dict: ``summary`` (one row: the four headline levels, timings, configuration),
+    ``chain`` (:func:`chains` rows), ``parts`` (:func:`parts` rows), ``steps`` (every per-step
+    scalar, columns of :data:`STEP_COLUMNS` plus ``k``), ``recorded_steps``, ``samples``
+    (numpy arrays, not JSON: :data:`SAMPLE_ARRAYS` at the recorded steps, ``A_minus_M``, ``f0``)
+    and, with ``keep_params``, ``params`` (θ_k at the recorded steps) and the run's tensors
+    (``data``: params0, theta_bar, X, q, y).
+    """
+    if kind not in CERTIFIABLE:
+        raise ValueError(f"`kind` must be one of {CERTIFIABLE}, got {kind!r}")
+    rho_t, nu_t = _triple("rho", rho), _triple("nu", nu)
+    if any(r < v for r, v in zip(rho_t, nu_t, strict=True)):
+        raise ValueError(f"`rho` must be >= `nu` componentwise (Remark 10: theta_bar must lie in "
+                         f"Omega_rho), got rho={rho_t}, nu={nu_t}")
+    if int(steps) != steps or steps < 1:
+        raise ValueError(f"`steps` must be a positive integer, got {steps}")
+    dev, dt = resolve_device(device), resolve_dtype(dtype)
+    sgd = kind == "prop1"
+    b = int(batch_size) if sgd else 1
+    if sgd and not 1 <= b <= n:
+        raise ValueError(f"`batch_size` must be an integer in [1, n={n}], got {batch_size}")
+    started = time.perf_counter()
+    realizable = _evaluate(kind, _inputs(m=m, n=n, d=d, T=T, delta=delta, rho=rho_t, nu=nu_t,
+                                         steps=steps, activation=activation, eta=eta,
+                                         batch_size=b))
+    step = float(realizable.inputs["eta"])
+    eps_t = _eps_teacher(n, d, nu_t, activation, teacher_width, teacher_delta)
+    mis_inputs = _inputs(m=m, n=n, d=d, T=T, delta=delta, rho=rho_t, nu=nu_t, steps=steps,
+                         activation=activation, eta=step, batch_size=b, misspecification=eps_t)
+    prior_ev = {"tight": _evaluate("remark9", mis_inputs),
+                "paper": _evaluate("remark9_paper", mis_inputs)}
+    prior = {fam: {**_floats(ev.constants), **_floats(ev.bound)}
+             for fam, ev in prior_ev.items()}
+    teacher = build_teacher(d, T, seed=derived_seed(seed, "teacher"), nu=nu_t, anchors=anchors,
+                            width=teacher_width, activation=activation, device=dev)
+    X, q, y = _data(teacher, n, T, d, seed, dt, dev)
+    p0 = init_params(m, d, seed=seed, dtype=dt, device=dev)
+    theta_bar = transported_params(p0, teacher)
+    u_norms = p0.U.double().norm(dim=-1)
+    geometry = {"u0_max": float(u_norms.max()), "u0_rms": float(u_norms.pow(2).mean().sqrt()),
+                "x_max": float(X.double().norm(dim=-1).max()),
+                "q_max": float(q.double().norm(dim=-1).max()), "rho": list(rho_t)}
+    post = {fam: a_posteriori_values(mis_inputs, fam, eta=step, eps_mis=eps_t,
+                                     geometry=geometry) for fam in ("tight", "paper")}
+    threads = small_work_threads(n * T * m, dev)
+    with intra_op_threads(threads):
+        run = certified_run(p0, theta_bar, X, q, y, teacher.act, steps=int(steps), eta=step,
+                            rho=rho_t, batch_size=b if sgd else None,
+                            seed=derived_seed(seed, "minibatch0"), record_every=record_every,
+                            keep_params=keep_params, chunk=chunk)
+    chain = chains(run_steps=run.steps, psi_final=run.psi_final, eta=step, sgd=sgd,
+                   prior=prior, post=post, eps_mis=eps_t)
+    part_rows = parts(run=run, post=post, prior=prior, geometry=geometry, eps_mis=eps_t,
+                      eps_app_prior=prior["tight"]["eps_app"])
+    tag = {"statement": kind, "seed": int(seed)}
+    chain = [{**tag, **r} for r in chain]
+    part_rows = [{**tag, **r} for r in part_rows]
+    by = {(r["route"], r["key"]): r["value"] for r in chain}
+    steps_out = {"k": np.arange(len(run.steps["loss"])), **run.steps}
+    summary = {
+        **tag, "m": m, "n": n, "d": d, "T": T, "rho": list(rho_t), "nu": list(nu_t),
+        "delta": float(delta), "activation": activation, "K": int(steps), "eta": step,
+        "eta_source": realizable.inputs["eta_source"],
+        "batch_size": b if sgd else n, "algorithm": "ProjSGD" if sgd else "ProjGD",
+        "eps_mis_teacher": eps_t, "teacher_width": int(teacher_width),
+        "teacher_delta": float(teacher_delta),
+        "a_priori_tight": prior["tight"]["min_iterate"],
+        "a_priori_tight_linear": by[("tight-linear", "a_priori")],
+        "a_priori_tight_cauchy_schwarz": by[("tight-cauchy-schwarz", "a_priori")],
+        "a_priori_paper": by[("paper", "a_priori")],
+        "a_priori_realizable_tight": float(realizable.bound["min_iterate"]),
+        "a_posteriori_tight": min(by[("tight-linear", "a_posteriori")],
+                                  by[("tight-cauchy-schwarz", "a_posteriori")]),
+        "a_posteriori_paper": by[("paper", "a_posteriori")],
+        "run_certified_tight": by[("tight-linear", "pointwise")],
+        "run_certified_paper": by[("paper", "pointwise")],
+        "telescoped": by[("tight-linear", "sign")],
+        "average_loss": float(np.mean(run.steps["loss"])),
+        "min_loss": float(np.min(run.steps["loss"])),
+        "initial_loss": float(run.steps["loss"][0]), "final_loss": run.loss_final,
+        "psi0": float(run.steps["psi"][0]), "psi_final": run.psi_final,
+        **{k: v for k, v in geometry.items() if k != "rho"},
+        "violations": sum(1 for r in [*chain, *part_rows] if is_violation(r)),
+        "device": str(dev), "dtype": str(dt).replace("torch.", ""),
+        "seconds_run": run.seconds, "seconds": time.perf_counter() - started,
+        "recorded_steps": len(run.recorded_steps),
+    }
+    out = {"summary": summary, "chain": chain, "parts": part_rows, "steps": steps_out,
+           "recorded_steps": run.recorded_steps,
+           "samples": {**run.samples, "A_minus_M": run.A_minus_M, "f0": run.f0,
+                       "recorded_steps": np.asarray(run.recorded_steps)}}
+    if keep_params:
+        out["params"] = run.params
+        out["data"] = {"params0": p0, "theta_bar": theta_bar, "X": X, "q": q, "y": y,
+                       "act": teacher.act, "params_final": run.params_final}
+    return out
+
+
+def is_violation(row: dict[str, Any]) -> bool:
+    """A level above the level before it, or a measured part above its bound, on a step that is
+    not an identity and not an expectation-only step."""
+    return row.get("holds") is False and row.get("kind") not in ("identity", "expectation")
+
+
+# ------------------------------------------------------------------------- files and the figure
+
+_JSON_STEP_KEYS = ("k", *STEP_COLUMNS)
+
+
+def _json_ready(result: dict[str, Any]) -> dict[str, Any]:
+    steps = result["steps"]
+    return {"summary": result["summary"], "chain": result["chain"], "parts": result["parts"],
+            "recorded_steps": list(result["recorded_steps"]),
+            "steps": {k: np.asarray(steps[k]).tolist() for k in _JSON_STEP_KEYS}}
+
+
+def write_files(folder: str | Path, results: Sequence[dict[str, Any]],
+                samples: dict[str, dict[str, np.ndarray]] | None = None) -> list[Path]:
+    """``certify.json`` (summary, chain, parts, per-step scalars of every run), ``certify.csv``
+    (the chains and parts, a ``table`` column says which), ``certify_steps.csv`` (every step of
+    every run), ``certify_samples.npz`` (per-sample vectors at the recorded steps, keys
+    ``<statement>-seed<s>.<name>``) and ``certify.pdf`` / ``certify.png`` in ``folder``."""
+    from boundcalc.rundir import atomic_write_text, dumps, records_to_csv
+
+    folder = Path(folder)
+    folder.mkdir(parents=True, exist_ok=True)
+    ready = [_json_ready(r) if "samples" in r else r for r in results]
+    atomic_write_text(folder / "certify.json", dumps(ready))
+    table = ([{"table": "chain", **row} for r in ready for row in r["chain"]]
+             + [{"table": "part", **row} for r in ready for row in r["parts"]])
+    atomic_write_text(folder / "certify.csv", records_to_csv(table))
+    step_rows = []
+    for r in ready:
+        tag = {"statement": r["summary"]["statement"], "seed": r["summary"]["seed"]}
+        cols = r["steps"]
+        step_rows.extend({**tag, **{k: cols[k][i] for k in _JSON_STEP_KEYS}}
+                         for i in range(len(cols["k"])))
+    atomic_write_text(folder / "certify_steps.csv", records_to_csv(step_rows))
+    paths = [folder / "certify.json", folder / "certify.csv", folder / "certify_steps.csv"]
+    if samples:
+        flat = {f"{key}.{name}": arr for key, arrays in samples.items()
+                for name, arr in arrays.items()}
+        tmp = folder / ".certify_samples.tmp.npz"
+        np.savez_compressed(tmp, **flat)
+        tmp.replace(folder / "certify_samples.npz")
+        paths.append(folder / "certify_samples.npz")
+    paths += plot_chains(ready, folder / "certify")
+    return paths
+
+
+_STAGE_COLORS = {"a-priori": "tab:red", "a-posteriori": "tab:orange",
+                 "run-certified": "tab:blue", "run-measured": "tab:purple",
+                 "measured": "tab:green"}
+
+
+def plot_chains(results: Sequence[dict[str, Any]], stem: Path) -> list[Path]:
+    """One row of panels per (statement, seed), one panel per route: a horizontal bar per level
+    (log scale), labelled with the inequality that leads to it, coloured by stage."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+    from matplotlib.patches import Patch
+
+    rows = len(results)
+    fig, axes = plt.subplots(rows, len(ROUTES), figsize=(6.4 * len(ROUTES), 5.2 * rows),
+                             squeeze=False, constrained_layout=True)
+    for r_i, res in enumerate(results):
+        summ = res["summary"]
+        for c_i, route in enumerate(ROUTES):
+            ax = axes[r_i][c_i]
+            levels = [row for row in res["chain"] if row["route"] == route]
+            y = np.arange(len(levels))[::-1]
+            values = np.array([max(row["value"], 1e-300) for row in levels])
+            colors = [_STAGE_COLORS[row["stage"]] for row in levels]
+            ax.barh(y, values, color=colors, alpha=0.8)
+            for yy, row in zip(y, levels, strict=True):
+                note = "" if row["slack"] is None else f"  ×{row['slack']:.3g}"
+                bad = " VIOLATION" if is_violation(row) else ""
+                ax.text(row["value"], yy, f" {row['value']:.3g}{note}{bad}", va="center",
+                        fontsize=6.5, color="red" if bad else "black")
+            ax.set_yticks(y)
+            ax.set_yticklabels([f"{row['level']}. {row['label']}" for row in levels],
+                               fontsize=7)
+            ax.set_xscale("log")
+            lo = max(min(values) / 10, 1e-300)
+            ax.set_xlim(lo, max(values) * 1e3)
+            ax.grid(alpha=0.3, axis="x", which="major")
+            ax.set_title(f"{summ['statement']} seed {summ['seed']}: {route}\n"
+                         f"m={summ['m']}, n={summ['n']}, d={summ['d']}, T={summ['T']}, "
+                         f"K={summ['K']}, eta={summ['eta']:.3g}", fontsize=8)
+            ax.set_xlabel("level (bound on min_k R(theta_k)); ×: slack to the level above",
+                          fontsize=7)
+    handles = [Patch(color=c, label=s) for s, c in _STAGE_COLORS.items()]
+    fig.legend(handles=handles, loc="outside lower center", ncol=len(handles), fontsize=8,
+               frameon=False)
+    paths = [stem.with_suffix(".png"), stem.with_suffix(".pdf")]
+    for path in paths:
+        fig.savefig(path, dpi=120)
+    plt.close(fig)
+    return paths
+
+
+# ----------------------------------------------------------------- the ``validate --certify`` run
+
+def run_certification(statements: Sequence[str], settings, out: str | Path, *,
+                      eta: float | None = None,
+                      progress: Callable[[str], None] | None = None) -> list[dict[str, Any]]:
+    """``boundcalc validate theorem1|prop1 --certify``: one certified run per (statement, seed)
+    into the run directory ``out`` (cells ``certify-<statement>-seed<s>.json``, resumable), then
+    the certify files (:func:`write_files`). ``settings`` is a
+    :class:`boundcalc.validation.ValidationSettings`. Returns the results (JSON-ready)."""
+    from boundcalc.rundir import RunDirectory
+
+    bad = [s for s in statements if s not in CERTIFIABLE]
+    if bad:
+        raise ValueError(f"--certify is for {' and '.join(CERTIFIABLE)} only, got {bad}")
+    config = {"statements": list(statements), "certify": True, "eta": eta,
+              **settings.as_dict()}
+    run = RunDirectory(out, config=config, device=settings.device)
+    results, samples = [], {}
+    for statement in statements:
+        for seed in range(settings.seeds):
+            key = f"certify-{statement}-seed{seed}"
+            if run.has_cell(key):
+                res = run.load_cell(key)
+                if progress:
+                    progress(f"{key}: done earlier, loaded from {run.cells / (key + '.json')}")
+            else:
+                full = certify(statement, m=settings.m, n=settings.n, d=settings.d,
+                               T=settings.T, rho=settings.rho, nu=settings.nu,
+                               delta=settings.delta, activation=settings.activation,
+                               steps=settings.steps, seed=seed, eta=eta,
+                               batch_size=settings.batch_size,
+                               teacher_width=settings.teacher_width, device=settings.device,
+                               dtype=settings.dtype)
+                samples[f"{statement}-seed{seed}"] = full["samples"]
+                res = _json_ready(full)
+                run.save_cell(key, res)
+                if progress:
+                    summ = res["summary"]
+                    progress(f"{key}: K={summ['K']} steps in {summ['seconds']:.1f} s, "
+                             f"a-priori {summ['a_priori_tight']:.4g} -> run-certified "
+                             f"{summ['run_certified_tight']:.4g} -> min loss "
+                             f"{summ['min_loss']:.4g}, {summ['violations']} violation(s)")
+            results.append(res)
+    write_files(run.path, results, samples or None)
+    return results
+
+
+__all__ = [
+    "CERTIFIABLE", "ROUTES", "SAMPLE_ARRAYS", "STAGES", "STEP_COLUMNS", "CertifyRun",
+    "a_posteriori_values", "certified_run", "certify", "chains", "is_violation", "parts",
+    "plot_chains", "run_certification", "write_files",
+]
