@@ -57,6 +57,8 @@ boundcalc validate lemma2 lemma3 --m 64 --d 8 --T 128 --rho 5 --effort thorough
 
 boundcalc validate theorem1 --m 256 --n 1000 --steps 4000 --device cuda --format json
 
+boundcalc validate theorem1 --certify --m 8 --n 32 --d 4 --T 4 --steps 50
+
 boundcalc validate prop2 --m 16 --d 4 --T 32 --alpha 0.9 --rho 2
 
 boundcalc validate generalization --dm 32 --N 64 --steps 300 --lr 0.001 --seeds 2
@@ -164,6 +166,14 @@ def validate(
     out: Annotated[str | None, typer.Option("--out", help="run directory (default "
                                             "runs/validate-<UTC time>)", metavar="DIR")] = None,
     quiet: Annotated[bool, typer.Option("--quiet", help="no progress lines")] = False,
+    certify: Annotated[bool, typer.Option(
+        "--certify", help="theorem1, prop1: run-certified accounting of one ProjGD / ProjSGD "
+        "run per seed, the chain a-priori -> a-posteriori -> run-certified -> measured loss, "
+        "one proof inequality per level (certify.csv/json, certify_steps.csv, "
+        "certify_samples.npz, certify.pdf/png in the run directory)")] = False,
+    eta: Annotated[str | None, typer.Option(
+        "--eta", help="--certify: step size (default: the theorem's eta*)",
+        metavar="STEP")] = None,
 ) -> None:
     from boundcalc import validation
 
@@ -171,6 +181,7 @@ def validate(
         raise InputError("--format", f"must be table or json, got {fmt!r}")
     names = validation.expand_statements(statements)
     _refuse_unused(ctx, names)
+    eta_value = _certify_flags(names, certify, eta)
     settings = validation.make_settings(
         m=m, n=n, d=d, T=T, rho=rho, nu=nu, delta=delta, activation=activation, steps=steps,
         seeds=seeds, rate_seeds=rate_seeds, batch_size=batch_size, effort=effort,
@@ -187,6 +198,9 @@ def validate(
         settings.extra[validation.GENERALIZATION] = general
     folder = Path(out) if out else Path("runs") / time.strftime("validate-%Y%m%dT%H%M%SZ",
                                                                 time.gmtime())
+    if certify:
+        _certify(names, settings, folder, eta_value, fmt, quiet)
+        return
     try:
         records = validation.run_validation(
             names, settings, folder,
@@ -236,6 +250,72 @@ def validate(
     for row in violations:
         sys.stderr.write(validation.violation_warning(row) + "\n")
     if violations:
+        raise typer.Exit(1)
+
+
+def _certify_flags(names: list[str], certify: bool, eta: str | None) -> float | None:
+    """Check ``--certify`` (theorem1 / prop1 only) and ``--eta`` (with ``--certify`` only)."""
+    certifiable = ("theorem1", "prop1")
+    if certify:
+        others = [s for s in names if s not in certifiable]
+        if others:
+            raise InputError("--certify", f"is for theorem1 and prop1 only, got "
+                                          f"{', '.join(others)}")
+    if eta is None:
+        return None
+    if not certify:
+        raise InputError("--eta", "is for --certify only (the other validations use eta*)")
+    value = parse_number("--eta", eta)
+    if not value > 0:
+        raise InputError("--eta", f"must be > 0, got {eta!r}")
+    return value
+
+
+def _certify(names: list[str], settings: Any, folder: Path, eta: float | None, fmt: str,
+             quiet: bool) -> None:
+    """``validate theorem1|prop1 --certify``: the chains, printed; exit 1 on a violation."""
+    from boundcalc.validators.certify import is_violation, run_certification
+
+    try:
+        results = run_certification(
+            names, settings, folder, eta=eta,
+            progress=None if quiet else (lambda line: sys.stderr.write(line + "\n")))
+    except ValueError as err:
+        if "run directory" in str(err):
+            raise InputError("--out", str(err)) from None
+        raise
+    chain = [row for res in results for row in res["chain"]]
+    bad = [row for res in results for row in (*res["chain"], *res["parts"])
+           if is_violation(row)]
+    if fmt == "json":
+        import json
+
+        from boundcalc.rundir import _jsonable
+
+        sys.stdout.write(json.dumps(_jsonable({
+            "settings": {**settings.as_dict(), "eta": eta}, "run_directory": str(folder),
+            "summary": [res["summary"] for res in results], "chain": chain,
+            "violations": len(bad)}), indent=2) + "\n")
+    else:
+        import pandas as pd
+
+        from boundcalc.formats import render_frame
+
+        shown = ["statement", "seed", "route", "level", "stage", "label", "value", "slack",
+                 "kind", "holds"]
+        sys.stdout.write(render_frame(pd.DataFrame(chain).reindex(columns=shown), "table",
+                                      max_rows=None,
+                                      title=f"run-certified chain on {settings.device}"))
+        verdict = ("no violation: every level <= the level above it" if not bad else
+                   f"{len(bad)} VIOLATION(S): a level exceeds the level above it")
+        sys.stdout.write(f"{verdict} · run directory {folder}\n")
+    for row in bad:
+        where = f"{row['statement']} seed {row['seed']} {row.get('route', 'part')}"
+        what = row.get("key", row.get("name"))
+        value, bound = row.get("value", row.get("measured")), row.get("above", row.get("bound"))
+        sys.stderr.write(f"warning: VIOLATION {where} {what}: {value:.6g} > {bound:.6g} "
+                         f"({row['inequality']})\n")
+    if bad:
         raise typer.Exit(1)
 
 
