@@ -350,6 +350,10 @@ def _projection_slack(z: Params, params0: Params, theta_bar: Params,
 
 # ------------------------------------------------------------------------------------- the run
 
+def _double(p: Params) -> Params:
+    return Params(*(t.double() for t in p))
+
+
 @dataclass
 class CertifyRun:
     """What one certified run measured (tensors on the CPU, float64)."""
@@ -426,24 +430,24 @@ def certified_run(params0: Params, theta_bar: Params, X: Tensor, q: Tensor, y: T
         C_full = drift - (L1 - lin_bar_d)
         e = T_ - AMd - C_
         ar = r.abs()
-        v3 = theta - theta_bar
-        drift_inner = v3.dot(grad).double()
-        step_inner = v3.dot(g).double()
-        dc, dU, dW = theta - params0
+        v3 = _double(theta - theta_bar)
+        grad_d, g_d = _double(grad), _double(g)
+        drift_inner, step_inner = v3.dot(grad_d), v3.dot(g_d)
+        dc, dU, dW = _double(theta - params0)
         if recording:   # d_j along θ_k − θ̄ itself: the identity d_j = r_j + e_j, checked
             D3 = vec["D3"].double()
             residual = (D3 - (r + e)).abs().max()
         else:
             residual = nan
         hist[k] = torch.stack([
-            (r * r).mean(), grad.dot(grad).double(), g.dot(g).double(), v3.dot(v3).double(),
+            (r * r).mean(), grad_d.dot(grad_d), g_d.dot(g_d), v3.dot(v3),
             drift_inner, (2.0 / n) * (r * drift).sum(), step_inner, step_inner - drift_inner,
             (r * e).mean(), (ar * e.abs()).mean(), ar.mean(), ar.max(), T_.abs().max(),
             C_.abs().max(), lin.abs().max(), C_full.abs().max(), e.abs().max(),
             (ar * (T_.abs() + C_.abs())).mean(), (ar * (lin.abs() + C_full.abs())).mean(),
             (ar * AMd.abs()).mean(), residual, drift.abs().max(), zero,
-            dc.abs().max().double() * root_m, dU.norm(dim=-1).max().double() * root_m,
-            dW.flatten(1).norm(dim=-1).max().double() * root_m,
+            dc.abs().max() * root_m, dU.norm(dim=-1).max() * root_m,
+            dW.flatten(1).norm(dim=-1).max() * root_m,
         ])
         if recording:
             i = slot[k]
@@ -459,7 +463,7 @@ def certified_run(params0: Params, theta_bar: Params, X: Tensor, q: Tensor, y: T
     seconds = time.perf_counter() - start
     final = measure(theta, lambda r, ch: r.unsqueeze(1) * 0)[0]
     r_final = final["f"].double() - y.double()
-    v_final = theta - theta_bar
+    v_final = _double(theta - theta_bar)
     hist_cpu = hist.cpu().numpy()
     return CertifyRun(
         steps={name: hist_cpu[:, i].copy() for i, name in enumerate(STEP_COLUMNS)},
