@@ -967,14 +967,19 @@ def write_files(folder: str | Path, results: Sequence[dict[str, Any]],
     atomic_write_text(folder / "certify_steps.csv", records_to_csv(step_rows))
     paths = [folder / "certify.json", folder / "certify.csv", folder / "certify_steps.csv"]
     if samples:
-        flat = {f"{key}.{name}": arr for key, arrays in samples.items()
-                for name, arr in arrays.items()}
-        tmp = folder / ".certify_samples.tmp.npz"
-        np.savez_compressed(tmp, **flat)
-        tmp.replace(folder / "certify_samples.npz")
+        _save_npz(folder / "certify_samples.npz",
+                  {f"{key}.{name}": arr for key, arrays in samples.items()
+                   for name, arr in arrays.items()})
         paths.append(folder / "certify_samples.npz")
     paths += plot_chains(ready, folder / "certify")
     return paths
+
+
+def _save_npz(path: Path, arrays: dict[str, np.ndarray]) -> None:
+    """``np.savez_compressed`` written atomically (temporary file in the folder, then replace)."""
+    tmp = path.with_name(f".{path.stem}.tmp.npz")
+    np.savez_compressed(tmp, **arrays)
+    tmp.replace(path)
 
 
 _STAGE_COLORS = {"a-priori": "tab:red", "a-posteriori": "tab:orange",
@@ -1036,9 +1041,10 @@ def run_certification(statements: Sequence[str], settings, out: str | Path, *,
                       eta: float | None = None,
                       progress: Callable[[str], None] | None = None) -> list[dict[str, Any]]:
     """``boundcalc validate theorem1|prop1 --certify``: one certified run per (statement, seed)
-    into the run directory ``out`` (cells ``certify-<statement>-seed<s>.json``, resumable), then
-    the certify files (:func:`write_files`). ``settings`` is a
-    :class:`boundcalc.validation.ValidationSettings`. Returns the results (JSON-ready)."""
+    into the run directory ``out`` (cells ``certify-<statement>-seed<s>.json`` and ``.npz``, the
+    per-sample vectors; resumable), then the certify files (:func:`write_files`) from every
+    cell. ``settings`` is a :class:`boundcalc.validation.ValidationSettings`. Returns the results
+    (JSON-ready)."""
     from boundcalc.rundir import RunDirectory
 
     bad = [s for s in statements if s not in CERTIFIABLE]
@@ -1063,7 +1069,7 @@ def run_certification(statements: Sequence[str], settings, out: str | Path, *,
                                batch_size=settings.batch_size,
                                teacher_width=settings.teacher_width, device=settings.device,
                                dtype=settings.dtype)
-                samples[f"{statement}-seed{seed}"] = full["samples"]
+                _save_npz(run.cells / f"{key}.npz", full["samples"])
                 res = _json_ready(full)
                 run.save_cell(key, res)
                 if progress:
@@ -1073,6 +1079,10 @@ def run_certification(statements: Sequence[str], settings, out: str | Path, *,
                              f"{summ['run_certified_tight']:.4g} -> min loss "
                              f"{summ['min_loss']:.4g}, {summ['violations']} violation(s)")
             results.append(res)
+            cell_npz = run.cells / f"{key}.npz"
+            if cell_npz.exists():
+                with np.load(cell_npz) as npz:
+                    samples[f"{statement}-seed{seed}"] = {k: npz[k] for k in npz.files}
     write_files(run.path, results, samples or None)
     return results
 

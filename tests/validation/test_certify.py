@@ -181,7 +181,8 @@ def test_cli_writes_the_chain_files_and_figure_and_resumes(tmp_path, capsys):
     names = {"certify.json", "certify.csv", "certify_steps.csv", "certify_samples.npz",
              "certify.pdf", "certify.png", "config.json"}
     assert names <= {p.name for p in out.iterdir()}
-    assert [p.name for p in (out / "cells").iterdir()] == ["certify-theorem1-seed0.json"]
+    assert sorted(p.name for p in (out / "cells").iterdir()) == [
+        "certify-theorem1-seed0.json", "certify-theorem1-seed0.npz"]
     stored = json.loads((out / "certify.json").read_text())
     assert [r["summary"]["statement"] for r in stored] == ["theorem1"]
     assert len(stored[0]["steps"]["loss"]) == 50
@@ -197,6 +198,8 @@ def test_cli_writes_the_chain_files_and_figure_and_resumes(tmp_path, capsys):
     assert main([*args, "--format", "json"]) == 0
     again = json.loads(capsys.readouterr().out)
     assert again["chain"] == report["chain"]
+    with np.load(out / "certify_samples.npz") as npz:   # the loaded cell's vectors are kept
+        assert npz["theorem1-seed0.r"].shape[1] == 32
 
 
 def test_certify_is_refused_for_other_statements_with_exit_2(capsys):
