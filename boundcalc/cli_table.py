@@ -31,7 +31,8 @@ _PARAGRAPHS = (
     ('Several RUN_DIRs: one combined table per kind (kinds in the order given); a `run` column '
      "(the RUN_DIR as given) says which run a row comes from. The numbers are those of the run's "
      'summary.csv / slopes.csv / table1.csv. A run with missing cells is tabled from the cells '
-     'it has, and one line on stderr lists the missing ones.'),
+     'it has, and one line on stderr lists the missing ones; a damaged cell file (empty, '
+     'truncated, {} or lacking a field) is left out too and named in a warning on stderr.'),
     ('--format csv: one plain-CSV block per table (blocks separated by an empty line), every '
      "number exact, mean and `_ci95` in separate columns, the run's own column names plus `run`. "
      'markdown and latex (booktabs tabular, after a `%` title line): `mean ± CI` rounded to '
@@ -85,10 +86,15 @@ def table(
         raise InputError("--figures-dir", f"{figures_dir!r} is not a directory")
     runs = [tables.load_run(arg) for arg in run_dirs]
     for run in runs:
-        if run.missing:
-            shown = ", ".join(run.missing[:12])
-            more = f", … ({len(run.missing) - 12} more)" if len(run.missing) > 12 else ""
-            sys.stderr.write(f"note: {run.label}: {len(run.missing)} of {run.expected} "
+        for cell, problem in run.damaged.items():
+            sys.stderr.write(f"warning: {run.label}: damaged cell {run.path / 'cells' / cell}"
+                             f".json ({problem}); tabled without it (reproduce with the same "
+                             f"--out recomputes it)\n")
+        absent = [k for k in run.missing if k not in run.damaged]
+        if absent:
+            shown = ", ".join(absent[:12])
+            more = f", … ({len(absent) - 12} more)" if len(absent) > 12 else ""
+            sys.stderr.write(f"note: {run.label}: {len(absent)} of {run.expected} "
                              f"{run.kind} cells missing: {shown}{more}; tabling the "
                              f"{len(run.records)} finished\n")
     text = tables.render_tables(tables.build_tables(runs), key, digits=digits)

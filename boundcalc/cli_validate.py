@@ -429,6 +429,8 @@ def _reproduce_table1(preset: str, data: str | None, device: str, out: str | Non
 
     try:
         folder = run_table1(preset, data=data, device=device, out=out)
+    except InputError:  # already names its flag (a damaged run directory: --out)
+        raise
     except ValueError as err:
         raise InputError("--data" if data is not None else "--out", str(err)) from None
     sys.stdout.write(f"table 1 ({preset}) written to {folder}\n")

@@ -9,7 +9,15 @@ A run directory holds
 
 Every write goes to a temporary file in the same directory and is moved into place with
 :func:`os.replace`, which is atomic on POSIX: a reader (or a killed run) never sees half a file.
+Written files get the permissions of a plain ``open``: 0o666 less the process umask (0644 under
+umask 022), so collaborators sharing a run directory can read it.
 Nothing here imports torch; :func:`environment` reports torch's version only if it is loaded.
+
+Damage is healed, not fatal: a cell file that is empty, truncated, not JSON, ``{}`` / ``[]`` or
+lacks a field its experiment needs is moved to ``cells/corrupt/`` with a warning on stderr naming
+it, and counts as not done (so the run recomputes it). A damaged ``config.json`` cannot be
+rebuilt safely (it is what says which run the cells belong to): :class:`RunDirectoryError`
+(an :class:`~boundcalc.params.InputError` of ``--out``, exit 2) names the file and what to do.
 
 Example:
     >>> import tempfile
@@ -30,23 +38,64 @@ import platform
 import re
 import sys
 import tempfile
+import threading
 import time
 from collections.abc import Iterable, Mapping
 from pathlib import Path
 from typing import Any
 
 from boundcalc import __version__
+from boundcalc.params import InputError
 
 _KEY = re.compile(r"^[A-Za-z0-9_.=,+-]+$")
+_UMASK_LOCK = threading.Lock()
+
+#: Sub-folder of ``cells/`` where damaged cell files are moved.
+CORRUPT = "corrupt"
+
+
+class RunDirectoryError(InputError):
+    """A run directory that cannot be used as it is; the flag is ``--out`` (exit 2 in the CLI)."""
+
+    def __init__(self, message: str):
+        super().__init__("--out", message)
+
+
+def current_umask() -> int:
+    """The process umask, read without changing it where the OS allows (``/proc/self/status``);
+    elsewhere set and restored at once under a lock."""
+    try:
+        with open("/proc/self/status", encoding="ascii") as handle:
+            for line in handle:
+                if line.startswith("Umask:"):
+                    return int(line.split()[1], 8)
+    except (OSError, ValueError, IndexError):
+        pass
+    with _UMASK_LOCK:
+        mask = os.umask(0o077)
+        os.umask(mask)
+    return mask
+
+
+def honour_umask(fd: int, path: str | os.PathLike | None = None) -> None:
+    """Give a file made by :func:`tempfile.mkstemp` (always 0600) the mode a plain ``open``
+    would: 0o666 & ~umask."""
+    mode = 0o666 & ~current_umask()
+    if hasattr(os, "fchmod"):
+        os.fchmod(fd, mode)
+    elif path is not None:  # pragma: no cover - not POSIX
+        os.chmod(path, mode)
 
 
 def atomic_write_text(path: str | os.PathLike, text: str) -> None:
-    """Write ``text`` to ``path`` atomically (temp file in the same folder, fsync, os.replace)."""
+    """Write ``text`` to ``path`` atomically (temp file in the same folder, fsync, os.replace),
+    with the permissions of a plain ``open`` (0o666 less the umask)."""
     path = Path(path)
     path.parent.mkdir(parents=True, exist_ok=True)
     fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
     try:
         with os.fdopen(fd, "w", encoding="utf-8", newline="") as handle:
+            honour_umask(handle.fileno(), tmp)
             handle.write(text)
             handle.flush()
             os.fsync(handle.fileno())
@@ -120,6 +169,52 @@ def environment(device: str | None = None) -> dict[str, Any]:
     return env
 
 
+def cell_problem(text: str, required: Iterable[str] = ()) -> str | None:
+    """Why the text of a cell file is not a finished cell, or None when it is one.
+
+    A cell is a non-empty JSON object, or a non-empty list of non-empty objects (a ``validate``
+    cell: one record per measurement), holding every key of ``required`` (each record does).
+
+    Example:
+        >>> cell_problem('{"m": 8}', ("m",)) is None, cell_problem("{}"), cell_problem("{}", ("m",))
+        (True, 'an empty JSON object', 'an empty JSON object')
+        >>> cell_problem('{"m": 8', ("m",))[:30], cell_problem('[{"x": 1}]', ("m",))
+        ('not valid JSON (truncated?): E', 'lacks m')
+    """
+    if not text.strip():
+        return "an empty file"
+    try:
+        data = json.loads(text)
+    except ValueError as exc:
+        return f"not valid JSON (truncated?): {exc}"
+    if isinstance(data, dict):
+        records = [data]
+        if not data:
+            return "an empty JSON object"
+    elif isinstance(data, list):
+        if not data:
+            return "an empty JSON list"
+        records = data
+        if not all(isinstance(r, dict) and r for r in records):
+            return "a list whose items are not all non-empty JSON objects"
+    else:
+        return f"a JSON {type(data).__name__}, not an object"
+    missing = sorted({k for r in records for k in required if k not in r})
+    if missing:
+        return f"lacks {', '.join(missing)}"
+    return None
+
+
+def _aside(path: Path, folder: Path) -> Path:
+    """Move ``path`` into ``folder`` under a name not yet taken there; returns the new path."""
+    folder.mkdir(exist_ok=True)
+    target, i = folder / path.name, 1
+    while target.exists():
+        target, i = folder / f"{path.name}.{i}", i + 1
+    os.replace(path, target)
+    return target
+
+
 class RunDirectory:
     """A folder of one run: config, atomically written cells, collected results.
 
@@ -129,6 +224,10 @@ class RunDirectory:
             When the folder already holds a config, the parameters must agree (a resumed run must
             be the same run) — otherwise ``ValueError`` names the differing keys.
         device: recorded in the environment.
+
+    Raises:
+        RunDirectoryError: ``config.json`` exists but is damaged (empty, truncated, not an object
+            with ``parameters``) or unreadable; the message names the file and what to do.
     """
 
     def __init__(self, path: str | os.PathLike, config: Mapping[str, Any],
@@ -140,7 +239,7 @@ class RunDirectory:
         params = _jsonable(dict(config))
         config_file = self.path / "config.json"
         if config_file.exists():
-            previous = json.loads(config_file.read_text(encoding="utf-8")).get("parameters", {})
+            previous = self._read_config(config_file)
             differing = sorted(k for k in set(previous) | set(params)
                                if previous.get(k) != params.get(k))
             if differing:
@@ -153,21 +252,68 @@ class RunDirectory:
                                                   "environment": environment(device)}))
         self.config = params
 
+    @staticmethod
+    def _read_config(config_file: Path) -> dict[str, Any]:
+        """The ``parameters`` of an existing config.json, or :class:`RunDirectoryError`."""
+        try:
+            text = config_file.read_text(encoding="utf-8")
+        except (OSError, UnicodeDecodeError) as exc:
+            raise RunDirectoryError(f"cannot read {config_file} "
+                                    f"({getattr(exc, 'strerror', None) or exc})") from None
+        problem = None
+        try:
+            data = json.loads(text)
+        except ValueError as exc:
+            problem = "empty" if not text.strip() else f"not valid JSON, truncated? ({exc})"
+        else:
+            if not isinstance(data, dict) or not isinstance(data.get("parameters"), dict):
+                problem = "no 'parameters' object"
+        if problem is None:
+            return data["parameters"]
+        raise RunDirectoryError(
+            f"{config_file} is damaged ({problem}); it says which run the cells in "
+            f"{config_file.parent} belong to, so it is not rebuilt: move it aside to reuse those "
+            f"cells with this command's parameters, or choose another --out")
+
     def _cell_path(self, key: str) -> Path:
         if not _KEY.match(key):
             raise ValueError(f"`key` must match {_KEY.pattern}, got {key!r}")
         return self.cells / f"{key}.json"
 
-    def has_cell(self, key: str) -> bool:
-        """True when cell ``key`` was finished (by this run or an interrupted earlier one)."""
-        return self._cell_path(key).exists()
+    def has_cell(self, key: str, required: Iterable[str] = ()) -> bool:
+        """True when cell ``key`` was finished (by this run or an interrupted earlier one).
+
+        A damaged cell file (:func:`cell_problem`, with the keys ``required`` of each record) is
+        moved to ``cells/corrupt/`` with a warning on stderr naming it, and counts as not
+        finished, so the run computes it again.
+        """
+        path = self._cell_path(key)
+        if not path.exists():
+            return False
+        try:
+            problem = cell_problem(path.read_text(encoding="utf-8"), tuple(required))
+        except (OSError, UnicodeDecodeError) as exc:
+            problem = f"unreadable: {getattr(exc, 'strerror', None) or exc}"
+        if problem is None:
+            return True
+        try:
+            moved = f"moved to {_aside(path, self.cells / CORRUPT)}"
+        except FileNotFoundError:  # moved by another process meanwhile
+            return self.has_cell(key, required) if path.exists() else False
+        except OSError as exc:
+            raise RunDirectoryError(f"damaged cell {path} ({problem}) cannot be moved aside "
+                                    f"({exc.strerror or exc}); delete it") from None
+        sys.stderr.write(f"warning: damaged cell {path} ({problem}); {moved}; "
+                         f"computing it again\n")
+        sys.stderr.flush()
+        return False
 
     def save_cell(self, key: str, record: Any) -> None:
         """Store one finished cell atomically."""
         atomic_write_text(self._cell_path(key), dumps(record))
 
     def load_cell(self, key: str) -> Any:
-        """Read back a finished cell."""
+        """Read back a finished cell (check it with :meth:`has_cell` first)."""
         return json.loads(self._cell_path(key).read_text(encoding="utf-8"))
 
     def write_results(self, records: list[Mapping[str, Any]], stem: str = "results") -> None:
@@ -176,4 +322,5 @@ class RunDirectory:
         atomic_write_text(self.path / f"{stem}.csv", records_to_csv(records))
 
 
-__all__ = ["RunDirectory", "atomic_write_text", "dumps", "environment", "records_to_csv"]
+__all__ = ["CORRUPT", "RunDirectory", "RunDirectoryError", "atomic_write_text", "cell_problem",
+           "current_umask", "dumps", "environment", "honour_umask", "records_to_csv"]

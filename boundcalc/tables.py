@@ -66,6 +66,14 @@ TABLE1_KEYS = ("d_m", "N", "lowest_test_loss", "lowest_test_epoch", "paper_lowes
                "lowest_test_under_bound", "conditions_hold_count", "all_conditions_hold",
                "conditions_holding", "conditions_failing", "alpha", "Phi0")
 
+#: Keys every stored cell of a kind holds (a cell file without them is damaged).
+CELL_FIELDS: dict[str, tuple[str, ...]] = {
+    "figure1": ("seed", "m", *FIGURE1_METRICS),
+    "figure2": ("model", "L", "T", "seed", "max_jacobian", "min_val_loss", "max_loss_gradient",
+                "diverged", "memory_floats_per_sample"),
+    "table1": TABLE1_KEYS,
+}
+
 _ARG = "RUN_DIR"
 
 
@@ -85,7 +93,9 @@ class StoredRun:
         kind: ``figure1``, ``figure2`` or ``table1``.
         params: the ``parameters`` of ``config.json``.
         records: the finished cells, in the order the experiment lists them.
-        missing: keys of the expected cells with no file yet.
+        missing: keys of the expected cells with no usable file yet (damaged ones included).
+        damaged: key → why its file is not a finished cell (empty, truncated, ``{}``, a field
+            missing); left in place (``reproduce`` moves such files aside and recomputes them).
     """
 
     label: str
@@ -94,6 +104,7 @@ class StoredRun:
     params: dict[str, Any]
     records: list[dict[str, Any]] = field(default_factory=list)
     missing: list[str] = field(default_factory=list)
+    damaged: dict[str, str] = field(default_factory=dict)
 
     @property
     def expected(self) -> int:
@@ -162,9 +173,13 @@ def expected_cells(kind: str, params: Mapping[str, Any]) -> list[str]:
 def load_run(path: str | os.PathLike, label: str | None = None) -> StoredRun:
     """Read the config and every finished cell of one run directory (no computation).
 
+    A cell file that is not a finished cell (empty, truncated, ``{}``, lacking a field of
+    :data:`CELL_FIELDS`) is counted as missing and named in :attr:`StoredRun.damaged`; the other
+    cells are tabled.
+
     Raises:
         InputError: (flag ``RUN_DIR``) ``path`` is not a directory, has no readable
-            ``config.json``, holds an unknown kind of run, or a cell file is not valid JSON.
+            ``config.json`` or holds an unknown kind of run.
 
     Example:
         >>> load_run("/nonexistent")
@@ -196,20 +211,28 @@ def load_run(path: str | os.PathLike, label: str | None = None) -> StoredRun:
         keys = expected_cells(kind, params)
     except (KeyError, TypeError, ValueError) as exc:
         raise InputError(_ARG, f"{label!r}: config.json of a {kind} run lacks {exc}") from None
-    records, missing = [], []
+    from boundcalc.rundir import cell_problem
+
+    records, missing, damaged = [], [], {}
     for key in keys:
         cell = folder / "cells" / f"{key}.json"
         if not cell.is_file():
             missing.append(key)
             continue
         try:
-            record = json.loads(cell.read_text(encoding="utf-8"))
-        except (OSError, ValueError) as exc:
-            raise InputError(_ARG, f"{label!r}: cannot read cells/{key}.json: {exc}") from None
-        if not isinstance(record, dict):
-            raise InputError(_ARG, f"{label!r}: cells/{key}.json is not a JSON object")
-        records.append({k: _revive(v) for k, v in record.items()})
-    return StoredRun(label, folder, kind, params, records, missing)
+            text = cell.read_text(encoding="utf-8")
+        except (OSError, UnicodeDecodeError) as exc:
+            problem: str | None = f"unreadable: {getattr(exc, 'strerror', None) or exc}"
+        else:
+            problem = cell_problem(text, CELL_FIELDS[kind])
+            if problem is None and not isinstance(json.loads(text), dict):
+                problem = "not a JSON object"
+        if problem is not None:
+            missing.append(key)
+            damaged[key] = problem
+            continue
+        records.append({k: _revive(v) for k, v in json.loads(text).items()})
+    return StoredRun(label, folder, kind, params, records, missing, damaged)
 
 
 _NON_FINITE = {"nan": math.nan, "inf": math.inf, "-inf": -math.inf}

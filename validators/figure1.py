@@ -46,7 +46,7 @@ import torch
 
 from boundcalc.rundir import RunDirectory, atomic_write_text
 from boundcalc.stats import fit_slope
-from boundcalc.tables import FIGURE1_EXTRA, FIGURE1_METRICS, FIGURE1_THEORY
+from boundcalc.tables import CELL_FIELDS, FIGURE1_EXTRA, FIGURE1_METRICS, FIGURE1_THEORY
 
 from .check_lemmas import paper_boundary_point
 from .data import derived_seed, synthetic_inputs
@@ -227,6 +227,12 @@ def all_cells(cfg: Figure1Config) -> list[tuple[int, int]]:
     return [(seed, m) for seed in cfg.seeds for m in cfg.widths]
 
 
+def is_done(run: RunDirectory, cell: tuple[int, int]) -> bool:
+    """True when the (seed, m) cell is stored; a damaged cell file is moved aside with a warning
+    (:meth:`boundcalc.rundir.RunDirectory.has_cell`) and computed again."""
+    return run.has_cell(cell_key(*cell), CELL_FIELDS["figure1"])
+
+
 def _config_from_dict(values: dict[str, Any]) -> Figure1Config:
     values = dict(values)
     for key in ("widths", "seeds", "nu", "rho"):
@@ -257,7 +263,7 @@ def _save(run_path: Path, seed: int, m: int, record: dict[str, Any]) -> None:
 def run_cells(run: RunDirectory, cfg: Figure1Config, jobs: int = 1, progress: bool = True,
               max_cells: int | None = None) -> int:
     """Compute every missing cell (at most ``max_cells`` of them); returns how many."""
-    pending = [c for c in all_cells(cfg) if not run.has_cell(cell_key(*c))]
+    pending = [c for c in all_cells(cfg) if not is_done(run, c)]
     if max_cells is not None:
         pending = pending[:max(0, int(max_cells))]
     if not pending:
@@ -266,7 +272,7 @@ def run_cells(run: RunDirectory, cfg: Figure1Config, jobs: int = 1, progress: bo
     for seed, m in pending:
         by_seed.setdefault(seed, []).append(m)
     total = len(all_cells(cfg))
-    done = total - sum(not run.has_cell(cell_key(*c)) for c in all_cells(cfg))
+    done = total - sum(not is_done(run, c) for c in all_cells(cfg))
     trained = 0
 
     def report(record: dict[str, Any]) -> None:
@@ -298,7 +304,7 @@ def run_cells(run: RunDirectory, cfg: Figure1Config, jobs: int = 1, progress: bo
                                        return_when=FIRST_COMPLETED)
             for fut in finished:
                 fut.result()
-            for cell in [c for c in unreported if run.has_cell(cell_key(*c))]:
+            for cell in [c for c in unreported if is_done(run, c)]:
                 unreported.remove(cell)
                 report(run.load_cell(cell_key(*cell)))
     return trained
@@ -306,7 +312,7 @@ def run_cells(run: RunDirectory, cfg: Figure1Config, jobs: int = 1, progress: bo
 
 def collect(run: RunDirectory, cfg: Figure1Config) -> list[dict[str, Any]]:
     """Every finished cell of ``cfg`` in ``run``, in :func:`all_cells` order."""
-    return [run.load_cell(cell_key(*c)) for c in all_cells(cfg) if run.has_cell(cell_key(*c))]
+    return [run.load_cell(cell_key(*c)) for c in all_cells(cfg) if is_done(run, c)]
 
 
 def theory_curves(m: int, cfg: Figure1Config) -> dict[str, float]:

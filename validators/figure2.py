@@ -52,6 +52,7 @@ import torch
 
 from boundcalc.rundir import RunDirectory, atomic_write_text, dumps
 from boundcalc.stats import mean_ci95
+from boundcalc.tables import CELL_FIELDS
 
 from . import indrnn
 from .ar_task import context_floats_per_sample, data_seed, make_ar_data
@@ -303,6 +304,12 @@ def all_cells(cfg: Figure2Config) -> list[tuple[str, int, int]]:
     return [(model, L, seed) for seed in cfg.seeds for L in cfg.lags for model in MODELS]
 
 
+def is_done(run: RunDirectory, cell: tuple[str, int, int]) -> bool:
+    """True when the (model, L, seed) cell is stored; a damaged cell file is moved aside with a
+    warning and its work unit trained again."""
+    return run.has_cell(cell_key(*cell), CELL_FIELDS["figure2"])
+
+
 def work_units(cfg: Figure2Config) -> list[tuple[str, int, tuple[int, ...]]]:
     """(model, L, seed group) units, in the order they are computed: the seeds are cut into fixed
     consecutive groups of ``cfg.seed_batch``, so a resumed run batches exactly as a fresh one."""
@@ -424,7 +431,7 @@ def run_cells(run: RunDirectory, cfg: Figure2Config, jobs: int = 1, progress: bo
     ``max_cells`` cells were trained) and save each cell atomically as soon as its unit finishes.
     Returns the number of cells trained now."""
     pending = [u for u in work_units(cfg)
-               if not all(run.has_cell(cell_key(u[0], u[1], s)) for s in u[2])]
+               if not all(is_done(run, (u[0], u[1], s)) for s in u[2])]
     if max_cells is not None:
         kept, budget = [], int(max_cells)
         for unit in pending:
@@ -436,7 +443,7 @@ def run_cells(run: RunDirectory, cfg: Figure2Config, jobs: int = 1, progress: bo
     if not pending:
         return 0
     total = len(all_cells(cfg))
-    done = sum(run.has_cell(cell_key(*c)) for c in all_cells(cfg))
+    done = sum(is_done(run, c) for c in all_cells(cfg))
     trained = 0
 
     def report(records: list[dict[str, Any]]) -> None:
@@ -464,7 +471,7 @@ def run_cells(run: RunDirectory, cfg: Figure2Config, jobs: int = 1, progress: bo
 
 def collect(run: RunDirectory, cfg: Figure2Config) -> list[dict[str, Any]]:
     """Every finished cell of ``cfg`` in ``run``, in :func:`all_cells` order."""
-    return [run.load_cell(cell_key(*c)) for c in all_cells(cfg) if run.has_cell(cell_key(*c))]
+    return [run.load_cell(cell_key(*c)) for c in all_cells(cfg) if is_done(run, c)]
 
 
 def write_outputs(run: RunDirectory, cfg: Figure2Config) -> list[dict[str, Any]]:

@@ -47,6 +47,7 @@ import numpy as np
 import torch
 
 from boundcalc.rundir import RunDirectory, atomic_write_text, records_to_csv
+from boundcalc.tables import CELL_FIELDS
 
 from .encoder import MIN_RADIUS, lecun_init, measure_init, train_gd
 from .experiment import run_experiment
@@ -169,6 +170,12 @@ def all_cells(cfg: Table1Config) -> list[tuple[int, int]]:
     return [(d_m, N) for d_m in cfg.dms for N in cfg.Ns]
 
 
+def is_done(run: RunDirectory, cell: tuple[int, int]) -> bool:
+    """True when the (d_m, N) cell is stored; a damaged cell file is moved aside with a warning
+    and trained again."""
+    return run.has_cell(cell_key(*cell), CELL_FIELDS["table1"])
+
+
 def train_cell(d_m: int, N: int, data: dict[str, np.ndarray], cfg: Table1Config
                ) -> dict[str, Any]:
     """Train one (d_m, N) cell and evaluate the bound at its measured quantities."""
@@ -288,7 +295,7 @@ def latex_table(records: list[dict[str, Any]], cfg: Table1Config) -> str:
 
 
 def collect(run: RunDirectory, cfg: Table1Config) -> list[dict[str, Any]]:
-    return [run.load_cell(cell_key(*c)) for c in all_cells(cfg) if run.has_cell(cell_key(*c))]
+    return [run.load_cell(cell_key(*c)) for c in all_cells(cfg) if is_done(run, c)]
 
 
 def write_outputs(run: RunDirectory, cfg: Table1Config) -> list[dict[str, Any]]:
@@ -318,7 +325,7 @@ def run_table1(preset: str = "quick", data: str | os.PathLike | None = None,
     """
     cfg = make_config(preset, data, device, **overrides)
     def compute(run: RunDirectory) -> int:
-        pending = [c for c in all_cells(cfg) if not run.has_cell(cell_key(*c))]
+        pending = [c for c in all_cells(cfg) if not is_done(run, c)]
         if max_cells is not None:
             pending = pending[:max(0, int(max_cells))]
         data_arrays = load_data(cfg) if pending else None

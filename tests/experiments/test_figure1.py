@@ -214,3 +214,26 @@ def test_cli_lin_align_and_dtype_reach_the_config_and_are_checked(tmp_path, monk
         assert args[1] in err and len(err.strip().splitlines()) == 1
     with pytest.raises(ValueError, match="lin_align"):
         make_config("quick", lin_align="loss")
+
+
+def test_damaged_cells_are_named_moved_aside_and_recomputed(tmp_path, capsys):
+    import shutil
+
+    cfg = dict(seeds=(1, 2), progress=False, **TINY)
+    whole = run_figure1("quick", out=tmp_path / "whole", **cfg)
+    out = shutil.copytree(whole, tmp_path / "damaged")
+    cells = out / "cells"
+    texts = {"m4-seed1": "", "m8-seed2": "{}", "m4-seed2": '{"seed": 2, "m": 4}',
+             "m16-seed1": (cells / "m16-seed1.json").read_text()[:50]}
+    for key, text in texts.items():
+        (cells / f"{key}.json").write_text(text)
+    capsys.readouterr()
+    run_figure1("quick", out=out, **cfg)
+    err = capsys.readouterr().err
+    for key, text in texts.items():
+        assert f"damaged cell {cells / key}.json" in err, key
+        assert (cells / "corrupt" / f"{key}.json").read_text() == text
+        assert json.loads((cells / f"{key}.json").read_text())["m"] > 0
+    assert err.count("warning: damaged cell") == len(texts)
+    for name in ("summary.csv", "slopes.csv"):
+        assert _rows(whole / name) == _rows(out / name), name

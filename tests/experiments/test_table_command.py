@@ -306,6 +306,30 @@ def test_incomplete_figure1_run_still_fits_slopes_on_the_widths_it_has(cli, f1_r
     assert "3 of 8 figure1 cells missing" in err
 
 
+@pytest.mark.parametrize("kind", ["table1", "figure1"])
+def test_damaged_cells_are_named_and_the_others_tabled(cli, t1_run, f1_run, tmp_path, kind):
+    run = tmp_path / "damaged"
+    shutil.copytree(t1_run if kind == "table1" else f1_run, run)
+    keys = (["dm16-N64", "dm16-N128", "dm32-N64"] if kind == "table1"
+            else ["m8-seed1", "m16-seed1", "m32-seed2"])
+    texts = {keys[0]: "", keys[1]: "{}"}
+    texts[keys[2]] = (run / "cells" / f"{keys[2]}.json").read_text()[:40]      # truncated
+    for key, text in texts.items():
+        (run / "cells" / f"{key}.json").write_text(text)
+    code, out, err = cli("table", run, "--format", "csv")
+    assert code == 0 and "Traceback" not in err
+    cells = _csv_blocks(out)[0]
+    if kind == "table1":
+        assert list(zip(cells["d_m"], cells["N"], strict=True)) == [(32, 128)]
+    else:
+        assert list(cells["m"]) == [8, 16, 32, 64] and list(cells["seeds"]) == [1, 1, 1, 2]
+    warnings = [line for line in err.splitlines() if line.startswith("warning:")]
+    assert len(warnings) == 3
+    for key in keys:
+        assert sum(str(run / "cells" / f"{key}.json") in w for w in warnings) == 1
+    assert all((run / "cells" / f"{key}.json").read_text() == t for key, t in texts.items())
+
+
 def _unknown_kind(tmp_path: Path) -> Path:
     folder = tmp_path / "validate-run"
     RunDirectory(folder, config={"statements": ["lemma2"], "m": 16})

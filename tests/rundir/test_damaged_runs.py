@@ -1,0 +1,73 @@
+"""Damaged run directories through the commands: a truncated, empty or ``{}`` cell file is named,
+moved aside and recomputed (``validate``, ``reproduce``) or left out and named (``table``); a
+truncated ``config.json`` is a one-line exit-2 error naming the file (never an internal error)."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from boundcalc.cli import main
+
+VALIDATE = ["validate", "lemma5", "--m", "4", "--n", "8", "--quiet", "--device", "cpu",
+            "--format", "json"]
+DAMAGE = {"truncated": lambda text: text[: len(text) // 2], "empty": lambda text: "",
+          "empty-object": lambda text: "{}"}
+
+
+def _one_line_error(err: str) -> str:
+    lines = err.strip().splitlines()
+    assert len(lines) == 1, err
+    assert "internal error" not in err and "Traceback" not in err
+    return lines[0]
+
+
+@pytest.fixture(scope="module")
+def validated(tmp_path_factory):
+    out = tmp_path_factory.mktemp("v") / "run"
+    assert main([*VALIDATE, "--out", str(out)]) == 0
+    return out
+
+
+@pytest.mark.parametrize("damage", sorted(DAMAGE))
+def test_validate_recomputes_a_damaged_cell_and_names_it(validated, tmp_path, capsys, damage):
+    import shutil
+
+    out = tmp_path / "run"
+    shutil.copytree(validated, out)
+    cell = out / "cells" / "lemma5-seed0.json"
+    good = json.loads(cell.read_text())
+    cell.write_text(DAMAGE[damage](cell.read_text()))
+    capsys.readouterr()
+    assert main([*VALIDATE, "--out", str(out)]) == 0
+    err = capsys.readouterr().err
+    assert f"damaged cell {cell}" in err and "computing it again" in err
+    assert (out / "cells" / "corrupt" / "lemma5-seed0.json").exists()
+    again = json.loads(cell.read_text())
+    assert [r["measured"] for r in again] == [r["measured"] for r in good]
+
+
+@pytest.mark.parametrize("text", ["", '{"parameters": {"statements": ["lem', "{}"])
+def test_validate_on_a_damaged_config_is_a_clean_exit_2(validated, tmp_path, capsys, text):
+    import shutil
+
+    out = tmp_path / "run"
+    shutil.copytree(validated, out)
+    (out / "config.json").write_text(text)
+    capsys.readouterr()
+    assert main([*VALIDATE, "--out", str(out)]) == 2
+    line = _one_line_error(capsys.readouterr().err)
+    assert str(out / "config.json") in line and "--out" in line and "--out --out" not in line
+
+
+@pytest.mark.parametrize("experiment", ["figure1", "figure2", "table1"])
+def test_reproduce_on_a_truncated_config_is_a_clean_exit_2(tmp_path, capsys, experiment):
+    out = tmp_path / experiment
+    (out / "cells").mkdir(parents=True)
+    (out / "config.json").write_text('{"parameters": {"experiment": "')
+    assert main(["reproduce", experiment, "--preset", "quick", "--device", "cpu",
+                 "--out", str(out)]) == 2
+    line = _one_line_error(capsys.readouterr().err)
+    assert str(out / "config.json") in line and "--data" not in line
+    assert "--out --out" not in line
