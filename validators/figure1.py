@@ -35,9 +35,8 @@ import os
 import sys
 import time
 from collections.abc import Iterable
-from concurrent.futures import FIRST_COMPLETED, ProcessPoolExecutor, wait
+from concurrent.futures import FIRST_COMPLETED, wait
 from dataclasses import asdict, dataclass, replace
-from multiprocessing import get_context
 from pathlib import Path
 from typing import Any
 
@@ -55,6 +54,7 @@ from .figure2 import resolve_device
 from .model import forward, get_activation, init_params, last_token_query, linearized_output
 from .teacher import build_teacher, transported_params
 from .train import proj_gd
+from .workers import worker_pool
 
 METRICS = FIGURE1_METRICS        # the three panels
 EXTRA_METRICS = FIGURE1_EXTRA    # panel (a) at the other boundary alignment
@@ -294,7 +294,7 @@ def run_cells(run: RunDirectory, cfg: Figure1Config, jobs: int = 1, progress: bo
         return trained
     threads = max(1, (os.cpu_count() or 1) // jobs)
     unreported = list(pending)
-    with ProcessPoolExecutor(max_workers=jobs, mp_context=get_context("spawn")) as pool:
+    with worker_pool(jobs) as pool:   # workers end with this process, however it ends
         remaining = {pool.submit(_seed_worker, str(run.path), asdict(cfg), seed, widths, threads)
                      for seed, widths in by_seed.items()}
         while remaining:

@@ -41,9 +41,8 @@ import os
 import sys
 import time
 from collections.abc import Iterable, Sequence
-from concurrent.futures import ProcessPoolExecutor, as_completed
+from concurrent.futures import as_completed
 from dataclasses import asdict, dataclass, replace
-from multiprocessing import get_context
 from pathlib import Path
 from typing import Any
 
@@ -58,6 +57,7 @@ from . import indrnn
 from .ar_task import context_floats_per_sample, data_seed, make_ar_data
 from .experiment import run_experiment
 from .model import Params, forward, get_activation, head_features, init_params, last_token_query
+from .workers import worker_pool
 
 MODELS = ("transformer", "indrnn")
 MODEL_LABELS = {"transformer": "Transformer", "indrnn": "IndRNN"}
@@ -461,7 +461,7 @@ def run_cells(run: RunDirectory, cfg: Figure2Config, jobs: int = 1, progress: bo
             report(_train_and_save(str(run.path), cfg, unit))
         return trained
     threads = max(1, (os.cpu_count() or 1) // jobs)
-    with ProcessPoolExecutor(max_workers=jobs, mp_context=get_context("spawn")) as pool:
+    with worker_pool(jobs) as pool:   # workers end with this process, however it ends
         futures = [pool.submit(_worker, str(run.path), asdict(cfg), unit, threads)
                    for unit in pending]
         for fut in as_completed(futures):

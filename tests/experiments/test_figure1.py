@@ -2,10 +2,16 @@
 
 from __future__ import annotations
 
+import contextlib
 import csv
 import json
 import math
+import os
+import signal
+import subprocess
+import sys
 import time
+from pathlib import Path
 
 import pytest
 from boundcalc.validators.figure1 import (
@@ -214,6 +220,74 @@ def test_cli_lin_align_and_dtype_reach_the_config_and_are_checked(tmp_path, monk
         assert args[1] in err and len(err.strip().splitlines()) == 1
     with pytest.raises(ValueError, match="lin_align"):
         make_config("quick", lin_align="loss")
+
+
+def _children(pid: int) -> list[int]:
+    """Every live descendant of ``pid`` (Linux /proc)."""
+    parents = {}
+    for entry in os.listdir("/proc"):
+        if entry.isdigit():
+            try:
+                stat = Path(f"/proc/{entry}/stat").read_text()
+            except OSError:
+                continue
+            fields = stat.rsplit(")", 1)[1].split()
+            if fields[0] != "Z":
+                parents[int(entry)] = int(fields[1])
+    found, frontier = [], [pid]
+    while frontier:
+        nxt = [p for p, pp in parents.items() if pp in frontier]
+        found += nxt
+        frontier = nxt
+    return found
+
+
+def _alive(pid: int) -> bool:
+    try:
+        state = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0]
+    except OSError:
+        return False
+    return state != "Z"
+
+
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="reads /proc")
+def test_sigkill_of_a_jobs_2_parent_leaves_no_worker_and_a_rerun_gives_the_same_numbers(
+        quick_run, tmp_path):
+    """``reproduce figure1 --preset quick --jobs 2`` killed (SIGKILL) once the first cell is
+    written: no worker is alive 5 s later, and running it again (here in-process) finishes the
+    run with the numbers of the uninterrupted run."""
+    whole, _ = quick_run
+    out = tmp_path / "killed"
+    command = [sys.executable, "-m", "boundcalc", "reproduce", "figure1", "--preset", "quick",
+               "--jobs", "2", "--device", "cpu", "--out", str(out)]
+    proc = subprocess.Popen(command, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+                            start_new_session=True)
+    try:
+        deadline = time.monotonic() + 120
+        while not list((out / "cells").glob("*.json")):
+            assert proc.poll() is None, "the run ended before its first cell"
+            assert time.monotonic() < deadline, "no cell written in 120 s"
+            time.sleep(0.05)
+        workers = _children(proc.pid)
+        assert workers, "no worker process found"
+        os.kill(proc.pid, signal.SIGKILL)
+        proc.wait()
+        killed_at = time.monotonic()
+        while [w for w in workers if _alive(w)] and time.monotonic() - killed_at < 5:
+            time.sleep(0.05)
+        alive = [w for w in workers if _alive(w)]
+    finally:
+        if proc.poll() is None:
+            os.killpg(proc.pid, signal.SIGKILL)
+        for w in _children(proc.pid) + [w for w in locals().get("workers", []) if _alive(w)]:
+            with contextlib.suppress(OSError):
+                os.kill(w, signal.SIGKILL)
+    assert not alive, f"workers alive 5 s after the parent's SIGKILL: {alive}"
+    done = len(list((out / "cells").glob("*.json")))
+    assert done < len(all_cells(PRESETS["quick"])), "killed after the run had finished"
+    run_figure1("quick", out=out, device="cpu", progress=False)      # the same run, resumed
+    for name in ("summary.csv", "slopes.csv"):
+        assert _rows(whole / name) == _rows(out / name), name
 
 
 def test_damaged_cells_are_named_moved_aside_and_recomputed(tmp_path, capsys):
