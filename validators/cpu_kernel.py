@@ -5,14 +5,22 @@ tensors of size (samples × tokens × heads) that torch must write to memory bet
 (the logits, their exponentials, the products x_tᵀU_i). ``fused_step.c`` computes the same sums
 per (sample, block of 8 heads) with all of these in registers. It is C with no dependency, built
 here with the system C compiler (``cc``, or ``$CC``) for the token dimension d and the dtype at
-hand, cached under ``$BOUNDCALC_KERNEL_CACHE`` (default ``~/.cache/boundcalc/kernels``, else a
-temporary folder), and called through ctypes, which releases the GIL, so the trainer's worker
-threads run it in parallel.
+hand (``-march=native``; ``-mcpu=native`` on arm64; built again without the flag when the
+compiler rejects it), cached under ``$BOUNDCALC_KERNEL_CACHE`` (default
+``~/.cache/boundcalc/kernels``, else ``<tmp>/boundcalc-kernels-<uid>``), and called through ctypes,
+which releases the GIL, so the trainer's worker threads run it in parallel.
+
+A library is only loaded from a folder owned by this user that neither group nor others can
+write to (and only when the file is too; :func:`boundcalc.api._private_folder`, the check the
+generated-code cache uses): a folder anyone else could write to is skipped, never trusted.
 
 It covers the tanh activation in float32 and float64 on the CPU. Everything else, and every
 machine without a C compiler, uses the torch path, which computes the same quantities
 (tests/validators/test_cpu_kernel.py checks the two against each other and against
-``model.loss_and_gradient``). ``BOUNDCALC_CPU_KERNEL=0`` switches the kernel off.
+``model.loss_and_gradient``). ``BOUNDCALC_CPU_KERNEL=0`` switches the kernel off. When the kernel
+applies but cannot be built, one note on stderr says so and why (once per run, worker processes
+included); :func:`backend_report` keeps the backend and the reason, and a run directory created
+afterwards records them in its ``config.json`` (:func:`boundcalc.rundir.environment`).
 
 Example:
     >>> import torch
@@ -29,6 +37,7 @@ import os
 import platform
 import shutil
 import subprocess
+import sys
 import tempfile
 import threading
 from pathlib import Path
@@ -43,11 +52,15 @@ HEAD_BLOCK = 8
 MAX_D = 32
 
 _SOURCE = Path(__file__).with_name("fused_step.c")
-_FLAGS = ("-O3", "-march=native", "-fno-math-errno", "-fno-trapping-math", "-fPIC", "-shared",
-          "-std=gnu11")
+_FLAGS = ("-O3", "-fno-math-errno", "-fno-trapping-math", "-fPIC", "-shared", "-std=gnu11")
 _LOCK = threading.Lock()
 _CACHE: dict[tuple[int, torch.dtype], object] = {}
 _FAILED: dict[tuple[int, torch.dtype], str] = {}
+_BUILT: dict[tuple[int, torch.dtype], str] = {}   # the library loaded for each key
+_SKIPPED: dict[tuple[int, torch.dtype], str] = {}  # not tried: switched off, or not covered
+#: Set in the environment once the fall-back note was printed, so that worker processes (which
+#: inherit it) do not print it again.
+_NOTED_ENV = "BOUNDCALC_KERNEL_FALLBACK_NOTED"
 _DTYPES = (torch.float32, torch.float64)
 _LOG2E = 1.0 / math.log(2.0)
 
@@ -64,6 +77,26 @@ def _cache_dir() -> Path:
         return Path(explicit)
     base = os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache")
     return Path(base) / "boundcalc" / "kernels"
+
+
+def _fallback_dir() -> Path:
+    """This user's own folder under the temporary directory (never a shared one)."""
+    uid = os.getuid() if hasattr(os, "getuid") else "user"
+    return Path(tempfile.gettempdir()) / f"boundcalc-kernels-{uid}"
+
+
+def _private(path: Path) -> bool:
+    """Owned by this user and writable by nobody else (the generated-code cache's check)."""
+    from boundcalc.api import _private_folder
+
+    return _private_folder(path)
+
+
+def _arch_flags() -> tuple[str, ...]:
+    """The flag that tunes for this CPU: ``-mcpu=native`` on arm64 (where GCC and clang do not
+    all take ``-march=native``), ``-march=native`` elsewhere."""
+    machine = platform.machine().lower()
+    return ("-mcpu=native",) if machine in ("arm64", "aarch64") else ("-march=native",)
 
 
 def _cpu_signature() -> str:
@@ -85,46 +118,84 @@ def _compiler() -> str | None:
     return shutil.which(cc)
 
 
+def _folders() -> list[Path]:
+    """Cache folders that exist (created 0700 if missing) and are private to this user; a folder
+    that is not (owned by someone else, group- or world-writable) is skipped."""
+    out, seen = [], set()
+    for folder in (_cache_dir(), _fallback_dir()):
+        if folder in seen:
+            continue
+        seen.add(folder)
+        try:
+            folder.mkdir(mode=0o700, parents=True, exist_ok=True)
+        except OSError:
+            continue
+        if _private(folder):
+            out.append(folder)
+    return out
+
+
+def _name(cc: str, flags: tuple[str, ...], defines: list[str], d: int, dtype: torch.dtype) -> str:
+    key = hashlib.sha256(b"\0".join([_SOURCE.read_bytes(),
+                                     " ".join((cc, *flags, *defines)).encode(),
+                                     _cpu_signature().encode()])).hexdigest()[:20]
+    return f"fused_step_d{d}_{str(dtype).replace('torch.', '')}_{key}.so"
+
+
 def _build(d: int, dtype: torch.dtype) -> Path:
-    """Compile fused_step.c for (d, dtype) into the cache (atomic rename) and return the path."""
+    """Compile fused_step.c for (d, dtype) into a private cache folder (atomic rename) and return
+    the path; a library built earlier is reused when it and its folder are private."""
     cc = _compiler()
     if cc is None:
         raise RuntimeError("no C compiler (cc or $CC) on PATH")
     defines = [f"-DKD={d}"] + (["-DREAL_DOUBLE"] if dtype == torch.float64 else [])
-    source = _SOURCE.read_bytes()
-    key = hashlib.sha256(b"\0".join([source, " ".join((cc, *_FLAGS, *defines)).encode(),
-                                     _cpu_signature().encode()])).hexdigest()[:20]
-    name = f"fused_step_d{d}_{str(dtype).replace('torch.', '')}_{key}.so"
-    for folder in (_cache_dir(), Path(tempfile.gettempdir()) / "boundcalc-kernels"):
-        target = folder / name
-        if target.exists():
-            return target
+    variants = [(*_FLAGS, *_arch_flags()), _FLAGS]      # without the CPU flag if it is refused
+    names = [_name(cc, flags, defines, d, dtype) for flags in variants]
+    folders = _folders()
+    if not folders:
+        raise RuntimeError(f"no private cache folder for the kernel ({_cache_dir()} and "
+                           f"{_fallback_dir()} are missing, not writable, or writable by others)")
+    for folder in folders:
+        for name in names:
+            target = folder / name
+            if target.exists() and _private(target):
+                return target
+    errors = []
+    for folder in folders:
         try:
-            folder.mkdir(parents=True, exist_ok=True)
             fd, tmp = tempfile.mkstemp(suffix=".so", dir=folder)
             os.close(fd)
-        except OSError:
+        except OSError as exc:
+            errors.append(f"{folder}: {exc.strerror or exc}")
             continue
         try:
-            proc = subprocess.run([cc, *_FLAGS, *defines, str(_SOURCE), "-o", tmp, "-lm"],
-                                  capture_output=True, text=True, timeout=120)
-            if proc.returncode != 0:
-                raise RuntimeError(f"{cc} failed: {proc.stderr.strip()[:500]}")
-            os.replace(tmp, target)
-            return target
+            for flags, name in zip(variants, names, strict=True):
+                proc = subprocess.run([cc, *flags, *defines, str(_SOURCE), "-o", tmp, "-lm"],
+                                      capture_output=True, text=True, timeout=120)
+                if proc.returncode == 0:
+                    os.replace(tmp, folder / name)
+                    return folder / name
+                errors.append(f"{cc} {' '.join(flags[len(_FLAGS):]) or '(no CPU flag)'} "
+                              f"failed: {proc.stderr.strip()[:300] or f'exit {proc.returncode}'}")
+            break                                        # a compiler error, not a folder one
         finally:
             if os.path.exists(tmp):
                 os.unlink(tmp)
-    raise RuntimeError(f"no writable cache folder for the kernel ({_cache_dir()})")
+    raise RuntimeError("; ".join(errors))
 
 
 def load_kernel(d: int, dtype: torch.dtype):
     """The compiled ``boundcalc_fused_tanh`` for token dimension ``d`` and ``dtype``, or None
     (kernel switched off, dtype other than float32/float64, d > :data:`MAX_D`, or no compiler /
-    a failed build — the reason is kept in :func:`kernel_unavailable_reason`)."""
-    if not kernel_enabled() or dtype not in _DTYPES or not 1 <= int(d) <= MAX_D:
-        return None
+    a failed build — the reason is kept in :func:`kernel_unavailable_reason`, and a failed build
+    is noted once on stderr)."""
     key = (int(d), dtype)
+    if not kernel_enabled():
+        _SKIPPED[key] = "switched off by BOUNDCALC_CPU_KERNEL"
+        return None
+    if dtype not in _DTYPES or not 1 <= int(d) <= MAX_D:
+        _SKIPPED[key] = f"the kernel covers float32/float64 and d <= {MAX_D}"
+        return None
     if key in _CACHE:
         return _CACHE[key]
     if key in _FAILED:
@@ -133,22 +204,53 @@ def load_kernel(d: int, dtype: torch.dtype):
         if key in _CACHE:
             return _CACHE[key]
         try:
-            lib = ctypes.CDLL(str(_build(int(d), dtype)))
+            path = _build(int(d), dtype)
+            lib = ctypes.CDLL(str(path))
         except (OSError, RuntimeError, subprocess.SubprocessError) as err:
             _FAILED[key] = str(err)
+            _note_fallback(str(err))
             return None
         fn = lib.boundcalc_fused_tanh
         p = ctypes.c_void_p
         i64 = ctypes.c_int64
         fn.argtypes = [i64, i64, i64, i64, p, p, p, p, p, p, ctypes.c_int, p, p, p, p, p]
         fn.restype = ctypes.c_int
+        _BUILT[key] = str(path)
         _CACHE[key] = fn
         return fn
 
 
+def _note_fallback(reason: str) -> None:
+    """One line on stderr, once per run (worker processes inherit the mark)."""
+    if os.environ.get(_NOTED_ENV):
+        return
+    os.environ[_NOTED_ENV] = "1"
+    short = " ".join(reason.split())
+    short = short if len(short) <= 300 else short[:297] + "..."
+    sys.stderr.write(f"note: the compiled CPU kernel is not available ({short}); training uses "
+                     f"the torch path (the same numbers, slower)\n")
+    sys.stderr.flush()
+
+
+def backend_report() -> dict[str, dict[str, str | None]]:
+    """Per (d, dtype) tried in this process: ``{"d8-float64": {"backend": "kernel" | "torch",
+    "reason": why torch (None for the kernel), "library": the .so loaded}}``; empty if none."""
+    out: dict[str, dict[str, str | None]] = {}
+    for (d, dtype), path in _BUILT.items():
+        if (d, dtype) in _CACHE:
+            out[f"d{d}-{str(dtype).replace('torch.', '')}"] = {
+                "backend": "kernel", "reason": None, "library": path}
+    for (d, dtype), reason in [*_FAILED.items(), *_SKIPPED.items()]:
+        out.setdefault(f"d{d}-{str(dtype).replace('torch.', '')}",
+                       {"backend": "torch", "reason": reason, "library": None})
+    return out
+
+
 def kernel_unavailable_reason(d: int, dtype: torch.dtype) -> str | None:
-    """Why :func:`load_kernel` returned None for (d, dtype), if it tried and failed."""
-    return _FAILED.get((int(d), dtype))
+    """Why :func:`load_kernel` returned None for (d, dtype): it tried and failed, or the kernel
+    is switched off or does not cover (d, dtype); None if it did not."""
+    key = (int(d), dtype)
+    return _FAILED.get(key) or (None if key in _CACHE else _SKIPPED.get(key))
 
 
 def padded_width(m: int) -> int:
@@ -232,6 +334,7 @@ def unpack_sums(grad_c: Tensor, acc_a: Tensor, acc_W: Tensor, m: int
     return grad_c[:m], a.contiguous(), w.reshape(d, d * m)
 
 
-__all__ = ["HEAD_BLOCK", "MAX_D", "KernelLayout", "kernel_enabled", "kernel_layout",
+__all__ = ["HEAD_BLOCK", "MAX_D", "KernelLayout", "backend_report", "kernel_enabled",
+           "kernel_layout",
            "kernel_range", "kernel_unavailable_reason", "load_kernel", "padded_width",
            "unpack_sums", "vector_lanes"]

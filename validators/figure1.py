@@ -53,7 +53,7 @@ from .experiment import run_experiment
 from .figure2 import resolve_device
 from .model import forward, get_activation, init_params, last_token_query, linearized_output
 from .teacher import build_teacher, transported_params
-from .train import proj_gd
+from .train import _kernel_for, proj_gd
 from .workers import worker_pool
 
 METRICS = FIGURE1_METRICS        # the three panels
@@ -466,6 +466,10 @@ def run_figure1(preset: str = "quick", seeds: int | Iterable[int] | None = None,
     if not isinstance(jobs, int) or jobs < 1:
         raise ValueError(f"`jobs` must be a positive integer, got {jobs!r}")
     cfg = make_config(preset, seeds, device, **overrides)
+    # the CPU kernel of the training step is built (or its absence noted on stderr) before the
+    # run directory is opened, so that config.json records the backend and why
+    _kernel_for(get_activation(cfg.activation), getattr(torch, cfg.dtype),
+                torch.device(cfg.device), cfg.d)
     return run_experiment(
         "figure1", preset, {**asdict(cfg), "eta": cfg.eta}, cfg.device, out,
         lambda run: run_cells(run, cfg, jobs=jobs, progress=progress, max_cells=max_cells),

@@ -311,3 +311,23 @@ def test_damaged_cells_are_named_moved_aside_and_recomputed(tmp_path, capsys):
     assert err.count("warning: damaged cell") == len(texts)
     for name in ("summary.csv", "slopes.csv"):
         assert _rows(whole / name) == _rows(out / name), name
+
+
+def test_config_records_the_training_backend(tmp_path, monkeypatch, capfd):
+    """With no working C compiler the run says so once on stderr (the two workers of --jobs 2
+    included) and config.json records the torch backend and why."""
+    from boundcalc.validators import cpu_kernel
+
+    for name in ("_CACHE", "_FAILED", "_BUILT", "_SKIPPED"):
+        if hasattr(cpu_kernel, name):
+            monkeypatch.setattr(cpu_kernel, name, {})
+    monkeypatch.setenv("BOUNDCALC_KERNEL_FALLBACK_NOTED", "")
+    monkeypatch.setenv("BOUNDCALC_KERNEL_CACHE", str(tmp_path / "kernels"))
+    monkeypatch.setenv("CC", "false")
+    out = run_figure1("quick", out=tmp_path / "run", seeds=(1, 2), jobs=2, progress=False,
+                      **TINY)
+    err = capfd.readouterr().err
+    assert err.count("compiled CPU kernel is not available") == 1, err
+    env = json.loads((out / "config.json").read_text())["environment"]
+    report = env["cpu_kernel"][f"d{TINY['d']}-float64"]
+    assert report["backend"] == "torch" and "false" in report["reason"]

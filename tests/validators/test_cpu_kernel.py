@@ -3,6 +3,7 @@ torch path, where it applies; a clean fallback where it does not."""
 
 from __future__ import annotations
 
+import json
 import os
 import shutil
 
@@ -187,3 +188,99 @@ def test_a_built_kernel_is_cached_and_reused(monkeypatch, tmp_path):
     monkeypatch.setattr(cpu_kernel.subprocess, "run", no_compiling)
     assert cpu_kernel.load_kernel(2, torch.float64) is not None
     assert built[0].stat().st_mtime_ns == stamp
+
+
+# ----------------------------------------------------------------- fallback, trust, arch flags
+
+
+@pytest.fixture
+def fresh_kernel_state(monkeypatch):
+    """Empty in-process caches, the fallback note not yet printed (restored afterwards)."""
+    for name in ("_CACHE", "_FAILED", "_BUILT", "_SKIPPED"):
+        if hasattr(cpu_kernel, name):
+            monkeypatch.setattr(cpu_kernel, name, {})
+    monkeypatch.setenv("BOUNDCALC_KERNEL_FALLBACK_NOTED", "")
+
+
+def test_a_fallback_is_noted_once_and_recorded_in_config_json(monkeypatch, tmp_path, capfd,
+                                                              fresh_kernel_state):
+    from boundcalc.rundir import RunDirectory
+
+    monkeypatch.setenv("BOUNDCALC_KERNEL_CACHE", str(tmp_path / "cache"))
+    (tmp_path / "tmp").mkdir()
+    monkeypatch.setattr(cpu_kernel.tempfile, "gettempdir", lambda: str(tmp_path / "tmp"))
+    monkeypatch.setenv("CC", "false")                  # a "compiler" that always fails
+    for d in (3, 4, 3):
+        assert cpu_kernel.load_kernel(d, torch.float64) is None
+    err = capfd.readouterr().err
+    assert err.count("compiled CPU kernel is not available") == 1, err
+    assert "torch path" in err and "false" in err and len(err.strip().splitlines()) == 1
+    RunDirectory(tmp_path / "run", {"d": 3})
+    env = json.loads((tmp_path / "run" / "config.json").read_text())["environment"]
+    assert env["cpu_kernel"]["d3-float64"]["backend"] == "torch"
+    assert "failed" in env["cpu_kernel"]["d3-float64"]["reason"]
+    # a worker process inherits the mark and stays quiet
+    assert os.environ.get("BOUNDCALC_KERNEL_FALLBACK_NOTED")
+
+
+@needs_cc
+def test_the_backend_that_runs_is_recorded(monkeypatch, tmp_path, fresh_kernel_state):
+    from boundcalc.rundir import environment
+
+    monkeypatch.setenv("BOUNDCALC_KERNEL_CACHE", str(tmp_path / "cache"))
+    assert cpu_kernel.load_kernel(2, torch.float64) is not None
+    report = environment()["cpu_kernel"]["d2-float64"]
+    assert report["backend"] == "kernel" and report["reason"] is None
+    assert report["library"].startswith(str(tmp_path / "cache"))
+
+
+@needs_cc
+def test_no_library_is_loaded_from_a_folder_others_can_write(monkeypatch, tmp_path,
+                                                             fresh_kernel_state):
+    # learn the library's name from a build in a private folder
+    monkeypatch.setenv("BOUNDCALC_KERNEL_CACHE", str(tmp_path / "private"))
+    assert cpu_kernel.load_kernel(2, torch.float64) is not None
+    (built,) = (tmp_path / "private").glob("*.so")
+    for name in ("_CACHE", "_FAILED", "_BUILT"):
+        if hasattr(cpu_kernel, name):
+            monkeypatch.setattr(cpu_kernel, name, {})
+    # the user's cache cannot be created; the shared temporary folders hold a planted library
+    (tmp_path / "a-file").write_text("")
+    monkeypatch.setenv("BOUNDCALC_KERNEL_CACHE", str(tmp_path / "a-file" / "kernels"))
+    shared = tmp_path / "tmp"
+    monkeypatch.setattr(cpu_kernel.tempfile, "gettempdir", lambda: str(shared))
+    planted = []
+    for folder in (shared / "boundcalc-kernels", shared / f"boundcalc-kernels-{os.getuid()}"):
+        folder.mkdir(parents=True)
+        folder.chmod(0o777)                            # world-writable, as /tmp is
+        (folder / built.name).write_bytes(b"not the library you built")
+        planted.append(folder / built.name)
+    loaded = []
+    real_cdll = cpu_kernel.ctypes.CDLL
+    monkeypatch.setattr(cpu_kernel.ctypes, "CDLL",
+                        lambda path, *a, **k: loaded.append(str(path)) or real_cdll(path, *a, **k))
+    assert cpu_kernel.load_kernel(2, torch.float64) is None
+    assert not [p for p in loaded if p in {str(x) for x in planted}], loaded
+    assert "writable by others" in cpu_kernel.kernel_unavailable_reason(2, torch.float64)
+
+
+@needs_cc
+def test_arm64_uses_mcpu_native_and_retries_without_it(monkeypatch, tmp_path,
+                                                       fresh_kernel_state):
+    log = tmp_path / "cc.log"
+    fake = tmp_path / "fake-cc"
+    real = shutil.which(os.environ.get("CC") or "cc")
+    fake.write_text(f"""#!/bin/sh
+echo "$@" >> {log}
+for a in "$@"; do case "$a" in -mcpu=native|-march=native) echo "unknown: $a" >&2; exit 1;; esac
+done
+exec {real} "$@"
+""")
+    fake.chmod(0o755)
+    monkeypatch.setenv("CC", str(fake))
+    monkeypatch.setenv("BOUNDCALC_KERNEL_CACHE", str(tmp_path / "cache"))
+    monkeypatch.setattr(cpu_kernel.platform, "machine", lambda: "aarch64")
+    assert cpu_kernel.load_kernel(2, torch.float32) is not None
+    calls = log.read_text().splitlines()
+    assert len(calls) == 2 and "-mcpu=native" in calls[0].split()
+    assert "-mcpu=native" not in calls[1].split() and "-march=native" not in calls[1].split()
