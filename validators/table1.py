@@ -19,7 +19,13 @@ Beside it, each cell evaluates :func:`boundcalc.generalization.evaluate_generali
 form; printed form too when defined) at the measured θ⁰ — the seven init norms,
 α = σ_min(F_pre⁰), Φ(θ⁰) = ½Σ(f − y)² with the 0/1 labels — the a-priori R_X of the token scale,
 δ = 0.05 and the radii actually travelled (max_t ‖W_•^t − W_•⁰‖), and reports which conditions of
-Lemma 4 hold. Caveats written into every row: Lemma 4 is a statement about GD on Φ, not on the
+Lemma 4 hold. A measured α of exactly 0 (F_pre⁰ rank-deficient: N > d_m, ReLU units dead on
+every sample, exact zero pixels) is a measurement, not an error: the calculator, which needs
+α > 0, is evaluated at the limit α → 0⁺ (``alpha_used`` = :data:`validators.encoder.MIN_ALPHA`),
+where the α-conditions fail and Lemma 4's term is ~0, and the row says so (``findings``). A
+measured quantity the calculator refuses otherwise (a travelled radius that is not finite after a
+diverged run, say) leaves the bound NaN with the reason in ``findings``; the run goes on.
+Caveats written into every row: Lemma 4 is a statement about GD on Φ, not on the
 cross-entropy (``lemma4_applies`` = False), and the logistic loss is 1-Lipschitz but
 ℓ(y, y) ≠ 0; a test loss above the bound is therefore not a finding against the theorem unless
 every condition holds — the row says so either way (``findings``).
@@ -49,7 +55,7 @@ import torch
 from boundcalc.rundir import RunDirectory, atomic_write_text, records_to_csv
 from boundcalc.tables import CELL_FIELDS
 
-from .encoder import MIN_RADIUS, lecun_init, measure_init, train_gd
+from .encoder import MIN_ALPHA, MIN_RADIUS, lecun_init, measure_init, train_gd
 from .experiment import run_experiment
 from .mnist import (
     SCALES,
@@ -198,20 +204,31 @@ def train_cell(d_m: int, N: int, data: dict[str, np.ndarray], cfg: Table1Config
     travelled = run.radii
     radii = tuple(max(r, MIN_RADIUS) for r in travelled)
     rx = r_x_bound(cfg.patch, cfg.scale)
+    alpha = init["alpha"]
+    alpha_used = alpha if alpha > 0 else MIN_ALPHA   # measured 0: the limit alpha -> 0+
     common = {"N": N, "d_m": d_m, "d_s": init["d_s"], "R_X": rx, "radii": radii,
-              "delta": cfg.delta, "alpha": init["alpha"], "Phi0": init["Phi0"],
+              "delta": cfg.delta, "alpha": alpha_used, "Phi0": init["Phi0"],
               "init_norms": init["norms"]}
-    derived = evaluate_generalization(**common)
-    printed = (evaluate_generalization(**common, as_printed=True)
-               if math.sqrt(sum(r * r for r in radii)) > cfg.delta else None)
-    conds = derived["conditions"]
-    holding = [c["name"] for c in conds if c["holds"]]
-    failing = [c["name"] for c in conds if not c["holds"]]
-    bound = float(derived["bound"]["true_loss"])
-    lowest = float(finite[best]) if np.isfinite(finite[best]) else math.nan
     findings = ["Lemma 4 does not apply as stated: GD on the cross-entropy, not on Phi; the "
                 "logistic loss has l(y, y) != 0"]
-    if not failing and lowest > bound:
+    if not alpha > 0:
+        why = "N > d_m, " if d_m < N else ""
+        findings.append(f"alpha = sigma_min(F_pre^0) measured {alpha:g} (F_pre^0 rank-deficient: "
+                        f"{why}dead ReLU units, exact zero pixels): "
+                        f"the bound is evaluated at alpha -> 0+ ({MIN_ALPHA:g}), where the "
+                        "alpha-conditions fail")
+    derived, refused = _evaluate(evaluate_generalization, common)
+    printed = None
+    if derived is not None and math.sqrt(sum(r * r for r in radii)) > cfg.delta:
+        printed, _ = _evaluate(evaluate_generalization, {**common, "as_printed": True})
+    if derived is None:
+        findings.append(f"Theorem 5 not evaluated: {refused}")
+    conds = derived["conditions"] if derived is not None else []
+    holding = [c["name"] for c in conds if c["holds"]]
+    failing = [c["name"] for c in conds if not c["holds"]]
+    bound = float(derived["bound"]["true_loss"]) if derived is not None else math.nan
+    lowest = float(finite[best]) if np.isfinite(finite[best]) else math.nan
+    if derived is not None and not failing and lowest > bound:
         findings.append(f"lowest test loss {lowest:.6g} above the Theorem 5 bound {bound:.6g} "
                         "with every condition holding")
     paper = PAPER_TABLE1.get((d_m, N), (math.nan, -1)) if cfg.data is not None \
@@ -225,20 +242,24 @@ def train_cell(d_m: int, N: int, data: dict[str, np.ndarray], cfg: Table1Config
         "final_train_loss": float(run.train_loss[-1]),
         "paper_lowest_test_loss": paper[0], "paper_epoch": paper[1],
         **{f"init_{k}": v for k, v in init["norms"].items()},
-        "alpha": init["alpha"], "alpha_full_row_rank": init["alpha_full_row_rank"],
+        "alpha": alpha, "alpha_used": alpha_used,
+        "alpha_full_row_rank": init["alpha_full_row_rank"],
         "Phi0": init["Phi0"], "R_X_used": rx, "R_X_measured": init["R_X"],
         **{f"travelled_{k}": v for k, v in zip(("R_Q", "R_K", "R_V", "R_O"), travelled,
                                                strict=True)},
         "theorem5_bound": bound,
         "theorem5_bound_printed": (float(printed["bound"]["true_loss"]) if printed
                                    else math.nan),
-        "rademacher_term": float(derived["terms"].get("rademacher", math.nan)),
-        "lemma4_bound": float(derived["terms"]["empirical_loss"]),
-        "probability": float(derived["probability"]),
+        "rademacher_term": (float(derived["terms"].get("rademacher", math.nan))
+                            if derived is not None else math.nan),
+        "lemma4_bound": (float(derived["terms"]["empirical_loss"]) if derived is not None
+                         else math.nan),
+        "probability": float(derived["probability"]) if derived is not None else math.nan,
         "conditions_holding": ";".join(holding) or "none",
-        "conditions_failing": ";".join(failing) or "none",
+        "conditions_failing": (";".join(failing) or "none") if derived is not None
+        else "not evaluated",
         "conditions_hold_count": f"{len(holding)}/{len(conds)}",
-        "all_conditions_hold": not failing,
+        "all_conditions_hold": derived is not None and not failing,
         "lemma4_applies": False,
         "lowest_test_under_bound": lowest <= bound,
         "max_test_under_bound": float(np.nanmax(test)) <= bound,
@@ -246,6 +267,26 @@ def train_cell(d_m: int, N: int, data: dict[str, np.ndarray], cfg: Table1Config
         "wall_s": round(time.perf_counter() - started, 3),
     }
     return record
+
+
+#: Calculator flag → the measured quantity it stands for here (a refusal names the quantity,
+#: never a flag the user did not give).
+_MEASURED = {"--alpha": "alpha = sigma_min(F_pre^0)", "--phi0": "Phi(theta^0)",
+             "--radii": "travelled radii", "--rx": "R_X", "--N": "N", "--dm": "d_m",
+             "--ds": "d_s", "--delta": "delta"}
+
+
+def _evaluate(evaluate: Any, kwargs: dict[str, Any]) -> tuple[dict[str, Any] | None, str]:
+    """``evaluate(**kwargs)``, or (None, why) when the calculator refuses a measured value."""
+    from boundcalc.params import InputError
+
+    try:
+        return evaluate(**kwargs), ""
+    except InputError as err:
+        text = str(err)
+        if text.startswith(err.flag + " "):
+            text = text[len(err.flag) + 1:]
+        return None, f"the measured {_MEASURED.get(err.flag, err.flag.lstrip('-'))} {text}"
 
 
 TABLE_KEYS = ("d_m", "N", "lowest_test_loss", "lowest_test_epoch", "paper_lowest_test_loss",

@@ -129,3 +129,65 @@ def test_cli_quick_runs(tmp_path, monkeypatch):
                                       "cpu", "--out", str(tmp_path)])
     assert result.exit_code == 0, result.output
     assert seen == {"preset": "quick", "data": None, "device": "cpu", "out": str(tmp_path)}
+
+
+def _zero_pixel_mnist(folder, n_train=480, n_test=40, seed=3):
+    """MNIST-format IDX files with exact zero pixels: a "0" (ring) or a "1" (bar) at the centre,
+    of random brightness, on a background of exact zeros; some images of another digit (dropped
+    by the loader). At d_m = 64 < N, ReLU units dead on every image make F_pre⁰ rank-deficient:
+    the measured α is exactly 0 (checked below)."""
+    rng = np.random.default_rng(seed)
+    yy, xx = np.mgrid[0:28, 0:28]
+    ring = (np.abs(np.hypot(yy - 13.5, xx - 13.5) - 5) < 1.2).astype(float)
+    bar = ((np.abs(xx - 13.5) < 1.5) & (np.abs(yy - 13.5) < 7)).astype(float)
+    n = n_train + n_test
+    labels = rng.integers(0, 2, n)
+    images = np.where(labels[:, None, None] == 0, ring, bar) * rng.uniform(100, 255, (n, 1, 1))
+    labels[::25] = 5
+    folder.mkdir()
+    for split, sl in (("train", slice(0, n_train)), ("t10k", slice(n_train, None))):
+        write_idx(folder / f"{split}-images-idx3-ubyte", np.rint(images[sl]).astype(np.uint8))
+        write_idx(folder / f"{split}-labels-idx1-ubyte", labels[sl])
+    return folder
+
+
+SMALL_PAPER = dict(dms=(64,), Ns=(100, 400), steps=4)   # N > d_m
+
+
+def _check_alpha_zero_cells(out):
+    cells = json.loads((out / "results.json").read_text())
+    assert [(c["d_m"], c["N"]) for c in cells] == [(64, 100), (64, 400)]
+    for cell in cells:
+        assert cell["alpha"] == 0.0 and cell["alpha_used"] > 0        # a measurement of 0
+        failing = cell["conditions_failing"].split(";")
+        assert "alpha_square" in failing and "alpha_cube" in failing
+        assert math.isfinite(cell["theorem5_bound"]) and cell["theorem5_bound"] > 0
+        assert "alpha = sigma_min(F_pre^0) measured 0" in cell["findings"]
+        assert 0 <= cell["lowest_test_epoch"] <= SMALL_PAPER["steps"]
+
+
+def test_paper_preset_runs_on_when_the_measured_alpha_is_zero(tmp_path):
+    data = _zero_pixel_mnist(tmp_path / "mnist")
+    out = run_table1("paper", data=data, out=tmp_path / "run", progress=False,
+                     dtype="float64", **SMALL_PAPER)
+    _check_alpha_zero_cells(out)
+    rows = _rows(out / "table1.csv")
+    assert all(r["all_conditions_hold"] == "False" for r in rows)
+
+
+def test_cli_paper_preset_with_alpha_zero_exits_0_naming_no_flag(tmp_path, monkeypatch, capsys):
+    from dataclasses import replace
+
+    from boundcalc.validators import table1
+
+    from boundcalc.cli import main
+
+    monkeypatch.setitem(table1.PRESETS, "paper", replace(PRESETS["paper"], **SMALL_PAPER))
+    data = _zero_pixel_mnist(tmp_path / "mnist")
+    out = tmp_path / "run"
+    code = main(["reproduce", "table1", "--preset", "paper", "--data", str(data), "--device",
+                 "cpu", "--out", str(out)])
+    err = capsys.readouterr().err
+    assert code == 0, err
+    assert "--alpha" not in err and "error" not in err
+    _check_alpha_zero_cells(out)
