@@ -63,6 +63,18 @@ _CODE_FORMAT = "3"
 #: Key of the eta* expression among a statement's constants.
 _STEP_KEY = "theorem_step_size"
 
+#: Verdicts of a statement whose constants include the trivial bound B² (see
+#: :attr:`Evaluation.verdict`): every condition holds and min_iterate < B²; every condition holds
+#: and min_iterate ≥ B² (the bound says nothing, R̂ ≤ B² always); a condition fails.
+VERDICTS: tuple[str, ...] = ("guaranteed", "vacuous", "not_guaranteed")
+
+#: Key of the trivial bound B² among the constants, and of the bound it is compared with.
+TRIVIAL_KEY, VERDICT_BOUND = "trivial_bound_B2", "min_iterate"
+
+#: The tight route's two bounds on min_iterate, by the name of their drift bound.
+DRIFT_BOUNDS: dict[str, str] = {"linear_drift": "min_iterate_linear_drift",
+                                "cauchy_schwarz": "min_iterate_cauchy_schwarz"}
+
 
 def __getattr__(name: str) -> Any:
     """``ARGUMENTS``: the sympy symbols of :data:`ARGUMENT_NAMES` (imports sympy on first use)."""
@@ -172,6 +184,31 @@ class Evaluation:
     def guaranteed(self) -> bool:
         """True when every condition holds (the bound is then guaranteed on its event)."""
         return all(c.holds for c in self.conditions)
+
+    @property
+    def verdict(self) -> str | None:
+        """``guaranteed`` (every condition holds and min_iterate < B²), ``vacuous`` (every
+        condition holds, min_iterate ≥ B²: R̂ ≤ B² for every θ, so the bound says nothing) or
+        ``not_guaranteed`` (a condition fails); None for a statement without B² (the lemmas).
+        Decided at the working precision (a quantity undefined at the point counts as vacuous)."""
+        if TRIVIAL_KEY not in self.constants or VERDICT_BOUND not in self.bound:
+            return None
+        if not self.guaranteed:
+            return "not_guaranteed"
+        value, trivial = self.bound[VERDICT_BOUND], self.constants[TRIVIAL_KEY]
+        if value is None or trivial is None or not value < trivial:
+            return "vacuous"
+        return "guaranteed"
+
+    @property
+    def active_drift_bound(self) -> str | None:
+        """On the tight route, which drift bound gives min_iterate: ``cauchy_schwarz`` (when it
+        is at most the other) or ``linear_drift``; None elsewhere (one bound only)."""
+        linear = self.bound.get(DRIFT_BOUNDS["linear_drift"])
+        cauchy = self.bound.get(DRIFT_BOUNDS["cauchy_schwarz"])
+        if linear is None or cauchy is None:
+            return None
+        return "cauchy_schwarz" if cauchy <= linear else "linear_drift"
 
     def to_dict(self) -> dict[str, Any]:
         """JSON-ready dict with keys statement, inputs, constants, terms, bound, conditions,
@@ -784,6 +821,36 @@ def evaluate_grid(name: str, columns: dict[str, Any]):
     for cond, value in zip(st.conditions, conditions, strict=True):
         result[f"condition.{cond.name}"] = np.broadcast_to(np.asarray(value, dtype=bool), shape)
     return result
+
+
+def has_verdict(name: str) -> bool:
+    """Whether statement ``name`` reports the trivial bound B² next to min_iterate (Theorem 1,
+    Proposition 1, Remark 9 on both routes, Proposition 2), i.e. has a :attr:`Evaluation.verdict`.
+
+    Example:
+        >>> has_verdict("theorem1_paper"), has_verdict("lemma2")
+        (True, False)
+    """
+    st = compiled_statement(name)
+    return TRIVIAL_KEY in st.constants and VERDICT_BOUND in st.bound
+
+
+def verdict_column(guaranteed: Any, bound: Any, trivial: Any):
+    """:attr:`Evaluation.verdict` of every row of a grid (numpy): ``guaranteed`` rows (every
+    condition holds) whose ``bound`` (min_iterate) is below ``trivial`` (B²) are ``guaranteed``,
+    the other ``guaranteed`` rows ``vacuous`` (NaN counts as vacuous), the rest
+    ``not_guaranteed``. Returns an array of ``int8`` codes into :data:`VERDICTS`.
+
+    Example:
+        >>> [VERDICTS[c] for c in verdict_column([True, True, False], [1.0, 3.0, 1.0], 2.0)]
+        ['guaranteed', 'vacuous', 'not_guaranteed']
+    """
+    import numpy as np
+
+    with np.errstate(invalid="ignore"):
+        below = np.asarray(bound, dtype=float) < np.asarray(trivial, dtype=float)
+    ok = np.asarray(guaranteed, dtype=bool)
+    return np.where(ok, np.where(below, 0, 1), 2).astype(np.int8)
 
 
 # --------------------------------------------------------------------------- sympy helpers

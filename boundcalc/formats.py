@@ -52,6 +52,10 @@ _CONTRACT_ORDER = ("statement", "inputs", "constants", "terms", "bound", "probab
 
 Scalar = str | int | float | bool | None
 
+#: Top-level keys that ``table``, ``markdown`` and ``latex`` show in the header lines (verdict,
+#: route) instead of as sections; ``csv`` and ``json`` carry them as they are.
+HEADER_KEYS: tuple[str, ...] = ("verdict", "nonvacuous_from_m", "active_drift_bound")
+
 
 def check_format(fmt: str) -> str:
     """Return ``fmt`` lower-cased if it is one of :data:`FORMATS`, else raise ``ValueError``.
@@ -268,23 +272,75 @@ def _record_status(value: Any) -> str:
     return "PASS" if value else "FAIL"
 
 
+def _two_numbers(a: float, b: float) -> tuple[str, str]:
+    """``a`` and ``b`` with 4 significant digits, or more (up to 17) until two different numbers
+    print differently (so that ``a < b`` still reads so)."""
+    for digits in range(4, 18):
+        sa, sb = f"{a:.{digits}g}", f"{b:.{digits}g}"
+        if a == b or float(sa) != float(sb):
+            break
+    return sa, sb
+
+
 def guarantee_line(data: Mapping[str, Any]) -> str | None:
-    """``GUARANTEED ...`` / ``NOT GUARANTEED ...`` for a result with conditions, else None.
+    """``GUARANTEED ...`` / ``VACUOUS ...`` / ``NOT GUARANTEED ...`` for a result with
+    conditions, else None. With a top-level ``verdict`` (statements with the trivial bound B²),
+    a guaranteed or vacuous result also compares ``bound.min_iterate`` with
+    ``constants.trivial_bound_B2`` and a vacuous one says from which width m it is not
+    (``nonvacuous_from_m``).
 
     Example:
         >>> guarantee_line({"conditions": [{"name": "rho_c_ge_nu_c", "holds": False}]})
         'NOT GUARANTEED: rho_c_ge_nu_c fails, the bound is not guaranteed'
+        >>> guarantee_line({"verdict": "vacuous", "nonvacuous_from_m": 1712,
+        ...                 "bound": {"min_iterate": 1291.37}, "constants": {"trivial_bound_B2":
+        ...                 727.27}, "conditions": [{"name": "m_even", "holds": True}]})
+        'VACUOUS: min_iterate 1291 ≥ B² = 727.3; non-vacuous from m = 1712'
     """
     conditions = data.get("conditions")
     if not isinstance(conditions, Sequence) or not conditions:
         return None
     failed = [str(c.get("name", "?")) for c in conditions if not c.get("holds", False)]
-    if not failed:
-        if len(conditions) == 1:
-            return "GUARANTEED: its condition holds"
-        return f"GUARANTEED: all {len(conditions)} conditions hold"
-    verb = "fails" if len(failed) == 1 else "fail"
-    return f"NOT GUARANTEED: {', '.join(failed)} {verb}, the bound is not guaranteed"
+    if failed:
+        verb = "fails" if len(failed) == 1 else "fail"
+        return f"NOT GUARANTEED: {', '.join(failed)} {verb}, the bound is not guaranteed"
+    holds = ("its condition holds" if len(conditions) == 1
+             else f"all {len(conditions)} conditions hold")
+    verdict = data.get("verdict")
+    bound = data.get("bound") if isinstance(data.get("bound"), Mapping) else {}
+    constants = data.get("constants") if isinstance(data.get("constants"), Mapping) else {}
+    value, trivial = bound.get("min_iterate"), constants.get("trivial_bound_B2")
+    if verdict not in ("guaranteed", "vacuous"):
+        return f"GUARANTEED: {holds}"
+    numbers = ""
+    if isinstance(value, (int, float)) and isinstance(trivial, (int, float)):
+        shown, shown_b2 = _two_numbers(float(value), float(trivial))
+        relation = "<" if verdict == "guaranteed" else "≥"
+        numbers = f"min_iterate {shown} {relation} B² = {shown_b2}"
+    if verdict == "guaranteed":
+        return f"GUARANTEED: {holds}" + (f"; {numbers}" if numbers else "")
+    parts = [numbers or "min_iterate ≥ B²"]
+    if "nonvacuous_from_m" in data:
+        first = data["nonvacuous_from_m"]
+        parts.append(f"non-vacuous from m = {first}" if first is not None
+                     else "non-vacuous at no even m ≤ 2^62")
+    return "VACUOUS: " + "; ".join(parts)
+
+
+def route_line(data: Mapping[str, Any]) -> str | None:
+    """``route: tight; active drift bound: cauchy_schwarz`` for a result whose statement names
+    its proof route, else None.
+
+    Example:
+        >>> route_line({"statement": {"route": "paper"}, "active_drift_bound": None})
+        'route: paper'
+    """
+    statement = data.get("statement")
+    route = statement.get("route") if isinstance(statement, Mapping) else None
+    if not route:
+        return None
+    drift = data.get("active_drift_bound")
+    return f"route: {route}" + (f"; active drift bound: {drift}" if drift else "")
 
 
 # --------------------------------------------------------------------------- render_result
@@ -366,12 +422,16 @@ def _result_markdown(data: Mapping[str, Any], sections: list[_Section]) -> str:
         lines.append(f"## {_md_cell(statement.get('title') or statement.get('name', ''))}")
         if statement.get("summary"):
             lines += ["", _md_cell(statement["summary"])]
+    route = route_line(data)
+    if route:
+        head, _, rest = route.partition(":")
+        lines += ["", f"**{head}**:{_md_cell(rest)}"]
     status = guarantee_line(data)
     if status:
         head, _, rest = status.partition(":")
-        lines += ["", f"**{head}**:{rest}"]
+        lines += ["", f"**{head}**:{_md_cell(rest)}"]
     for sec in sections:
-        if sec.key in ("statement", "version"):
+        if sec.key in ("statement", "version", *HEADER_KEYS):
             continue
         lines += ["", f"### {sec.title}", ""]
         if sec.kind == "values":
@@ -389,6 +449,8 @@ def _result_markdown(data: Mapping[str, Any], sections: list[_Section]) -> str:
         meta = []
         if statement and statement.get("name"):
             meta.append(f"statement `{statement['name']}`")
+        if statement and statement.get("route"):
+            meta.append(f"route {statement['route']}")
         if "version" in data:
             meta.append(f"boundcalc {data['version']}")
         if statement and statement.get("precision_digits"):
@@ -403,6 +465,9 @@ def _result_latex(data: Mapping[str, Any], sections: list[_Section], digits: int
     lines = []
     if statement:
         lines.append(f"% {latex_text(statement.get('title', statement.get('name', '')))}")
+    route = route_line(data)
+    if route:
+        lines.append(f"% {latex_text(route)}")
     status = guarantee_line(data)
     if status:
         lines.append(f"% {latex_text(status)}")
@@ -411,7 +476,7 @@ def _result_latex(data: Mapping[str, Any], sections: list[_Section], digits: int
     lines += [r"\begin{tabular}{llp{0.5\linewidth}}", r"\toprule",
               r"quantity & value & note \\"]
     for sec in sections:
-        if sec.key in ("statement", "version"):
+        if sec.key in ("statement", "version", *HEADER_KEYS):
             continue
         caption = _latex_escape(sec.title)
         lines += [r"\midrule", rf"\multicolumn{{3}}{{l}}{{\textit{{{caption}}}}} \\"]
@@ -447,12 +512,16 @@ def _result_table(data: Mapping[str, Any], sections: list[_Section], digits: int
                           style="bold"))
         if statement.get("summary"):
             parts.append(Text(str(statement["summary"])))
+    route = route_line(data)
+    if route:
+        parts.append(Text(route, style="bold"))
     status = guarantee_line(data)
     if status:
-        parts.append(Text(status, style="bold green" if status.startswith("GUAR")
-                          else "bold red"))
+        style = ("bold green" if status.startswith("GUAR")
+                 else "bold yellow" if status.startswith("VAC") else "bold red")
+        parts.append(Text(status, style=style))
     for sec in sections:
-        if sec.key in ("statement", "version"):
+        if sec.key in ("statement", "version", *HEADER_KEYS):
             continue
         table = Table(title=Text(sec.title, style="bold"), title_justify="left",
                       box=box.SIMPLE_HEAD, pad_edge=False, expand=False)
@@ -487,7 +556,8 @@ def _result_table(data: Mapping[str, Any], sections: list[_Section], digits: int
         parts.append(table)
     footer = []
     if statement and statement.get("name"):
-        footer.append(f"statement {statement['name']}")
+        footer.append(f"statement {statement['name']}"
+                      + (f" ({statement['route']} route)" if statement.get("route") else ""))
     if statement and statement.get("precision_digits"):
         footer.append(f"evaluated with {statement['precision_digits']} significant digits, "
                       f"shown with {digits}")
@@ -581,6 +651,11 @@ def _column_text(series: Any, fmt: str) -> list[str]:
     (constant columns, or a column that depends only on a slower sweep axis) are formatted once."""
     import numpy as np
 
+    if getattr(series.dtype, "name", "") == "category":  # few distinct texts: format each once
+        texts = _column_text_plain(np.asarray(series.cat.categories, dtype=object), fmt)
+        missing = "null" if fmt == "json" else ""
+        table = np.array([*texts, missing], dtype=object)  # code -1 (missing) takes the last
+        return table[series.cat.codes.to_numpy()].tolist()
     values = series.to_numpy()
     runs = _runs(values)
     if runs is not None:  # format the first cell of each run, then repeat it

@@ -7,6 +7,12 @@
   (B·ε_lin + B·ε_app + B·ε_cf) are at most a target: geometric doubling to a feasible m, then
   bisection over even m, so that the answer meets the target and m − 2 does not; the CLI then
   re-checks both with the exact evaluator.
+* :func:`nonvacuous_width` finds the smallest even width m at which a statement's bound is
+  non-vacuous, min_iterate < B² (the trivial bound), every other input fixed: a numpy float64
+  grid (every even m up to :data:`DENSE_WIDTH`, then :data:`POINTS_PER_OCTAVE` points per octave
+  up to 2^62), a vectorised bisection over the even integers between the last vacuous and the
+  first non-vacuous grid point, then the exact (mpmath) evaluator confirms m non-vacuous and m − 2
+  vacuous (moving the answer, galloping then bisecting, where float64 and mpmath disagree).
 * :func:`solve_steps` gives the number of steps K that brings the optimization term under a
   target, in closed form from the theory's constants (‖ν‖, L, B): ⌈(‖ν‖LB/target)²⌉ at the
   theorem's step size η*, or ⌈‖ν‖²/(4η(target − ηL²B²))⌉ at a fixed η.
@@ -258,6 +264,168 @@ def solve_width(terms_at: Callable[[int], float], target: float,
         else:
             lo, lo_value = mid, mid_value
     return WidthAnswer(hi, hi_value, lo_value, evaluations)
+
+
+# --------------------------------------------------------------------------- non-vacuous width
+
+#: :func:`nonvacuous_width` evaluates every even width up to this one ...
+DENSE_WIDTH = 8192
+
+#: ... then this many widths per octave (a factor 2) up to :data:`MAX_WIDTH`.
+POINTS_PER_OCTAVE = 64
+
+#: Widths evaluated at once by each round of the vectorised bisection.
+_REFINE_POINTS = 4096
+
+
+@dataclass(frozen=True)
+class NonvacuousAnswer:
+    """Result of :func:`nonvacuous_width`.
+
+    Attributes:
+        m: the smallest even width found with min_iterate < B² (exact evaluator).
+        evaluation: the exact :class:`~boundcalc.api.Evaluation` at ``m``.
+        previous: the exact evaluation at ``m - 2`` (vacuous), None when ``m == 2``.
+        grid_points: widths evaluated with numpy (grid and bisection).
+        exact_evaluations: widths evaluated with mpmath.
+    """
+
+    m: int
+    evaluation: object
+    previous: object | None
+    grid_points: int
+    exact_evaluations: int
+
+
+def width_grid(extra: tuple[int, ...] = ()) -> list[int]:
+    """The even widths :func:`nonvacuous_width` scans: 2, 4, ..., :data:`DENSE_WIDTH`, then
+    :data:`POINTS_PER_OCTAVE` per octave (rounded to even integers) up to 2^62, plus the even
+    widths ``extra`` up to 2^62; sorted, each once.
+
+    Example:
+        >>> grid = width_grid()
+        >>> grid[:3], grid[4095:4098], grid[-1] == 2**62
+        ([2, 4, 6], [8192, 8282, 8372], True)
+    """
+    widths = set(range(2, DENSE_WIDTH + 1, 2))
+    octaves = (MAX_WIDTH // DENSE_WIDTH).bit_length() - 1
+    for j in range(1, octaves * POINTS_PER_OCTAVE + 1):
+        value = DENSE_WIDTH * 2.0 ** (j / POINTS_PER_OCTAVE)
+        widths.add(min(2 * round(value / 2), MAX_WIDTH))
+    widths.update(w for w in extra if 2 <= w <= MAX_WIDTH and w % 2 == 0)
+    return sorted(widths)
+
+
+def _grid_nonvacuous(name: str, inputs: object) -> Callable[[list[int]], list[bool]]:
+    """Function of a list of widths giving, with the numpy evaluator, whether min_iterate < B²
+    at each (η* recomputed per width when ``inputs.eta`` is None, else the given η kept)."""
+    import numpy as np
+
+    from boundcalc.api import TRIVIAL_KEY, VERDICT_BOUND, evaluate_grid, mp_arguments
+
+    columns: dict[str, object] = {k: float(v) for k, v in mp_arguments(inputs).items()}  # type: ignore[arg-type]
+    if getattr(inputs, "eta", None) is None:
+        columns["eta"] = None
+
+    def check(widths: list[int]) -> list[bool]:
+        columns["m"] = np.array(widths, dtype=float)
+        grid = evaluate_grid(name, columns)
+        with np.errstate(invalid="ignore"):
+            ok = grid[f"bound.{VERDICT_BOUND}"] < grid[f"constants.{TRIVIAL_KEY}"]
+        return ok.tolist()
+
+    return check
+
+
+def nonvacuous_width(name: str, inputs: object, precision: int = 20,
+                     max_width: int = MAX_WIDTH) -> NonvacuousAnswer | None:
+    """Smallest even width m at which statement ``name`` is non-vacuous, min_iterate < B² (the
+    trivial bound), every other input of ``inputs`` fixed (η* recomputed per m when η is not
+    given; a given η kept).
+
+    1. numpy (float64) over :func:`width_grid` (the width of ``inputs`` included): the first
+       non-vacuous grid width, or None if there is none up to ``max_width``;
+    2. bisection over the even integers between it and the vacuous grid width before it, each
+       round evaluating up to 4096 widths at once;
+    3. the exact evaluator (:func:`boundcalc.api.evaluate`, mpmath at ``precision`` digits)
+       confirms m non-vacuous and m − 2 vacuous; where it disagrees with float64 (bounds within
+       ~1e-15 of B², or widths past 2^53) the answer moves, galloping then bisecting with mpmath.
+
+    The answer is thus exactly non-vacuous with m − 2 exactly vacuous (mpmath); it is the smallest
+    such width when the bound crosses B² once, and always the first crossing the grid sees.
+
+    Returns:
+        :class:`NonvacuousAnswer`, or None if no even m up to ``max_width`` is non-vacuous.
+    """
+    from dataclasses import replace
+
+    from boundcalc.api import TRIVIAL_KEY, VERDICT_BOUND, evaluate
+
+    check = _grid_nonvacuous(name, inputs)
+    grid = [w for w in width_grid((getattr(inputs, "m", 2),)) if w <= max_width]
+    points = len(grid)
+    flags = check(grid)
+    if not any(flags):
+        first = None
+    else:
+        index = flags.index(True)
+        lo, hi = (grid[index - 1] if index else 0), grid[index]
+        while hi - lo > 2:  # lo vacuous (0: none), hi non-vacuous; even integers between
+            inner = (hi - lo) // 2 - 1
+            if inner <= _REFINE_POINTS:
+                widths = list(range(lo + 2, hi, 2))
+            else:
+                widths = sorted({lo + 2 * (((hi - lo) // 2) * k // (_REFINE_POINTS + 1))
+                                 for k in range(1, _REFINE_POINTS + 1)} - {lo, hi})
+            points += len(widths)
+            found = check(widths)
+            if True in found:
+                k = found.index(True)
+                lo, hi = (widths[k - 1] if k else lo), widths[k]
+            else:
+                lo = widths[-1]
+        first = hi
+
+    evaluations: dict[int, object] = {}
+
+    def exact(w: int) -> object:
+        if w not in evaluations:
+            evaluations[w] = evaluate(name, replace(inputs, m=w), precision=precision)  # type: ignore[type-var]
+        return evaluations[w]
+
+    def ok(w: int) -> bool:
+        ev = exact(w)
+        value, trivial = ev.bound[VERDICT_BOUND], ev.constants[TRIVIAL_KEY]  # type: ignore[attr-defined]
+        return value is not None and trivial is not None and bool(value < trivial)
+
+    if first is None:  # float64 found none; the exact evaluator has the last word at the top
+        if not ok(grid[-1]):
+            return None
+        first = grid[-1]
+    if ok(first):  # move down while m − 2 is non-vacuous too
+        hi, step = first, 2
+        lo = hi - 2
+        while lo >= 2 and ok(lo):
+            hi, step = lo, step * 2
+            lo = max(hi - step, 0)
+            lo -= lo % 2
+    else:  # move up to a non-vacuous width
+        lo, step = first, 2
+        hi = min(lo + step, max_width)
+        while not ok(hi):
+            if hi >= max_width:
+                return None
+            lo, step = hi, step * 2
+            hi = min(lo + step, max_width)
+    while hi - lo > 2:  # lo vacuous (or 0), hi non-vacuous, both exact
+        mid = (lo + hi) // 2
+        mid -= mid % 2
+        if ok(mid):
+            hi = mid
+        else:
+            lo = mid
+    previous = exact(hi - 2) if hi > 2 else None
+    return NonvacuousAnswer(hi, exact(hi), previous, points, len(evaluations))
 
 
 # --------------------------------------------------------------------------- steps
