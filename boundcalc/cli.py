@@ -2,16 +2,25 @@
 
 Commands (``boundcalc COMMAND --help`` shows each one's flags and runnable examples):
 
-* ``theorem1``, ``prop1``, ``remark9``, ``lemma2``, ``lemma3``, ``lemma5``, ``lemma6``, ``event``:
-  evaluate one statement at one parameter point (mpmath, ``--precision`` digits) and print its
-  inputs (defaults included), constants, terms, bounds, probability and conditions;
+* ``theorem1``, ``prop1``, ``remark9``, ``lemma2``, ``lemma3``, ``lemma5``, ``lemma6``, ``event``,
+  ``prop2``: evaluate one statement at one parameter point (mpmath, ``--precision`` digits) and
+  print its inputs (defaults included), constants, terms, bounds, probability and conditions;
 * ``sweep STATEMENT``: the same over a grid (lists and ranges of any numeric flag), vectorised;
 * ``width`` / ``steps``: the smallest even m (resp. number of steps K) that brings the width terms
-  (resp. the optimization term) of Theorem 1 under ``--target``;
+  (resp. the optimization term) of Theorem 1 under ``--target``; ``width --nonvacuous``: the
+  smallest even m at which Theorem 1's bound is non-vacuous (min_iterate < B²);
 * ``explain STATEMENT``: the statement, its symbol glossary, every formula and condition.
 
-Exit codes: 0 success; 1 the bound is not guaranteed and ``--strict`` was given, or a ``--target``
-cannot be met; 2 bad input (one line on stderr naming the flag, no traceback); 3 an internal error.
+``--route tight|paper`` (default ``tight``) picks the proof route of Theorem 1, Proposition 1 and
+Remark 9 (``theorem1``, ``prop1``, ``remark9``, and ``sweep`` / ``width`` / ``steps`` / ``explain``
+on them); every output names its route. Statements with the trivial bound B² (those three and
+``prop2``) get a verdict: ``guaranteed`` (every condition holds and min_iterate < B²),
+``vacuous`` (every condition holds, min_iterate ≥ B²) or ``not_guaranteed`` (a condition fails).
+
+Exit codes: 0 success; 1 the verdict is not ``guaranteed`` (a condition fails, or the bound is
+vacuous) and ``--strict`` was given, or a ``--target`` cannot be met, or no width up to 2^62 makes
+the bound non-vacuous; 2 bad input (one line on stderr naming the flag, no traceback); 3 an
+internal error.
 
 Example:
     >>> from boundcalc.cli import main
@@ -47,6 +56,13 @@ from boundcalc.params import DEFAULTS, InputError, parse_integer, parse_number, 
 #: Statements of :mod:`boundcalc.theory.registry` (kept literal so that ``--help`` needs no sympy).
 STATEMENTS: tuple[str, ...] = ("event", "lemma2", "lemma3", "lemma5", "lemma6", "theorem1",
                                "prop1", "remark9", "prop2")
+
+#: Statements with a proof route (``--route``); kept literal like :data:`STATEMENTS` (the same as
+#: ``boundcalc.theory.registry.ROUTED``, a test checks it).
+ROUTED: tuple[str, ...] = ("theorem1", "prop1", "remark9")
+
+#: Choices of ``--route``; the first is the default.
+ROUTES: tuple[str, ...] = ("tight", "paper")
 
 #: Default mpmath precision (significant digits) of point evaluations.
 DEFAULT_PRECISION = 20
@@ -140,8 +156,13 @@ OutOpt = Annotated[str | None, typer.Option("--output", "-o", help="write to FIL
 SymOpt = Annotated[bool, typer.Option("--symbolic", help="also print every formula (Unicode and "
                                       "LaTeX); table, markdown and latex formats",
                                       rich_help_panel=_OUTPUT)]
-StrictOpt = Annotated[bool, typer.Option("--strict", help="exit 1 when a condition fails "
-                                         "(bound not guaranteed)", rich_help_panel=_OUTPUT)]
+StrictOpt = Annotated[bool, typer.Option("--strict", help="exit 1 unless the verdict is "
+                                         "guaranteed (a condition fails, or the bound is vacuous: "
+                                         "min_iterate >= B^2)", rich_help_panel=_OUTPUT)]
+RouteOpt = Annotated[str | None, typer.Option(
+    "--route", help="proof route: tight (head-average event, Cauchy-Schwarz drift; "
+    "derivations.md §7.7) or paper (the paper's route, §7.1-7.5)", metavar="tight|paper",
+    show_default="tight", rich_help_panel=_PARAMS)]
 TargetOpt = Annotated[str, typer.Option("--target", help="the value to get under (> 0)",
                                         metavar="VALUE", rich_help_panel=_PARAMS,
                                         show_default=False)]
@@ -181,6 +202,25 @@ def _check_statement(name: str) -> str:
     if key not in STATEMENTS:
         raise InputError("STATEMENT", f"must be one of {', '.join(STATEMENTS)}, got {name!r}")
     return key
+
+
+def _check_route(text: str | None, statement: str) -> str:
+    """Registry key of ``statement`` on ``--route`` (None: the default, tight); the route is
+    refused (exit 2) for a statement without one.
+
+    Example:
+        >>> _check_route("paper", "prop1"), _check_route(None, "lemma2")
+        ('prop1_paper', 'lemma2')
+    """
+    if text is None:
+        return statement
+    route = str(text).strip().lower()
+    if route not in ROUTES:
+        raise InputError("--route", f"must be one of {', '.join(ROUTES)}, got {text!r}")
+    if statement not in ROUTED:
+        raise InputError("--route", f"is for {', '.join(ROUTED)} only, not {statement} (it has "
+                                    f"one proof route)")
+    return f"{statement}_paper" if route == "paper" else statement
 
 
 def _check_target(text: str) -> float:
@@ -414,36 +454,68 @@ def _symbolic_block(statement_name: str, fmt: str) -> str:
 # --------------------------------------------------------------------------- point evaluation
 
 
+def with_verdict(name: str, result: Any, inputs: Any, precision: int) -> dict[str, Any]:
+    """``result.to_dict()`` with, for a statement with the trivial bound B², the top-level keys
+    ``verdict`` (:attr:`boundcalc.api.Evaluation.verdict`), ``nonvacuous_from_m`` (the smallest
+    even m with min_iterate < B², every other input fixed: :func:`boundcalc.search.
+    nonvacuous_width`; None if none up to 2^62) and ``active_drift_bound`` (tight route; else
+    None), right after ``statement``.
+
+    Example:
+        >>> from boundcalc.api import evaluate
+        >>> inputs = validate(m=512, n=1000, rho="2")
+        >>> data = with_verdict("theorem1_paper", evaluate("theorem1_paper", inputs), inputs, 20)
+        >>> data["verdict"], data["nonvacuous_from_m"], data["active_drift_bound"]
+        ('vacuous', 1712, None)
+    """
+    data = result.to_dict()
+    if result.verdict is None:
+        return data
+    from boundcalc.search import nonvacuous_width
+
+    answer = nonvacuous_width(name, inputs, precision)
+    head = {"statement": data.pop("statement"), "verdict": result.verdict,
+            "nonvacuous_from_m": None if answer is None else answer.m,
+            "active_drift_bound": result.active_drift_bound}
+    return {**head, **data}
+
+
 def _point(statement: str, given: dict[str, str], fmt: str, output: str | None, symbolic: bool,
-           strict: bool, precision: str | None) -> None:
-    """Evaluate ``statement`` at the validated point, render, write, exit."""
+           strict: bool, precision: str | None, route: str | None = None) -> None:
+    """Evaluate ``statement`` (on ``route``) at the validated point, render, write, exit."""
     fmt = _check_format_flag(fmt)
     digits, shown = _check_precision(precision)
+    key = _check_route(route, statement)
     if symbolic and fmt in ("json", "csv"):
         raise InputError("--symbolic", f"works with --format table, markdown or latex (JSON and "
                                        f"CSV keep the data contract), got --format {fmt}")
-    inputs = validate(**given, statement=statement)
+    inputs = validate(**given, statement=key)
     from boundcalc.api import evaluate
 
-    result = evaluate(statement, inputs, precision=digits)
-    data = result.to_dict()
+    result = evaluate(key, inputs, precision=digits)
+    data = with_verdict(key, result, inputs, digits)
     st = result.statement
     shown_data = data
     if fmt == "table":  # eta's source is its own column there
         shown_data = {**data, "inputs": {k: v for k, v in data["inputs"].items()
                                          if k != "eta_source"}}
     text = render_result(shown_data, fmt, digits=shown, descriptions=st.descriptions,
-                         sources=_input_sources(statement, given, data["inputs"]),
+                         sources=_input_sources(key, given, data["inputs"]),
                          latex_names=st.latex_names, width=_console_width(output))
     if symbolic:
-        text += "\n\n" + _symbolic_block(statement, fmt)
+        text += "\n\n" + _symbolic_block(key, fmt)
     _emit(text, output)
     _finish(data, fmt, output, strict)
 
 
 def _finish(data: Mapping[str, Any], fmt: str, output: str | None, strict: bool) -> None:
+    """Print the status line on stderr when it is not in the output (not guaranteed or vacuous);
+    with ``strict`` exit 1 unless the verdict is ``guaranteed`` (every condition holds where a
+    result has no verdict)."""
     status = guarantee_line(data)
     guaranteed = status is None or status.startswith("GUARANTEED")
+    if data.get("verdict") is not None:
+        guaranteed = data["verdict"] == "guaranteed"
     if not guaranteed and (fmt != "table" or output is not None):
         _note(status or "NOT GUARANTEED")
     if strict and not guaranteed:
@@ -454,54 +526,78 @@ _POINT_DOC = ("Evaluate {what} at one parameter point: inputs (defaults shown), 
               "bound, probability and each condition PASS/FAIL. A failing condition labels the "
               "result NOT GUARANTEED (exit 0, or 1 with --strict).")
 
+_VERDICT_DOC = (
+    "\n\nVerdict (JSON `verdict`, the table's status line): guaranteed (every condition holds "
+    "and min_iterate < B², the trivial bound: R̂ ≤ B² for every θ), vacuous (every condition "
+    "holds, min_iterate ≥ B²) or not_guaranteed (a condition fails); --strict exits 1 unless "
+    "guaranteed. `nonvacuous_from_m` is the smallest even m with min_iterate < B², every other "
+    "input fixed (η* recomputed per m unless --eta is given), null if none up to 2^62: a float64 "
+    "grid (every even m up to 8192, then 64 widths per octave up to 2^62), bisection over the "
+    "even integers between the last vacuous and the first non-vacuous grid width, then the exact "
+    "mpmath evaluator confirms m non-vacuous and m − 2 vacuous.")
 
-def _point_examples(cmd: str, extra: str = "") -> str:
+_ROUTE_DOC = (
+    "\n\n--route tight (default) or paper: the proof route. The tight route (derivations.md "
+    "§7.7) reports min_iterate = min(min_iterate_linear_drift, min_iterate_cauchy_schwarz) and "
+    "names the active drift bound (JSON `active_drift_bound`); paper is the paper's route.")
+
+
+def _point_examples(cmd: str, extra: str = "", route: bool = True) -> str:
     return _examples(
         f"boundcalc {cmd} --m 512 --n 1000 --rho 2{extra}",
+        *([f"boundcalc {cmd} --m 512 --n 1000 --rho 2 --route paper   # vacuous"]
+          if route else []),
         f"boundcalc {cmd} --m 512 --n 1000 --rho 2,3,1 --nu 1 --format json",
         f"boundcalc {cmd} --m 64 --rho 2 --activation erf --symbolic",
         f"boundcalc {cmd} --m 512 --rho 0.5 --nu 1 --strict   # not guaranteed: exit 1",
     )
 
 
-@app.command(help=_POINT_DOC.format(what="Theorem 1 (ProjGD)"), epilog=_point_examples("theorem1"),
+def _routed_help(what: str) -> str:
+    """``--help`` of a point command with a route and a verdict."""
+    return _POINT_DOC.format(what=what) + _VERDICT_DOC + _ROUTE_DOC
+
+
+@app.command(help=_routed_help("Theorem 1 (ProjGD)"),
+             epilog=_point_examples("theorem1"),
              short_help="Theorem 1 (ProjGD): bounds on min_k R(theta_k) and the average iterate.")
 def theorem1(m: MOpt = None, n: NOpt = None, d: DOpt = None, T: TOpt = None,
              delta: DeltaOpt = None, rho: RhoOpt = None, nu: NuOpt = None,
              steps: StepsOpt = None, eta: EtaOpt = None, activation: ActOpt = None,
+             route: RouteOpt = None,
              precision: PrecOpt = None, format: FmtOpt = "table", output: OutOpt = None,
              symbolic: SymOpt = False, strict: StrictOpt = False) -> None:
     given = _given(m=m, n=n, d=d, T=T, delta=delta, rho=rho, nu=nu, steps=steps, eta=eta,
                    activation=activation)
-    _point("theorem1", given, format, output, symbolic, strict, precision)
+    _point("theorem1", given, format, output, symbolic, strict, precision, route)
 
 
-@app.command(help=_POINT_DOC.format(what="Proposition 1 (ProjSGD, in expectation)"),
+@app.command(help=_routed_help("Proposition 1 (ProjSGD, in expectation)"),
              epilog=_point_examples("prop1", " --batch-size 32"),
              short_help="Proposition 1 (ProjSGD, minibatch b): the bounds in expectation.")
 def prop1(m: MOpt = None, n: NOpt = None, d: DOpt = None, T: TOpt = None,
           delta: DeltaOpt = None, rho: RhoOpt = None, nu: NuOpt = None,
           steps: StepsOpt = None, eta: EtaOpt = None, activation: ActOpt = None,
-          batch_size: BatchOpt = None,
+          batch_size: BatchOpt = None, route: RouteOpt = None,
           precision: PrecOpt = None, format: FmtOpt = "table", output: OutOpt = None,
           symbolic: SymOpt = False, strict: StrictOpt = False) -> None:
     given = _given(m=m, n=n, d=d, T=T, delta=delta, rho=rho, nu=nu, steps=steps, eta=eta,
                    activation=activation, batch_size=batch_size)
-    _point("prop1", given, format, output, symbolic, strict, precision)
+    _point("prop1", given, format, output, symbolic, strict, precision, route)
 
 
-@app.command(help=_POINT_DOC.format(what="Remark 9 (Theorem 1 with misspecified labels)"),
+@app.command(help=_routed_help("Remark 9 (Theorem 1 with misspecified labels)"),
              epilog=_point_examples("remark9", " --misspecification 0.1"),
              short_help="Remark 9: Theorem 1 plus the misspecification term B·eps_mis.")
 def remark9(m: MOpt = None, n: NOpt = None, d: DOpt = None, T: TOpt = None,
             delta: DeltaOpt = None, rho: RhoOpt = None, nu: NuOpt = None,
             steps: StepsOpt = None, eta: EtaOpt = None, activation: ActOpt = None,
-            misspecification: MisOpt = None,
+            misspecification: MisOpt = None, route: RouteOpt = None,
             precision: PrecOpt = None, format: FmtOpt = "table", output: OutOpt = None,
             symbolic: SymOpt = False, strict: StrictOpt = False) -> None:
     given = _given(m=m, n=n, d=d, T=T, delta=delta, rho=rho, nu=nu, steps=steps, eta=eta,
                    activation=activation, misspecification=misspecification)
-    _point("remark9", given, format, output, symbolic, strict, precision)
+    _point("remark9", given, format, output, symbolic, strict, precision, route)
 
 
 def _register_lemma(name: str, what: str) -> None:
@@ -515,7 +611,8 @@ def _register_lemma(name: str, what: str) -> None:
         _point(name, given, format, output, symbolic, strict, precision)
 
     command.__name__ = name
-    app.command(name=name, help=_POINT_DOC.format(what=what), short_help=f"{what}.",
+    doc = _POINT_DOC.format(what=what) + (_VERDICT_DOC if name == "prop2" else "")
+    app.command(name=name, help=doc, short_help=f"{what}.",
                 epilog=_examples(f"boundcalc {name} --m 64 --rho 2",
                                  f"boundcalc {name} --m 4096 --d 16 --delta 0.01 --format json",
                                  f"boundcalc {name} --m 64 --symbolic"))(command)
@@ -608,17 +705,32 @@ def _sweep_axes(given: Mapping[str, str | None]) -> dict[str, tuple[str, str, st
 def build_sweep(statement: str, given: Mapping[str, str | None], activation: str | None):
     """Validate the sweep flags and evaluate the grid; returns (DataFrame, swept columns).
 
+    ``statement`` is a registry key (``theorem1_paper`` for the paper route). A statement with a
+    proof route gets a constant ``route`` column, one with the trivial bound B² a ``verdict``
+    column (categorical: guaranteed, vacuous, not_guaranteed; see
+    :func:`boundcalc.api.verdict_column`).
+
     Example:
         >>> df, swept = build_sweep("theorem1", {"m": "8,16", "rho": "1,2"}, None)
         >>> len(df), swept, list(df["rho_u"])
         (4, ['m', 'rho_c', 'rho_u', 'rho_w'], [1.0, 2.0, 1.0, 2.0])
+        >>> df, _ = build_sweep("theorem1", {"m": "8,4096", "rho": "0.5,3"}, None)
+        >>> list(df["verdict"]), df["route"][0]
+        (['not_guaranteed', 'vacuous', 'not_guaranteed', 'guaranteed'], 'tight')
     """
     from decimal import Decimal
 
     import numpy as np
     import pandas as pd
 
-    from boundcalc.api import activation_values, compiled_statement, evaluate_grid
+    from boundcalc.api import (
+        VERDICTS,
+        activation_values,
+        compiled_statement,
+        evaluate_grid,
+        has_verdict,
+        verdict_column,
+    )
     from boundcalc.search import MAX_ROWS, parse_values
 
     st = compiled_statement(statement)
@@ -667,6 +779,8 @@ def build_sweep(statement: str, given: Mapping[str, str | None], activation: str
     frame["activation"] = np.full(rows, act_name, dtype=object)
     for s, value in zip(("sigma0", "sigma1", "sigma2"), sigmas, strict=True):
         frame[s] = np.full(rows, value)
+    if st.route:
+        frame["route"] = np.full(rows, st.route, dtype=object)
     for group in ("constants", "terms", "bound"):
         for key in getattr(st, group):
             frame[f"{group}.{key}"] = _flat(result[f"{group}.{key}"])
@@ -677,6 +791,10 @@ def build_sweep(statement: str, given: Mapping[str, str | None], activation: str
         frame[f"condition.{cond.name}"] = holds
         guaranteed &= holds
     frame["guaranteed"] = guaranteed
+    if has_verdict(statement):
+        codes = verdict_column(guaranteed, frame["bound.min_iterate"],
+                               frame["constants.trivial_bound_B2"])
+        frame["verdict"] = pd.Categorical.from_codes(codes, categories=list(VERDICTS))
     swept = [c for c in _SWEEP_INPUTS
              if _source_axis(c, grid) in values and len(values[_source_axis(c, grid)]) > 1]
     return pd.DataFrame(frame, copy=False), swept  # no copy: the columns are fresh arrays
@@ -696,7 +814,7 @@ def _select_columns(df: Any, spec: str | None, fmt: str, swept: Sequence[str]) -
             return names
         keep = list(swept) or ["m"]
         keep += [c for c in names if c.startswith(("terms.", "bound."))]
-        return keep + ["probability", "guaranteed"]
+        return keep + ["probability", "guaranteed"] + (["verdict"] if "verdict" in names else [])
     chosen = []
     for raw in spec.split(","):
         item = raw.strip()
@@ -723,7 +841,12 @@ _SWEEP_HELP = (
     "on it). In a sweep, --rho and --nu list uniform values (each applied to all three "
     "components); sweep one component with --rho-c/--rho-u/--rho-w, --nu-c/--nu-u/--nu-w. "
     "Rows: inputs, every constant, term and bound, the probability, each condition and "
-    "`guaranteed`; numpy float64 evaluation."
+    "`guaranteed`; numpy float64 evaluation.\n\n"
+    "theorem1, prop1, remark9 and prop2 also get a `verdict` column: guaranteed (every "
+    "condition holds and min_iterate < B², the trivial bound), vacuous (min_iterate ≥ B²) or "
+    "not_guaranteed (a condition fails); --strict exits 1 unless every row is guaranteed. "
+    "--route tight|paper (theorem1, prop1, remark9 only; default tight) picks the proof route, "
+    "named in the `route` column and the title."
 )
 
 
@@ -733,7 +856,8 @@ _SWEEP_HELP = (
     "boundcalc sweep theorem1 --m 8:4096:x2 --n 1e3,1e6 --format csv --output sweep.csv",
     "boundcalc sweep theorem1 --m 512,1024 --steps 1000:5000:1000",
     "boundcalc sweep lemma3 --m 64:1024:x2 --rho-u 1,2,4 --format markdown",
-    "boundcalc sweep prop1 --m 1024 --batch-size 1,8,64 --columns m,b,min_iterate"))
+    "boundcalc sweep prop1 --m 1024 --batch-size 1,8,64 --columns m,b,min_iterate",
+    "boundcalc sweep theorem1 --m 256:65536:x2 --route paper --columns m,min_iterate,verdict"))
 def sweep(
     statement: StatementArg,
     m: MOpt = None, n: NOpt = None, d: DOpt = None, T: TOpt = None, delta: DeltaOpt = None,
@@ -741,7 +865,7 @@ def sweep(
     rho_c: CompOpt = None, rho_u: CompOpt = None, rho_w: CompOpt = None,
     nu_c: CompOpt = None, nu_u: CompOpt = None, nu_w: CompOpt = None,
     steps: StepsOpt = None, eta: EtaOpt = None, activation: ActOpt = None,
-    batch_size: BatchOpt = None, misspecification: MisOpt = None,
+    batch_size: BatchOpt = None, misspecification: MisOpt = None, route: RouteOpt = None,
     format: FmtOpt = "table", output: OutOpt = None, columns: ColumnsOpt = None,
     strict: StrictOpt = False,
 ) -> None:
@@ -750,14 +874,16 @@ def sweep(
     ``--help`` shows :data:`_SWEEP_HELP`.
     """
     name = _check_statement(statement)
+    key = _check_route(route, name)
     fmt = _check_format_flag(format)
     given = {"m": m, "n": n, "d": d, "T": T, "delta": delta, "rho": rho, "nu": nu,
              "rho_c": rho_c, "rho_u": rho_u, "rho_w": rho_w, "nu_c": nu_c, "nu_u": nu_u,
              "nu_w": nu_w, "K": steps, "eta": eta, "b": batch_size,
              "epsilon_mis": misspecification}
-    df, swept = build_sweep(name, given, activation)
+    df, swept = build_sweep(key, given, activation)
     keep = _select_columns(df, columns, fmt, swept)
-    title = f"{name}: {len(df)} rows" if fmt in ("table", "markdown", "latex") else None
+    label = f"{name} ({df['route'].iloc[0]} route)" if "route" in df.columns else name
+    title = f"{label}: {len(df)} rows" if fmt in ("table", "markdown", "latex") else None
     shown = df[keep]
     if fmt == "table":  # short headers (terms.optimization -> optimization) where unambiguous
         short = [c.split(".")[-1] for c in keep]
@@ -769,25 +895,45 @@ def sweep(
     failed = int((~df["guaranteed"]).sum())
     if failed:
         _note(f"NOT GUARANTEED in {failed} of {len(df)} rows (see the condition.* columns)")
-        if strict:
-            raise typer.Exit(1)
+    vacuous = int((df["verdict"] == "vacuous").sum()) if "verdict" in df.columns else 0
+    if vacuous:
+        _note(f"VACUOUS in {vacuous} of {len(df)} rows (min_iterate ≥ B²; see the verdict column)")
+    if strict and (failed or vacuous):
+        raise typer.Exit(1)
 
 
 # --------------------------------------------------------------------------- width / steps
 
 
-def _solver_header(name: str, title: str, summary: str, guaranteed: bool, precision: int
-                   ) -> dict[str, Any]:
+def _solver_header(name: str, title: str, summary: str, guaranteed: bool, precision: int,
+                   route: str = "") -> dict[str, Any]:
     return {"name": name, "title": title, "summary": summary, "guaranteed": guaranteed,
-            "precision_digits": precision}
+            "route": route or None, "precision_digits": precision}
+
+
+def _solver_result(header: dict[str, Any], inputs: dict[str, Any], answer: dict[str, Any],
+                   conditions: list[dict[str, Any]], evaluation: Any,
+                   extra: Mapping[str, Any] | None = None) -> dict[str, Any]:
+    """A solver's JSON: statement, the active drift bound at the answer (tight route; None on
+    the paper route), ``extra`` top-level keys, inputs, answer, conditions, version."""
+    return {"statement": header, **(extra or {}),
+            "active_drift_bound": evaluation.active_drift_bound, "inputs": inputs,
+            "answer": answer, "conditions": conditions, "version": __version__}
 
 
 _WIDTH_HELP = (
-    "Smallest even width m whose width terms of Theorem 1, B·ε_lin + B·ε_app + B·ε_cf, "
-    "are at most --target.\n\n"
-    "Doubling from m = 2 to a feasible width, then bisection over even m (the answer "
+    "Smallest even width m whose width terms of Theorem 1, B·ε_lin + B·ε_app + B·ε_cf "
+    "(B·ε_tay for B·ε_lin on the tight route), are at most --target; or, with --nonvacuous, the "
+    "smallest even m at which Theorem 1's bound is non-vacuous, min_iterate < B².\n\n"
+    "--target: doubling from m = 2 to a feasible width, then bisection over even m (the answer "
     "meets the target and m − 2 does not); both are re-checked with the exact evaluator "
-    "and reported. Exit 1 if no m up to 2^62 meets the target."
+    "and reported. Exit 1 if no m up to 2^62 meets the target.\n\n"
+    "--nonvacuous: every other input fixed (η* recomputed per m unless --eta is given); a "
+    "float64 grid (every even m up to 8192, then 64 widths per octave up to 2^62), bisection over "
+    "the even integers between the last vacuous and the first non-vacuous grid width, then the "
+    "exact mpmath evaluator confirms m non-vacuous and m − 2 vacuous (the same search as the "
+    "point commands' nonvacuous_from_m). Exit 1 if no m up to 2^62 is non-vacuous.\n\n"
+    "--route tight (default) or paper: the proof route of Theorem 1."
 )
 
 
@@ -820,17 +966,27 @@ def _smallest_verified(exact: Any, start: int, step: int, goal: Any
 
 
 @app.command(help=_WIDTH_HELP,
-             short_help="Smallest even width m that brings the width terms under --target.",
+             short_help="Smallest even width m that brings the width terms under --target, or "
+                        "makes the bound non-vacuous.",
              epilog=_examples(
     "boundcalc width --target 0.1 --n 1e6",
     "boundcalc width --target 1 --n 1000 --rho 2 --nu 1 --d 4 --format json",
-    "boundcalc width --target 0.5 --activation erf --delta 0.01"))
-def width(target: TargetOpt, n: NOpt = None, d: DOpt = None, T: TOpt = None,
+    "boundcalc width --target 0.5 --activation erf --delta 0.01",
+    "boundcalc width --nonvacuous --n 1000 --rho 2 --route paper"))
+def width(target: Annotated[str | None, typer.Option(
+              "--target", help="the value to get under (> 0); or give --nonvacuous",
+              metavar="VALUE", rich_help_panel=_PARAMS, show_default=False)] = None,
+          nonvacuous: Annotated[bool, typer.Option(
+              "--nonvacuous", help="solve for the smallest even m with min_iterate < B^2 "
+              "instead of a --target", rich_help_panel=_PARAMS)] = False,
+          n: NOpt = None, d: DOpt = None, T: TOpt = None,
           delta: DeltaOpt = None, rho: RhoOpt = None, nu: NuOpt = None,
           steps: StepsOpt = None, eta: EtaOpt = None, activation: ActOpt = None,
+          route: RouteOpt = None,
           precision: PrecOpt = None, format: FmtOpt = "table", output: OutOpt = None,
           strict: StrictOpt = False) -> None:
-    """Smallest even width m that brings the width terms under --target.
+    """Smallest even width m that brings the width terms under --target (or, with --nonvacuous,
+    makes the bound non-vacuous).
 
     ``--help`` shows :data:`_WIDTH_HELP`.
     """
@@ -841,35 +997,44 @@ def width(target: TargetOpt, n: NOpt = None, d: DOpt = None, T: TOpt = None,
 
     fmt = _check_format_flag(format)
     digits, shown = _check_precision(precision)
-    goal = _check_target(target)
+    key = _check_route(route, "theorem1")
+    if nonvacuous and target is not None:
+        raise InputError("--nonvacuous", "cannot be combined with --target (give one of them)")
+    if not nonvacuous and target is None:
+        raise InputError("--target", "is required (or give --nonvacuous)")
     given = _given(n=n, d=d, T=T, delta=delta, rho=rho, nu=nu, steps=steps, eta=eta,
                    activation=activation)
-    inputs = validate(**given)
+    inputs = validate(**given, statement=key)
+    if nonvacuous:
+        _width_nonvacuous(key, inputs, digits, shown, fmt, output, strict)
+        return
+    goal = _check_target(str(target))
     search_digits = max(digits, 30)
     args = point_arguments(inputs, search_digits)
-    answer = solve_width(lambda w: width_terms("theorem1", args, w, search_digits), goal)
+    answer = solve_width(lambda w: width_terms(key, args, w, search_digits), goal)
     if answer is None:
-        top = width_terms("theorem1", args, MAX_WIDTH, search_digits)
+        top = width_terms(key, args, MAX_WIDTH, search_digits)
         _note(f"infeasible: no even m <= 2^62 meets --target {target} (the width terms are "
               f"{top:.6g} at m = 2^62)")
         raise typer.Exit(1)
 
     def exact(w: int) -> tuple[Any, Any]:
-        ev = evaluate("theorem1", replace(inputs, m=w), precision=digits)
+        ev = evaluate(key, replace(inputs, m=w), precision=digits)
         return ev, mpmath.fsum(ev.terms[k] for k in WIDTH_TERMS)
 
     m_found, ev, value, previous = _smallest_verified(exact, answer.m, 2, goal)
     data = ev.to_dict()
+    route_name = data["statement"]["route"] or ""
+    terms_text = f"B·({'ε_tay' if route_name == 'tight' else 'ε_lin'} + ε_app + ε_cf)"
     inputs_shown = {k: v for k, v in data["inputs"].items() if k != "m"}
     inputs_shown["target"] = goal
     prev_holds = m_found == 2 or (previous is not None and previous > goal)
     conditions = [
         {"name": "meets_target", "holds": bool(value <= goal),
-         "detail": f"B·(ε_lin + ε_app + ε_cf) = {mpmath.nstr(value, 12)} <= {goal:g} at m = "
-                   f"{m_found}"},
+         "detail": f"{terms_text} = {mpmath.nstr(value, 12)} <= {goal:g} at m = {m_found}"},
         {"name": "m_minus_2_misses_target", "holds": bool(prev_holds),
          "detail": ("m = 2 is the smallest even width" if m_found == 2 else
-                    f"B·(ε_lin + ε_app + ε_cf) = {mpmath.nstr(previous, 12)} > {goal:g} at "
+                    f"{terms_text} = {mpmath.nstr(previous, 12)} > {goal:g} at "
                     f"m = {m_found - 2}")},
         *data["conditions"],
     ]
@@ -881,25 +1046,80 @@ def width(target: TargetOpt, n: NOpt = None, d: DOpt = None, T: TOpt = None,
         "min_iterate_at_m": data["bound"]["min_iterate"],
         "widths_evaluated": answer.evaluations,
     }
-    result = {
-        "statement": _solver_header(
-            "width", "Smallest even width m for the width terms of Theorem 1",
-            "Smallest even m with B·ε_lin + B·ε_app + B·ε_cf <= target (doubling, then bisection "
-            "over even m; re-checked with the exact evaluator at m and m − 2).",
-            all(c["holds"] for c in conditions), digits),
-        "inputs": inputs_shown,
-        "answer": answer_section,
-        "conditions": conditions,
-        "version": __version__,
+    header = _solver_header(
+        "width", "Smallest even width m for the width terms of Theorem 1",
+        f"Smallest even m with {terms_text} <= target (doubling, then bisection over even m; "
+        f"re-checked with the exact evaluator at m and m − 2).",
+        all(c["holds"] for c in conditions), digits, route_name)
+    result = _solver_result(header, inputs_shown, answer_section, conditions, ev)
+    _render_solver(result, fmt, output, shown, strict, key)
+
+
+def _width_nonvacuous(key: str, inputs: Any, digits: int, shown: int | None, fmt: str,
+                      output: str | None, strict: bool) -> None:
+    """``width --nonvacuous``: the smallest even m with min_iterate < B² (Theorem 1 on the route
+    of ``key``), rendered like ``width --target``."""
+    import mpmath
+
+    from boundcalc.api import TRIVIAL_KEY, VERDICT_BOUND, evaluate
+    from boundcalc.search import MAX_WIDTH, nonvacuous_width
+
+    answer = nonvacuous_width(key, inputs, digits)
+    if answer is None:
+        top = evaluate(key, replace(inputs, m=MAX_WIDTH), precision=digits)
+        _note(f"infeasible: no even m <= 2^62 makes the bound non-vacuous (min_iterate = "
+              f"{mpmath.nstr(top.bound[VERDICT_BOUND], 6)} >= B^2 = "
+              f"{mpmath.nstr(top.constants[TRIVIAL_KEY], 6)} at m = 2^62)")
+        raise typer.Exit(1)
+    ev, prev, m_found = answer.evaluation, answer.previous, answer.m
+    value, trivial = ev.bound[VERDICT_BOUND], ev.constants[TRIVIAL_KEY]  # type: ignore[attr-defined]
+    data = ev.to_dict()  # type: ignore[attr-defined]
+    inputs_shown = {k: v for k, v in data["inputs"].items() if k != "m"}
+    conditions = [
+        {"name": "non_vacuous_at_m", "holds": bool(value < trivial),
+         "detail": f"min_iterate = {mpmath.nstr(value, 12)} < B² = {mpmath.nstr(trivial, 12)} "
+                   f"at m = {m_found}"},
+    ]
+    if prev is None:
+        conditions.append({"name": "m_minus_2_vacuous", "holds": True,
+                           "detail": "m = 2 is the smallest even width"})
+    else:
+        p_value, p_trivial = prev.bound[VERDICT_BOUND], prev.constants[TRIVIAL_KEY]  # type: ignore[attr-defined]
+        conditions.append({"name": "m_minus_2_vacuous", "holds": bool(not p_value < p_trivial),
+                           "detail": f"min_iterate = {mpmath.nstr(p_value, 12)} >= B² = "
+                                     f"{mpmath.nstr(p_trivial, 12)} at m = {m_found - 2}"})
+    conditions += data["conditions"]
+    answer_section = {
+        "m": m_found,
+        "min_iterate": float(value),
+        "trivial_bound_B2": float(trivial),
+        "min_iterate_at_m_minus_2": None if prev is None else float(p_value),
+        "trivial_bound_B2_at_m_minus_2": None if prev is None else float(p_trivial),
+        "average_iterate_at_m": data["bound"]["average_iterate"],
+        "eta": data["inputs"]["eta"],
+        "eta_source": data["inputs"]["eta_source"],
+        "grid_widths_evaluated": answer.grid_points,
+        "exact_evaluations": answer.exact_evaluations,
     }
-    _render_solver(result, fmt, output, shown, strict, "width")
+    route_name = data["statement"]["route"] or ""
+    header = _solver_header(
+        "width", "Smallest even width m at which Theorem 1's bound is non-vacuous",
+        "Smallest even m with min_iterate < B² (the trivial bound), every other input fixed: a "
+        "float64 grid (every even m up to 8192, then 64 per octave up to 2^62), bisection between "
+        "the last vacuous and the first non-vacuous grid width, confirmed with the exact "
+        "evaluator at m (non-vacuous) and m − 2 (vacuous).",
+        all(c["holds"] for c in conditions), digits, route_name)
+    result = _solver_result(header, inputs_shown, answer_section, conditions, ev,
+                            {"nonvacuous_from_m": m_found})
+    _render_solver(result, fmt, output, shown, strict, key)
 
 
 _STEPS_HELP = (
     "Smallest number of steps K whose optimization term of Theorem 1 is at most --target.\n\n"
     "At the theorem's step size η* = ‖ν‖/(2LB√K) the term is ‖ν‖LB/√K, so K = "
     "⌈(‖ν‖LB/target)²⌉; at a fixed --eta it is ‖ν‖²/(4ηK) + ηL²B², reachable only if "
-    "ηL²B² < target (else exit 1). K and K − 1 are re-checked with the exact evaluator."
+    "ηL²B² < target (else exit 1). K and K − 1 are re-checked with the exact evaluator.\n\n"
+    "--route tight (default) or paper: the proof route of Theorem 1 (L and B are the route's)."
 )
 
 
@@ -908,10 +1128,12 @@ _STEPS_HELP = (
              epilog=_examples(
     "boundcalc steps --target 0.1 --m 4096",
     "boundcalc steps --target 1 --m 512 --eta 1e-5",
-    "boundcalc steps --target 0.5 --m 1024 --rho 2 --nu 1 --format json"))
+    "boundcalc steps --target 0.5 --m 1024 --rho 2 --nu 1 --format json",
+    "boundcalc steps --target 0.1 --m 4096 --route paper"))
 def steps(target: TargetOpt, m: MOpt = None, n: NOpt = None, d: DOpt = None, T: TOpt = None,
           delta: DeltaOpt = None, rho: RhoOpt = None, nu: NuOpt = None,
-          eta: EtaOpt = None, activation: ActOpt = None, precision: PrecOpt = None,
+          eta: EtaOpt = None, activation: ActOpt = None, route: RouteOpt = None,
+          precision: PrecOpt = None,
           format: FmtOpt = "table", output: OutOpt = None, strict: StrictOpt = False) -> None:
     """Number of steps K that brings the optimization term under --target.
 
@@ -924,11 +1146,12 @@ def steps(target: TargetOpt, m: MOpt = None, n: NOpt = None, d: DOpt = None, T: 
 
     fmt = _check_format_flag(format)
     digits, shown = _check_precision(precision)
+    key = _check_route(route, "theorem1")
     goal = _check_target(target)
     given = _given(m=m, n=n, d=d, T=T, delta=delta, rho=rho, nu=nu, eta=eta,
                    activation=activation)
-    inputs = validate(**given)
-    base = evaluate("theorem1", inputs, precision=digits)
+    inputs = validate(**given, statement=key)
+    base = evaluate(key, inputs, precision=digits)
     c = base.constants
     answer = solve_steps(c["transport_norm"], c["lipschitz_L"], c["residual_envelope_B"],
                          target.strip(), eta=inputs.eta, precision=digits + 10)
@@ -938,7 +1161,7 @@ def steps(target: TargetOpt, m: MOpt = None, n: NOpt = None, d: DOpt = None, T: 
         raise typer.Exit(1)
 
     def exact(k: int) -> tuple[Any, Any]:
-        ev = evaluate("theorem1", replace(inputs, steps=k), precision=digits)
+        ev = evaluate(key, replace(inputs, steps=k), precision=digits)
         return ev, ev.terms["optimization"]
 
     k_found, ev, value, previous = _smallest_verified(exact, answer.steps, 1, goal)
@@ -966,26 +1189,21 @@ def steps(target: TargetOpt, m: MOpt = None, n: NOpt = None, d: DOpt = None, T: 
         "residual_envelope_B": data["constants"]["residual_envelope_B"],
         "min_iterate_at_K": data["bound"]["min_iterate"],
     }
-    result = {
-        "statement": _solver_header(
-            "steps", "Number of steps K for the optimization term of Theorem 1",
-            "Smallest K with optimization term <= target: K = ceil((||nu|| L B / target)^2) at "
-            "eta*, or ceil(||nu||^2 / (4 eta (target - eta L^2 B^2))) at a fixed eta; re-checked "
-            "with the exact evaluator at K and K − 1.",
-            all(c["holds"] for c in conditions), digits),
-        "inputs": inputs_shown,
-        "answer": answer_section,
-        "conditions": conditions,
-        "version": __version__,
-    }
-    _render_solver(result, fmt, output, shown, strict, "steps")
+    header = _solver_header(
+        "steps", "Number of steps K for the optimization term of Theorem 1",
+        "Smallest K with optimization term <= target: K = ceil((||nu|| L B / target)^2) at "
+        "eta*, or ceil(||nu||^2 / (4 eta (target - eta L^2 B^2))) at a fixed eta; re-checked "
+        "with the exact evaluator at K and K − 1.",
+        all(c["holds"] for c in conditions), digits, data["statement"]["route"] or "")
+    result = _solver_result(header, inputs_shown, answer_section, conditions, ev)
+    _render_solver(result, fmt, output, shown, strict, key)
 
 
 def _render_solver(result: dict[str, Any], fmt: str, output: str | None, shown: int | None,
-                   strict: bool, name: str) -> None:
+                   strict: bool, key: str) -> None:
     from boundcalc.api import compiled_statement
 
-    st = compiled_statement("theorem1")
+    st = compiled_statement(key)
     text = render_result(result, fmt, digits=shown or SOLVER_DIGITS, descriptions=st.descriptions,
                          latex_names=st.latex_names, width=_console_width(output))
     _emit(text, output)
@@ -996,11 +1214,15 @@ def _render_solver(result: dict[str, Any], fmt: str, output: str | None, shown: 
 
 
 def explain_data(statement: str) -> dict[str, Any]:
-    """Title, summary, glossary of the symbols used, formulas and conditions of ``statement``.
+    """Title, proof route (None where there is one), summary, glossary of the symbols used,
+    formulas and conditions of ``statement`` (a registry key: ``theorem1_paper`` for the paper
+    route).
 
     Example:
         >>> sorted(explain_data("lemma3"))
-        ['conditions', 'formulas', 'statement', 'summary', 'symbols', 'title']
+        ['conditions', 'formulas', 'route', 'statement', 'summary', 'symbols', 'title']
+        >>> explain_data("prop1_paper")["route"]
+        'paper'
     """
     import sympy as sp
 
@@ -1016,8 +1238,9 @@ def explain_data(statement: str) -> dict[str, Any]:
     }
     conditions = [{"name": c.name, "requirement": c.requirement, "why": c.why,
                    "latex": sp.latex(c.relation)} for c in st.conditions]
-    return {"statement": st.name, "title": st.title, "summary": st.summary, "symbols": symbols,
-            "formulas": _formula_tables(statement), "conditions": conditions}
+    return {"statement": st.name, "title": st.title, "route": st.route or None,
+            "summary": st.summary, "symbols": symbols, "formulas": _formula_tables(statement),
+            "conditions": conditions}
 
 
 def _explain_text(info: Mapping[str, Any], fmt: str) -> str:
@@ -1026,9 +1249,11 @@ def _explain_text(info: Mapping[str, Any], fmt: str) -> str:
 
         return json.dumps(info, indent=2, ensure_ascii=False)
     formulas = info["formulas"]
+    route = f"route: {info['route']}" if info.get("route") else ""
     if fmt == "markdown":
-        lines = [f"## {info['title']}", "", info["summary"], "", "### Symbols", "",
-                 "| symbol | meaning |", "|---|---|"]
+        lines = [f"## {info['title']}", ""]
+        lines += [f"**route**: {info['route']}", ""] if route else []
+        lines += [info["summary"], "", "### Symbols", "", "| symbol | meaning |", "|---|---|"]
         lines += [f"| {s['unicode']} | {s['meaning']} |" for s in info["symbols"].values()]
         lines += ["", "### Formulas", "", "Each in terms of the named quantities listed before it."]
         for group, items in formulas.items():
@@ -1040,8 +1265,9 @@ def _explain_text(info: Mapping[str, Any], fmt: str) -> str:
         lines += [f"- `{c['requirement']}` ({c['name']}): {c['why']}" for c in info["conditions"]]
         return "\n".join(lines)
     if fmt == "latex":
-        lines = [f"% {latex_text(info['title'])}: {latex_text(info['summary'])}",
-                 r"\begin{align*}"]
+        lines = [f"% {latex_text(info['title'])}: {latex_text(info['summary'])}"]
+        lines += [f"% {route}"] if route else []
+        lines += [r"\begin{align*}"]
         rows = []
         for items in formulas.values():
             for key, f in items.items():
@@ -1050,7 +1276,7 @@ def _explain_text(info: Mapping[str, Any], fmt: str) -> str:
                  for c in info["conditions"]]
         lines += [" \\\\\n".join(rows), r"\end{align*}"]
         return "\n".join(lines)
-    lines = [info["title"], "", info["summary"], "", "Symbols"]
+    lines = [info["title"], *([route] if route else []), "", info["summary"], "", "Symbols"]
     width = max((len(s["unicode"]) for s in info["symbols"].values()), default=1)
     lines += [f"  {s['unicode']:<{width}}  {s['meaning']}" for s in info["symbols"].values()]
     lines += ["", "Formulas (each in terms of the named quantities listed before it)"]
@@ -1072,7 +1298,8 @@ def _explain_text(info: Mapping[str, Any], fmt: str) -> str:
 
 _EXPLAIN_HELP = (
     "Explain STATEMENT: title, summary, glossary of its symbols, every formula (Unicode "
-    "and LaTeX) and every condition with the reason the derivation needs it."
+    "and LaTeX) and every condition with the reason the derivation needs it. --route tight "
+    "(default) or paper picks the proof route of theorem1, prop1 and remark9."
 )
 
 
@@ -1080,9 +1307,11 @@ _EXPLAIN_HELP = (
              short_help="Statement, symbol glossary, formulas (Unicode, LaTeX), conditions.",
              epilog=_examples("boundcalc explain theorem1",
                               "boundcalc explain lemma5 --format markdown",
-                              "boundcalc explain prop1 --format json --output prop1.json"))
+                              "boundcalc explain prop1 --format json --output prop1.json",
+                              "boundcalc explain theorem1 --route paper"))
 def explain(
     statement: StatementArg,
+    route: RouteOpt = None,
     format: Annotated[str, typer.Option("--format", "-f", help="table, json, markdown or latex",
                                         rich_help_panel=_OUTPUT)] = "table",
     output: OutOpt = None,
@@ -1092,8 +1321,9 @@ def explain(
     ``--help`` shows :data:`_EXPLAIN_HELP`.
     """
     name = _check_statement(statement)
+    key = _check_route(route, name)
     fmt = _check_format_flag(format, ("table", "json", "markdown", "latex"))
-    _emit(_explain_text(explain_data(name), fmt), output)
+    _emit(_explain_text(explain_data(key), fmt), output)
 
 
 # --------------------------------------------------------------------------- other modules

@@ -9,9 +9,9 @@ from boundcalc.theory.registry import BUILDERS, get_statement
 
 
 def test_explain_theorem1_mentions_every_term_constant_symbol_and_condition(cli):
-    run = cli("explain", "theorem1")
+    run = cli("explain", "theorem1", "--route", "paper")
     assert run.code == 0
-    st = get_statement("theorem1")
+    st = get_statement("theorem1_paper")
     assert st.title in run.out
     for key in (*st.constants, *st.terms, *st.bound):
         assert key in run.out
@@ -25,8 +25,11 @@ def test_explain_theorem1_mentions_every_term_constant_symbol_and_condition(cli)
 
 @pytest.mark.parametrize("name", sorted(BUILDERS))
 def test_explain_json_has_a_formula_for_every_quantity(cli, name):
-    data = json.loads(cli("explain", name, "--format", "json").out)
+    base, paper = name.removesuffix("_paper"), name.endswith("_paper")
+    route = ("--route", "paper") if paper else ()
+    data = json.loads(cli("explain", base, *route, "--format", "json").out)
     st = get_statement(name)
+    assert data["route"] == (st.route or None)
     for group in ("constants", "terms", "bound"):
         assert set(data["formulas"][group]) == set(getattr(st, group))
         for formula in data["formulas"][group].values():

@@ -1,0 +1,336 @@
+"""``--route`` and the verdict contract: guaranteed / vacuous / not_guaranteed, the smallest
+non-vacuous width (point commands and ``width --nonvacuous``), ``--strict``, the sweeps'
+``verdict`` column, and the route named in every output."""
+
+from __future__ import annotations
+
+import csv
+import dataclasses
+import io
+import json
+
+import pytest
+from boundcalc.theory.registry import ROUTED as REGISTRY_ROUTED
+
+from boundcalc.api import VERDICTS, evaluate, has_verdict, verdict_column
+from boundcalc.cli import ROUTED
+from boundcalc.formats import guarantee_line
+from boundcalc.params import validate
+from boundcalc.search import nonvacuous_width, width_grid
+
+VACUOUS = ("theorem1", "--m", "512", "--n", "1000", "--rho", "2", "--route", "paper")
+GUARANTEED = ("theorem1", "--m", "4096", "--n", "1000", "--d", "8", "--rho", "3", "--nu", "3")
+NOT_GUARANTEED = ("theorem1", "--rho", "0.5", "--nu", "1")
+VERDICT_KEYS = ("verdict", "nonvacuous_from_m", "active_drift_bound")
+ROUTE_COMMANDS = [(c, r) for c in ("theorem1", "prop1", "remark9") for r in ("tight", "paper")]
+
+
+def _json(cli, *args):
+    run = cli(*args, "--format", "json")
+    assert run.code == 0, run.err
+    return json.loads(run.out)
+
+
+def _nonvacuous(name: str, inputs, m: int) -> bool:
+    ev = evaluate(name, dataclasses.replace(inputs, m=m))
+    return bool(ev.bound["min_iterate"] < ev.constants["trivial_bound_B2"])
+
+
+# --------------------------------------------------------------------------- the three verdicts
+
+
+def test_paper_route_at_m_512_is_vacuous_and_non_vacuous_from_m_1712(cli):
+    data = _json(cli, *VACUOUS)
+    assert data["statement"]["route"] == "paper"
+    assert data["verdict"] == "vacuous" and data["statement"]["guaranteed"] is True
+    bound, trivial = data["bound"]["min_iterate"], data["constants"]["trivial_bound_B2"]
+    assert bound == pytest.approx(1291.3661425, rel=1e-9)
+    assert trivial == pytest.approx(727.2711090, rel=1e-9)
+    assert trivial == pytest.approx(data["constants"]["residual_envelope_B"] ** 2, rel=1e-12)
+    # checked by hand with the exact evaluator: 1712 is the first non-vacuous even width
+    inputs = validate(n=1000, rho="2")
+    assert _nonvacuous("theorem1_paper", inputs, 1712)
+    assert not _nonvacuous("theorem1_paper", inputs, 1710)
+    assert data["nonvacuous_from_m"] == 1712
+    assert data["active_drift_bound"] is None
+    table = cli(*VACUOUS)
+    assert table.code == 0
+    assert "VACUOUS: min_iterate 1291 ≥ B² = 727.3; non-vacuous from m = 1712" in table.out
+    assert "GUARANTEED" not in table.out
+
+
+def test_tight_route_at_m_4096_is_guaranteed(cli):
+    data = _json(cli, *GUARANTEED)
+    assert data["statement"]["route"] == "tight"
+    assert data["verdict"] == "guaranteed"
+    bound, trivial = data["bound"]["min_iterate"], data["constants"]["trivial_bound_B2"]
+    assert bound < trivial
+    assert data["nonvacuous_from_m"] <= 4096
+    linear = data["bound"]["min_iterate_linear_drift"]
+    cauchy = data["bound"]["min_iterate_cauchy_schwarz"]
+    assert bound == min(linear, cauchy)
+    assert data["active_drift_bound"] == ("cauchy_schwarz" if cauchy <= linear
+                                          else "linear_drift")
+    table = cli(*GUARANTEED).out
+    assert f"active drift bound: {data['active_drift_bound']}" in table
+    line = next(ln for ln in table.splitlines() if ln.startswith("GUARANTEED"))
+    assert line.startswith("GUARANTEED: all 5 conditions hold; min_iterate ")
+    assert " < B² = " in line
+
+
+@pytest.mark.parametrize(("command", "route"), ROUTE_COMMANDS)
+def test_a_failing_condition_is_not_guaranteed_on_both_routes(cli, command, route):
+    data = _json(cli, command, *NOT_GUARANTEED[1:], "--route", route)
+    assert data["verdict"] == "not_guaranteed"
+    assert data["statement"]["route"] == route
+    table = cli(command, *NOT_GUARANTEED[1:], "--route", route).out
+    assert "NOT GUARANTEED: rho_c_ge_nu_c, rho_u_ge_nu_u, rho_w_ge_nu_w fail" in table
+
+
+def test_prop2_has_the_verdict_too_and_null_when_no_width_helps(cli):
+    data = _json(cli, "prop2")
+    assert "trivial_bound_B2" in data["constants"]
+    assert data["constants"]["trivial_bound_B2"] == pytest.approx(
+        data["constants"]["residual_envelope_B"] ** 2, rel=1e-12)
+    assert data["verdict"] == "vacuous" and data["active_drift_bound"] is None
+    assert data["statement"]["route"] is None
+    m = data["nonvacuous_from_m"]
+    inputs = validate()
+    assert _nonvacuous("prop2", inputs, m) and not _nonvacuous("prop2", inputs, m - 2)
+    assert _json(cli, "prop2", "--rho", "0.5")["verdict"] == "not_guaranteed"
+    far = _json(cli, "prop2", "--T", "40")  # exponential in T past the cutoff
+    assert far["verdict"] == "vacuous" and far["nonvacuous_from_m"] is None
+    assert "non-vacuous at no even m ≤ 2^62" in cli("prop2", "--T", "40").out
+
+
+def test_past_two_to_the_53_the_exact_evaluator_settles_the_width():
+    # float64 cannot tell m from m - 2 there: the answer is confirmed (and moved) with mpmath
+    inputs = validate(T=32)
+    answer = nonvacuous_width("prop2", inputs, 20)
+    assert answer is not None and answer.m > 2**53
+    assert _nonvacuous("prop2", inputs, answer.m)
+    assert not _nonvacuous("prop2", inputs, answer.m - 2)
+
+
+# --------------------------------------------------------------------------- JSON keys
+
+
+@pytest.mark.parametrize(("command", "route"), [*ROUTE_COMMANDS, ("prop2", None)])
+def test_json_has_the_verdict_keys_and_names_the_route(cli, command, route):
+    args = (command, "--m", "64") + (("--route", route) if route else ())
+    data = _json(cli, *args)
+    assert list(data)[:4] == ["statement", *VERDICT_KEYS]
+    assert data["verdict"] in VERDICTS
+    assert data["statement"]["route"] == route
+    assert (data["active_drift_bound"] is None) == (route != "tight")
+    first = data["nonvacuous_from_m"]
+    assert first is None or (isinstance(first, int) and first % 2 == 0)
+
+
+@pytest.mark.parametrize("command", ["lemma2", "lemma3", "lemma5", "lemma6", "event"])
+def test_statements_without_b_squared_keep_their_contract(cli, command):
+    data = _json(cli, command, "--m", "64")
+    assert not set(VERDICT_KEYS) & set(data)
+    assert data["statement"]["route"] is None
+    assert not has_verdict(command)
+
+
+def test_the_default_route_is_tight_and_paper_gives_the_paper_numbers(cli):
+    assert _json(cli, "theorem1") == _json(cli, "theorem1", "--route", "tight")
+    paper = _json(cli, "prop1", "--m", "1024", "--route", "paper")
+    expected = evaluate("prop1_paper", validate(m=1024)).to_dict()
+    assert paper["bound"] == pytest.approx(json.loads(json.dumps(expected))["bound"])
+    assert ROUTED == REGISTRY_ROUTED
+
+
+# --------------------------------------------------------------------------- width --nonvacuous
+
+
+@pytest.mark.parametrize("flags", [
+    ("--n", "1000", "--rho", "2", "--route", "paper"),
+    ("--n", "1000", "--rho", "2"),
+    ("--n", "50", "--d", "2", "--rho", "1.5", "--eta", "1e-4", "--steps", "20000"),
+])
+def test_width_nonvacuous_matches_a_brute_force_scan(cli, flags):
+    data = _json(cli, "width", "--nonvacuous", *flags)
+    route = flags[flags.index("--route") + 1] if "--route" in flags else "tight"
+    key = "theorem1_paper" if route == "paper" else "theorem1"
+    assert data["statement"]["route"] == route
+    m = data["answer"]["m"]
+    assert data["nonvacuous_from_m"] == m
+    assert all(c["holds"] for c in data["conditions"])
+    given = {k.lstrip("-"): v for k, v in zip(flags[::2], flags[1::2], strict=True)
+             if k != "--route"}
+    inputs = validate(**given)
+    # every even width below the answer is vacuous, the answer is not (exact evaluator)
+    scan = [w for w in range(2, m + 2, 2) if _nonvacuous(key, inputs, w)]
+    assert scan[:1] == [m]
+    if inputs.eta is not None:
+        assert data["answer"]["eta"] == float(inputs.eta)
+        assert data["answer"]["eta_source"] == "given"
+    point = _json(cli, "theorem1", "--m", "512", *flags)
+    assert point["nonvacuous_from_m"] == m  # the same search
+
+
+def test_width_nonvacuous_prints_the_answer_like_width_target(cli):
+    run = cli("width", "--nonvacuous", "--n", "1000", "--rho", "2", "--route", "paper")
+    assert run.code == 0
+    assert "route: paper" in run.out and "Answer" in run.out
+    assert "non_vacuous_at_m" in run.out and "m_minus_2_vacuous" in run.out
+    assert " 1712" in run.out
+
+
+def test_width_nonvacuous_infeasible_and_bad_combinations(cli):
+    run = cli("width", "--nonvacuous", "--steps", "1", "--eta", "10")
+    assert run.code == 1
+    assert run.err.startswith("infeasible:") and len(run.err.strip().splitlines()) == 1
+    both = cli("width", "--nonvacuous", "--target", "1")
+    assert both.code == 2 and "--nonvacuous" in both.err
+    neither = cli("width")
+    assert neither.code == 2 and "--target" in neither.err
+
+
+def test_the_width_grid_is_dense_then_geometric_and_ends_at_two_to_the_62():
+    grid = width_grid((1000000, 3))
+    assert grid[:4] == [2, 4, 6, 8] and grid[-1] == 2**62
+    assert all(w % 2 == 0 for w in grid) and grid == sorted(set(grid))
+    assert 1000000 in grid and 3 not in grid
+    assert len([w for w in grid if w > 8192]) == 49 * 64 + 1  # 64 per octave, plus 1000000
+
+
+# --------------------------------------------------------------------------- --strict
+
+
+@pytest.mark.parametrize(("args", "code"), [
+    (VACUOUS, 1), (GUARANTEED, 0), (NOT_GUARANTEED, 1),
+    (("prop2",), 1), (("lemma2", "--m", "64"), 0), (("prop1", "--batch-size", "2000"), 1),
+])
+def test_strict_exits_one_unless_guaranteed(cli, args, code):
+    run = cli(*args, "--strict")
+    assert run.code == code
+    assert cli(*args).code == 0
+
+
+def test_strict_on_a_file_output_notes_the_vacuous_verdict(cli, tmp_path):
+    run = cli(*VACUOUS, "--format", "json", "--output", str(tmp_path / "x.json"), "--strict")
+    assert run.code == 1
+    assert "VACUOUS: min_iterate" in run.err
+
+
+def test_sweep_strict_exits_one_on_a_vacuous_row(cli):
+    vacuous = cli("sweep", "theorem1", "--m", "512,4096", "--route", "paper", "--strict")
+    assert vacuous.code == 1 and "VACUOUS in 1 of 2 rows" in vacuous.err
+    fine = cli("sweep", *GUARANTEED, "--strict")
+    assert fine.code == 0 and fine.err == ""
+
+
+# --------------------------------------------------------------------------- sweeps
+
+
+def _csv(text):
+    return list(csv.DictReader(io.StringIO(text)))
+
+
+@pytest.mark.parametrize("route", ["tight", "paper"])
+def test_sweep_verdict_column_equals_the_point_verdicts(cli, route):
+    run = cli("sweep", "theorem1", "--m", "64,512,4096", "--rho", "0.5,2,3", "--nu", "1,3",
+              "--route", route, "--format", "csv")
+    assert run.code == 0
+    rows = _csv(run.out)
+    key = "theorem1_paper" if route == "paper" else "theorem1"
+    seen = set()
+    for row in rows:
+        assert row["route"] == route
+        point = evaluate(key, validate(m=row["m"], rho=row["rho_c"], nu=row["nu_c"]))
+        assert row["verdict"] == point.verdict
+        seen.add(row["verdict"])
+    assert seen == set(VERDICTS)
+    records = json.loads(cli("sweep", "theorem1", "--m", "64,4096", "--rho", "0.5,3", "--nu",
+                             "3", "--route", route, "--format", "json").out)
+    assert {r["verdict"] for r in records} <= set(VERDICTS)
+    assert all(r["route"] == route for r in records)
+
+
+def test_sweep_verdict_column_is_shown_and_selectable(cli):
+    table = cli("sweep", "theorem1", "--m", "64,4096", "--rho", "3", "--nu", "3").out
+    assert "verdict" in table and "guaranteed" in table.splitlines()[-1]
+    rows = _csv(cli("sweep", "prop2", "--m", "64,128", "--columns", "m,verdict",
+                    "--format", "csv").out)
+    assert rows == [{"m": "64", "verdict": "vacuous"}, {"m": "128", "verdict": "vacuous"}]
+    lemma = _csv(cli("sweep", "lemma3", "--m", "64", "--format", "csv").out)
+    assert "verdict" not in lemma[0] and "route" not in lemma[0]
+
+
+def test_verdict_column_codes():
+    codes = verdict_column([True, True, True, False], [1.0, 2.0, float("nan"), 1.0], 2.0)
+    assert [VERDICTS[c] for c in codes] == ["guaranteed", "vacuous", "vacuous", "not_guaranteed"]
+
+
+# --------------------------------------------------------------------------- route in every format
+
+
+@pytest.mark.parametrize("route", ["tight", "paper"])
+def test_every_point_format_names_the_route(cli, route):
+    args = ("theorem1", "--m", "512", "--route", route)
+    assert f"route: {route}" in cli(*args).out
+    assert _json(cli, *args)["statement"]["route"] == route
+    assert ["statement", "route", route] in list(csv.reader(io.StringIO(
+        cli(*args, "--format", "csv").out)))
+    markdown = cli(*args, "--format", "markdown").out
+    assert f"**route**: {route}" in markdown and f"route {route}" in markdown
+    assert f"% route: {route}" in cli(*args, "--format", "latex").out
+
+
+@pytest.mark.parametrize("route", ["tight", "paper"])
+def test_every_sweep_explain_and_solver_output_names_the_route(cli, route):
+    sweep = ("sweep", "prop1", "--m", "64,128", "--route", route)
+    for fmt in ("table", "markdown", "latex"):
+        assert f"prop1 ({route} route): 2 rows" in cli(*sweep, "--format", fmt).out
+    assert {r["route"] for r in _csv(cli(*sweep, "--format", "csv").out)} == {route}
+    assert {r["route"] for r in json.loads(cli(*sweep, "--format", "json").out)} == {route}
+    explain = ("explain", "remark9", "--route", route)
+    assert f"route: {route}" in cli(*explain).out
+    assert json.loads(cli(*explain, "--format", "json").out)["route"] == route
+    assert f"**route**: {route}" in cli(*explain, "--format", "markdown").out
+    assert f"% route: {route}" in cli(*explain, "--format", "latex").out
+    for solver in (("width", "--target", "100"), ("steps", "--target", "100"),
+                   ("width", "--nonvacuous")):
+        data = _json(cli, *solver, "--route", route)
+        assert data["statement"]["route"] == route
+        assert (data["active_drift_bound"] is None) == (route == "paper")
+        assert f"route: {route}" in cli(*solver, "--route", route).out
+
+
+@pytest.mark.parametrize("args", [
+    ("lemma2", "--route", "paper"), ("prop2", "--route", "tight"), ("event", "--route", "paper"),
+    ("sweep", "lemma3", "--route", "paper"), ("sweep", "prop2", "--route", "tight"),
+    ("explain", "lemma5", "--route", "paper"), ("theorem1", "--route", "fast"),
+    ("width", "--nonvacuous", "--route", "loose"), ("sweep", "theorem1", "--route", "x"),
+])
+def test_route_is_refused_where_it_does_not_apply(cli, args):
+    run = cli(*args)
+    assert run.code == 2
+    lines = run.err.strip().splitlines()
+    assert len(lines) == 1 and lines[0].startswith("error: ") and "--route" in lines[0]
+    assert run.out == ""
+
+
+def test_route_choices_are_shown_in_help(cli):
+    for command in ("theorem1", "prop1", "remark9", "sweep", "width", "steps", "explain"):
+        run = cli(command, "--help")
+        assert run.code == 0 and "tight|paper" in run.out, command
+
+
+# --------------------------------------------------------------------------- status line
+
+
+def test_status_line_prints_enough_digits_to_separate_close_numbers():
+    data = {"verdict": "guaranteed", "bound": {"min_iterate": 646.0101},
+            "constants": {"trivial_bound_B2": 646.0102},
+            "conditions": [{"name": "a", "holds": True}, {"name": "b", "holds": True}]}
+    assert guarantee_line(data) == (
+        "GUARANTEED: all 2 conditions hold; min_iterate 646.0101 < B² = 646.0102")
+    data["verdict"] = "vacuous"
+    data["bound"]["min_iterate"] = 1291.37
+    data["constants"]["trivial_bound_B2"] = 727.27
+    assert guarantee_line(data) == "VACUOUS: min_iterate 1291 ≥ B² = 727.3"
