@@ -134,6 +134,24 @@ def head_hessian_bound(u: sp.Expr, a_priori: bool = True) -> sp.Expr:
     )
 
 
+def concave_unit_floor(s: sp.Expr) -> sp.Expr:
+    """ĥ(s) = 1 + s/4 for s < 4, √s for s ≥ 4: the least concave majorant of max(1, √s) on s ≥ 0
+    (the tangent to √s through (0, 1) touches it at s = 4), non-decreasing."""
+    return sp.Piecewise((1 + s / 4, s < 4), (sp.sqrt(s), True))
+
+
+def head_gradient_concave_bound(u: sp.Expr, a_priori: bool = True) -> sp.Expr:
+    """Ĝ(u) = σ₁·X·ĥ(X²Q²u²) ≥ σ₁·max(X, X²Qu) ≥ ‖∇_{(U,W)} σ(Uᵀa(W))‖ whenever ‖U‖ ≤ u; concave
+    and non-decreasing in s = u².
+
+    ‖G‖_op ≤ tr G = Σ_t s_t‖x_t‖² − ‖a‖² ≤ X² − ‖a‖², so with α = ‖a‖² ∈ [0, X²],
+    ‖∇g‖² ≤ σ₁²(α + (X² − α)²Q²u²), convex in α, hence at most σ₁² max(X², X⁴Q²u²). A priori
+    Ĝ(u) ≥ σ₁ max(1, u), against G(u) = σ₁√(1 + u²) (derivations.md §2).
+    """
+    x, q, _ = input_geometry(a_priori)
+    return sigma1 * x * concave_unit_floor(x**2 * q**2 * u**2)
+
+
 def head_hessian_concave_bound(u: sp.Expr, a_priori: bool = True) -> sp.Expr:
     """H̃(u) = σ₂(X² + Γ²Q²u²) + σ₁(XΓQ²u + ΓQ√(1 + X²Q²u²)) ≥ H(u), concave in s = u².
 
@@ -148,12 +166,12 @@ def head_hessian_concave_bound(u: sp.Expr, a_priori: bool = True) -> sp.Expr:
 
 
 def head_bounds(a_priori: bool = True, event: str = "max") -> tuple[sp.Expr, sp.Expr]:
-    """(G, H) of ``event``: (G(u_max), H(u_max)) for ``"max"``; (G(u_rms), H̃(u_rms)) for
-    ``"average"``, which bound the head averages of G(u_i) and H(u_i) on E_avg (Jensen)."""
+    """(G, H) of ``event``: (G(u_max), H(u_max)) for ``"max"``; (Ĝ(u_rms), H̃(u_rms)) for
+    ``"average"``, which bound the head averages of ‖∇g_i‖ and ‖∇²g_i‖ on E_avg (Jensen)."""
     u = head_radius(a_priori, event)
     if event == "max":
         return head_gradient_bound(u, a_priori), head_hessian_bound(u, a_priori)
-    return head_gradient_bound(u, a_priori), head_hessian_concave_bound(u, a_priori)
+    return head_gradient_concave_bound(u, a_priori), head_hessian_concave_bound(u, a_priori)
 
 
 def lipschitz_constant(a_priori: bool = True, event: str = "max") -> sp.Expr:

@@ -247,7 +247,8 @@ def assemble_bound(lipschitz: sp.Expr, residual: sp.Expr, eps_lin: sp.Expr, eps_
 _DESCRIPTIONS = {
     "u_inf": "Definition 1 max event E_U: max_i ||U_i(0)|| <= u_inf w.p. >= 1 - delta",
     "u_max": "max event E_U: bound on every ||U_i|| over Omega_rho (eq. 9)",
-    "lipschitz_L": "Lemma 2, max event E_U: Lipschitz constant of theta -> f(X; theta) on Omega_rho",
+    "lipschitz_L": "Lemma 2, max event E_U: Lipschitz constant of theta -> f(X; theta) on "
+                   "Omega_rho",
     "smoothness_beta": "Lemma 2, max event E_U: smoothness (Hessian operator norm) on Omega_rho",
     "eps_lin": "Lemma 3, max event E_U: sup |f - f_lin| on Omega_rho",
     "eps_app": "Lemma 5 (d degrees of freedom): max_j |f_lin(X_j; theta_bar) - f*(X_j)| w.p. >= "
