@@ -16,21 +16,22 @@ def test_a_posteriori_reduces_to_a_priori_at_worst_case_geometry(route):
     prior = get_statement("theorem1_paper" if route == "paper" else "theorem1")
     post = theorem1_a_posteriori(route)
     subs = {**S.A_PRIORI_GEOMETRY, S.u0_max: event_radius(), S.u0_rms: head_average_radius()}
-    points = [{S.m: m, S.n: 1000, S.d: d, S.delta: sp.Rational(1, 20), S.rho_c: rho,
-               S.rho_u: rho, S.rho_w: sp.Rational(1, 2), S.nu_c: 1, S.nu_u: 2, S.nu_w: 1,
-               S.sigma0: 1, S.sigma1: 1, S.sigma2: sp.Rational(7, 9), S.K: 4000,
-               S.eta: sp.Rational(1, 1000)}
-              for m, d, rho in ((2, 1, 3), (64, 8, 2), (4096, 3, sp.Rational(1, 3)))]
+    points = [{S.m: m, S.n: 1000.0, S.d: d, S.delta: 0.05, S.rho_c: rho, S.rho_u: rho,
+               S.rho_w: 0.5, S.nu_c: 1.0, S.nu_u: 2.0, S.nu_w: 1.0, S.sigma0: 1.0, S.sigma1: 1.0,
+               S.sigma2: 0.77, S.K: 4000.0, S.eta: 1e-3, S.T: 16.0}
+              for m, d, rho in ((2.0, 1.0, 3.0), (64.0, 8.0, 2.0), (4096.0, 3.0, 0.25))]
     for group in ("terms", "bound"):
         for key, expr in getattr(prior, group).items():
-            difference = getattr(post, group)[key].subs(subs) - expr
-            if sp.simplify(difference) == 0:
+            reduced = getattr(post, group)[key].subs(subs)
+            if not (reduced - expr).has(sp.Piecewise):
+                assert sp.simplify(reduced - expr) == 0, key
                 continue
             # Piecewise forms (the tight route's concave gradient bound) keep sqrt(x**2) where
-            # the a-priori form has x: compare exactly-rounded values at 50 digits instead
+            # the a-priori form has x, which simplify cannot cancel in reasonable time: compare
+            # both at 50 digits (mpmath) instead
             for point in points:
-                value = sp.N(difference.subs(point), 50)
-                assert abs(value) <= 1e-40 * (1 + abs(sp.N(expr.subs(point), 50))), (key, point)
+                values = evaluate_expressions({"post": reduced, "prior": expr}, point, 50)
+                assert values["post"] == pytest.approx(values["prior"], rel=1e-14), (key, point)
 
 
 @pytest.mark.parametrize(("route", "radius"), [("paper", S.u0_max), ("tight", S.u0_rms)])
