@@ -52,6 +52,7 @@ from boundcalc.formats import (
     render_result,
 )
 from boundcalc.params import DEFAULTS, InputError, parse_integer, parse_number, validate
+from boundcalc.rundir import honour_umask
 
 #: Statements of :mod:`boundcalc.theory.registry` (kept literal so that ``--help`` needs no sympy).
 STATEMENTS: tuple[str, ...] = ("event", "lemma2", "lemma3", "lemma5", "lemma6", "theorem1",
@@ -262,6 +263,7 @@ def write_atomic(path: str, text: str | Iterable[str]) -> None:
     except OSError as exc:
         raise InputError("--output", f"cannot write {path!r}: {exc.strerror or exc}") from None
     try:
+        honour_umask(fd, tmp)
         with os.fdopen(fd, "w", encoding="utf-8", newline="") as fh:
             last = ""
             for piece in [text] if isinstance(text, str) else text:

@@ -85,3 +85,16 @@ def test_frame_table_shows_first_and_last_rows_of_long_frames():
     frame = pd.DataFrame({"m": range(0, 1000, 2)})
     text = render_frame(frame, "table", max_rows=10)
     assert " 998" in text and " 0" in text and "490 of 500 rows not shown" in text
+
+
+def test_output_file_honours_the_umask(tmp_path):
+    import os
+
+    from boundcalc.cli import write_atomic
+
+    old = os.umask(0o022)
+    try:
+        write_atomic(str(tmp_path / "out.csv"), "a,b")
+    finally:
+        os.umask(old)
+    assert (tmp_path / "out.csv").stat().st_mode & 0o777 == 0o644
