@@ -191,16 +191,9 @@ def _build_tight(misspecification: sp.Expr, step: sp.Expr, a_priori: bool):
         "transport_norm": transport_norm(),
         "theorem_step_size": theorem_step_size(misspecification, a_priori, "tight"),
     }
-    optimization = transport_norm() ** 2 / (4 * step * K) + step * lip**2 * res**2
-    terms = {
-        "optimization": optimization,
-        "linearization": res * eps_tay,
-        "approximation": res * eps_app,
-        "change_of_feature": res * eps_cf,
-    }
-    if misspecification != 0:
-        terms["misspecification"] = res * misspecification
-    linear = sp.Add(*terms.values())
+    # the linear-drift bound is §7.5's assembly with the Taylor remainder in Lemma 3's place
+    terms, linear_bound = assemble_bound(lip, res, eps_tay, eps_app, eps_cf, step, misspecification)
+    optimization, linear = terms["optimization"], linear_bound["min_iterate"]
     cauchy_schwarz = (drift / 2 + sp.sqrt(drift**2 / 4 + optimization)) ** 2
     min_iterate = sp.Min(linear, cauchy_schwarz)
     bound = {
