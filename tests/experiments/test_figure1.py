@@ -260,8 +260,10 @@ def test_sigkill_of_a_jobs_2_parent_leaves_no_worker_and_a_rerun_gives_the_same_
     out = tmp_path / "killed"
     command = [sys.executable, "-m", "boundcalc", "reproduce", "figure1", "--preset", "quick",
                "--jobs", "2", "--device", "cpu", "--out", str(out)]
+    # cwd outside the source tree: from the repository root `-m boundcalc` would import the
+    # uninstalled ./boundcalc (without its theory/validators mapping) instead of the installed one
     proc = subprocess.Popen(command, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
-                            start_new_session=True)
+                            start_new_session=True, cwd=tmp_path)
     try:
         deadline = time.monotonic() + 120
         while not list((out / "cells").glob("*.json")):
