@@ -88,13 +88,18 @@ def _s(name: str, default: str, help: str, metavar: str = "NUM") -> Any:
     return typer.Option(name, help=help, metavar=metavar, show_default=default)
 
 
+def _given(ctx: typer.Context, param: str) -> bool:
+    """Whether ``param`` came from the command line / environment, not its default."""
+    source = ctx.get_parameter_source(param)
+    return source is not None and getattr(source, "name", "DEFAULT") != "DEFAULT"
+
+
 def _refuse_unused(ctx: typer.Context, names: list[str]) -> None:
     """A flag given on the command line that no selected statement uses is an input error."""
     from boundcalc.validation import GENERALIZATION, INDRNN
 
-    def given(param: str) -> bool:  # ParameterSource.COMMANDLINE / ENVIRONMENT, not DEFAULT
-        source = ctx.get_parameter_source(param)
-        return source is not None and getattr(source, "name", "DEFAULT") != "DEFAULT"
+    def given(param: str) -> bool:
+        return _given(ctx, param)
 
     transformer = [s for s in names if s != GENERALIZATION]
     if not transformer:
@@ -185,7 +190,11 @@ def validate(
     settings = validation.make_settings(
         m=m, n=n, d=d, T=T, rho=rho, nu=nu, delta=delta, activation=activation, steps=steps,
         seeds=seeds, rate_seeds=rate_seeds, batch_size=batch_size, effort=effort,
-        device=device, dtype=dtype, teacher_width=teacher_width)
+        device=device, dtype=dtype, teacher_width=teacher_width, statements=names,
+        batch_size_given=_given(ctx, "batch_size"))
+    note = validation.batch_size_note(names, "8", settings)
+    if note and not quiet:
+        sys.stderr.write(note + "\n")
     if validation.INDRNN in names:
         alpha_value = parse_number("--alpha", alpha)
         if not alpha_value > 0:

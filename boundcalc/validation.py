@@ -242,9 +242,16 @@ def resolve_device(device: str) -> str:
 
 def make_settings(*, m: str, n: str, d: str, T: str, rho: str, nu: str, delta: str,
                   activation: str, steps: str, seeds: str, rate_seeds: str, batch_size: str,
-                  effort: str, device: str, dtype: str, teacher_width: str = "8192"
+                  effort: str, device: str, dtype: str, teacher_width: str = "8192",
+                  statements: Iterable[str] | None = None, batch_size_given: bool = True
                   ) -> ValidationSettings:
-    """Parse and check CLI strings; every error is an :class:`InputError` naming the flag."""
+    """Parse and check CLI strings; every error is an :class:`InputError` naming the flag.
+
+    The minibatch size matters to ``prop1`` only (``statements`` = ``None``: assume it runs).
+    A batch size above ``n`` is refused, naming ``--batch-size``, only when the user gave it
+    (``batch_size_given``) and ``prop1`` runs; the default is lowered to ``n`` instead
+    (:func:`batch_size_note` says so).
+    """
     def positive_int(flag: str, text: str, minimum: int = 1) -> int:
         value = parse_number(flag, text)
         if value != int(value) or value < minimum:
@@ -266,8 +273,11 @@ def make_settings(*, m: str, n: str, d: str, T: str, rho: str, nu: str, delta: s
         raise InputError("--dtype", f"must be float32 or float64, got {dtype!r}")
     n_int = positive_int("--n", n)
     b_int = positive_int("--batch-size", batch_size)
+    uses_batch = statements is None or "prop1" in statements
     if b_int > n_int:
-        raise InputError("--batch-size", f"must be <= --n ({n_int}), got {batch_size!r}")
+        if batch_size_given and uses_batch:
+            raise InputError("--batch-size", f"must be <= --n ({n_int}), got {batch_size!r}")
+        b_int = n_int
     return ValidationSettings(
         m=m_int, n=n_int, d=positive_int("--d", d), T=positive_int("--T", T),
         rho=tuple(float(v) for v in parse_triple("--rho", rho)),  # type: ignore[arg-type]
@@ -278,6 +288,15 @@ def make_settings(*, m: str, n: str, d: str, T: str, rho: str, nu: str, delta: s
         device=resolve_device(device), dtype=dtype,
         teacher_width=positive_int("--teacher-width", teacher_width),
     )
+
+
+def batch_size_note(statements: Iterable[str], default: str, settings: ValidationSettings
+                    ) -> str | None:
+    """The stderr note when ``prop1`` runs with the default batch size lowered to ``n``."""
+    if "prop1" in statements and settings.batch_size < int(default):
+        return (f"note: prop1 uses --batch-size {settings.batch_size} (the default {default} "
+                f"exceeds --n {settings.n})")
+    return None
 
 
 def _search_kwargs(s: ValidationSettings, seed: int) -> dict[str, Any]:
@@ -508,6 +527,6 @@ def _finite(value: Any) -> float:
 
 
 __all__ = ["DEFAULT_INDRNN_ALPHA", "EFFORT", "GENERALIZATION", "INDRNN", "STATEMENTS",
-           "GeneralizationSettings", "ValidationSettings", "expand_statements",
+           "GeneralizationSettings", "batch_size_note", "ValidationSettings", "expand_statements",
            "is_not_applicable", "is_violation", "make_generalization_settings", "make_settings",
            "resolve_device", "run_validation", "summary_rows", "violation_warning"]

@@ -1,0 +1,52 @@
+"""Issue 12 hardening of ``validate`` / ``reproduce``: small n, huge m, unwritable run
+directories, reused ``--out``, a missing matplotlib, non-positive printed bounds."""
+
+from __future__ import annotations
+
+import json
+
+from boundcalc import validation
+from boundcalc.cli import main
+
+TINY = ["--m", "2", "--d", "1", "--T", "1", "--rate-seeds", "5", "--device", "cpu", "--quiet"]
+
+
+def _one_line_exit_2(capsys, code: int, flag: str) -> str:
+    err = capsys.readouterr().err
+    assert code == 2, err
+    lines = [line for line in err.splitlines() if line.strip()]
+    assert len(lines) == 1 and flag in lines[0], err
+    assert "Traceback" not in err and "internal error" not in err
+    return lines[0]
+
+
+# item 8 -----------------------------------------------------------------------------------------
+
+def test_event_with_n_below_the_default_batch_runs(tmp_path, capsys):
+    code = main(["validate", "event", *TINY, "--n", "1", "--out", str(tmp_path / "r"),
+                 "--format", "json"])
+    captured = capsys.readouterr()
+    assert code == 0, captured.err
+    assert json.loads(captured.out)["violations"] == 0
+
+
+def test_prop1_with_n_below_the_default_batch_uses_n_and_says_so(tmp_path, capsys):
+    settings = validation.make_settings(
+        m="2", n="3", d="1", T="1", rho="2", nu="1", delta="0.05", activation="tanh",
+        steps="2", seeds="1", rate_seeds="5", batch_size="8", effort="quick", device="cpu",
+        dtype="float64", statements=["prop1"], batch_size_given=False)
+    assert settings.batch_size == 3
+
+
+def test_prop1_with_a_given_batch_above_n_is_refused_naming_batch_size(tmp_path, capsys):
+    code = main(["validate", "prop1", *TINY, "--n", "3", "--batch-size", "8",
+                 "--out", str(tmp_path / "r")])
+    _one_line_exit_2(capsys, code, "--batch-size")
+
+
+def test_prop1_default_batch_note_on_stderr(tmp_path, capsys, monkeypatch):
+    monkeypatch.setattr(validation, "run_validation", lambda *a, **k: [])
+    code = main(["validate", "prop1", *TINY[:-1], "--n", "3", "--out", str(tmp_path / "r")])
+    err = capsys.readouterr().err
+    assert code == 0
+    assert "--batch-size" in err and "3" in err
