@@ -122,7 +122,7 @@ def _refuse_unused(ctx: typer.Context, names: list[str]) -> None:
 def validate(
     ctx: typer.Context,
     statements: Annotated[list[str], typer.Argument(help="what to validate", metavar="STATEMENT")],
-    m: Annotated[str, _s("--m", "16", "width m (even)", "EVEN")] = "16",
+    m: Annotated[str, _s("--m", "16", "width m (even, <= 2**24)", "EVEN")] = "16",
     n: Annotated[str, _s("--n", "64", "training samples (lemma5, theorem1, prop1)", "INT")] = "64",
     d: Annotated[str, _s("--d", "4", "token dimension", "INT")] = "4",
     T: Annotated[str, _s("--T", "8", "sequence length", "INT")] = "8",

@@ -82,6 +82,17 @@ EFFORT: dict[str, dict[str, int]] = {
 }
 
 
+#: The largest width ``--m`` (and ``--dm``) the validators accept: 2**24. The validators hold the
+#: width-m model as dense torch tensors (several m-row copies per search start and sample), which
+#: past 2**24 rows no longer fit a device's memory, and float32 stops representing every integer
+#: (so m itself, used in 1/sqrt(m) and the counts) exactly above 2**24.
+MAX_VALIDATION_WIDTH = 2**24
+
+_WIDTH_WHY = (f"must be <= {MAX_VALIDATION_WIDTH} (2**24) for the validators: the model is held "
+              f"as dense torch tensors with m rows, which no longer fit in memory past that, and "
+              f"float32 is exact for integers only up to 2**24")
+
+
 @dataclass(frozen=True)
 class ValidationSettings:
     """Every parameter of a validation run (stored in the run's ``config.json``).
@@ -185,6 +196,8 @@ def make_generalization_settings(*, dm: str, N: str, n_test: str, steps: str, lr
         parse_hidden_constants(hidden_constants)
     if data is not None and not Path(data).exists():
         raise InputError("--data", f"{data!r} does not exist")
+    if parse_number("--dm", dm) > MAX_VALIDATION_WIDTH:
+        raise InputError("--dm", f"{_WIDTH_WHY.replace('m rows', 'd_m rows')}, got {dm!r}")
     settings = GeneralizationSettings(
         d_m=integer("--dm", dm, 1), N=integer("--N", N, 2), n_test=integer("--n-test", n_test, 1),
         steps=integer("--steps", steps, 1), lr=lr_value, seeds=integer("--seeds", seeds, 1),
@@ -258,6 +271,8 @@ def make_settings(*, m: str, n: str, d: str, T: str, rho: str, nu: str, delta: s
             raise InputError(flag, f"must be an integer >= {minimum}, got {text!r}")
         return int(value)
 
+    if parse_number("--m", m) > MAX_VALIDATION_WIDTH:
+        raise InputError("--m", f"{_WIDTH_WHY}, got {m!r}")
     m_int = positive_int("--m", m, 2)
     if m_int % 2:
         raise InputError("--m", f"must be a positive even integer (symmetric init), got {m!r}")
@@ -526,7 +541,8 @@ def _finite(value: Any) -> float:
     return number if math.isfinite(number) else math.inf
 
 
-__all__ = ["DEFAULT_INDRNN_ALPHA", "EFFORT", "GENERALIZATION", "INDRNN", "STATEMENTS",
-           "GeneralizationSettings", "batch_size_note", "ValidationSettings", "expand_statements",
-           "is_not_applicable", "is_violation", "make_generalization_settings", "make_settings",
-           "resolve_device", "run_validation", "summary_rows", "violation_warning"]
+__all__ = ["DEFAULT_INDRNN_ALPHA", "EFFORT", "GENERALIZATION", "INDRNN", "MAX_VALIDATION_WIDTH",
+           "STATEMENTS", "GeneralizationSettings", "ValidationSettings", "batch_size_note",
+           "expand_statements", "is_not_applicable", "is_violation",
+           "make_generalization_settings", "make_settings", "resolve_device", "run_validation",
+           "summary_rows", "violation_warning"]

@@ -5,6 +5,8 @@ from __future__ import annotations
 
 import json
 
+import pytest
+
 from boundcalc import validation
 from boundcalc.cli import main
 
@@ -50,3 +52,14 @@ def test_prop1_default_batch_note_on_stderr(tmp_path, capsys, monkeypatch):
     err = capsys.readouterr().err
     assert code == 0
     assert "--batch-size" in err and "3" in err
+
+
+# item 6 -----------------------------------------------------------------------------------------
+
+@pytest.mark.parametrize("m", ["1e30", "1e12", str(2**24 + 2)])
+def test_a_width_beyond_the_validators_limit_is_one_line_naming_m(m, tmp_path, capsys):
+    code = main(["validate", "lemma2", "--m", m, "--device", "cpu", "--quiet",
+                 "--out", str(tmp_path / "r")])
+    line = _one_line_exit_2(capsys, code, "--m")
+    assert str(validation.MAX_VALIDATION_WIDTH) in line
+    assert not (tmp_path / "r").exists()
