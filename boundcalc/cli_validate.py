@@ -214,6 +214,8 @@ def validate(
         records = validation.run_validation(
             names, settings, folder,
             progress=None if quiet else (lambda line: sys.stderr.write(line + "\n")))
+    except InputError:  # already names its flag (the run directory: --out)
+        raise
     except ValueError as err:
         if "run directory" in str(err):
             raise InputError("--out", str(err)) from None
@@ -289,6 +291,8 @@ def _certify(names: list[str], settings: Any, folder: Path, eta: float | None, f
         results = run_certification(
             names, settings, folder, eta=eta,
             progress=None if quiet else (lambda line: sys.stderr.write(line + "\n")))
+    except InputError:  # already names its flag (the run directory: --out)
+        raise
     except ValueError as err:
         if "run directory" in str(err):
             raise InputError("--out", str(err)) from None

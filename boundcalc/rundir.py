@@ -230,35 +230,51 @@ class RunDirectory:
         path: the folder (created if missing).
         config: every parameter of the run; stored with :func:`environment` in ``config.json``.
             When the folder already holds a config, the parameters must agree (a resumed run must
-            be the same run) — otherwise ``ValueError`` names the differing keys.
+            be the same run) — otherwise :class:`RunDirectoryError` (a ``ValueError``) names the
+            differing keys with both values.
         device: recorded in the environment.
 
     Raises:
-        RunDirectoryError: ``config.json`` exists but is damaged (empty, truncated, not an object
-            with ``parameters``) or unreadable; the message names the file and what to do.
+        RunDirectoryError: the folder cannot be created or written (``--out``, exit 2), it holds
+            a run with other parameters, or ``config.json`` exists but is damaged (empty,
+            truncated, not an object with ``parameters``) or unreadable; the message names the
+            file and what to do.
     """
 
     def __init__(self, path: str | os.PathLike, config: Mapping[str, Any],
                  device: str | None = None):
         self.path = Path(path)
-        self.path.mkdir(parents=True, exist_ok=True)
         self.cells = self.path / "cells"
-        self.cells.mkdir(exist_ok=True)
         params = _jsonable(dict(config))
         config_file = self.path / "config.json"
-        if config_file.exists():
-            previous = self._read_config(config_file)
-            differing = sorted(k for k in set(previous) | set(params)
-                               if previous.get(k) != params.get(k))
-            if differing:
-                raise ValueError(
-                    f"run directory {self.path} holds a run with other parameters "
-                    f"({', '.join(differing)}); choose another --out"
-                )
-        else:
-            atomic_write_text(config_file, dumps({"parameters": params,
-                                                  "environment": environment(device)}))
+        try:
+            self.path.mkdir(parents=True, exist_ok=True)
+            self.cells.mkdir(exist_ok=True)
+            if config_file.exists():
+                previous = self._read_config(config_file)
+                differing = sorted(k for k in set(previous) | set(params)
+                                   if previous.get(k) != params.get(k))
+                if differing:
+                    shown = "; ".join(f"{k}: {previous.get(k, '(unset)')!r} there, "
+                                      f"{params.get(k, '(unset)')!r} now" for k in differing)
+                    raise RunDirectoryError(
+                        f"run directory {self.path} holds a run with other parameters "
+                        f"({shown}); choose another --out")
+                self._probe_writable()
+            else:
+                atomic_write_text(config_file, dumps({"parameters": params,
+                                                      "environment": environment(device)}))
+        except OSError as exc:
+            raise RunDirectoryError(
+                f"cannot write the run directory {self.path} "
+                f"({exc.strerror or exc}); choose a writable --out") from None
         self.config = params
+
+    def _probe_writable(self) -> None:
+        """Create and remove a temporary file in ``cells/`` (OSError when it cannot)."""
+        fd, tmp = tempfile.mkstemp(prefix=".probe.", suffix=".tmp", dir=self.cells)
+        os.close(fd)
+        os.unlink(tmp)
 
     @staticmethod
     def _read_config(config_file: Path) -> dict[str, Any]:

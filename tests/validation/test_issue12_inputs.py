@@ -19,6 +19,7 @@ def _one_line_exit_2(capsys, code: int, flag: str) -> str:
     lines = [line for line in err.splitlines() if line.strip()]
     assert len(lines) == 1 and flag in lines[0], err
     assert "Traceback" not in err and "internal error" not in err
+    assert f"{flag} {flag}" not in err
     return lines[0]
 
 
@@ -63,3 +64,38 @@ def test_a_width_beyond_the_validators_limit_is_one_line_naming_m(m, tmp_path, c
     line = _one_line_exit_2(capsys, code, "--m")
     assert str(validation.MAX_VALIDATION_WIDTH) in line
     assert not (tmp_path / "r").exists()
+
+
+# item 7 -----------------------------------------------------------------------------------------
+
+def _unwritable(tmp_path) -> list[str]:
+    blocker = tmp_path / "a-file"
+    blocker.write_text("not a folder\n")
+    return [str(blocker / "run"), "/sys/boundcalc-vrun"]
+
+
+def test_validate_into_an_unwritable_run_directory_is_one_line_naming_out(tmp_path, capsys):
+    for out in _unwritable(tmp_path):
+        code = main(["validate", "event", *TINY, "--n", "4", "--out", out])
+        line = _one_line_exit_2(capsys, code, "--out")
+        assert out in line
+
+
+def test_reproduce_into_an_unwritable_run_directory_is_one_line_naming_out(tmp_path, capsys):
+    for out in _unwritable(tmp_path):
+        code = main(["reproduce", "figure1", "--device", "cpu", "--out", out])
+        line = _one_line_exit_2(capsys, code, "--out")
+        assert out in line
+
+
+# item 10 ----------------------------------------------------------------------------------------
+
+def test_reproduce_reusing_out_with_other_settings_names_them(tmp_path, capsys):
+    out = tmp_path / "fig1"
+    out.mkdir()
+    (out / "config.json").write_text(json.dumps({"parameters": {
+        "experiment": "figure1", "preset": "quick", "dtype": "float64"}}) + "\n")
+    code = main(["reproduce", "figure1", "--preset", "quick", "--dtype", "float32",
+                 "--device", "cpu", "--out", str(out)])
+    line = _one_line_exit_2(capsys, code, "--out")
+    assert "dtype" in line
