@@ -208,6 +208,7 @@ def validate(
     folder = Path(out) if out else Path("runs") / time.strftime("validate-%Y%m%dT%H%M%SZ",
                                                                 time.gmtime())
     if certify:
+        _require_matplotlib("--certify", "draws certify.pdf/png")
         _certify(names, settings, folder, eta_value, fmt, quiet)
         return
     try:
@@ -393,6 +394,7 @@ def reproduce(
         return
     if data is not None:
         raise InputError("--data", f"is for table1 only, not {experiment}")
+    _require_matplotlib("EXPERIMENT", f"{experiment} draws its figure")
     if experiment == "figure1":
         from boundcalc.validators.figure1 import run_figure1 as run_experiment
     else:
@@ -400,6 +402,15 @@ def reproduce(
     folder = run_experiment(preset, seeds=seed_count, device=resolve_device(device), out=out,
                             jobs=jobs, **extra)
     sys.stdout.write(f"figure {experiment[-1]} ({preset}) written to {folder}\n")
+
+
+def _require_matplotlib(flag: str, what: str) -> None:
+    """Refuse up front (before any cell is computed) when matplotlib cannot be imported."""
+    try:
+        import matplotlib  # noqa: F401
+    except ImportError:
+        raise InputError(flag, f"{what} with matplotlib, which is not installed: pip install "
+                         f"'boundcalc[validators]' (or pip install matplotlib)") from None
 
 
 def parse_seeds(text: str) -> int | list[int]:

@@ -99,3 +99,24 @@ def test_reproduce_reusing_out_with_other_settings_names_them(tmp_path, capsys):
                  "--device", "cpu", "--out", str(out)])
     line = _one_line_exit_2(capsys, code, "--out")
     assert "dtype" in line
+
+
+# item 15 ----------------------------------------------------------------------------------------
+
+@pytest.mark.parametrize("experiment", ["figure1", "figure2"])
+def test_reproduce_without_matplotlib_refuses_before_computing(experiment, tmp_path, capsys,
+                                                              monkeypatch):
+    import importlib
+
+    module = importlib.import_module(f"boundcalc.validators.{experiment}")
+
+    def must_not_run(*args, **kwargs):
+        raise AssertionError("computed cells although matplotlib is missing")
+
+    monkeypatch.setattr(module, f"run_{experiment}", must_not_run)
+    for name in ("matplotlib", "matplotlib.pyplot"):
+        monkeypatch.setitem(__import__("sys").modules, name, None)
+    code = main(["reproduce", experiment, "--device", "cpu", "--out", str(tmp_path / "r")])
+    line = _one_line_exit_2(capsys, code, "matplotlib")
+    assert "validators" in line
+    assert not (tmp_path / "r").exists()
