@@ -81,6 +81,7 @@ _CONDITION_COLUMNS = {"cond_width": "width", "cond_alpha_square": "alpha_sq",
                       "cond_probability_positive": "prob_pos",
                       "cond_radii_contain_trajectory": "in_radii",
                       "cond_dudley_minimiser_le_A": "dudley_le_A",
+                      "cond_bound_positive": "bound_pos",
                       "cond_lemma4_applies": "lemma4_applies"}
 
 
@@ -258,6 +259,10 @@ def validate(
         if not_applicable:
             verdict += (f" ({len(not_applicable)} measurement(s) above a bound whose conditions "
                         f"fail: not applicable)")
+        for row in rows:
+            if "not_applicable" in row:
+                sys.stdout.write(f"{row['statement']} seed {row.get('seed')} {row['name']} "
+                                 f"({row['method']}): {row['not_applicable']}\n")
         sys.stdout.write(f"{verdict} · run directory {folder}\n")
     for row in violations:
         sys.stderr.write(validation.violation_warning(row) + "\n")

@@ -449,21 +449,50 @@ def run_validation(statements: list[str], settings: ValidationSettings, out: str
                 started = time.perf_counter()
                 cell_records = _cell_runner(statement, settings, seed)()
                 seconds = time.perf_counter() - started
-                cell = [_tag(rec, statement, seed, seconds) for rec in cell_records]
+                cell = [_bound_not_positive(_tag(rec, statement, seed, seconds))
+                        for rec in cell_records]
                 run.save_cell(key, cell)
                 if progress:
-                    worst = max((r.get("ratio", 0.0) for r in cell), default=0.0)
+                    ratios = [float(r["ratio"]) for r in cell
+                              if isinstance(r.get("ratio"), (int, float))
+                              and math.isfinite(float(r["ratio"]))]
                     line = (f"{key}: {len(cell)} measurements in {seconds:.1f} s, "
-                            f"max measured/bound {worst:.3g}")
+                            f"max measured/bound {max(ratios, default=0.0):.3g}")
+                    unbounded = sum("not_applicable" in r for r in cell)
+                    if unbounded:
+                        line += f" ({unbounded} bound(s) <= 0: not applicable, no ratio)"
                     if any("conditions_hold" in r for r in cell):
                         failing = sorted({f for r in cell for f in r["failing"].split(",")
                                           if f != "none"})
                         line += (", every condition holds" if not failing else
                                  f", failing conditions: {', '.join(failing)}")
                     progress(line)
-            records.extend(cell)
+            records.extend(_bound_not_positive(rec) for rec in cell)
     run.write_results(records)
     return records
+
+
+def _bound_not_positive(record: dict) -> dict:
+    """A record with conditions (``generalization``) whose bound is <= 0 bounds nothing: it is
+    not applicable (``conditions_hold`` false, ``cond_bound_positive`` false, ``bound_positive``
+    among ``failing``), has no ratio (None, never ``inf``) and says why in ``not_applicable``.
+    Other records are returned unchanged."""
+    if "conditions_hold" not in record:
+        return record
+    try:
+        bound = float(record["bound"])
+    except (KeyError, TypeError, ValueError):
+        return record
+    if not bound <= 0:
+        return record
+    form = "printed" if "printed" in str(record.get("method", "")) else "derived"
+    sign = "negative" if bound < 0 else "zero"
+    failing = [f for f in str(record.get("failing", "none")).split(",")
+               if f and f not in ("none", "bound_positive")]
+    return {**record, "ratio": None, "conditions_hold": False, "cond_bound_positive": False,
+            "failing": ",".join([*failing, "bound_positive"]),
+            "not_applicable": f"not applicable (the {form} bound is {sign}: {bound:.6g} <= 0 "
+                              f"bounds no loss, so no ratio)"}
 
 
 def _tag(record: dict, statement: str, seed: int, seconds: float) -> dict:
@@ -498,6 +527,8 @@ def summary_rows(records: list[dict]) -> list[dict]:
                "holds": all(bool(r["holds"]) for r in recs)}
         if "a_posteriori_bound" in worst:
             row["a_posteriori_bound"] = worst["a_posteriori_bound"]
+        if "not_applicable" in worst:
+            row["not_applicable"] = worst["not_applicable"]
         if len(key) == 4:
             row = {"statement": statement, "seed": key[3], **{k: v for k, v in row.items()
                                                             if k != "statement"}}

@@ -120,3 +120,35 @@ def test_reproduce_without_matplotlib_refuses_before_computing(experiment, tmp_p
     line = _one_line_exit_2(capsys, code, "matplotlib")
     assert "validators" in line
     assert not (tmp_path / "r").exists()
+
+
+# item 13 ----------------------------------------------------------------------------------------
+
+def _generalization_records(bound: float) -> list[dict]:
+    return [{"name": "theorem5.heldout_loss", "method": "as printed", "measured": 0.5,
+             "bound": bound, "ratio": 0.5 / bound if bound > 0 else float("inf"),
+             "holds": bound >= 0.5, "conditions_hold": True, "cond_width": True,
+             "failing": "none", "probability": 0.9},
+            {"name": "lemma4.empirical_loss", "method": "derived", "measured": 0.5,
+             "bound": 2.0, "ratio": 0.25, "holds": True, "conditions_hold": True,
+             "cond_width": True, "failing": "none", "probability": 0.9}]
+
+
+@pytest.mark.parametrize("fmt", ["table", "json"])
+def test_a_negative_printed_bound_is_not_applicable_with_no_ratio(fmt, tmp_path, capsys,
+                                                                  monkeypatch):
+    monkeypatch.setattr(validation, "_cell_runner",
+                        lambda statement, settings, seed: lambda: _generalization_records(-39210.3))
+    code = main(["validate", "generalization", "--steps", "2", "--device", "cpu",
+                 "--out", str(tmp_path / "r"), "--format", fmt])
+    captured = capsys.readouterr()
+    assert code == 0, captured.err
+    assert "inf" not in captured.out and "inf" not in captured.err
+    assert "not applicable (the printed bound is negative" in captured.out + captured.err
+    if fmt == "json":
+        rows = json.loads(captured.out)["summary"]
+        negative = [r for r in rows if r["bound"] < 0]
+        assert negative and all(r["ratio"] is None for r in negative)
+        assert all(not r["conditions_hold"] for r in negative)
+    else:
+        assert "max measured/bound 0.25" in captured.err
