@@ -65,8 +65,48 @@ _STEP_KEY = "theorem_step_size"
 
 #: Verdicts of a statement whose constants include the trivial bound B² (see
 #: :attr:`Evaluation.verdict`): every condition holds and min_iterate < B²; every condition holds
-#: and min_iterate ≥ B² (the bound says nothing, R̂ ≤ B² always); a condition fails.
-VERDICTS: tuple[str, ...] = ("guaranteed", "vacuous", "not_guaranteed")
+#: and min_iterate ≥ B² (the bound says nothing, R̂ ≤ B² always); a condition fails; a quantity
+#: exceeds the float range (:data:`OVERFLOW`, any statement).
+VERDICTS: tuple[str, ...] = ("guaranteed", "vacuous", "not_guaranteed", "overflow")
+
+#: Verdict of a result with a quantity beyond the float range (see :func:`overflows`): never a
+#: number, never ``inf``; the exact mpmath value is shown as text and no bound is guaranteed.
+OVERFLOW = "overflow"
+
+#: Largest finite float64.
+FLOAT_MAX = sys.float_info.max
+
+
+def overflows(value: Any) -> bool:
+    """Whether a (finite) mpmath / exact value lies beyond the float64 range, i.e. ``float`` of
+    it would be ``inf`` (or it is already infinite).
+
+    Example:
+        >>> overflows(mpmath.mpf(10) ** 400), overflows(mpmath.mpf(10) ** 300), overflows(None)
+        (True, False, False)
+    """
+    if value is None or isinstance(value, (bool, str)):
+        return False
+    try:
+        mp = mpmath.mpf(value) if not isinstance(value, mpmath.mpf) else value
+    except (TypeError, ValueError):
+        return False
+    if mpmath.isnan(mp):
+        return False
+    return bool(mpmath.isinf(mp) or abs(mp) > FLOAT_MAX)
+
+
+def overflow_text(value: Any) -> str:
+    """Exact value of an overflowing quantity in scientific notation, as text (7 digits).
+
+    Example:
+        >>> overflow_text(mpmath.mpf(2) ** 2048)
+        '3.231701e+616'
+    """
+    mp = mpmath.mpf(value)
+    if mpmath.isinf(mp):
+        return "-infinite" if mp < 0 else "infinite"
+    return mpmath.nstr(mp, 7, min_fixed=1, max_fixed=0, strip_zeros=False)
 
 #: Key of the trivial bound B² among the constants, and of the bound it is compared with.
 TRIVIAL_KEY, VERDICT_BOUND = "trivial_bound_B2", "min_iterate"
@@ -186,11 +226,26 @@ class Evaluation:
         return all(c.holds for c in self.conditions)
 
     @property
+    def overflow(self) -> tuple[str, ...]:
+        """``group.name`` of every quantity (and input σ) beyond the float range, in order."""
+        out = [f"{group}.{k}" for group in ("constants", "terms", "bound")
+               for k, v in getattr(self, group).items() if overflows(v)]
+        out += [f"inputs.{k}" for k in ("sigma0", "sigma1", "sigma2")
+                if overflows(self.inputs.get(k))]
+        if overflows(self.probability):
+            out.append("probability")
+        return tuple(out)
+
+    @property
     def verdict(self) -> str | None:
-        """``guaranteed`` (every condition holds and min_iterate < B²), ``vacuous`` (every
-        condition holds, min_iterate ≥ B²: R̂ ≤ B² for every θ, so the bound says nothing) or
-        ``not_guaranteed`` (a condition fails); None for a statement without B² (the lemmas).
-        Decided at the working precision (a quantity undefined at the point counts as vacuous)."""
+        """``overflow`` (a quantity exceeds the float range: :attr:`overflow`; no bound is
+        guaranteed), else ``guaranteed`` (every condition holds and min_iterate < B²), ``vacuous``
+        (every condition holds, min_iterate ≥ B²: R̂ ≤ B² for every θ, so the bound says nothing)
+        or ``not_guaranteed`` (a condition fails); None for a statement without B² (the lemmas)
+        that does not overflow. Decided at the working precision (a quantity undefined at the
+        point counts as vacuous)."""
+        if self.overflow:
+            return OVERFLOW
         if TRIVIAL_KEY not in self.constants or VERDICT_BOUND not in self.bound:
             return None
         if not self.guaranteed:
@@ -212,11 +267,22 @@ class Evaluation:
 
     def to_dict(self) -> dict[str, Any]:
         """JSON-ready dict with keys statement, inputs, constants, terms, bound, conditions,
-        probability, version (floats are finite)."""
-        def fl(group: dict[str, mpmath.mpf | None]) -> dict[str, float | None]:
-            return {k: None if v is None else float(v) for k, v in group.items()}
+        probability, version (floats are finite). A quantity beyond the float range is the text of
+        its exact value (``"1.234567e+612"``), and the dict then also has ``verdict: "overflow"``
+        and ``overflow``, the list of those quantities (:attr:`overflow`)."""
+        def one(v: Any) -> float | str | None:
+            if v is None:
+                return None
+            return overflow_text(v) if overflows(v) else float(v)
 
+        def fl(group: dict[str, mpmath.mpf | None]) -> dict[str, float | str | None]:
+            return {k: one(v) for k, v in group.items()}
+
+        over = self.overflow
+        head: dict[str, Any] = {"verdict": OVERFLOW, "overflow": list(over)} if over else {}
+        inputs = {k: (overflow_text(v) if overflows(v) else v) for k, v in self.inputs.items()}
         return {
+            **head,
             "statement": {
                 "name": self.statement.name,
                 "title": self.statement.title,
@@ -225,14 +291,14 @@ class Evaluation:
                 "route": getattr(self.statement, "route", "") or None,
                 "precision_digits": self.precision,
             },
-            "inputs": dict(self.inputs),
+            "inputs": inputs,
             "constants": fl(self.constants),
             "terms": fl(self.terms),
             "bound": fl(self.bound),
             "conditions": [
                 {"name": c.name, "holds": c.holds, "detail": c.detail} for c in self.conditions
             ],
-            "probability": float(self.probability),
+            "probability": one(self.probability),
             "version": __version__,
         }
 
@@ -742,8 +808,9 @@ def evaluate(name: str, inputs: Inputs, precision: int = DEFAULT_PRECISION) -> E
             eta_used, source = None, "not used"
         result_inputs["eta"] = eta_used
         result_inputs["eta_source"] = source
-        for sym_name in ("sigma0", "sigma1", "sigma2"):
-            result_inputs[sym_name] = float(args[sym_name])
+        for sym_name in ("sigma0", "sigma1", "sigma2"):  # mpmath where beyond the float range
+            sigma = args[sym_name]
+            result_inputs[sym_name] = sigma if overflows(sigma) else float(sigma)
         constants = {k: out[f"constants.{k}"] for k in st.constants}
         terms = {k: out[f"terms.{k}"] for k in st.terms}
         bound = {k: out[f"bound.{k}"] for k in st.bound}

@@ -471,14 +471,21 @@ def with_verdict(name: str, result: Any, inputs: Any, precision: int) -> dict[st
         ('vacuous', 1712, None)
     """
     data = result.to_dict()
+    over = data.pop("overflow", None)
+    data.pop("verdict", None)
     if result.verdict is None:
         return data
-    from boundcalc.search import nonvacuous_width
+    head: dict[str, Any] = {"statement": data.pop("statement"), "verdict": result.verdict}
+    if over:
+        head["overflow"] = over
+    from boundcalc.api import has_verdict
 
-    answer = nonvacuous_width(name, inputs, precision)
-    head = {"statement": data.pop("statement"), "verdict": result.verdict,
-            "nonvacuous_from_m": None if answer is None else answer.m,
-            "active_drift_bound": result.active_drift_bound}
+    if has_verdict(name):
+        from boundcalc.search import nonvacuous_width
+
+        answer = None if over else nonvacuous_width(name, inputs, precision)
+        head["nonvacuous_from_m"] = None if answer is None else answer.m
+        head["active_drift_bound"] = None if over else result.active_drift_bound
     return {**head, **data}
 
 
@@ -536,7 +543,9 @@ _VERDICT_DOC = (
     "input fixed (η* recomputed per m unless --eta is given), null if none up to 2^62: a float64 "
     "grid (every even m up to 8192, then 64 widths per octave up to 2^62), bisection over the "
     "even integers between the last vacuous and the first non-vacuous grid width, then the exact "
-    "mpmath evaluator confirms m non-vacuous and m − 2 vacuous.")
+    "mpmath evaluator confirms m non-vacuous and m − 2 vacuous. A quantity beyond the float "
+    "range gives the verdict overflow (its exact value printed as text; JSON: a string, plus "
+    "the list `overflow`).")
 
 _ROUTE_DOC = (
     "\n\n--route tight (default) or paper: the proof route. The tight route (derivations.md "
@@ -726,6 +735,7 @@ def build_sweep(statement: str, given: Mapping[str, str | None], activation: str
     import pandas as pd
 
     from boundcalc.api import (
+        OVERFLOW,
         VERDICTS,
         activation_values,
         compiled_statement,
@@ -761,9 +771,12 @@ def build_sweep(statement: str, given: Mapping[str, str | None], activation: str
     shape = tuple(len(values[a]) for a in axes)
     int_axes = {a for a, _, kind in _SWEEP_AXES if kind == "int"}
     grid: dict[str, Any] = {}
+    int64_max = np.iinfo(np.int64).max
     for position, axis in enumerate(axes):
-        raw = np.array([int(Decimal(v)) if axis in int_axes else float(v) for v in values[axis]],
-                       dtype=np.int64 if axis in int_axes else float)
+        exact = [int(Decimal(v)) if axis in int_axes else float(v) for v in values[axis]]
+        as_int = axis in int_axes and all(abs(v) <= int64_max for v in exact)
+        raw = np.array(exact if as_int else [float(v) for v in exact],
+                       dtype=np.int64 if as_int else float)
         view = [1] * len(axes)
         view[position] = len(raw)
         grid[axis] = raw.reshape(view)
@@ -787,15 +800,31 @@ def build_sweep(statement: str, given: Mapping[str, str | None], activation: str
         for key in getattr(st, group):
             frame[f"{group}.{key}"] = _flat(result[f"{group}.{key}"])
     frame["probability"] = _flat(result["probability"])
+    # float64 overflow of the grid evaluation (the inputs are finite): an explicit text cell
+    outputs = [c for c in frame if c.startswith(("constants.", "terms.", "bound."))
+               or c == "probability"]
+    overflow = np.zeros(rows, dtype=bool)
+    for column in outputs:
+        bad = ~np.isfinite(frame[column])
+        if bad.any():
+            overflow |= bad
+            cells = frame[column].astype(object)
+            cells[bad] = OVERFLOW
+            frame[column] = cells
     guaranteed = np.ones(rows, dtype=bool)
     for cond in st.conditions:
         holds = _flat(result[f"condition.{cond.name}"])
         frame[f"condition.{cond.name}"] = holds
         guaranteed &= holds
     frame["guaranteed"] = guaranteed
-    if has_verdict(statement):
-        codes = verdict_column(guaranteed, frame["bound.min_iterate"],
-                               frame["constants.trivial_bound_B2"])
+    if has_verdict(statement) or overflow.any():
+        if has_verdict(statement):
+            bound, trivial = (np.where(overflow, np.nan, frame[c]).astype(float)
+                              for c in ("bound.min_iterate", "constants.trivial_bound_B2"))
+            codes = verdict_column(guaranteed, bound, trivial)
+        else:  # a statement without B²: the column appears only with an overflowing row
+            codes = np.where(guaranteed, 0, 2).astype(np.int8)
+        codes[overflow] = VERDICTS.index(OVERFLOW)
         frame["verdict"] = pd.Categorical.from_codes(codes, categories=list(VERDICTS))
     swept = [c for c in _SWEEP_INPUTS
              if _source_axis(c, grid) in values and len(values[_source_axis(c, grid)]) > 1]
@@ -846,7 +875,9 @@ _SWEEP_HELP = (
     "`guaranteed`; numpy float64 evaluation.\n\n"
     "theorem1, prop1, remark9 and prop2 also get a `verdict` column: guaranteed (every "
     "condition holds and min_iterate < B², the trivial bound), vacuous (min_iterate ≥ B²) or "
-    "not_guaranteed (a condition fails); --strict exits 1 unless every row is guaranteed. "
+    "not_guaranteed (a condition fails), or overflow (a value beyond the float64 range: the "
+    "cell says overflow; other statements get the column only then); --strict exits 1 unless "
+    "every row is guaranteed. "
     "--route tight|paper (theorem1, prop1, remark9 only; default tight) picks the proof route, "
     "named in the `route` column and the title."
 )
@@ -900,7 +931,11 @@ def sweep(
     vacuous = int((df["verdict"] == "vacuous").sum()) if "verdict" in df.columns else 0
     if vacuous:
         _note(f"VACUOUS in {vacuous} of {len(df)} rows (min_iterate ≥ B²; see the verdict column)")
-    if strict and (failed or vacuous):
+    over = int((df["verdict"] == "overflow").sum()) if "verdict" in df.columns else 0
+    if over:
+        _note(f"OVERFLOW in {over} of {len(df)} rows (a value exceeds the float64 range; no bound "
+              f"is guaranteed there; see the verdict column)")
+    if strict and (failed or vacuous or over):
         raise typer.Exit(1)
 
 
@@ -995,7 +1030,14 @@ def width(target: Annotated[str | None, typer.Option(
     import mpmath
 
     from boundcalc.api import evaluate
-    from boundcalc.search import MAX_WIDTH, WIDTH_TERMS, point_arguments, solve_width, width_terms
+    from boundcalc.search import (
+        MAX_WIDTH,
+        WIDTH_TERMS,
+        point_arguments,
+        refuse_overflow,
+        solve_width,
+        width_terms,
+    )
 
     fmt = _check_format_flag(format)
     digits, shown = _check_precision(precision)
@@ -1008,13 +1050,15 @@ def width(target: Annotated[str | None, typer.Option(
                    activation=activation)
     inputs = validate(**given, statement=key)
     if nonvacuous:
-        _width_nonvacuous(key, inputs, digits, shown, fmt, output, strict)
+        _width_nonvacuous(key, inputs, given, digits, shown, fmt, output, strict)
         return
     goal = _check_target(str(target))
     search_digits = max(digits, 30)
     args = point_arguments(inputs, search_digits)
     answer = solve_width(lambda w: width_terms(key, args, w, search_digits), goal)
     if answer is None:
+        refuse_overflow(key, given, evaluate(key, replace(inputs, m=MAX_WIDTH), precision=digits),
+                        digits, m=MAX_WIDTH)
         top = width_terms(key, args, MAX_WIDTH, search_digits)
         _note(f"infeasible: no even m <= 2^62 meets --target {target} (the width terms are "
               f"{top:.6g} at m = 2^62)")
@@ -1025,6 +1069,7 @@ def width(target: Annotated[str | None, typer.Option(
         return ev, mpmath.fsum(ev.terms[k] for k in WIDTH_TERMS)
 
     m_found, ev, value, previous = _smallest_verified(exact, answer.m, 2, goal)
+    refuse_overflow(key, given, ev, digits, m=m_found)
     data = ev.to_dict()
     route_name = data["statement"]["route"] or ""
     terms_text = f"B·({'ε_tay' if route_name == 'tight' else 'ε_lin'} + ε_app + ε_cf)"
@@ -1057,23 +1102,25 @@ def width(target: Annotated[str | None, typer.Option(
     _render_solver(result, fmt, output, shown, strict, key)
 
 
-def _width_nonvacuous(key: str, inputs: Any, digits: int, shown: int | None, fmt: str,
-                      output: str | None, strict: bool) -> None:
+def _width_nonvacuous(key: str, inputs: Any, given: Mapping[str, str], digits: int,
+                      shown: int | None, fmt: str, output: str | None, strict: bool) -> None:
     """``width --nonvacuous``: the smallest even m with min_iterate < B² (Theorem 1 on the route
     of ``key``), rendered like ``width --target``."""
     import mpmath
 
     from boundcalc.api import TRIVIAL_KEY, VERDICT_BOUND, evaluate
-    from boundcalc.search import MAX_WIDTH, nonvacuous_width
+    from boundcalc.search import MAX_WIDTH, nonvacuous_width, refuse_overflow
 
     answer = nonvacuous_width(key, inputs, digits)
     if answer is None:
         top = evaluate(key, replace(inputs, m=MAX_WIDTH), precision=digits)
+        refuse_overflow(key, given, top, digits, m=MAX_WIDTH)
         _note(f"infeasible: no even m <= 2^62 makes the bound non-vacuous (min_iterate = "
               f"{mpmath.nstr(top.bound[VERDICT_BOUND], 6)} >= B^2 = "
               f"{mpmath.nstr(top.constants[TRIVIAL_KEY], 6)} at m = 2^62)")
         raise typer.Exit(1)
     ev, prev, m_found = answer.evaluation, answer.previous, answer.m
+    refuse_overflow(key, given, ev, digits, m=m_found)
     value, trivial = ev.bound[VERDICT_BOUND], ev.constants[TRIVIAL_KEY]  # type: ignore[attr-defined]
     data = ev.to_dict()  # type: ignore[attr-defined]
     inputs_shown = {k: v for k, v in data["inputs"].items() if k != "m"}
@@ -1144,7 +1191,7 @@ def steps(target: TargetOpt, m: MOpt = None, n: NOpt = None, d: DOpt = None, T: 
     import mpmath
 
     from boundcalc.api import evaluate
-    from boundcalc.search import solve_steps
+    from boundcalc.search import refuse_overflow, solve_steps
 
     fmt = _check_format_flag(format)
     digits, shown = _check_precision(precision)
@@ -1154,6 +1201,7 @@ def steps(target: TargetOpt, m: MOpt = None, n: NOpt = None, d: DOpt = None, T: 
                    activation=activation)
     inputs = validate(**given, statement=key)
     base = evaluate(key, inputs, precision=digits)
+    refuse_overflow(key, given, base, digits)
     c = base.constants
     answer = solve_steps(c["transport_norm"], c["lipschitz_L"], c["residual_envelope_B"],
                          target.strip(), eta=inputs.eta, precision=digits + 10)
@@ -1167,6 +1215,7 @@ def steps(target: TargetOpt, m: MOpt = None, n: NOpt = None, d: DOpt = None, T: 
         return ev, ev.terms["optimization"]
 
     k_found, ev, value, previous = _smallest_verified(exact, answer.steps, 1, goal)
+    refuse_overflow(key, given, ev, digits, steps=k_found)
     data = ev.to_dict()
     inputs_shown = {k: v for k, v in data["inputs"].items() if k != "K"}
     inputs_shown["target"] = goal

@@ -54,7 +54,7 @@ Scalar = str | int | float | bool | None
 
 #: Top-level keys that ``table``, ``markdown`` and ``latex`` show in the header lines (verdict,
 #: route) instead of as sections; ``csv`` and ``json`` carry them as they are.
-HEADER_KEYS: tuple[str, ...] = ("verdict", "nonvacuous_from_m", "active_drift_bound")
+HEADER_KEYS: tuple[str, ...] = ("verdict", "overflow", "nonvacuous_from_m", "active_drift_bound")
 
 
 def check_format(fmt: str) -> str:
@@ -251,6 +251,9 @@ def _sections(data: Mapping[str, Any]) -> list[_Section]:
             if not all(_is_scalar(v) or hasattr(v, "item") for v in value.values()):
                 raise ValueError(f"section {key!r} must map names to numbers or text")
             sections.append(_Section(key, "values", [(str(k), v) for k, v in value.items()]))
+        elif isinstance(value, Sequence) and not isinstance(value, str) and all(
+                _is_scalar(v) for v in value):  # a list of names (``overflow``): one cell
+            sections.append(_Section(key, "values", [(key, " ".join(map(str, value)))]))
         elif isinstance(value, Sequence) and not isinstance(value, str):
             records = [dict(item) for item in value]
             sections.append(_Section(key, "records", records))
@@ -297,6 +300,10 @@ def guarantee_line(data: Mapping[str, Any]) -> str | None:
         ...                 727.27}, "conditions": [{"name": "m_even", "holds": True}]})
         'VACUOUS: min_iterate 1291 ≥ B² = 727.3; non-vacuous from m = 1712'
     """
+    if data.get("verdict") == "overflow":
+        names = data.get("overflow") or ["a quantity"]
+        return (f"OVERFLOW: {', '.join(map(str, names))} exceed the float range; no bound is "
+                f"guaranteed")
     conditions = data.get("conditions")
     if not isinstance(conditions, Sequence) or not conditions:
         return None

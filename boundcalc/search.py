@@ -29,10 +29,12 @@ Example:
 from __future__ import annotations
 
 import math
-from collections.abc import Callable
+import sys
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from decimal import Decimal, InvalidOperation
 from functools import cache
+from typing import Any
 
 from boundcalc.params import InputError
 
@@ -49,6 +51,9 @@ WIDTH_TERMS: tuple[str, ...] = ("linearization", "approximation", "change_of_fea
 # --------------------------------------------------------------------------- sweep values
 
 
+_FLOAT_MAX = Decimal(sys.float_info.max)
+
+
 def _decimal(flag: str, text: str, whole: str) -> Decimal:
     try:
         value = Decimal(text.strip())
@@ -57,6 +62,10 @@ def _decimal(flag: str, text: str, whole: str) -> Decimal:
                                f"(or start:stop:xF), got {whole!r}") from None
     if not value.is_finite():
         raise InputError(flag, f"must be finite, got {whole!r}")
+    if abs(value) > _FLOAT_MAX:
+        raise InputError(flag, f"{text.strip()} is beyond the float64 range of a sweep (|value| "
+                               f"<= {sys.float_info.max:.4g}; a sweep evaluates in float64), got "
+                               f"{whole!r}")
     return value
 
 
@@ -477,3 +486,41 @@ def solve_steps(transport_norm: object, lipschitz: object, envelope: object, tar
                                f"{mpmath.nstr(floor, 6)}")
         k = mpmath.ceil(nu**2 / (4 * step * (tgt - floor)))
         return StepsAnswer(max(int(k), 1), float(floor))
+
+
+# --------------------------------------------------------------------------- overflow
+
+
+def refuse_overflow(name: str, given: Mapping[str, str], evaluation: Any, precision: int,
+                    **at: Any) -> None:
+    """The solvers' overflow rule: a solver never answers from quantities beyond the float range.
+
+    When ``evaluation`` (of statement ``name`` at the validated ``given`` flags, with the fields
+    ``at`` replaced, e.g. ``m=...``) has a quantity that overflows float64
+    (:attr:`boundcalc.api.Evaluation.overflow`), raise a one-line :class:`InputError` naming the
+    flag(s) without which it does not overflow (each tried at its default), else saying that
+    the inputs overflow the float range.
+    """
+    from dataclasses import replace
+
+    from boundcalc.api import evaluate
+    from boundcalc.params import validate
+
+    over = evaluation.overflow
+    if not over:
+        return
+    culprits = []
+    for flag in given:
+        rest = {k: v for k, v in given.items() if k != flag}
+        try:
+            trial = replace(validate(**rest, statement=name), **at)
+            if not evaluate(name, trial, precision).overflow:
+                culprits.append(f"--{flag}")
+        except InputError:
+            continue
+    names = ", ".join(q.split(".")[-1] for q in over[:4]) + (", ..." if len(over) > 4 else "")
+    what = f"({names} beyond the float range); no answer is given"
+    if culprits:
+        verb = "makes" if len(culprits) == 1 else "make"
+        raise InputError(", ".join(culprits), f"{verb} the solver's quantities overflow {what}")
+    raise InputError("the inputs", f"overflow the float range {what}")

@@ -244,7 +244,7 @@ def test_sweep_verdict_column_equals_the_point_verdicts(cli, route):
         point = evaluate(key, validate(m=row["m"], rho=row["rho_c"], nu=row["nu_c"]))
         assert row["verdict"] == point.verdict
         seen.add(row["verdict"])
-    assert seen == set(VERDICTS)
+    assert seen == set(VERDICTS) - {"overflow"}  # no row of this grid overflows
     records = json.loads(cli("sweep", "theorem1", "--m", "64,4096", "--rho", "0.5,3", "--nu",
                              "3", "--route", route, "--format", "json").out)
     assert {r["verdict"] for r in records} <= set(VERDICTS)
