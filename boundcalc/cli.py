@@ -126,7 +126,8 @@ NOpt = Annotated[str | None, _opt("--n", metavar="INT", default=DEFAULTS["n"],
 DOpt = Annotated[str | None, _opt("--d", metavar="INT", default=DEFAULTS["d"],
                                   help="token dimension (>= 1)")]
 TOpt = Annotated[str | None, _opt("--T", metavar="INT", default=DEFAULTS["T"],
-                                  help="sequence length (shown; no bound depends on it)")]
+                                  help="sequence length (no Transformer bound depends on it; "
+                                       "prop2's IndRNN bounds grow with it past the cutoff)")]
 DeltaOpt = Annotated[str | None, _opt("--delta", metavar="P", default=DEFAULTS["delta"],
                                       help="failure probability per event, in (0, 1)")]
 RhoOpt = Annotated[str | None, _opt("--rho", metavar="R[,R,R]", default=DEFAULTS["rho"],
@@ -1002,6 +1003,21 @@ def _smallest_verified(exact: Any, start: int, step: int, goal: Any
     return found, ev, value, previous
 
 
+def _vs(value: Any, goal: float) -> str:
+    """``value`` with 12 significant digits, or as many more as it takes for the shown number
+    to compare with ``goal`` as ``value`` does (no "0.1 > 0.1")."""
+    import mpmath
+
+    exact, aim = mpmath.mpf(value), mpmath.mpf(goal)
+    want = (exact > aim) - (exact < aim)
+    for digits in range(12, 60):
+        text = mpmath.nstr(exact, digits)
+        shown = mpmath.mpf(text)
+        if (shown > aim) - (shown < aim) == want:
+            return text
+    return mpmath.nstr(exact, 60)
+
+
 @app.command(help=_WIDTH_HELP,
              short_help="Smallest even width m that brings the width terms under --target, or "
                         "makes the bound non-vacuous.",
@@ -1078,10 +1094,10 @@ def width(target: Annotated[str | None, typer.Option(
     prev_holds = m_found == 2 or (previous is not None and previous > goal)
     conditions = [
         {"name": "meets_target", "holds": bool(value <= goal),
-         "detail": f"{terms_text} = {mpmath.nstr(value, 12)} <= {goal:g} at m = {m_found}"},
+         "detail": f"{terms_text} = {_vs(value, goal)} <= {goal!r} at m = {m_found}"},
         {"name": "m_minus_2_misses_target", "holds": bool(prev_holds),
          "detail": ("m = 2 is the smallest even width" if m_found == 2 else
-                    f"{terms_text} = {mpmath.nstr(previous, 12)} > {goal:g} at "
+                    f"{terms_text} = {_vs(previous, goal)} > {goal!r} at "
                     f"m = {m_found - 2}")},
         *data["conditions"],
     ]
@@ -1188,8 +1204,6 @@ def steps(target: TargetOpt, m: MOpt = None, n: NOpt = None, d: DOpt = None, T: 
 
     ``--help`` shows :data:`_STEPS_HELP`.
     """
-    import mpmath
-
     from boundcalc.api import evaluate
     from boundcalc.search import refuse_overflow, solve_steps
 
@@ -1222,10 +1236,10 @@ def steps(target: TargetOpt, m: MOpt = None, n: NOpt = None, d: DOpt = None, T: 
     prev_holds = k_found == 1 or (previous is not None and previous > goal)
     conditions = [
         {"name": "meets_target", "holds": bool(value <= goal),
-         "detail": f"optimization term = {mpmath.nstr(value, 12)} <= {goal:g} at K = {k_found}"},
+         "detail": f"optimization term = {_vs(value, goal)} <= {goal!r} at K = {k_found}"},
         {"name": "k_minus_1_misses_target", "holds": bool(prev_holds),
          "detail": ("K = 1 is the smallest" if k_found == 1 else
-                    f"optimization term = {mpmath.nstr(previous, 12)} > {goal:g} at "
+                    f"optimization term = {_vs(previous, goal)} > {goal!r} at "
                     f"K = {k_found - 1}")},
         *data["conditions"],
     ]

@@ -336,9 +336,16 @@ def theorem1(misspecified: bool = False, route: str = "tight") -> Statement:
         name="remark9" if misspecified else "theorem1",
         title=("Remark 9 (misspecified targets)" if misspecified
                else "Theorem 1 (ProjGD convergence)"),
-        summary=(f"On {route_events(route)} (probability ≥ 1 − 2δ), K steps of ProjGD on Ω_ρ with "
-                 "step η give min_{k<K} R̂(θ_k) ≤ min_iterate and R̂((1/K)Σθ_k) ≤ average_iterate, "
-                 "R̂ = (1/n)Σ(f − y)². No term depends on the sequence length T."),
+        summary=((f"With labels off the transport target by at most ε_mis (|y_j − f*(X_j)| ≤ "
+                  f"ε_mis), on {route_events(route)} (probability ≥ 1 − 2δ), K steps of ProjGD "
+                  "on Ω_ρ with step η still give min_{k<K} R̂(θ_k) ≤ min_iterate and "
+                  "R̂((1/K)Σθ_k) ≤ average_iterate, each now carrying the extra term "
+                  "misspecification = B·ε_mis (ε_mis = 0 is Theorem 1). No term depends on the "
+                  "sequence length T.") if misspecified else
+                 (f"On {route_events(route)} (probability ≥ 1 − 2δ), K steps of ProjGD on Ω_ρ "
+                  "with step η give min_{k<K} R̂(θ_k) ≤ min_iterate and R̂((1/K)Σθ_k) ≤ "
+                  "average_iterate, R̂ = (1/n)Σ(f − y)². No term depends on the sequence length "
+                  "T.")),
         constants=constants,
         terms=terms,
         bound=bound,
