@@ -468,36 +468,48 @@ def _reproduce_table1(preset: str, data: str | None, device: str, out: str | Non
 def compare_rnn_command(
     T_values: Annotated[str, typer.Option("--T", help="comma list of sequence lengths",
                                           metavar="T,T,...")] = "1,2,4,8,16,32,64,128,256,512,1024",
-    m: Annotated[str, typer.Option("--m", help="width (even)")] = "512",
-    n: Annotated[str, typer.Option("--n", help="samples")] = "1000",
-    rho: Annotated[str, typer.Option("--rho", help="projection radii")] = "2",
-    nu: Annotated[str, typer.Option("--nu", help="transport budgets")] = "1",
-    alpha: Annotated[str, typer.Option("--alpha", help="IndRNN recurrent scale alpha")] = "1.5",
-    steps: Annotated[str, typer.Option("--steps", help="gradient steps K")] = "4000",
-    activation: Annotated[str, typer.Option("--activation", help="tanh, erf, custom")] = "tanh",
+    m: Annotated[str, typer.Option("--m", help="width (even)", metavar="EVEN")] = "512",
+    n: Annotated[str, typer.Option("--n", help="samples", metavar="INT")] = "1000",
+    rho: Annotated[str, typer.Option("--rho", help="projection radii: one value or "
+                                     "rho_c,rho_u,rho_w", metavar="R[,R,R]")] = "2",
+    nu: Annotated[str, typer.Option("--nu", help="transport budgets: one value or "
+                                    "nu_c,nu_u,nu_w", metavar="V[,V,V]")] = "1",
+    alpha: Annotated[str, typer.Option("--alpha", help="IndRNN recurrent scale alpha",
+                                       metavar="A")] = "1.5",
+    steps: Annotated[str, typer.Option("--steps", help="gradient steps K",
+                                       metavar="K")] = "4000",
+    activation: Annotated[str, typer.Option("--activation", help="tanh, erf, custom",
+                                            metavar="NAME")] = "tanh",
     fmt: Annotated[str, typer.Option("--format", "-f", help="table, json, csv, markdown, "
-                                     "latex")] = "table",
+                                     "latex", metavar="FORMAT")] = "table",
+    output: Annotated[str | None, typer.Option("--output", "-o", help="write to FILE "
+                                               "(atomically) instead of stdout",
+                                               metavar="FILE")] = None,
 ) -> None:
     """Theorem 1 (Transformer, flat in T) next to Proposition 2 (IndRNN, growing past the
     cutoff sigma1*alpha >= 1), one row per T.
 
     Examples: boundcalc compare-rnn --T 1,4,16,64,256,1024 --alpha 1.5 ; boundcalc compare-rnn
-    --alpha 0.5 --format csv
+    --alpha 0.5 --format csv --output rnn.csv
     """
     import pandas as pd
 
+    from boundcalc.cli import _emit
     from boundcalc.compare_rnn import compare_rnn
     from boundcalc.formats import check_format, render_frame
     from boundcalc.params import parse_integer
 
-    fmt = check_format(fmt)
+    try:
+        fmt = check_format(fmt)
+    except ValueError as err:
+        raise InputError("--format", str(err)) from None
     Ts = [parse_integer("--T", t) for t in T_values.split(",") if t.strip()]
     if not Ts or min(Ts) < 1:
         raise InputError("--T", f"must be a comma list of integers >= 1, got {T_values!r}")
     rows = compare_rnn(Ts, m=m, n=n, rho=rho, nu=nu, alpha=alpha, steps=steps,
                        activation=activation)
-    sys.stdout.write(render_frame(pd.DataFrame(rows), fmt, max_rows=None,
-                                  title="Transformer (Theorem 1) vs IndRNN (Proposition 2)"))
+    _emit(render_frame(pd.DataFrame(rows), fmt, max_rows=None,
+                       title="Transformer (Theorem 1) vs IndRNN (Proposition 2)"), output)
 
 
 def register(app: typer.Typer) -> None:

@@ -3,6 +3,7 @@ Remark 9's own summary, and ``width``'s comparisons shown with enough digits."""
 
 from __future__ import annotations
 
+import json
 import re
 
 import mpmath
@@ -40,3 +41,51 @@ def test_width_shows_enough_digits_for_its_comparisons_to_read_true(cli, target)
     for value, op, goal in shown:
         a, b = mpmath.mpf(value), mpmath.mpf(goal)
         assert (a <= b) if op == "<=" else (a > b), (value, op, goal)
+
+
+# item 5 -----------------------------------------------------------------------------------------
+
+FAST = ("--T", "1,4", "--m", "64", "--n", "100")
+
+
+def test_compare_rnn_unknown_format_is_one_line_exit_2_listing_the_choices(cli):
+    run = cli("compare-rnn", *FAST, "--format", "xml")
+    assert run.code == 2
+    lines = run.err.strip().splitlines()
+    assert len(lines) == 1 and "--format" in lines[0]
+    for choice in ("table", "json", "csv", "markdown", "latex"):
+        assert choice in lines[0]
+    assert "internal error" not in run.err
+
+
+@pytest.mark.parametrize("fmt", ["csv", "json", "markdown", "latex", "table"])
+def test_compare_rnn_output_ends_with_a_newline(cli, fmt):
+    run = cli("compare-rnn", *FAST, "--format", fmt)
+    assert run.code == 0, run.err
+    assert run.out.endswith("\n")
+    if fmt == "json":
+        assert len(json.loads(run.out)) == 2
+
+
+def test_compare_rnn_output_writes_the_file(cli, tmp_path):
+    target = tmp_path / "rnn.csv"
+    run = cli("compare-rnn", *FAST, "--format", "csv", "--output", str(target))
+    assert run.code == 0, run.err
+    assert run.out == ""
+    text = target.read_text()
+    assert text.endswith("\n") and len(text.strip().splitlines()) == 3
+    assert str(target) in run.err
+
+
+def test_compare_rnn_unwritable_output_names_output(cli, tmp_path):
+    blocker = tmp_path / "file"
+    blocker.write_text("x\n")
+    run = cli("compare-rnn", *FAST, "--output", str(blocker / "out.csv"))
+    assert run.code == 2 and "--output" in run.err
+
+
+def test_compare_rnn_help_shows_no_str_metavar(cli):
+    run = cli("compare-rnn", "--help")
+    assert run.code == 0
+    assert "<str>" not in run.out
+    assert "--output" in run.out
