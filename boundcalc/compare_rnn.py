@@ -38,6 +38,8 @@ from boundcalc.api import (
     _condition_detail,
     _to_mpf,
     evaluate,
+    overflow_text,
+    overflows,
     symbol_values,
 )
 from boundcalc.params import DEFAULTS, InputError, Inputs, parse_integer, parse_number, validate
@@ -78,7 +80,8 @@ def evaluate_prop2(inputs: Inputs, alpha: str | float = DEFAULT_ALPHA,
             ``d``, ``b`` and ``misspecification`` are not used by Proposition 2.
         alpha: α > 0 (u_i(0) = ±α); the authors use 1.5.
         precision: significant decimal digits (≥ 10). Past the cutoff the bound can exceed the
-            float range: the mpmath values stay exact, ``to_dict()`` then reports ``inf``.
+            float range: the mpmath values stay exact, ``to_dict()`` then gives them as text
+            with the verdict ``overflow``.
 
     Returns:
         :class:`boundcalc.api.Evaluation`; η defaults to Proposition 2's η* when ``inputs.eta`` is
@@ -127,6 +130,30 @@ def _log10(value: mpmath.mpf) -> float:
     return float(mpmath.log10(value)) if value > 0 else -math.inf
 
 
+def _number(value: Any) -> float | str:
+    """``value`` as a float, or (the overflow contract of :mod:`boundcalc.api`) as the text of
+    its exact value when float64 cannot hold it: beyond the float range (never ``inf``), or a
+    nonzero value that would underflow to 0 (an η* of 1e-420 is not η = 0).
+
+    Example:
+        >>> _number(mpmath.mpf(10) ** 700), _number(mpmath.mpf(10) ** -700), _number(mpmath.mpf(2))
+        ('1.000000e+700', '1.000000e-700', 2.0)
+    """
+    if overflows(value):
+        return overflow_text(value)
+    number = float(value)
+    if number == 0 and value != 0:
+        return overflow_text(value)
+    return number
+
+
+def _eta(evaluation: Evaluation, inputs: Inputs) -> float | str:
+    """The η used: the given one, else the statement's η* at full precision (:func:`_number`)."""
+    if inputs.eta is not None:
+        return evaluation.inputs["eta"]
+    return _number(evaluation.constants["theorem_step_size"])
+
+
 def compare_rnn(T_values: Iterable[int], *, m: object = DEFAULTS["m"],
                 n: object = DEFAULTS["n"], d: object = DEFAULTS["d"],
                 delta: object = DEFAULTS["delta"], rho: object = DEFAULTS["rho"],
@@ -144,9 +171,12 @@ def compare_rnn(T_values: Iterable[int], *, m: object = DEFAULTS["m"],
         precision: mpmath digits.
 
     Returns:
-        One dict per T with keys ``T``, ``transformer_bound``, ``indrnn_bound`` (floats;
-        ``inf`` when past the float range), ``indrnn_log10_bound`` (always finite),
-        ``transformer_eta``, ``indrnn_eta``, ``recurrent_factor_init`` (α·σ₁),
+        One dict per T with keys ``T``, ``transformer_bound``, ``indrnn_bound`` (floats; past
+        the float range the text of the exact value, e.g. ``"3.835e+621"``, never ``inf``),
+        ``indrnn_log10_bound`` (always finite), ``transformer_verdict`` and ``indrnn_verdict``
+        (:attr:`boundcalc.api.Evaluation.verdict`: ``overflow`` when a quantity of that
+        statement exceeds the float range), ``transformer_eta``, ``indrnn_eta`` (a float, or
+        the exact text of a step size float64 would round to 0), ``recurrent_factor_init`` (α·σ₁),
         ``recurrent_factor`` (λ = σ₁(α + ρ_u/√m)) and ``regime`` (``below cutoff`` /
         ``at cutoff`` / ``above cutoff``, judged on λ).
 
@@ -170,11 +200,13 @@ def compare_rnn(T_values: Iterable[int], *, m: object = DEFAULTS["m"],
         lam = rnn.constants["recurrent_factor"]
         rows.append({
             "T": t,
-            "transformer_bound": float(transformer.bound["min_iterate"]),
-            "indrnn_bound": float(value),
+            "transformer_bound": _number(transformer.bound["min_iterate"]),
+            "indrnn_bound": _number(value),
             "indrnn_log10_bound": _log10(value),
-            "transformer_eta": transformer.inputs["eta"],
-            "indrnn_eta": rnn.inputs["eta"],
+            "transformer_verdict": transformer.verdict,
+            "indrnn_verdict": rnn.verdict,
+            "transformer_eta": _eta(transformer, inputs),
+            "indrnn_eta": _eta(rnn, inputs),
             "recurrent_factor_init": float(rnn.constants["recurrent_factor_init"]),
             "recurrent_factor": float(lam),
             "regime": _regime(lam),

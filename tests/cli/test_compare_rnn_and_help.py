@@ -89,3 +89,26 @@ def test_compare_rnn_help_shows_no_str_metavar(cli):
     assert run.code == 0
     assert "<str>" not in run.out
     assert "--output" in run.out
+
+
+# item 1 (compare-rnn): the overflow contract ---------------------------------------------------
+
+README_T = ("--T", "1,4,16,64,256,1024")
+
+
+def test_compare_rnn_overflow_is_exact_text_with_verdict_overflow_never_inf(cli):
+    run = cli("compare-rnn", *README_T)
+    assert run.code == 0, run.err
+    assert not re.search(r"\binf\b", run.out), run.out
+    assert "overflow" in run.out
+    js = cli("compare-rnn", *README_T, "--format", "json")
+    assert js.code == 0, js.err
+    assert "Infinity" not in js.out and "NaN" not in js.out
+    rows = json.loads(js.out, parse_constant=lambda c: pytest.fail(f"non-finite {c}"))
+    last = rows[-1]
+    assert last["T"] == 1024 and last["indrnn_verdict"] == "overflow"
+    assert isinstance(last["indrnn_bound"], str)
+    assert mpmath.mpf(last["indrnn_bound"]) > mpmath.mpf(10) ** 600
+    assert last["indrnn_bound"] is not None and last["indrnn_eta"] != 0
+    assert rows[0]["indrnn_verdict"] != "overflow" and isinstance(rows[0]["indrnn_bound"], float)
+    assert all(r["transformer_verdict"] != "overflow" for r in rows)
