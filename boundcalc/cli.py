@@ -457,12 +457,14 @@ def _symbolic_block(statement_name: str, fmt: str) -> str:
 # --------------------------------------------------------------------------- point evaluation
 
 
-def with_verdict(name: str, result: Any, inputs: Any, precision: int) -> dict[str, Any]:
+def with_verdict(name: str, result: Any, inputs: Any, precision: int,
+                 search: Any = None) -> dict[str, Any]:
     """``result.to_dict()`` with, for a statement with the trivial bound B², the top-level keys
     ``verdict`` (:attr:`boundcalc.api.Evaluation.verdict`), ``nonvacuous_from_m`` (the smallest
     even m with min_iterate < B², every other input fixed: :func:`boundcalc.search.
     nonvacuous_width`; None if none up to 2^62) and ``active_drift_bound`` (tight route; else
-    None), right after ``statement``.
+    None), right after ``statement``. ``search``: a function of no argument giving that width
+    (int or None) in place of :func:`boundcalc.search.nonvacuous_width` (prop2 at another α).
 
     Example:
         >>> from boundcalc.api import evaluate
@@ -484,33 +486,59 @@ def with_verdict(name: str, result: Any, inputs: Any, precision: int) -> dict[st
     if has_verdict(name):
         from boundcalc.search import nonvacuous_width
 
-        answer = None if over else nonvacuous_width(name, inputs, precision)
-        head["nonvacuous_from_m"] = None if answer is None else answer.m
+        if over:
+            head["nonvacuous_from_m"] = None
+        elif search is not None:
+            head["nonvacuous_from_m"] = search()
+        else:
+            answer = nonvacuous_width(name, inputs, precision)
+            head["nonvacuous_from_m"] = None if answer is None else answer.m
         head["active_drift_bound"] = None if over else result.active_drift_bound
     return {**head, **data}
 
 
 def _point(statement: str, given: dict[str, str], fmt: str, output: str | None, symbolic: bool,
-           strict: bool, precision: str | None, route: str | None = None) -> None:
-    """Evaluate ``statement`` (on ``route``) at the validated point, render, write, exit."""
+           strict: bool, precision: str | None, route: str | None = None,
+           alpha: str | None = None) -> None:
+    """Evaluate ``statement`` (on ``route``; prop2 at Rademacher scale ``alpha``, default 3/2)
+    at the validated point, render, write, exit."""
     fmt = _check_format_flag(fmt)
     digits, shown = _check_precision(precision)
     key = _check_route(route, statement)
     if symbolic and fmt in ("json", "csv"):
         raise InputError("--symbolic", f"works with --format table, markdown or latex (JSON and "
                                        f"CSV keep the data contract), got --format {fmt}")
-    inputs = validate(**given, statement=key)
-    from boundcalc.api import evaluate
+    other_alpha = None
+    if alpha is not None:  # prop2 only; the registered statement is alpha = 3/2
+        from boundcalc.compare_rnn import is_default_alpha, parse_alpha
 
-    result = evaluate(key, inputs, precision=digits)
-    data = with_verdict(key, result, inputs, digits)
+        if not is_default_alpha(alpha):
+            other_alpha = parse_alpha(alpha)
+            if symbolic:
+                raise InputError("--symbolic", "shows the registered statement (alpha = 1.5); "
+                                               f"drop it or --alpha {alpha}")
+    inputs = validate(**given, statement=key)
+    if other_alpha is not None:
+        from boundcalc.compare_rnn import evaluate_prop2, nonvacuous_width_prop2
+
+        result = evaluate_prop2(inputs, other_alpha, digits)
+        data = with_verdict(key, result, inputs, digits, search=lambda: nonvacuous_width_prop2(
+            inputs, other_alpha, digits))
+    else:
+        from boundcalc.api import evaluate
+
+        result = evaluate(key, inputs, precision=digits)
+        data = with_verdict(key, result, inputs, digits)
     st = result.statement
     shown_data = data
     if fmt == "table":  # eta's source is its own column there
         shown_data = {**data, "inputs": {k: v for k, v in data["inputs"].items()
                                          if k != "eta_source"}}
+    sources = _input_sources(key, given, data["inputs"])
+    if other_alpha is not None:
+        sources["alpha"] = "given (--alpha)"
     text = render_result(shown_data, fmt, digits=shown, descriptions=st.descriptions,
-                         sources=_input_sources(key, given, data["inputs"]),
+                         sources=sources,
                          latex_names=st.latex_names, width=_console_width(output))
     if symbolic:
         text += "\n\n" + _symbolic_block(key, fmt)
@@ -623,7 +651,7 @@ def _register_lemma(name: str, what: str) -> None:
         _point(name, given, format, output, symbolic, strict, precision)
 
     command.__name__ = name
-    doc = _POINT_DOC.format(what=what) + (_VERDICT_DOC if name == "prop2" else "")
+    doc = _POINT_DOC.format(what=what)
     app.command(name=name, help=doc, short_help=f"{what}.",
                 epilog=_examples(f"boundcalc {name} --m 64 --rho 2",
                                  f"boundcalc {name} --m 4096 --d 16 --delta 0.01 --format json",
@@ -634,10 +662,34 @@ for _name, _what in (("lemma2", "Lemma 2 (Lipschitz constant L and smoothness β
                      ("lemma3", "Lemma 3 (linearization error ε_lin)"),
                      ("lemma5", "Lemma 5 (approximation error ε_app)"),
                      ("lemma6", "Lemma 6 (uniform envelopes)"),
-                     ("event", "Definition 1 (event radius u_∞ of max_i ‖U_i(0)‖)"),
-                     ("prop2", "Proposition 2 (IndRNN ProjGD, α = 3/2; grows with T past the "
-                               "cutoff σ₁α ≥ 1)")):
+                     ("event", "Definition 1 (event radius u_∞ of max_i ‖U_i(0)‖)")):
     _register_lemma(_name, _what)
+
+AlphaOpt = Annotated[str | None, _opt("--alpha", metavar="A", default="1.5",
+                                      help="Rademacher scale of the IndRNN's recurrent weights "
+                                           "at init, u_i(0) = ±alpha (> 0; the authors' 3/2)")]
+
+
+@app.command(help=_POINT_DOC.format(what="Proposition 2 (IndRNN ProjGD; grows with T past the "
+                                         "cutoff σ₁α ≥ 1)") + _VERDICT_DOC
+             + "\n\n--alpha (default 1.5 = 3/2, as compare-rnn and validate prop2): the recurrent "
+               "scale; another alpha is evaluated exactly (mpmath) and its nonvacuous_from_m "
+               "searched with that alpha (galloping, then bisection, exact).",
+             short_help="Proposition 2 (IndRNN ProjGD, α = 3/2 or --alpha; grows with T past "
+                        "the cutoff σ₁α ≥ 1).",
+             epilog=_examples("boundcalc prop2 --m 64 --rho 2",
+                              "boundcalc prop2 --m 512 --T 64 --alpha 0.5   # below the cutoff",
+                              "boundcalc prop2 --m 4096 --d 16 --delta 0.01 --format json",
+                              "boundcalc prop2 --m 64 --symbolic"))
+def prop2(m: MOpt = None, n: NOpt = None, d: DOpt = None, T: TOpt = None,
+          delta: DeltaOpt = None, rho: RhoOpt = None, nu: NuOpt = None,
+          steps: StepsOpt = None, eta: EtaOpt = None, activation: ActOpt = None,
+          alpha: AlphaOpt = None,
+          precision: PrecOpt = None, format: FmtOpt = "table", output: OutOpt = None,
+          symbolic: SymOpt = False, strict: StrictOpt = False) -> None:
+    given = _given(m=m, n=n, d=d, T=T, delta=delta, rho=rho, nu=nu, steps=steps, eta=eta,
+                   activation=activation)
+    _point("prop2", given, format, output, symbolic, strict, precision, alpha=alpha)
 
 
 # --------------------------------------------------------------------------- sweep

@@ -59,6 +59,52 @@ def parse_alpha(value: str | float | int) -> str:
     return str(value).strip()
 
 
+def is_default_alpha(alpha: str | float) -> bool:
+    """Whether α (checked by :func:`parse_alpha`) is the registered statement's 3/2."""
+    return sp.Rational(parse_alpha(alpha)) == sp.Rational(DEFAULT_ALPHA)
+
+
+def nonvacuous_width_prop2(inputs: Inputs, alpha: str | float = DEFAULT_ALPHA,
+                           precision: int = DEFAULT_PRECISION,
+                           max_width: int = 2**62) -> int | None:
+    """Smallest even m with Proposition 2's min_iterate < B² at ``alpha``, every other input of
+    ``inputs`` fixed (η* recomputed per m unless η is given): the exact evaluator
+    (:func:`evaluate_prop2`) galloping up from m = 2 (doubling), then bisecting over the even
+    integers. Like :func:`boundcalc.search.nonvacuous_width` (the registered α = 3/2) the answer
+    is exactly non-vacuous with m − 2 vacuous; the smallest such m when the bound crosses B² once.
+    None if no even m up to ``max_width`` is non-vacuous.
+
+    Example:
+        >>> from boundcalc.params import validate
+        >>> nonvacuous_width_prop2(validate(T=16), "0.5")
+        1458
+    """
+    from dataclasses import replace
+
+    alpha_text = parse_alpha(alpha)
+
+    def ok(w: int) -> bool:
+        ev = evaluate_prop2(replace(inputs, m=w), alpha_text, precision)
+        value, trivial = ev.bound["min_iterate"], ev.constants["trivial_bound_B2"]
+        return value is not None and trivial is not None and bool(value < trivial)
+
+    if ok(2):
+        return 2
+    lo, hi = 2, 4
+    while not ok(hi):
+        if hi >= max_width:
+            return None
+        lo, hi = hi, min(2 * hi, max_width)
+    while hi - lo > 2:  # lo vacuous, hi non-vacuous
+        mid = (lo + hi) // 2
+        mid -= mid % 2
+        if ok(mid):
+            hi = mid
+        else:
+            lo = mid
+    return hi
+
+
 @cache
 def _compiled_prop2():
     """Proposition 2 with symbolic α, lambdified once over ARGUMENTS + (α,) for mpmath."""
@@ -214,4 +260,5 @@ def compare_rnn(T_values: Iterable[int], *, m: object = DEFAULTS["m"],
     return rows
 
 
-__all__ = ["DEFAULT_ALPHA", "compare_rnn", "evaluate_prop2", "parse_alpha"]
+__all__ = ["DEFAULT_ALPHA", "compare_rnn", "evaluate_prop2", "is_default_alpha",
+           "nonvacuous_width_prop2", "parse_alpha"]

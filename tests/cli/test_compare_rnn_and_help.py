@@ -112,3 +112,59 @@ def test_compare_rnn_overflow_is_exact_text_with_verdict_overflow_never_inf(cli)
     assert last["indrnn_bound"] is not None and last["indrnn_eta"] != 0
     assert rows[0]["indrnn_verdict"] != "overflow" and isinstance(rows[0]["indrnn_bound"], float)
     assert all(r["transformer_verdict"] != "overflow" for r in rows)
+
+
+# item 14 (rest): prop2 --alpha ------------------------------------------------------------------
+
+
+def test_prop2_help_documents_alpha(cli):
+    run = cli("prop2", "--help")
+    assert run.code == 0
+    text = " ".join(run.out.split())
+    assert "--alpha" in text and "1.5" in text
+
+
+def test_prop2_alpha_default_is_three_halves(cli):
+    plain = json.loads(cli("prop2", "--m", "512", "--T", "16", "--format", "json").out)
+    given = json.loads(cli("prop2", "--m", "512", "--T", "16", "--alpha", "1.5",
+                           "--format", "json").out)
+    assert given["bound"]["min_iterate"] == plain["bound"]["min_iterate"]
+    assert given["verdict"] == plain["verdict"]
+    assert given["nonvacuous_from_m"] == plain["nonvacuous_from_m"]
+
+
+def test_prop2_alpha_matches_compare_rnn_and_its_own_nonvacuous_width(cli):
+    from boundcalc.compare_rnn import compare_rnn, evaluate_prop2
+    from boundcalc.params import validate
+
+    run = cli("prop2", "--m", "512", "--T", "64", "--alpha", "0.5", "--format", "json")
+    assert run.code == 0, run.err
+    data = json.loads(run.out)
+    assert data["inputs"]["alpha"] == 0.5
+    row = compare_rnn([64], m=512, alpha="0.5")[0]
+    assert data["bound"]["min_iterate"] == pytest.approx(row["indrnn_bound"], rel=1e-12)
+    assert data["bound"]["min_iterate"] < 1e4          # below the cutoff: flat, not 1e41
+    m = data["nonvacuous_from_m"]
+    assert m is not None and m % 2 == 0
+    assert evaluate_prop2(validate(m=m, T=64), "0.5").verdict == "guaranteed"
+    assert evaluate_prop2(validate(m=m - 2, T=64), "0.5").verdict == "vacuous"
+    assert data["verdict"] == ("guaranteed" if m <= 512 else "vacuous")
+
+
+@pytest.mark.parametrize("value", ["0", "-1", "abc", "", "nan", "inf", "1e400", "1e-400"])
+def test_prop2_bad_alpha_is_one_line_naming_alpha(cli, value):
+    run = cli("prop2", "--alpha", value)
+    assert run.code == 2, (run.out, run.err)
+    lines = run.err.strip().splitlines()
+    assert len(lines) == 1 and "--alpha" in lines[0]
+
+
+def test_prop2_alpha_never_imports_torch(tmp_path):
+    import subprocess
+    import sys
+
+    code = ("import sys; from boundcalc.cli import main; "
+            "c = main(['prop2', '--m', '64', '--alpha', '0.5']); print(c, 'torch' in sys.modules)")
+    out = subprocess.run([sys.executable, "-c", code], cwd=tmp_path, capture_output=True,
+                         text=True, check=True)
+    assert out.stdout.strip().splitlines()[-1] == "0 False"
