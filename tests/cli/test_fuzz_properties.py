@@ -46,8 +46,8 @@ VEC = st.one_of(
     REAL)
 ACTIVATION = st.sampled_from(
     ["tanh", "erf", "relu", "", "TANH", "custom:", "custom:1,1", "custom:1,1,1,1",
-     "custom:0,0,0", "custom:-1,1,1", "custom:nan,1,1", "custom:inf,1,1", "custom:1e300,1e300,1e300",
-     "custom:1e400,1,1", "custom:a,b,c", "custom"])
+     "custom:0,0,0", "custom:-1,1,1", "custom:nan,1,1", "custom:inf,1,1",
+     "custom:1e300,1e300,1e300", "custom:1e400,1,1", "custom:a,b,c", "custom"])
 PRECISION = st.sampled_from(["1", "0", "-1", "5", "10", "15", "30", "100", "1000", "100000",
                              "1e9", "nan", "abc", ""])
 INT = st.one_of(st.sampled_from(["1", "2", "8", "1000", "1e300", "1.5", "2" + "0" * 40]), REAL)
@@ -60,7 +60,7 @@ T_LIST = st.one_of(st.sampled_from(["1,4,16,64,256,1024", "1", "0", "-1", "1,a",
                                     "1e300", "4,2"]), INT)
 
 
-def _common(statement: str | None = None) -> dict[str, st.SearchStrategy[str]]:
+def _common() -> dict[str, st.SearchStrategy[str]]:
     """The options that every statement command (and sweep / width / steps) takes."""
     return {"--m": M, "--n": N, "--d": INT, "--T": INT, "--delta": DELTA, "--rho": VEC,
             "--nu": VEC, "--steps": INT, "--eta": REAL, "--activation": ACTIVATION,
@@ -209,7 +209,19 @@ def test_hostile_input_never_breaks_a_command(inv, tmp_path_factory, monkeypatch
 
 # --- regressions: exact inputs the property found ----------------------------------------------
 
-REGRESSIONS: list[tuple[list[str], str | None, str | None]] = []
+REGRESSIONS: list[tuple[list[str], str | None, str | None]] = [
+    # issue 12's own cases, and `--output -` (a file named '-', read back by the check)
+    (["prop2", "--m", "512", "--T", "1024", "--format", "json"], None, "json"),
+    (["theorem1", "--rho", "1e300", "--format", "json"], None, "json"),
+    (["theorem1", "--eta", "5e-324", "--format", "json"], "file", "json"),
+    (["sweep", "theorem1", "--m", "2:1e400:x2"], None, None),
+    (["sweep", "theorem1", "--m", "1e30,2", "--format", "json"], None, "json"),
+    (["steps", "--target", "0.1", "--rho", "1e300"], None, None),
+    (["compare-rnn", "--T", "1,4,16,64,256,1024", "--format", "json"], None, "json"),
+    (["compare-rnn", "--format", "xml"], None, None),
+    (["lemma2", "--format", "json"], "-", "json"),
+    (["theorem1", "--format", "json"], "/sys/nope/out.json", "json"),
+]
 
 
 @pytest.mark.parametrize(("argv", "output", "fmt"), REGRESSIONS)
