@@ -24,7 +24,9 @@ Proposition 1). Prints measured vs bound with their ratio, writes
 a run directory (config.json, one file per finished cell, results.csv / results.json) and exits 1
 if any measurement exceeds its bound (generalization: only if its conditions hold, see below).
 Re-running with the same --out resumes: finished cells are
-loaded, not recomputed.
+loaded, not recomputed. Progress on stderr (--quiet: none): one line per cell ([validate i/N]) with
+the ETA of the cells left (from the finished cells' times), and every 15 s of a cell still
+computing a "running for" line with its ETA.
 
 STATEMENT: event, lemma2, lemma3, lemma5, lemma6, remark3, tight, theorem1, prop1, all (these nine:
 the Transformer paper's statements; tight = the tight route's L, eps_lin, eps_taylor, eps_cf, F

@@ -51,8 +51,10 @@ from __future__ import annotations
 
 import functools
 import math
+import threading
 import time
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -437,39 +439,132 @@ def run_validation(statements: list[str], settings: ValidationSettings, out: str
         config[GENERALIZATION] = settings.extra[GENERALIZATION].as_dict()
     run = RunDirectory(out, config=config, device=settings.device)
     records: list[dict] = []
-    for statement in statements:
-        seeds = range(1) if statement in ("event", "lemma5") else range(settings.seeds)
-        for seed in seeds:
-            key = f"{statement}-seed{seed}"
-            if run.has_cell(key):
-                cell = run.load_cell(key)
-                if progress:
-                    progress(f"{key}: done earlier, loaded from {run.cells / (key + '.json')}")
-            else:
-                started = time.perf_counter()
+    cells = [(statement, seed) for statement in statements
+             for seed in (range(1) if statement in ("event", "lemma5") else range(settings.seeds))]
+    timing = _CellTiming()
+    for index, (statement, seed) in enumerate(cells, start=1):
+        key = f"{statement}-seed{seed}"
+        tag = f"[validate {index}/{len(cells)}] {key}"
+        left = [name for name, _ in cells[index:]]
+        if run.has_cell(key):
+            cell = run.load_cell(key)
+            timing.add(statement, _cell_seconds(cell))
+            if progress:
+                progress(f"{tag}: done earlier, loaded from {run.cells / (key + '.json')}")
+        else:
+            started = time.perf_counter()
+            with _heartbeat(progress, tag, started, timing, statement, left):
                 cell_records = _cell_runner(statement, settings, seed)()
-                seconds = time.perf_counter() - started
-                cell = [_bound_not_positive(_tag(rec, statement, seed, seconds))
-                        for rec in cell_records]
-                run.save_cell(key, cell)
-                if progress:
-                    ratios = [float(r["ratio"]) for r in cell
-                              if isinstance(r.get("ratio"), (int, float))
-                              and math.isfinite(float(r["ratio"]))]
-                    line = (f"{key}: {len(cell)} measurements in {seconds:.1f} s, "
-                            f"max measured/bound {max(ratios, default=0.0):.3g}")
-                    unbounded = sum("not_applicable" in r for r in cell)
-                    if unbounded:
-                        line += f" ({unbounded} bound(s) <= 0: not applicable, no ratio)"
-                    if any("conditions_hold" in r for r in cell):
-                        failing = sorted({f for r in cell for f in r["failing"].split(",")
-                                          if f != "none"})
-                        line += (", every condition holds" if not failing else
-                                 f", failing conditions: {', '.join(failing)}")
-                    progress(line)
-            records.extend(_bound_not_positive(rec) for rec in cell)
+            seconds = time.perf_counter() - started
+            timing.add(statement, seconds)
+            cell = [_bound_not_positive(_tag(rec, statement, seed, seconds))
+                    for rec in cell_records]
+            run.save_cell(key, cell)
+            if progress:
+                ratios = [float(r["ratio"]) for r in cell
+                          if isinstance(r.get("ratio"), (int, float))
+                          and math.isfinite(float(r["ratio"]))]
+                line = (f"{tag}: done, {len(cell)} measurements in {seconds:.1f} s, "
+                        f"max measured/bound {max(ratios, default=0.0):.3g}")
+                unbounded = sum("not_applicable" in r for r in cell)
+                if unbounded:
+                    line += f" ({unbounded} bound(s) <= 0: not applicable, no ratio)"
+                if any("conditions_hold" in r for r in cell):
+                    failing = sorted({f for r in cell for f in r["failing"].split(",")
+                                      if f != "none"})
+                    line += (", every condition holds" if not failing else
+                             f", failing conditions: {', '.join(failing)}")
+                progress(line + "; " + timing.eta_text(left))
+        records.extend(_bound_not_positive(rec) for rec in cell)
     run.write_results(records)
     return records
+
+
+#: Seconds between the "running for" lines of a cell still computing (``validate`` progress).
+PROGRESS_HEARTBEAT_S = 15.0
+
+
+def _duration(seconds: float) -> str:
+    """``42 s``, ``12 min``, ``3.5 h``."""
+    if seconds < 120:
+        return f"{seconds:.0f} s"
+    if seconds < 7200:
+        return f"{seconds / 60:.0f} min"
+    return f"{seconds / 3600:.1f} h"
+
+
+def _cell_seconds(cell: list[dict]) -> float | None:
+    """Wall time a loaded cell took when it was computed (its records' ``seconds``), if known."""
+    for rec in cell:
+        value = rec.get("seconds")
+        if isinstance(value, (int, float)) and math.isfinite(value) and value >= 0:
+            return float(value)
+    return None
+
+
+class _CellTiming:
+    """Wall times of the finished cells, by statement, for the progress lines' ETA: a cell still
+    to run is estimated by the mean time of its statement's finished cells, else of all."""
+
+    def __init__(self) -> None:
+        self.seconds: dict[str, list[float]] = {}
+
+    def add(self, statement: str, seconds: float | None) -> None:
+        if seconds is not None:
+            self.seconds.setdefault(statement, []).append(seconds)
+
+    def estimate(self, statement: str) -> float | None:
+        own = self.seconds.get(statement)
+        every = [t for times in self.seconds.values() for t in times]
+        times = own or every
+        return sum(times) / len(times) if times else None
+
+    def remaining(self, statements: list[str]) -> float | None:
+        estimates = [self.estimate(s) for s in statements]
+        return None if any(e is None for e in estimates) else sum(estimates)  # type: ignore[misc]
+
+    def eta_text(self, statements: list[str], extra: float = 0.0) -> str:
+        if not statements and not extra:
+            return "no cell left"
+        total = self.remaining(statements)
+        if total is None:
+            return "no ETA before a cell has finished"
+        count = len(statements)
+        what = f" for the {count} cell(s) left" if count else ""
+        return f"ETA {_duration(total + extra)}{what}"
+
+
+@contextmanager
+def _heartbeat(progress: Callable[[str], None] | None, tag: str, started: float,
+               timing: _CellTiming, statement: str, left: list[str]) -> Iterator[None]:
+    """While a cell computes, every :data:`PROGRESS_HEARTBEAT_S` a ``running for`` line with the
+    ETA of this cell and the ones after it (from the finished cells' times); nothing without
+    ``progress``."""
+    if progress is None:
+        yield
+        return
+    stop = threading.Event()
+
+    def beat() -> None:
+        while not stop.wait(PROGRESS_HEARTBEAT_S):
+            elapsed = time.perf_counter() - started
+            own = timing.estimate(statement)
+            line = f"{tag}: running for {_duration(elapsed)}"
+            if own is not None:
+                rest = timing.remaining(left)
+                if rest is not None:
+                    line += f", ETA {_duration(max(own - elapsed, 0.0) + rest)}"
+            else:
+                line += ", no ETA before a cell has finished"
+            progress(line)
+
+    thread = threading.Thread(target=beat, name="validate-progress", daemon=True)
+    thread.start()
+    try:
+        yield
+    finally:
+        stop.set()
+        thread.join()
 
 
 def _bound_not_positive(record: dict) -> dict:

@@ -1,0 +1,47 @@
+"""Issue 12 items 19 and 16: ``validate`` reports progress with an ETA on stderr (silenced by
+``--quiet``) and records the training backend in config.json."""
+
+from __future__ import annotations
+
+import re
+
+from boundcalc import validation
+from boundcalc.cli import main
+
+TINY = ["--m", "4", "--d", "2", "--T", "2", "--n", "16", "--effort", "quick", "--seeds", "2",
+        "--device", "cpu"]
+
+
+def test_validate_progress_lines_carry_an_eta(tmp_path, capsys):
+    code = main(["validate", "lemma2", "lemma3", *TINY, "--out", str(tmp_path / "run")])
+    assert code == 0
+    err = capsys.readouterr().err
+    lines = [ln for ln in err.splitlines() if ln.startswith("[validate ")]
+    assert len(lines) >= 4, err                    # a start and an end line per cell (4 cells)
+    assert lines[0].startswith("[validate 1/4] lemma2-seed0")
+    assert any(re.search(r"ETA \d+(\.\d+)? s", ln) for ln in lines), err
+    assert re.search(r"\[validate 4/4\] .*done", err), err
+
+
+def test_validate_quiet_prints_no_progress(tmp_path, capsys):
+    code = main(["validate", "lemma3", *TINY, "--quiet", "--out", str(tmp_path / "run")])
+    assert code == 0
+    err = capsys.readouterr().err
+    assert "[validate" not in err and "ETA" not in err
+
+
+def test_heartbeat_reports_a_running_cell_with_its_eta(tmp_path, monkeypatch):
+    import time
+
+    monkeypatch.setattr(validation, "PROGRESS_HEARTBEAT_S", 0.05)
+    monkeypatch.setattr(validation, "_cell_runner",
+                        lambda statement, s, seed: lambda: (time.sleep(0.4), [])[1])
+    settings = validation.make_settings(
+        m="4", n="16", d="2", T="2", rho="2", nu="1", delta="0.05", activation="tanh",
+        steps="10", seeds="2", rate_seeds="20", batch_size="4", effort="quick", device="cpu",
+        dtype="float64", teacher_width="256")
+    lines: list[str] = []
+    validation.run_validation(["lemma3"], settings, tmp_path, lines.append)
+    running = [ln for ln in lines if "running for" in ln]
+    assert running, lines
+    assert any("lemma3-seed1" in ln and "ETA" in ln for ln in running), lines
