@@ -421,6 +421,23 @@ def expand_statements(names: Iterable[str]) -> list[str]:
     return out
 
 
+#: Statements whose cells run ProjGD / ProjSGD (the training step that may use the CPU kernel).
+TRAINING_STATEMENTS = ("theorem1", "prop1")
+
+
+def _load_training_kernel(s: ValidationSettings) -> None:
+    """Build or load the compiled training step for the run's (d, dtype) where it applies (CPU,
+    tanh); its backend and, for torch, the reason are then in
+    :func:`boundcalc.rundir.environment` (``cpu_kernel``)."""
+    import torch
+
+    from boundcalc.validators.model import get_activation
+    from boundcalc.validators.train import _kernel_for
+
+    _kernel_for(get_activation(s.activation), getattr(torch, s.dtype), torch.device(s.device),
+                s.d)
+
+
 def run_validation(statements: list[str], settings: ValidationSettings, out: str | Path,
                    progress: Callable[[str], None] | None = None) -> list[dict]:
     """Run every (statement, seed) cell not already in ``out``; return all records.
@@ -437,6 +454,11 @@ def run_validation(statements: list[str], settings: ValidationSettings, out: str
     config = {"statements": statements, **settings.as_dict()}
     if GENERALIZATION in config:
         config[GENERALIZATION] = settings.extra[GENERALIZATION].as_dict()
+    if any(name in TRAINING_STATEMENTS for name in statements):
+        # the CPU kernel of the training step is built (or its absence noted on stderr) before
+        # the run directory is opened, so that config.json records the backend and why
+        # (environment.cpu_kernel), as reproduce figure1 does
+        _load_training_kernel(settings)
     run = RunDirectory(out, config=config, device=settings.device)
     records: list[dict] = []
     cells = [(statement, seed) for statement in statements

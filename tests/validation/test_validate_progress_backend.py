@@ -45,3 +45,32 @@ def test_heartbeat_reports_a_running_cell_with_its_eta(tmp_path, monkeypatch):
     running = [ln for ln in lines if "running for" in ln]
     assert running, lines
     assert any("lemma3-seed1" in ln and "ETA" in ln for ln in running), lines
+
+
+def _validate_in_a_fresh_process(tmp_path, **env):
+    import json
+    import os
+    import subprocess
+    import sys
+
+    out = tmp_path / "run"
+    args = [sys.executable, "-m", "boundcalc", "validate", "theorem1", "--m", "4", "--d", "2",
+            "--T", "2", "--n", "16", "--steps", "5", "--teacher-width", "64", "--device", "cpu",
+            "--quiet", "--out", str(out)]
+    run = subprocess.run(args, cwd=tmp_path, capture_output=True, text=True,
+                         env={**os.environ, "BOUNDCALC_KERNEL_CACHE": str(tmp_path / "k"), **env})
+    assert run.returncode in (0, 1), run.stderr
+    return json.loads((out / "config.json").read_text()), run.stderr
+
+
+def test_validate_config_records_the_training_backend(tmp_path):
+    config, _ = _validate_in_a_fresh_process(tmp_path)
+    backend = config["environment"]["cpu_kernel"]["d2-float64"]
+    assert backend["backend"] in ("kernel", "torch")
+    assert (backend["reason"] is None) == (backend["backend"] == "kernel")
+
+
+def test_validate_config_records_the_torch_fallback_and_why(tmp_path):
+    config, err = _validate_in_a_fresh_process(tmp_path, BOUNDCALC_CPU_KERNEL="0")
+    backend = config["environment"]["cpu_kernel"]["d2-float64"]
+    assert backend["backend"] == "torch" and backend["reason"]
