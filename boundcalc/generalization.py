@@ -102,6 +102,10 @@ def spectral_norm(matrix: np.ndarray, tol: float = 1e-9, max_steps: int = 600) -
     return math.sqrt(theta)
 
 
+#: the most entries of one d_m x d matrix that ``--from-init`` draws (800 MB of float64)
+MAX_INIT_ENTRIES = 10**8
+
+
 def lecun_init_norms(d_m: int, d: int, seed: int) -> dict[str, float]:
     """Draw θ⁰ from the LeCun init of paper 003 §3.1.3 and return its seven norms.
 
@@ -286,6 +290,9 @@ def validate_generalization(
         seed_int = parse_integer("--from-init", seed)  # type: ignore[arg-type]
         if seed_int < 0:
             raise InputError("--from-init", f"must be a seed >= 0, got {seed!r}")
+        if dm_int * d_int > MAX_INIT_ENTRIES:
+            raise InputError("--from-init", f"draws d_m x d = {dm_int} x {d_int} matrices, more "
+                             f"than {MAX_INIT_ENTRIES:.0e} entries; give the seven norm flags")
         norms = lecun_init_norms(dm_int, d_int, seed_int)
         method = ("dense eigensolver" if min(dm_int, d_int) <= EXACT_SPECTRAL_MAX
                       else "Lanczos")
