@@ -229,7 +229,7 @@ REGRESSIONS: list[tuple[list[str], str | None, str | None]] = [
     (["compare-rnn", "--format", "xml"], None, None),
     (["lemma2", "--format", "json"], "-", "json"),
     (["theorem1", "--format", "json"], "/sys/nope/out.json", "json"),
-    # found by the property: --from-init drew a 64 x 6.8e16 matrix (numpy "array is too big", exit 3)
+    # found by the property: --from-init drew a 64 x 6.8e16 matrix (numpy: array too big, exit 3)
     (["generalization", "--phi0", "0.1", "--d", "6.801222510405973e+16", "--format", "json",
       "--ds", "6.801222510405973e+16", "--rx", "0.1", "--alpha", "0.1", "--from-init",
       "6.801222510405973e+16", "--as-printed"], None, "json"),
