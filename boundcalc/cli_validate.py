@@ -7,8 +7,10 @@ function here imports :mod:`boundcalc.validation` / :mod:`boundcalc.validators` 
 
 from __future__ import annotations
 
+import contextlib
 import sys
 import time
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Annotated, Any
 
@@ -85,6 +87,20 @@ _CONDITION_COLUMNS = {"cond_width": "width", "cond_alpha_square": "alpha_sq",
                       "cond_dudley_minimiser_le_A": "dudley_le_A",
                       "cond_bound_positive": "bound_pos",
                       "cond_lemma4_applies": "lemma4_applies"}
+
+
+@contextlib.contextmanager
+def _run_directory_errors() -> Iterator[None]:
+    """A run-directory problem (a ValueError saying "run directory") becomes an input error
+    naming --out; an InputError already names its flag and passes through."""
+    try:
+        yield
+    except InputError:
+        raise
+    except ValueError as err:
+        if "run directory" in str(err):
+            raise InputError("--out", str(err)) from None
+        raise
 
 
 def _s(name: str, default: str, help: str, metavar: str = "NUM") -> Any:
@@ -214,16 +230,10 @@ def validate(
         _require_matplotlib("--certify", "draws certify.pdf/png")
         _certify(names, settings, folder, eta_value, fmt, quiet)
         return
-    try:
+    with _run_directory_errors():
         records = validation.run_validation(
             names, settings, folder,
             progress=None if quiet else (lambda line: sys.stderr.write(line + "\n")))
-    except InputError:  # already names its flag (the run directory: --out)
-        raise
-    except ValueError as err:
-        if "run directory" in str(err):
-            raise InputError("--out", str(err)) from None
-        raise
     rows = validation.summary_rows(records)
     violations = [r for r in rows if validation.is_violation(r)]
     not_applicable = [r for r in rows if validation.is_not_applicable(r)]
@@ -295,16 +305,10 @@ def _certify(names: list[str], settings: Any, folder: Path, eta: float | None, f
     """``validate theorem1|prop1 --certify``: the chains, printed; exit 1 on a violation."""
     from boundcalc.validators.certify import is_violation, run_certification
 
-    try:
+    with _run_directory_errors():
         results = run_certification(
             names, settings, folder, eta=eta,
             progress=None if quiet else (lambda line: sys.stderr.write(line + "\n")))
-    except InputError:  # already names its flag (the run directory: --out)
-        raise
-    except ValueError as err:
-        if "run directory" in str(err):
-            raise InputError("--out", str(err)) from None
-        raise
     chain = [row for res in results for row in res["chain"]]
     bad = [row for res in results for row in (*res["chain"], *res["parts"])
            if is_violation(row)]

@@ -43,6 +43,7 @@ from boundcalc.api import (
     symbol_values,
 )
 from boundcalc.params import DEFAULTS, InputError, Inputs, parse_integer, parse_number, validate
+from boundcalc.search import bisect_even
 from boundcalc.theory import symbols as S
 from boundcalc.theory.proposition2 import alpha as ALPHA
 from boundcalc.theory.proposition2 import proposition2
@@ -95,14 +96,7 @@ def nonvacuous_width_prop2(inputs: Inputs, alpha: str | float = DEFAULT_ALPHA,
         if hi >= max_width:
             return None
         lo, hi = hi, min(2 * hi, max_width)
-    while hi - lo > 2:  # lo vacuous, hi non-vacuous
-        mid = (lo + hi) // 2
-        mid -= mid % 2
-        if ok(mid):
-            hi = mid
-        else:
-            lo = mid
-    return hi
+    return bisect_even(ok, lo, hi)  # lo vacuous, hi non-vacuous
 
 
 @cache

@@ -426,15 +426,27 @@ def nonvacuous_width(name: str, inputs: object, precision: int = 20,
                 return None
             lo, step = hi, step * 2
             hi = min(lo + step, max_width)
-    while hi - lo > 2:  # lo vacuous (or 0), hi non-vacuous, both exact
+    hi = bisect_even(ok, lo, hi)  # lo vacuous (or 0), hi non-vacuous, both exact
+    previous = exact(hi - 2) if hi > 2 else None
+    return NonvacuousAnswer(hi, exact(hi), previous, points, len(evaluations))
+
+
+def bisect_even(ok: Callable[[int], bool], lo: int, hi: int) -> int:
+    """Smallest even m in (lo, hi] with ``ok(m)``, given ``ok(hi)`` and not ``ok(lo)`` (lo, hi
+    even; ``ok`` monotone on that bracket).
+
+    Example:
+        >>> bisect_even(lambda m: m >= 610, 512, 1024)
+        610
+    """
+    while hi - lo > 2:
         mid = (lo + hi) // 2
         mid -= mid % 2
         if ok(mid):
             hi = mid
         else:
             lo = mid
-    previous = exact(hi - 2) if hi > 2 else None
-    return NonvacuousAnswer(hi, exact(hi), previous, points, len(evaluations))
+    return hi
 
 
 # --------------------------------------------------------------------------- steps
