@@ -1,0 +1,132 @@
+"""The CLI's output is byte-identical to a recorded set of commands.
+
+Each command of :data:`COMMANDS` runs in-process; its exit code, stdout and stderr must equal the
+file recorded under ``tests/cli/recorded/``. Refactors keep these files unchanged; a change that is
+meant to alter an output re-records it on purpose::
+
+    python tests/cli/test_recorded_outputs.py --record
+
+and the diff of ``tests/cli/recorded/`` is then part of the review. Help layout (typer, click,
+rich) and the last digit of a float (numpy, sympy, mpmath) depend on library versions, so the
+recording stores the versions it was made with (``ENVIRONMENT.json``) and the comparison is skipped,
+saying why, under other versions (the lowest-pins CI step).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import io
+import json
+import sys
+from importlib.metadata import PackageNotFoundError, version
+from pathlib import Path
+
+import pytest
+
+from boundcalc.cli import main
+
+RECORDED = Path(__file__).with_name("recorded")
+
+#: name → argv. Fast commands covering every command group, format and error path of the calculator.
+COMMANDS: dict[str, list[str]] = {
+    "help": ["--help"],
+    "theorem1_default": ["theorem1"],
+    "theorem1_issue": ["theorem1", "--m", "512", "--n", "1000", "--rho", "2"],
+    "theorem1_paper_route": ["theorem1", "--m", "256", "--n", "1000", "--d", "8", "--rho", "3",
+                             "--nu", "3", "--route", "paper"],
+    "theorem1_json": ["theorem1", "--m", "256", "--format", "json"],
+    "theorem1_csv": ["theorem1", "--m", "64", "--format", "csv"],
+    "theorem1_markdown": ["theorem1", "--format", "markdown"],
+    "theorem1_latex": ["theorem1", "--format", "latex"],
+    "theorem1_symbolic": ["theorem1", "--symbolic"],
+    "theorem1_eta_custom": ["theorem1", "--eta", "0.001", "--activation", "custom:1,1,0.5",
+                            "--rho", "2,3,1"],
+    "theorem1_help": ["theorem1", "--help"],
+    "prop1": ["prop1", "--m", "1024", "--batch-size", "4"],
+    "prop1_paper_json": ["prop1", "--route", "paper", "--format", "json"],
+    "remark9": ["remark9", "--misspecification", "0.01"],
+    "prop2": ["prop2", "--T", "8"],
+    "prop2_alpha": ["prop2", "--alpha", "0.9", "--format", "json"],
+    "lemma2": ["lemma2", "--m", "128"],
+    "lemma3_json": ["lemma3", "--format", "json"],
+    "lemma5": ["lemma5", "--d", "4"],
+    "lemma6_csv": ["lemma6", "--format", "csv"],
+    "event": ["event", "--m", "2048", "--delta", "0.01"],
+    "sweep_m": ["sweep", "theorem1", "--m", "64,256,1024"],
+    "sweep_range_csv": ["sweep", "theorem1", "--m", "64:512:x2", "--rho", "1,2", "--format",
+                        "csv"],
+    "sweep_columns": ["sweep", "lemma3", "--m", "100,200", "--columns", "eps_lin"],
+    "sweep_paper": ["sweep", "theorem1", "--route", "paper", "--m", "512,4096", "--format",
+                    "json"],
+    "width_target": ["width", "--target", "1", "--n", "1000"],
+    "width_nonvacuous": ["width", "--nonvacuous", "--n", "1000", "--d", "8", "--rho", "3",
+                         "--nu", "3"],
+    "width_nonvacuous_json": ["width", "--nonvacuous", "--format", "json"],
+    "steps": ["steps", "--target", "5", "--m", "4096"],
+    "explain_theorem1": ["explain", "theorem1"],
+    "explain_lemma2_latex": ["explain", "lemma2", "--format", "latex"],
+    "explain_json": ["explain", "prop2", "--format", "json"],
+    "compare_rnn": ["compare-rnn", "--T", "2,8,32"],
+    "generalization": ["generalization", "--N", "10000", "--dm", "64", "--ds", "13",
+                       "--from-init", "0", "--alpha", "0.5", "--phi0", "100"],
+    "generalization_json": ["generalization", "--N", "1000", "--dm", "16", "--from-init", "1",
+                            "--alpha", "0.5", "--phi0", "10", "--as-printed", "--format",
+                            "json"],
+    "generalization_missing": ["generalization", "--alpha", "0.5"],
+    "bad_m_odd": ["theorem1", "--m", "3"],
+    "bad_delta": ["theorem1", "--delta", "1.5"],
+    "bad_format": ["theorem1", "--format", "yaml"],
+    "bad_route": ["lemma2", "--route", "paper"],
+    "bad_statement_sweep": ["sweep", "nosuch", "--m", "64"],
+    "bad_unknown_option": ["theorem1", "--nosuch", "1"],
+    "strict_vacuous": ["theorem1", "--m", "64", "--strict"],
+    "overflow": ["theorem1", "--m", "2", "--rho", "1e300"],
+    "version": ["--version"],
+}
+
+
+#: Libraries whose version changes the bytes of an output.
+LIBRARIES = ("numpy", "sympy", "mpmath", "pandas", "typer", "click", "rich")
+
+
+def _version(name: str) -> str:
+    try:
+        return version(name)
+    except PackageNotFoundError:  # click is vendored by recent typer releases
+        return "absent"
+
+
+def _environment() -> dict[str, str]:
+    return {name: _version(name) for name in LIBRARIES}
+
+
+def _run(argv: list[str]) -> str:
+    """``exit code``, stdout and stderr of one in-process invocation, as one text."""
+    out, err = io.StringIO(), io.StringIO()
+    with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
+        code = main(list(argv))
+    return f"exit {code}\n--- stdout\n{out.getvalue()}--- stderr\n{err.getvalue()}"
+
+
+@pytest.mark.parametrize("name", sorted(COMMANDS))
+def test_cli_output_is_unchanged(name: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("COLUMNS", "100")
+    made_with = json.loads((RECORDED / "ENVIRONMENT.json").read_text(encoding="utf-8"))
+    if made_with != _environment():
+        pytest.skip(f"recorded with {made_with}, running with {_environment()}")
+    recorded = RECORDED / f"{name}.txt"
+    assert recorded.exists(), f"no recording for {name}; run this file with --record"
+    assert _run(COMMANDS[name]) == recorded.read_text(encoding="utf-8")
+
+
+if __name__ == "__main__":  # pragma: no cover - maintenance entry point
+    import os
+
+    if sys.argv[1:] != ["--record"]:
+        sys.exit("usage: python tests/cli/test_recorded_outputs.py --record")
+    os.environ["COLUMNS"] = "100"
+    RECORDED.mkdir(exist_ok=True)
+    (RECORDED / "ENVIRONMENT.json").write_text(json.dumps(_environment(), indent=1) + "\n")
+    for key, argv in sorted(COMMANDS.items()):
+        (RECORDED / f"{key}.txt").write_text(_run(argv), encoding="utf-8")
+        print(f"recorded {key}")
