@@ -6,9 +6,9 @@ Each builder packages the expressions of its module (``event``, ``lemma2``, ``le
 
 from __future__ import annotations
 
-import sympy as sp
-
+from .conditions import m_even_condition
 from .event import event_radius, head_average_radius
+from .labels import LATEX_NAMES, LEMMA_DESCRIPTIONS
 from .lemma2 import (
     feedforward_max,
     head_gradient_bound,
@@ -25,23 +25,10 @@ from .lemma6 import (
     output_envelope,
     residual_envelope,
 )
-from .statement import Condition, Statement
-from .symbols import delta, m
-from .theorem1 import _DESCRIPTIONS, _LATEX, _TIGHT_DESCRIPTIONS
+from .statement import Statement
+from .symbols import delta
 
-_M_EVEN = Condition("m_even", sp.Eq(sp.Mod(m, 2), 0), "m even",
-                    "symmetric initialisation pairs head i with head i + m/2 (Section 5.2)")
-
-_EXTRA_DESCRIPTIONS = {
-    **_DESCRIPTIONS,
-    "u_bar": _TIGHT_DESCRIPTIONS["u_bar"],
-    "c_max": "bound on |c_i| over Omega_rho (eq. 9)",
-    "head_gradient_G": "G(u_max) = sigma1 sqrt(1 + u_max^2): per-head (U, W) gradient bound",
-    "head_hessian_H": "H(u_max): per-head (U, W) Hessian operator-norm bound",
-    "r_uw": "sqrt(rho_u^2 + rho_w^2)",
-    "log_factor": "log(4n/delta): union over samples, signs and parts",
-    "loss_gradient_envelope": "2 L B >= ||grad R(theta)|| on Omega_rho",
-}
+_M_EVEN = m_even_condition()
 
 
 def definition1() -> Statement:
@@ -58,8 +45,8 @@ def definition1() -> Statement:
         bound={"u_inf": event_radius(), "u_bar": head_average_radius()},
         probability=1 - delta,
         conditions=(_M_EVEN,),
-        descriptions=_EXTRA_DESCRIPTIONS,
-        latex_names=_LATEX,
+        descriptions=LEMMA_DESCRIPTIONS,
+        latex_names=LATEX_NAMES,
     )
 
 
@@ -83,8 +70,8 @@ def lemma2() -> Statement:
         bound={"lipschitz_L": lip, "smoothness_beta": beta},
         probability=1 - delta,
         conditions=(_M_EVEN,),
-        descriptions=_EXTRA_DESCRIPTIONS,
-        latex_names=_LATEX,
+        descriptions=LEMMA_DESCRIPTIONS,
+        latex_names=LATEX_NAMES,
     )
 
 
@@ -104,8 +91,8 @@ def lemma3() -> Statement:
         bound={"eps_lin": linearization_error_bound()},
         probability=1 - delta,
         conditions=(_M_EVEN,),
-        descriptions=_EXTRA_DESCRIPTIONS,
-        latex_names=_LATEX,
+        descriptions=LEMMA_DESCRIPTIONS,
+        latex_names=LATEX_NAMES,
     )
 
 
@@ -121,8 +108,8 @@ def lemma5() -> Statement:
         bound={"eps_app": approximation_error_bound()},
         probability=1 - delta,
         conditions=(_M_EVEN,),
-        descriptions=_EXTRA_DESCRIPTIONS,
-        latex_names=_LATEX,
+        descriptions=LEMMA_DESCRIPTIONS,
+        latex_names=LATEX_NAMES,
     )
 
 
@@ -144,6 +131,6 @@ def lemma6() -> Statement:
         },
         probability=1 - delta,
         conditions=(_M_EVEN,),
-        descriptions=_EXTRA_DESCRIPTIONS,
-        latex_names=_LATEX,
+        descriptions=LEMMA_DESCRIPTIONS,
+        latex_names=LATEX_NAMES,
     )

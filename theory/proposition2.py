@@ -50,9 +50,11 @@ from __future__ import annotations
 
 import sympy as sp
 
+from .conditions import m_even_condition, rho_ge_nu_conditions
+from .labels import PROP2_DESCRIPTIONS, PROP2_LATEX_NAMES
 from .lemma2 import largest_eigenvalue_2x2, readout_max
 from .lemma3 import attention_ffn_radius
-from .statement import Condition, Statement
+from .statement import Statement
 from .symbols import (
     K,
     T,
@@ -69,7 +71,7 @@ from .symbols import (
     sigma1,
     sigma2,
 )
-from .theorem1 import assemble_bound, rho_ge_nu_conditions, transport_norm
+from .theorem1 import assemble_bound, transport_norm
 
 #: Rademacher scale of the recurrent weights at init, u_i(0) = ±α (eq. 51).
 alpha = sp.Symbol("alpha", positive=True)
@@ -233,46 +235,6 @@ def build_bound(alpha_value: sp.Expr = alpha, step: sp.Expr = eta):
     return constants, terms, bound
 
 
-_DESCRIPTIONS = {
-    "u_max": "alpha + rho_u/sqrt(m) >= |u_i| on Omega_rho",
-    "recurrent_factor_init": "lambda_0 = sigma1*alpha: the paper's cutoff quantity (vs 1)",
-    "recurrent_factor": "lambda = sigma1*u_max: per-step Lipschitz factor of the recurrence",
-    "geometric_sum_P_T": "P_T(lambda) = sum_{s<T} lambda^s: where T enters every constant",
-    "unit_gradient_G": "G_T = sigma1 Gamma_T >= ||grad_(w,u) h_T||",
-    "unit_hessian_H": "H_T >= ||Hessian_(w,u) h_T||_op",
-    "lipschitz_L": "Lipschitz constant of theta -> f(X; theta) on Omega_rho",
-    "smoothness_beta": "smoothness (Hessian operator norm) on Omega_rho",
-    "eps_lin": "sup |f - f_lin| on Omega_rho",
-    "eps_app": "max_j |f_lin(X_j; theta_bar) - f*(X_j)| w.p. >= 1 - delta (Hoeffding)",
-    "eps_cf": "change-of-feature error |<grad f(theta) - grad f(theta(0)), theta - theta_bar>|",
-    "output_envelope_F": "sup |f| on Omega_rho",
-    "label_envelope_Y": "B_0 >= sup |f*| (realizable labels)",
-    "residual_envelope_B": "F + Y >= sup |f - y| on Omega_rho",
-    "trivial_bound_B2": "B^2 >= R(theta) for every theta in Omega_rho: a bound above it is vacuous",
-    "transport_norm": "||nu||: bound on ||theta(0) - theta_bar||",
-    "theorem_step_size": "eta* = ||nu|| / (2 L B sqrt(K)), minimiser of the optimization term",
-    "optimization": "||nu||^2/(4 eta K) + eta L^2 B^2",
-    "linearization": "B * eps_lin",
-    "approximation": "B * eps_app",
-    "change_of_feature": "B * eps_cf",
-    "min_iterate": "bound on min_{k<K} R(theta_k) (and on the average loss)",
-    "average_iterate": "bound on R at the average iterate (1/K) sum_{k<K} theta_k",
-}
-
-_LATEX = {
-    "u_max": r"u_{\max}", "recurrent_factor_init": r"\alpha\sigma_1",
-    "recurrent_factor": r"\lambda", "geometric_sum_P_T": r"P_T(\lambda)",
-    "unit_gradient_G": "G_T", "unit_hessian_H": "H_T", "lipschitz_L": "L",
-    "smoothness_beta": r"\beta", "eps_lin": r"\varepsilon_{\mathrm{lin}}",
-    "eps_app": r"\varepsilon_{\mathrm{app}}", "eps_cf": r"\varepsilon_{\mathrm{cf}}",
-    "output_envelope_F": "F", "label_envelope_Y": "Y", "residual_envelope_B": "B",
-    "trivial_bound_B2": "B^2", "transport_norm": r"\|\nu\|", "theorem_step_size": r"\eta^\star",
-    "optimization": r"\mathcal{E}_{\mathrm{opt}}", "linearization": r"B\varepsilon_{\mathrm{lin}}",
-    "approximation": r"B\varepsilon_{\mathrm{app}}",
-    "change_of_feature": r"B\varepsilon_{\mathrm{cf}}",
-    "min_iterate": r"\min_{k<K}\hat R(\theta_k)", "average_iterate": r"\hat R(\bar\theta_K)",
-}
-
 
 def proposition2(alpha_value: sp.Expr | None = None) -> Statement:
     """Proposition 2 (ProjGD on the IndRNN) as a :class:`Statement`.
@@ -304,12 +266,11 @@ def proposition2(alpha_value: sp.Expr | None = None) -> Statement:
         bound=bound,
         probability=1 - delta,
         conditions=(
-            Condition("m_even", sp.Eq(sp.Mod(m, 2), 0), "m even",
-                      "symmetric initialisation pairs unit i with unit i + m/2 (eq. 51)"),
+            m_even_condition("unit", "eq. 51"),
             *rho_ge_nu_conditions(),
         ),
-        descriptions=_DESCRIPTIONS,
-        latex_names=_LATEX,
+        descriptions=PROP2_DESCRIPTIONS,
+        latex_names=PROP2_LATEX_NAMES,
     )
 
 

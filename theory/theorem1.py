@@ -38,7 +38,9 @@ from __future__ import annotations
 
 import sympy as sp
 
+from .conditions import m_even_condition, rho_ge_nu_conditions
 from .event import event_radius, head_average_radius
+from .labels import DESCRIPTIONS, LATEX_NAMES, TIGHT_DESCRIPTIONS
 from .lemma2 import (
     feedforward_max,
     feedforward_rms,
@@ -50,7 +52,7 @@ from .lemma3 import attention_ffn_radius, linearization_error_bound, taylor_rema
 from .lemma5 import approximation_error_bound
 from .lemma6 import label_envelope, output_envelope, residual_envelope
 from .statement import Condition, Statement
-from .symbols import K, delta, eps_mis, eta, m, nu_c, nu_u, nu_w, rho_c, rho_u, rho_w, u0_rms
+from .symbols import K, delta, eps_mis, eta, m, nu_c, nu_u, nu_w, rho_c, u0_rms
 
 
 def transport_norm() -> sp.Expr:
@@ -98,21 +100,10 @@ def theorem_step_size(misspecification: sp.Expr = sp.S.Zero, a_priori: bool = Tr
                                * sp.sqrt(K))
 
 
-def rho_ge_nu_conditions() -> tuple[Condition, ...]:
-    """ρ ≥ ν componentwise, so that θ̄ of eq. (11) lies in Ω_ρ (Remark 10)."""
-    why = "transported parameters θ̄ (eq. 11) must lie in Ω_ρ (Remark 10)"
-    return (
-        Condition("rho_c_ge_nu_c", sp.Ge(rho_c, nu_c), "rho_c >= nu_c", why),
-        Condition("rho_u_ge_nu_u", sp.Ge(rho_u, nu_u), "rho_u >= nu_u", why),
-        Condition("rho_w_ge_nu_w", sp.Ge(rho_w, nu_w), "rho_w >= nu_w", why),
-    )
-
-
 def common_conditions() -> tuple[Condition, ...]:
     """Hypotheses shared by Theorem 1 and Proposition 1."""
     return (
-        Condition("m_even", sp.Eq(sp.Mod(m, 2), 0), "m even",
-                  "symmetric initialisation pairs head i with head i + m/2 (Section 5.2)"),
+        m_even_condition(),
         *rho_ge_nu_conditions(),
         Condition("delta_lt_half", sp.Lt(delta, sp.Rational(1, 2)), "delta < 1/2",
                   "the bound holds with probability 1 − 2δ, which must be positive"),
@@ -237,83 +228,12 @@ def assemble_bound(lipschitz: sp.Expr, residual: sp.Expr, eps_lin: sp.Expr, eps_
     return terms, bound
 
 
-_DESCRIPTIONS = {
-    "u_inf": "Definition 1 max event E_U: max_i ||U_i(0)|| <= u_inf w.p. >= 1 - delta",
-    "u_max": "max event E_U: bound on every ||U_i|| over Omega_rho (eq. 9)",
-    "lipschitz_L": "Lemma 2, max event E_U: Lipschitz constant of theta -> f(X; theta) on "
-                   "Omega_rho",
-    "smoothness_beta": "Lemma 2, max event E_U: smoothness (Hessian operator norm) on Omega_rho",
-    "eps_lin": "Lemma 3, max event E_U: sup |f - f_lin| on Omega_rho",
-    "eps_app": "Lemma 5 (d degrees of freedom): max_j |f_lin(X_j; theta_bar) - f*(X_j)| w.p. >= "
-               "1 - delta",
-    "eps_cf": "max event E_U: change of feature |<grad f(theta) - grad f(theta(0)), theta - "
-              "theta_bar>|",
-    "output_envelope_F": "Lemma 6, max event E_U: sup |f| on Omega_rho",
-    "label_envelope_Y": "Lemma 6: sup |y| for realizable labels (+ eps_mis)",
-    "residual_envelope_B": "Lemma 6, max event E_U: sup |f - y| on Omega_rho",
-    "trivial_bound_B2": "B^2 >= R(theta) for every theta in Omega_rho: a bound above it is vacuous",
-    "transport_norm": "||nu||: bound on ||theta(0) - theta_bar||",
-    "theorem_step_size": "eta* = ||nu|| / (2 L B sqrt(K)), minimiser of the optimization term",
-    "optimization": "||nu||^2/(4 eta K) + eta L^2 B^2",
-    "linearization": "B * eps_lin",
-    "approximation": "B * eps_app",
-    "change_of_feature": "B * eps_cf",
-    "misspecification": "B * eps_mis (Remark 9)",
-    "min_iterate": "paper route: bound on min_{k<K} R(theta_k) (and on the average loss)",
-    "average_iterate": "bound on R at the average iterate (1/K) sum_{k<K} theta_k",
-}
-
-_TIGHT_DESCRIPTIONS = {
-    **_DESCRIPTIONS,
-    "u_inf": "Definition 1 max event E_U: max_i ||U_i(0)|| <= u_inf; only beta uses it here",
-    "u_max": "max event E_U: bound on every ||U_i|| over Omega_rho; only beta uses it here",
-    "u_bar": "head-average event E_avg: sqrt((1/m) sum_i ||U_i(0)||^2) <= u_bar w.p. >= 1 - delta",
-    "u_rms": "head-average event E_avg: u_bar + rho_u/sqrt(m) >= rms over heads of ||U_i|| bound",
-    "lipschitz_L": "Lemma 2, head-average event E_avg: sup ||grad f|| on Omega_rho",
-    "smoothness_beta": "Lemma 2, max event E_U: smoothness on Omega_rho (reported, not used)",
-    "eps_lin": "Lemma 3, head-average event E_avg: sup |f - f_lin| (used by average_iterate)",
-    "eps_taylor": "E_avg: |f_lin - f + <grad f(theta) - grad f(theta(0)), theta - theta(0)>|",
-    "eps_app": "Lemma 5, d-free attention part: max_j |f_lin(X_j; theta_bar) - f*(X_j)| w.p. >= "
-               "1 - delta",
-    "eps_cf": "E_avg: change of feature |<grad f(theta) - grad f(theta(0)), theta_bar - "
-              "theta(0)>|",
-    "eps_drift": "eps_taylor + eps_app + eps_cf (+ eps_mis) >= |e_j|, the drift error per sample",
-    "output_envelope_F": "Lemma 6, E_avg: sup |f| on Omega_rho (min with sqrt(m) c_max sigma0)",
-    "label_envelope_Y": "Lemma 6, d-free: sup |y| for realizable labels (+ eps_mis)",
-    "residual_envelope_B": "Lemma 6, E_avg: sup |f - y| on Omega_rho",
-    "linearization": "B * eps_taylor",
-    "min_iterate": "tight route: min of the linear-drift and Cauchy-Schwarz bounds on "
-                   "min_{k<K} R(theta_k) (and on the average loss)",
-    "min_iterate_linear_drift": "optimization + B * eps_drift: drift error bounded with |r_j| <= B",
-    "min_iterate_cauchy_schwarz": "(eps_drift/2 + sqrt(eps_drift^2/4 + optimization))^2: drift "
-                                  "error bounded with (1/n) sum |r_j| <= sqrt(R)",
-}
-
-_LATEX = {
-    "u_inf": r"u_\infty", "u_max": r"u_{\max}", "lipschitz_L": "L",
-    "u_bar": r"\bar u", "u_rms": r"u_{\mathrm{rms}}",
-    "smoothness_beta": r"\beta", "eps_lin": r"\varepsilon_{\mathrm{lin}}",
-    "eps_taylor": r"\varepsilon_{\mathrm{tay}}", "eps_drift": r"\varepsilon",
-    "eps_app": r"\varepsilon_{\mathrm{app}}", "eps_cf": r"\varepsilon_{\mathrm{cf}}",
-    "output_envelope_F": "F", "label_envelope_Y": "Y", "residual_envelope_B": "B",
-    "trivial_bound_B2": "B^2",
-    "transport_norm": r"\|\nu\|", "theorem_step_size": r"\eta^\star",
-    "optimization": r"\mathcal{E}_{\mathrm{opt}}", "linearization": r"B\varepsilon_{\mathrm{lin}}",
-    "approximation": r"B\varepsilon_{\mathrm{app}}",
-    "change_of_feature": r"B\varepsilon_{\mathrm{cf}}",
-    "misspecification": r"B\varepsilon_{\mathrm{mis}}",
-    "min_iterate": r"\min_{k<K}\hat R(\theta_k)", "average_iterate": r"\hat R(\bar\theta_K)",
-    "min_iterate_linear_drift": r"\mathcal{E}_{\mathrm{opt}} + B\varepsilon",
-    "min_iterate_cauchy_schwarz": r"\bigl(\tfrac{\varepsilon}{2} + \sqrt{\tfrac{\varepsilon^2}{4}"
-                                  r" + \mathcal{E}_{\mathrm{opt}}}\bigr)^2",
-}
-
 
 def route_descriptions(route: str) -> dict[str, str]:
     """The meaning line of every key of a Theorem 1 / Proposition 1 / Remark 9 statement on
     ``route``."""
     _check_route(route)
-    return dict(_TIGHT_DESCRIPTIONS if route == "tight" else _DESCRIPTIONS)
+    return dict(TIGHT_DESCRIPTIONS if route == "tight" else DESCRIPTIONS)
 
 
 def theorem1(misspecified: bool = False, route: str = "tight") -> Statement:
@@ -367,7 +287,7 @@ def route_events(route: str) -> str:
 def route_latex_names(route: str) -> dict[str, str]:
     """LaTeX symbol of every key on ``route`` (the tight route's linearization term is Bε_tay)."""
     _check_route(route)
-    names = dict(_LATEX)
+    names = dict(LATEX_NAMES)
     if route == "tight":
         names["linearization"] = r"B\varepsilon_{\mathrm{tay}}"
     return names
