@@ -15,12 +15,19 @@ Choice (the paper's exact radius is not recoverable): we set the right side to �
 and call E_U = {max_i ‖U_i(0)‖ ≤ u_∞} the event, P(E_U) ≥ 1 − δ. Because m ≥ 2 and δ < 1 the
 logarithm is positive. The event constrains U(0) only: Lemmas 2, 3 and 6 then hold for every
 W(0) and every input whose tokens have norm ≤ 1.
+
+Statement (:func:`event`, the calculator's ``event`` command): u_∞ and the head-average radius ū
+of the tight route (derivations.md §1.1), each event with probability ≥ 1 − δ. Every later result
+holds on one of these events, so the radii are reported on their own.
 """
 
 from __future__ import annotations
 
 import sympy as sp
 
+from .conditions import m_even_condition
+from .labels import LATEX_NAMES, LEMMA_DESCRIPTIONS
+from .statement import Statement
 from .symbols import d, delta, m
 
 
@@ -63,3 +70,31 @@ def event_failure_probability(radius: sp.Expr) -> sp.Expr:
     Valid for u ≥ √d. With ``radius = event_radius()`` it simplifies to δ.
     """
     return (m / 2) * sp.exp(-((radius - sp.sqrt(d)) ** 2) / 2)
+
+
+def event() -> Statement:
+    """Definition 1: the event radius u_∞ for max_i ‖U_i(0)‖, and the head-average radius ū of the
+    tight route (derivations.md §1.1); each event holds with probability ≥ 1 − δ."""
+    return Statement(
+        name="event",
+        title="Definition 1 (event on U(0)) and Fact 4",
+        summary="P(max_i ||U_i(0)|| <= u_inf) >= 1 - delta (max event E_U) and "
+                "P((1/m) sum_i ||U_i(0)||^2 <= u_bar^2) >= 1 - delta (head-average event E_avg), "
+                "each under the symmetric init.",
+        constants={"u_inf": event_radius(), "u_bar": head_average_radius()},
+        terms={},
+        bound={"u_inf": event_radius(), "u_bar": head_average_radius()},
+        probability=1 - delta,
+        conditions=(m_even_condition(),),
+        descriptions=LEMMA_DESCRIPTIONS,
+        latex_names=LATEX_NAMES,
+    )
+
+
+__all__ = [
+    "event",
+    "event_failure_probability",
+    "event_radius",
+    "head_average_log_factor",
+    "head_average_radius",
+]

@@ -34,14 +34,22 @@ non-decreasing in s = u²: L² (linear in s), G(√s) = σ₁√(1 + s) and H̃(
 sum of the largest eigenvalues of M(u)'s two parts, σ₂·vvᵀ with v = (1, u) and σ₁[[0, 1], [1, 2u]]
 (λ_max is subadditive), so H ≤ H̃, and each piece of H̃ is concave in s; λ_max(M) itself is not
 claimed concave.
+
+Statement (:func:`lemma2`, the calculator's ``lemma2`` command): L and β on the event E_U, with
+the ingredients u_∞, u_max, c_max, G(u_max) and H(u_max). Theorem 1 uses L in the gradient
+envelope 2LB (Lemma 6) and in the step size η*; β is reported with it.
 """
 
 from __future__ import annotations
 
 import sympy as sp
 
+from .conditions import m_even_condition
 from .event import event_radius, head_average_radius
+from .labels import LATEX_NAMES, LEMMA_DESCRIPTIONS
+from .statement import Statement
 from .symbols import (
+    delta,
     g_max,
     m,
     q_max,
@@ -200,3 +208,48 @@ def smoothness_constant(a_priori: bool = True) -> sp.Expr:
     grad = head_gradient_bound(u_max, a_priori)
     hess = readout_max() * head_hessian_bound(u_max, a_priori)
     return largest_eigenvalue_2x2(sp.Integer(0), grad, hess) / sp.sqrt(m)
+
+
+def lemma2() -> Statement:
+    """Lemma 2: L and β on Ω_ρ, on the event E_U."""
+    u_max = feedforward_max()
+    lip, beta = lipschitz_constant(), smoothness_constant()
+    return Statement(
+        name="lemma2",
+        title="Lemma 2 (local Lipschitz continuity and smoothness)",
+        summary=("On E_U (probability >= 1 - delta), for every W(0) and every input with token "
+                 "norms <= 1, theta -> f(X; theta) is L-Lipschitz and beta-smooth on Omega_rho."),
+        constants={
+            "u_inf": event_radius(),
+            "u_max": u_max,
+            "c_max": readout_max(),
+            "head_gradient_G": head_gradient_bound(u_max),
+            "head_hessian_H": head_hessian_bound(u_max),
+        },
+        terms={},
+        bound={"lipschitz_L": lip, "smoothness_beta": beta},
+        probability=1 - delta,
+        conditions=(m_even_condition(),),
+        descriptions=LEMMA_DESCRIPTIONS,
+        latex_names=LATEX_NAMES,
+    )
+
+
+__all__ = [
+    "EVENTS",
+    "concave_unit_floor",
+    "feedforward_max",
+    "feedforward_rms",
+    "head_bounds",
+    "head_gradient_bound",
+    "head_gradient_concave_bound",
+    "head_hessian_bound",
+    "head_hessian_concave_bound",
+    "head_radius",
+    "input_geometry",
+    "largest_eigenvalue_2x2",
+    "lemma2",
+    "lipschitz_constant",
+    "readout_max",
+    "smoothness_constant",
+]

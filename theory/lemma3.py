@@ -27,14 +27,22 @@ Taylor remainder at an iterate (derivations.md §7.2, the tight route). Theorem 
 
 one term where Lemma 3 and the θ − θ(0) half of the change of feature counted
 m^{-1/2}(3ρ_c r G + (3/2) r² H) between them.
+
+Statement (:func:`lemma3`, the calculator's ``lemma3`` command): ε_lin on the event E_U, with
+u_∞, u_max and r. ε_lin bounds how far the network is from its linearization around θ(0) on Ω_ρ;
+Theorem 1 pays it in the drift (paper route) and in the average-iterate bound.
 """
 
 from __future__ import annotations
 
 import sympy as sp
 
-from .lemma2 import head_bounds
-from .symbols import m, rho_c, rho_u, rho_w
+from .conditions import m_even_condition
+from .event import event_radius
+from .labels import LATEX_NAMES, LEMMA_DESCRIPTIONS
+from .lemma2 import feedforward_max, head_bounds
+from .statement import Statement
+from .symbols import delta, m, rho_c, rho_u, rho_w
 
 
 def attention_ffn_radius() -> sp.Expr:
@@ -74,3 +82,32 @@ def taylor_remainder_bound(a_priori: bool = True, event: str = "average") -> sp.
     r = attention_ffn_radius()
     return (rho_c * r * grad + (sp.Rational(1, 2) + rho_c / (3 * sp.sqrt(m))) * r**2 * hess
             ) / sp.sqrt(m)
+
+
+def lemma3() -> Statement:
+    """Lemma 3: uniform linearization error on Ω_ρ, on the event E_U."""
+    return Statement(
+        name="lemma3",
+        title="Lemma 3 (linearization error)",
+        summary=("On E_U (probability >= 1 - delta), sup over Omega_rho and over inputs with token "
+                 "norms <= 1 of |f(X; theta) - f_lin(X; theta)| <= eps_lin."),
+        constants={
+            "u_inf": event_radius(),
+            "u_max": feedforward_max(),
+            "r_uw": attention_ffn_radius(),
+        },
+        terms={},
+        bound={"eps_lin": linearization_error_bound()},
+        probability=1 - delta,
+        conditions=(m_even_condition(),),
+        descriptions=LEMMA_DESCRIPTIONS,
+        latex_names=LATEX_NAMES,
+    )
+
+
+__all__ = [
+    "attention_ffn_radius",
+    "lemma3",
+    "linearization_error_bound",
+    "taylor_remainder_bound",
+]

@@ -34,13 +34,20 @@ and Σ_k λ_k² = ‖G‖_F² ≤ (tr G)² ≤ Γ². −log(1 − x) is convex a
 superadditive, so E e^{t‖GU‖²/Γ²} ≤ (1 − 2t)^{−1/2}: the moment generating function of χ²₁. The
 symmetrisation above then runs with one degree of freedom instead of d: the same formula with d
 replaced by 1.
+
+Statement (:func:`lemma5`, the calculator's ``lemma5`` command): ε_app and ℓ, probability
+≥ 1 − δ. ε_app is how well the linearized model at θ̄ reproduces the target on the n samples;
+Theorem 1 pays B·ε_app.
 """
 
 from __future__ import annotations
 
 import sympy as sp
 
+from .conditions import m_even_condition
+from .labels import LATEX_NAMES, LEMMA_DESCRIPTIONS
 from .lemma2 import input_geometry
+from .statement import Statement
 from .symbols import d, delta, m, n, nu_c, nu_u, nu_w, sigma0, sigma1
 
 
@@ -80,3 +87,29 @@ def approximation_error_bound(a_priori: bool = True, attention_dof: str = "d") -
 def approximation_probability() -> sp.Expr:
     """Lemma 5 holds with probability at least 1 − δ."""
     return 1 - delta
+
+
+def lemma5() -> Statement:
+    """Lemma 5: approximation error of the transported parameters."""
+    return Statement(
+        name="lemma5",
+        title="Lemma 5 (approximation error)",
+        summary=("With probability >= 1 - delta over the init, "
+                 "max_j |f_lin(X_j; theta_bar) - f*(X_j)| <= eps_app."),
+        constants={"log_factor": approximation_log_factor()},
+        terms={},
+        bound={"eps_app": approximation_error_bound()},
+        probability=1 - delta,
+        conditions=(m_even_condition(),),
+        descriptions=LEMMA_DESCRIPTIONS,
+        latex_names=LATEX_NAMES,
+    )
+
+
+__all__ = [
+    "ATTENTION_DOF",
+    "approximation_error_bound",
+    "approximation_log_factor",
+    "approximation_probability",
+    "lemma5",
+]

@@ -19,15 +19,22 @@
 
 * Gradient envelopes: ‖∇_θ f‖ ≤ L (Lemma 2) and, for R̂(θ) = (1/n)Σ_j (f(X_j; θ) − y_j)²,
   ‖∇R̂(θ)‖ ≤ (2/n)Σ_j |f_j − y_j|·‖∇f_j‖ ≤ 2·L·B (also for every minibatch gradient).
+
+Statement (:func:`lemma6`, the calculator's ``lemma6`` command): F, Y, B, L and 2LB on the event
+E_U, with u_∞ and u_max (paper route, realizable labels).
 """
 
 from __future__ import annotations
 
 import sympy as sp
 
-from .lemma2 import head_bounds, input_geometry, lipschitz_constant, readout_max
+from .conditions import m_even_condition
+from .event import event_radius
+from .labels import LATEX_NAMES, LEMMA_DESCRIPTIONS
+from .lemma2 import feedforward_max, head_bounds, input_geometry, lipschitz_constant, readout_max
 from .lemma3 import attention_ffn_radius
-from .symbols import d, eps_mis, m, nu_c, nu_u, nu_w, rho_c, sigma0, sigma1
+from .statement import Statement
+from .symbols import d, delta, m, nu_c, nu_u, nu_w, rho_c, sigma0, sigma1
 
 
 def output_envelope(a_priori: bool = True, tight: bool = False) -> sp.Expr:
@@ -68,10 +75,33 @@ def loss_gradient_envelope(
     return 2 * lip * residual_envelope(misspecification, a_priori, tight)
 
 
+def lemma6() -> Statement:
+    """Lemma 6: uniform envelopes of f, y, f − y and ∇R̂ on Ω_ρ, on the event E_U."""
+    return Statement(
+        name="lemma6",
+        title="Lemma 6 (uniform envelopes)",
+        summary="On E_U (probability >= 1 - delta): envelopes of |f|, |y|, |f - y|, ||grad f||, "
+                "||grad R||.",
+        constants={"u_inf": event_radius(), "u_max": feedforward_max()},
+        terms={},
+        bound={
+            "output_envelope_F": output_envelope(),
+            "label_envelope_Y": label_envelope(),
+            "residual_envelope_B": residual_envelope(),
+            "lipschitz_L": lipschitz_constant(),
+            "loss_gradient_envelope": loss_gradient_envelope(),
+        },
+        probability=1 - delta,
+        conditions=(m_even_condition(),),
+        descriptions=LEMMA_DESCRIPTIONS,
+        latex_names=LATEX_NAMES,
+    )
+
+
 __all__ = [
+    "lemma6",
     "output_envelope",
     "label_envelope",
     "residual_envelope",
     "loss_gradient_envelope",
-    "eps_mis",
 ]

@@ -5,7 +5,11 @@ from __future__ import annotations
 from collections.abc import Callable
 from functools import cache
 
-from .lemmas import definition1, lemma2, lemma3, lemma5, lemma6
+from .event import event
+from .lemma2 import lemma2
+from .lemma3 import lemma3
+from .lemma5 import lemma5
+from .lemma6 import lemma6
 from .proposition1 import proposition1
 from .proposition2 import proposition2
 from .remark9 import remark9
@@ -16,7 +20,7 @@ from .theorem1 import theorem1
 ROUTED = ("theorem1", "prop1", "remark9")
 
 BUILDERS: dict[str, Callable[[], Statement]] = {
-    "event": definition1,
+    "event": event,
     "lemma2": lemma2,
     "lemma3": lemma3,
     "lemma5": lemma5,
