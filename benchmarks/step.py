@@ -11,7 +11,7 @@ candidate, so all see the same machine conditions; best times and the median per
 are reported):
 
 * **trainer** — seconds per step of :func:`boundcalc.validators.train.proj_gd` (fused closed-form
-  gradient — on the CPU the compiled kernel of ``validators/fused_step.c`` where it builds —,
+  gradient — on the CPU the compiled kernel of ``validators/kernel/fused_step.c`` where it builds —,
   projection onto Ω_ρ and the full per-step record), from a ``--steps``-step run
   (its own timer: per-run setup — history buffers, the θ-independent input layouts of
   ``fused_inputs`` (≈ 0.7 ms once per run here) — is outside the timed loop);

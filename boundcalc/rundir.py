@@ -148,7 +148,7 @@ def environment(device: str | None = None) -> dict[str, Any]:
     """Versions and machine facts recorded in every ``config.json``; where the CPU kernel of
     the training step was tried in this process, ``cpu_kernel`` says per (d, dtype) which backend
     runs (``kernel`` or ``torch``) and why torch
-    (:func:`boundcalc.validators.cpu_kernel.backend_report`)."""
+    (:func:`boundcalc.validators.kernel.cpu_kernel.backend_report`)."""
     env: dict[str, Any] = {
         "boundcalc": __version__,
         "python": platform.python_version(),
@@ -169,7 +169,7 @@ def environment(device: str | None = None) -> dict[str, Any]:
         env["torch_threads"] = torch.get_num_threads()
     if device is not None:
         env["device"] = str(device)
-    kernel = sys.modules.get("boundcalc.validators.cpu_kernel")
+    kernel = sys.modules.get("boundcalc.validators.kernel.cpu_kernel")
     if kernel is not None:  # which backend the CPU training step uses, and why (if torch)
         report = kernel.backend_report()
         if report:

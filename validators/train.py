@@ -28,9 +28,9 @@ losses are those of θ_0 … θ_{K−1}; R̂(θ_K) is reported separately as ``f
 Gradients come from :func:`fused_loss_and_gradient`, the closed form of
 :func:`boundcalc.validators.model.loss_and_gradient` (Lemma 1) reorganised for speed (chunks of
 samples, batched products, in-place softmax; equal to it to rounding, tested) — on the CPU, for
-tanh, by the compiled kernel of :mod:`boundcalc.validators.cpu_kernel` where it builds (the same
-sums with every per-token quantity in registers) —, or from ``model.loss_and_gradient`` itself
-with ``gradient="closed"``. ``TrainResult.config["backend"]`` says which ran.
+tanh, by the compiled kernel of :mod:`boundcalc.validators.kernel.cpu_kernel` where it builds
+(the same sums with every per-token quantity in registers) —, or from ``model.loss_and_gradient``
+itself with ``gradient="closed"``. ``TrainResult.config["backend"]`` says which ran.
 """
 
 from __future__ import annotations
@@ -46,7 +46,7 @@ from typing import NamedTuple
 import torch
 from torch import Tensor
 
-from . import cpu_kernel
+from .kernel import cpu_kernel
 from .model import Activation, Params, get_activation, loss_and_gradient, project
 
 _LOG2E = 1.0 / math.log(2.0)   # exp(z) = 2^(z log₂e): the softmax uses exp2, cheaper than exp
@@ -246,7 +246,7 @@ def fused_loss_and_gradient(params: Params, X: Tensor, q: Tensor, y: Tensor,
     more than 44 above the last token's) is redone with the max.
 
     ``backend``: ``"torch"`` runs the chunked torch operations above; ``"kernel"`` the compiled
-    CPU kernel (:mod:`boundcalc.validators.cpu_kernel`: the same sums per sample and block of
+    CPU kernel (:mod:`boundcalc.validators.kernel.cpu_kernel`: the same sums per sample and block of
     heads in registers, tanh only, float32/float64, ``chunk`` unused; the softmax shifted by
     the max); ``"auto"`` (default) the kernel wherever it applies and builds, else torch.
 

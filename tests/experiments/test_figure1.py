@@ -318,7 +318,7 @@ def test_damaged_cells_are_named_moved_aside_and_recomputed(tmp_path, capsys):
 def test_config_records_the_training_backend(tmp_path, monkeypatch, capfd):
     """With no working C compiler the run says so once on stderr (the two workers of --jobs 2
     included) and config.json records the torch backend and why."""
-    from boundcalc.validators import cpu_kernel
+    from boundcalc.validators.kernel import cpu_kernel
 
     for name in ("_CACHE", "_FAILED", "_BUILT", "_SKIPPED"):
         if hasattr(cpu_kernel, name):

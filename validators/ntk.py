@@ -48,7 +48,7 @@ def empirical_ntk(params: Params, X: Tensor, q: Tensor, act: Activation,
     """Empirical NTK blocks at θ between X (n, T, d) and X2 (n', T', d) (default X2 = X).
 
     Returns :class:`NTK` with (n, n') matrices; K equals J Jᵀ' with J the Jacobian of
-    θ ↦ f(X; θ) (checked against autograd in tests/validators/test_kernel.py).
+    θ ↦ f(X; θ) (checked against autograd in tests/validators/test_ntk.py).
     """
     m = params.width
     F = head_features(params, X, q, act)

@@ -5,7 +5,6 @@ from __future__ import annotations
 import pytest
 import torch
 from boundcalc.validators.data import synthetic_inputs
-from boundcalc.validators.kernel import empirical_ntk, limit_ntk
 from boundcalc.validators.model import (
     Params,
     forward,
@@ -13,6 +12,7 @@ from boundcalc.validators.model import (
     init_params,
     last_token_query,
 )
+from boundcalc.validators.ntk import empirical_ntk, limit_ntk
 
 
 def _jacobian_blocks(params: Params, X, q, act):

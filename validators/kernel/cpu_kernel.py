@@ -6,17 +6,18 @@ tensors of size (samples × tokens × heads) that torch must write to memory bet
 per (sample, block of 8 heads) with all of these in registers. It is C with no dependency, built
 here with the system C compiler (``cc``, or ``$CC``) for the token dimension d and the dtype at
 hand (``-march=native``; ``-mcpu=native`` on arm64; built again without the flag when the
-compiler rejects it), cached under ``$BOUNDCALC_KERNEL_CACHE`` (default
-``~/.cache/boundcalc/kernels``, else ``<tmp>/boundcalc-kernels-<uid>``), and called through ctypes,
-which releases the GIL, so the trainer's worker threads run it in parallel.
+compiler rejects it), cached under ``$BOUNDCALC_KERNEL_CACHE`` (default ``kernels`` in the
+package's cache folder, :func:`boundcalc.files.cache_root`; else ``kernels`` in this user's own
+folder under the temporary directory, :func:`boundcalc.files.fallback_cache_root`), and called
+through ctypes, which releases the GIL, so the trainer's worker threads run it in parallel.
 
 A library is only loaded from a folder owned by this user that neither group nor others can
-write to (and only when the file is too; :func:`boundcalc.api._private_folder`, the check the
+write to (and only when the file is too; :func:`boundcalc.files.private_folder`, the check the
 generated-code cache uses): a folder anyone else could write to is skipped, never trusted.
 
 It covers the tanh activation in float32 and float64 on the CPU. Everything else, and every
 machine without a C compiler, uses the torch path, which computes the same quantities
-(tests/validators/test_cpu_kernel.py checks the two against each other and against
+(tests/validators/kernel/test_cpu_kernel.py checks the two against each other and against
 ``model.loss_and_gradient``). ``BOUNDCALC_CPU_KERNEL=0`` switches the kernel off. When the kernel
 applies but cannot be built, one note on stderr says so and why (once per run, worker processes
 included); :func:`backend_report` keeps the backend and the reason, and a run directory created
@@ -24,7 +25,7 @@ afterwards records them in its ``config.json`` (:func:`boundcalc.rundir.environm
 
 Example:
     >>> import torch
-    >>> from boundcalc.validators.cpu_kernel import load_kernel
+    >>> from boundcalc.validators.kernel.cpu_kernel import load_kernel
     >>> kernel = load_kernel(8, torch.float32)   # None where no C compiler is found
 """
 
@@ -45,6 +46,8 @@ from typing import NamedTuple
 
 import torch
 from torch import Tensor
+
+from boundcalc.files import cache_root, fallback_cache_root, private_folder
 
 #: Heads per block of the kernel (``IB`` in fused_step.c); widths are padded to a multiple.
 HEAD_BLOCK = 8
@@ -72,24 +75,18 @@ def kernel_enabled() -> bool:
 
 
 def _cache_dir() -> Path:
+    """``$BOUNDCALC_KERNEL_CACHE``, else ``kernels`` in the package's cache folder (this user's
+    fallback folder when the cache is switched off: a kernel must be built somewhere to run)."""
     explicit = os.environ.get("BOUNDCALC_KERNEL_CACHE")
     if explicit:
         return Path(explicit)
-    base = os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache")
-    return Path(base) / "boundcalc" / "kernels"
+    root = cache_root()
+    return (root if root is not None else fallback_cache_root()) / "kernels"
 
 
 def _fallback_dir() -> Path:
     """This user's own folder under the temporary directory (never a shared one)."""
-    uid = os.getuid() if hasattr(os, "getuid") else "user"
-    return Path(tempfile.gettempdir()) / f"boundcalc-kernels-{uid}"
-
-
-def _private(path: Path) -> bool:
-    """Owned by this user and writable by nobody else (the generated-code cache's check)."""
-    from boundcalc.api import _private_folder
-
-    return _private_folder(path)
+    return fallback_cache_root() / "kernels"
 
 
 def _arch_flags() -> tuple[str, ...]:
@@ -130,7 +127,7 @@ def _folders() -> list[Path]:
             folder.mkdir(mode=0o700, parents=True, exist_ok=True)
         except OSError:
             continue
-        if _private(folder):
+        if private_folder(folder):
             out.append(folder)
     return out
 
@@ -158,7 +155,7 @@ def _build(d: int, dtype: torch.dtype) -> Path:
     for folder in folders:
         for name in names:
             target = folder / name
-            if target.exists() and _private(target):
+            if target.exists() and private_folder(target):
                 return target
     errors = []
     for folder in folders:

@@ -9,8 +9,8 @@ import shutil
 
 import pytest
 import torch
-from boundcalc.validators import cpu_kernel
 from boundcalc.validators.data import synthetic_inputs
+from boundcalc.validators.kernel import cpu_kernel
 from boundcalc.validators.model import (
     Params,
     get_activation,
@@ -250,7 +250,7 @@ def test_no_library_is_loaded_from_a_folder_others_can_write(monkeypatch, tmp_pa
     shared = tmp_path / "tmp"
     monkeypatch.setattr(cpu_kernel.tempfile, "gettempdir", lambda: str(shared))
     planted = []
-    for folder in (shared / "boundcalc-kernels", shared / f"boundcalc-kernels-{os.getuid()}"):
+    for folder in (shared / "boundcalc-kernels", shared / f"boundcalc-{os.getuid()}" / "kernels"):
         folder.mkdir(parents=True)
         folder.chmod(0o777)                            # world-writable, as /tmp is
         (folder / built.name).write_bytes(b"not the library you built")

@@ -1,0 +1,2 @@
+"""The compiled CPU kernel of the fused training step: the C source ``fused_step.c`` and its
+ctypes loader :mod:`boundcalc.validators.kernel.cpu_kernel`."""
