@@ -45,8 +45,8 @@ from boundcalc.api import (
 from boundcalc.params import DEFAULTS, InputError, Inputs, parse_integer, parse_number, validate
 from boundcalc.search import bisect_even
 from boundcalc.theory import symbols as S
-from boundcalc.theory.proposition2 import alpha as ALPHA
-from boundcalc.theory.proposition2 import proposition2
+from boundcalc.theory.prop2 import alpha as ALPHA
+from boundcalc.theory.prop2 import prop2
 
 #: α of the authors' scripts (App. B.1 / Section 6.2).
 DEFAULT_ALPHA = "1.5"
@@ -102,7 +102,7 @@ def nonvacuous_width_prop2(inputs: Inputs, alpha: str | float = DEFAULT_ALPHA,
 @cache
 def _compiled_prop2():
     """Proposition 2 with symbolic α, lambdified once over ARGUMENTS + (α,) for mpmath."""
-    statement = proposition2(ALPHA)
+    statement = prop2(ALPHA)
     exprs = statement.expressions()
     keys = tuple(exprs)
     args = (*ARGUMENTS, ALPHA)

@@ -10,8 +10,8 @@ from .lemma2 import lemma2
 from .lemma3 import lemma3
 from .lemma5 import lemma5
 from .lemma6 import lemma6
-from .proposition1 import proposition1
-from .proposition2 import proposition2
+from .prop1 import prop1
+from .prop2 import prop2
 from .remark9 import remark9
 from .statement import Statement
 from .theorem1 import theorem1
@@ -26,11 +26,11 @@ BUILDERS: dict[str, Callable[[], Statement]] = {
     "lemma5": lemma5,
     "lemma6": lemma6,
     "theorem1": theorem1,
-    "prop1": proposition1,
-    "prop2": proposition2,
+    "prop1": prop1,
+    "prop2": prop2,
     "remark9": remark9,
     "theorem1_paper": lambda: theorem1(route="paper"),
-    "prop1_paper": lambda: proposition1(route="paper"),
+    "prop1_paper": lambda: prop1(route="paper"),
     "remark9_paper": lambda: remark9(route="paper"),
 }
 

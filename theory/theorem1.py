@@ -205,7 +205,7 @@ def assemble_bound(lipschitz: sp.Expr, residual: sp.Expr, eps_lin: sp.Expr, eps_
 
     Any model whose per-unit constants give L, B, ε_lin, ε_app and ε_cf on Ω_ρ gets the same
     assembly: Theorem 1 / Proposition 1 / Remark 9 on the paper route here, the IndRNN's
-    Proposition 2 (``proposition2.build_bound``).
+    Proposition 2 (``prop2.build_bound``).
 
     Returns:
         (terms, bound): ``optimization`` = ‖ν‖²/(4ηK) + ηL²B², ``linearization`` = Bε_lin,

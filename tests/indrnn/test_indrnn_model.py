@@ -9,7 +9,7 @@ import sympy as sp
 import torch
 from boundcalc.theory import symbols as S
 from boundcalc.theory.activations import TANH
-from boundcalc.theory.proposition2 import unit_gradient_bound, unit_hessian_bound
+from boundcalc.theory.prop2 import unit_gradient_bound, unit_hessian_bound
 from boundcalc.validators import indrnn
 from boundcalc.validators.figure2 import transformer_quantities
 from boundcalc.validators.model import (

@@ -11,11 +11,11 @@ import pytest
 import sympy as sp
 from boundcalc.theory import symbols as S
 from boundcalc.theory.activations import TANH
-from boundcalc.theory.proposition2 import (
+from boundcalc.theory.prop2 import (
     DEFAULT_ALPHA,
     alpha,
     geometric_sum,
-    proposition2,
+    prop2,
     recurrent_factor,
 )
 
@@ -31,7 +31,7 @@ POINT = {S.m: 64, S.n: 1000, S.delta: sp.Rational(1, 20), S.rho_c: 2, S.rho_u: 2
 
 def _bound_in_T(alpha_value) -> sp.Expr:
     """min_iterate at the proposition's own step size, as a function of T alone."""
-    st = proposition2(alpha_value)
+    st = prop2(alpha_value)
     expr = st.bound["min_iterate"].subs(S.eta, st.constants["theorem_step_size"])
     return expr.xreplace({k: sp.sympify(v) for k, v in POINT.items()})
 
@@ -86,7 +86,7 @@ def test_cutoff_quantity_is_sigma1_times_alpha_widened_by_the_projection_radius(
 
 
 def test_min_iterate_is_the_sum_of_its_named_terms_and_probability_is_one_minus_delta():
-    st = proposition2(alpha)
+    st = prop2(alpha)
     assert set(st.terms) == {"optimization", "linearization", "approximation",
                              "change_of_feature"}
     assert st.bound["min_iterate"] == sp.Add(*st.terms.values())
@@ -96,7 +96,7 @@ def test_min_iterate_is_the_sum_of_its_named_terms_and_probability_is_one_minus_
 
 
 def test_default_statement_uses_the_authors_alpha_and_only_calculator_arguments():
-    st = proposition2()
+    st = prop2()
     assert st.free_symbols() <= set(ARGUMENTS)
     assert sp.simplify(st.constants["recurrent_factor_init"] - S.sigma1 * DEFAULT_ALPHA) == 0
 
@@ -104,7 +104,7 @@ def test_default_statement_uses_the_authors_alpha_and_only_calculator_arguments(
 def test_evaluate_prop2_matches_the_symbolic_statement():
     inputs = validate(m=64, T=12, rho="2", nu="1", eta="0.001")
     res = evaluate_prop2(inputs, alpha="0.5")
-    expr = proposition2(sp.Rational(1, 2)).bound["min_iterate"]
+    expr = prop2(sp.Rational(1, 2)).bound["min_iterate"]
     values = {**POINT, S.T: 12, S.eta: sp.Rational(1, 1000)}
     exact = expr.xreplace({k: sp.sympify(v) for k, v in values.items()})
     assert abs(float(res.bound["min_iterate"]) / float(exact) - 1) < 1e-12
@@ -153,7 +153,7 @@ def test_compare_rnn_path_never_imports_torch(tmp_path):
     assert out.stdout.strip() == "False"
 
 
-@pytest.mark.parametrize("module", ["boundcalc.theory.proposition2", "boundcalc.compare_rnn",
+@pytest.mark.parametrize("module", ["boundcalc.theory.prop2", "boundcalc.compare_rnn",
                                     "boundcalc.validators.indrnn",
                                     "boundcalc.validators.ar_task"])
 def test_docstring_examples_run(module):

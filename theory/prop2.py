@@ -40,9 +40,9 @@ feature is bounded), with B₀ = σ₀ν_c + σ₁(ν_w P_T(λ₀) + σ₀ν_u P
     ε_app = 2B₀ √(log(2n/δ)/m),   probability ≥ 1 − δ.
 
 Example:
-    >>> from boundcalc.theory.proposition2 import proposition2
+    >>> from boundcalc.theory.prop2 import prop2
     >>> from boundcalc.theory.symbols import T
-    >>> T in proposition2().bound["min_iterate"].free_symbols
+    >>> T in prop2().bound["min_iterate"].free_symbols
     True
 """
 
@@ -236,7 +236,7 @@ def build_bound(alpha_value: sp.Expr = alpha, step: sp.Expr = eta):
 
 
 
-def proposition2(alpha_value: sp.Expr | None = None) -> Statement:
+def prop2(alpha_value: sp.Expr | None = None) -> Statement:
     """Proposition 2 (ProjGD on the IndRNN) as a :class:`Statement`.
 
     Args:
@@ -245,8 +245,8 @@ def proposition2(alpha_value: sp.Expr | None = None) -> Statement:
             symbol :data:`alpha` for the symbolic statement, or any positive sympy number.
 
     Example:
-        >>> from boundcalc.theory.proposition2 import alpha, proposition2
-        >>> alpha in proposition2(alpha).free_symbols()
+        >>> from boundcalc.theory.prop2 import alpha, prop2
+        >>> alpha in prop2(alpha).free_symbols()
         True
     """
     a = DEFAULT_ALPHA if alpha_value is None else sp.sympify(alpha_value)
@@ -276,6 +276,6 @@ def proposition2(alpha_value: sp.Expr | None = None) -> Statement:
 
 __all__ = [
     "DEFAULT_ALPHA", "alpha", "approximation_log_factor", "build_bound", "feature_envelope",
-    "geometric_sum", "proposition2", "recurrent_factor", "recurrent_weight_max", "tangent_bound",
+    "geometric_sum", "prop2", "recurrent_factor", "recurrent_weight_max", "tangent_bound",
     "unit_gradient_bound", "unit_hessian_bound", "weighted_geometric_sum",
 ]

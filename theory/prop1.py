@@ -30,12 +30,12 @@ from .theorem1 import (
 )
 
 
-def proposition1(route: str = "tight") -> Statement:
+def prop1(route: str = "tight") -> Statement:
     """Proposition 1 (ProjSGD convergence, in expectation over minibatches).
 
     Example:
-        >>> from boundcalc.theory.proposition1 import proposition1
-        >>> proposition1().conditions[-1].requirement
+        >>> from boundcalc.theory.prop1 import prop1
+        >>> prop1().conditions[-1].requirement
         'b <= n'
     """
     constants, terms, bound = build_bound(route=route)
