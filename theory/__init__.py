@@ -1,14 +1,41 @@
 """Symbolic statements of Arda, Cayci & Eryilmaz, *Finite-Time Analysis of Gradient Descent for
-Shallow Transformers* (AISTATS 2026): one module per result, pure sympy, no torch.
+Shallow Transformers* (AISTATS 2026), and of the second bound family (the generalization bound of
+*Generalization bound for a Shallow Transformer trained using Gradient Descent*): pure sympy, no
+torch. One module per statement, named like its CLI command.
 
-Modules: ``symbols`` (named symbols), ``activations`` (σ₀, σ₁, σ₂ presets), ``event``
-(Definition 1), ``lemma2`` (L, β), ``lemma3`` (ε_lin), ``lemma5`` (ε_app), ``lemma6`` (envelopes),
-``theorem1`` (ProjGD), ``proposition1`` (ProjSGD), ``remark9`` (misspecification), ``lemmas``
-(statement objects of the lemmas), ``registry`` (name → statement).
-Derivations: docs/derivations.md.
+Modules:
+
+* ``catalog``: the statement table (name, module, route, CLI help); pure data, no sympy;
+* ``registry``: name → statement builder, built from the catalog;
+* ``statement``: the :class:`Statement` / :class:`Condition` containers;
+* ``symbols``: the named symbols; ``activations``: the σ₀, σ₁, σ₂ presets;
+* ``labels``: meaning line and LaTeX symbol of every key of the statements;
+* ``conditions``: hypotheses shared by several statements (m even, ρ ≥ ν);
+* ``event`` (Definition 1: u_∞, ū), ``lemma2`` (L, β), ``lemma3`` (ε_lin, ε_tay), ``lemma5``
+  (ε_app), ``lemma6`` (envelopes F, Y, B, 2LB), ``theorem1`` (ProjGD), ``prop1`` (ProjSGD),
+  ``remark9`` (misspecification), ``prop2`` (the IndRNN): each computes its result's quantities and
+  builds its statement with the function of the same name;
+* ``aposteriori``: Theorem 1 with measured U(0) and input geometry (validators);
+* ``generalization_symbols``, ``generalization``: the generalization bound (its symbols; its
+  quantities, Theorem 5 and its statements).
+
+Derivations: docs/derivations.md. The package's own names are loaded on first use, so that
+importing :mod:`boundcalc.theory.catalog` does not import sympy.
 """
 
-from .registry import BUILDERS, get_statement
-from .statement import Condition, Statement
+from __future__ import annotations
+
+from importlib import import_module
+
+#: Public name → module that defines it (loaded on first access).
+_LAZY = {"BUILDERS": "registry", "get_statement": "registry",
+         "Condition": "statement", "Statement": "statement"}
+
+
+def __getattr__(name: str):
+    if name in _LAZY:
+        return getattr(import_module(f"{__name__}.{_LAZY[name]}"), name)
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
 
 __all__ = ["BUILDERS", "Condition", "Statement", "get_statement"]

@@ -1,38 +1,33 @@
-"""Name → statement builder, the single lookup used by the CLI, the docs and the validators."""
+"""Name → statement builder, the single lookup used by the CLI, the docs and the validators.
+
+The statements and their modules come from the statement table :mod:`boundcalc.theory.catalog`:
+the builder of statement ``name`` is the function ``name`` of module
+``boundcalc.theory.<module>``. A routed statement (a proof route, ``--route``) is registered twice:
+``name`` on its default route (``tight``) and ``<name>_paper`` on the paper's route.
+"""
 
 from __future__ import annotations
 
 from collections.abc import Callable
-from functools import cache
+from functools import cache, partial
+from importlib import import_module
 
-from .event import event
-from .lemma2 import lemma2
-from .lemma3 import lemma3
-from .lemma5 import lemma5
-from .lemma6 import lemma6
-from .prop1 import prop1
-from .prop2 import prop2
-from .remark9 import remark9
+from .catalog import ROUTED, STATEMENTS
 from .statement import Statement
-from .theorem1 import theorem1
 
-#: Statements with a selectable proof route; ``<name>_paper`` is the paper's route.
-ROUTED = ("theorem1", "prop1", "remark9")
 
-BUILDERS: dict[str, Callable[[], Statement]] = {
-    "event": event,
-    "lemma2": lemma2,
-    "lemma3": lemma3,
-    "lemma5": lemma5,
-    "lemma6": lemma6,
-    "theorem1": theorem1,
-    "prop1": prop1,
-    "prop2": prop2,
-    "remark9": remark9,
-    "theorem1_paper": lambda: theorem1(route="paper"),
-    "prop1_paper": lambda: prop1(route="paper"),
-    "remark9_paper": lambda: remark9(route="paper"),
-}
+def _builders() -> dict[str, Callable[[], Statement]]:
+    """Every statement of the catalog, in catalog order, then the ``<name>_paper`` routes."""
+    builders: dict[str, Callable[[], Statement]] = {}
+    for row in STATEMENTS:
+        builders[row.name] = getattr(import_module(f"{__package__}.{row.module}"), row.name)
+    for name in ROUTED:
+        builders[f"{name}_paper"] = partial(builders[name], route="paper")
+    return builders
+
+
+#: Registry key → builder (no argument) of the :class:`Statement`.
+BUILDERS: dict[str, Callable[[], Statement]] = _builders()
 
 
 def routed_name(name: str, route: str) -> str:
@@ -59,3 +54,6 @@ def get_statement(name: str) -> Statement:
         return BUILDERS[name]()
     except KeyError:
         raise ValueError(f"unknown statement {name!r}; choose one of {sorted(BUILDERS)}") from None
+
+
+__all__ = ["BUILDERS", "ROUTED", "get_statement", "routed_name"]
