@@ -16,8 +16,9 @@ Modules:
   ``remark9`` (misspecification), ``prop2`` (the IndRNN): each computes its result's quantities and
   builds its statement with the function of the same name;
 * ``aposteriori``: Theorem 1 with measured U(0) and input geometry (validators);
-* ``generalization_symbols``, ``generalization``: the generalization bound (its symbols; its
-  quantities, Theorem 5 and its statements).
+* ``generalization_symbols``, ``generalization_quantities``, ``generalization``: the
+  generalization bound (its symbols; the quantities of its Lemmas 1, 2 and 4; Theorem 5, its
+  conditions and statements).
 
 Derivations: docs/derivations.md. The package's own names are loaded on first use, so that
 importing :mod:`boundcalc.theory.catalog` does not import sympy.

@@ -1,22 +1,27 @@
-"""Paper 003: generalization bound for a GD-trained shallow Transformer, as sympy expressions.
+"""Theorem 5 of the generalization bound: the calculator's ``generalization`` statement.
 
 Source: *Generalization bound for a Shallow Transformer trained using Gradient Descent*
-(anonymous, under review), ``shared/papers/003_ca845a00a60efb13.txt``; line numbers below refer
-to that file. Model (§3.1.2, Wu et al. 2024): f(X) = (1/d_s) w_Oᵀ Σ_{i≤d_s} ReLU(W_V Xᵀ
+(anonymous, under review), the calculator's second bound family ("paper 003"); line numbers
+(``line 291``) as in :mod:`boundcalc.theory.generalization_quantities`, which computes the
+quantities of Lemmas 1, 2 and 4 (η, ξ, ρ, z, M, A, P, the Rademacher complexity, the empirical
+loss). Model (§3.1.2, Wu et al. 2024): f(X) = (1/d_s) w_Oᵀ Σ_{i≤d_s} ReLU(W_V Xᵀ
 softmax(X W_Kᵀ W_Q X^{(i,:)ᵀ}/√d_m)), LeCun init, d = d_m (line 145), loss ℓ 1-Lipschitz in its
 first argument, plain GD.
 
-What is computed (every quantity of the paper, one function each):
+What is computed here:
 
-* η_• = ‖W_•⁰‖_F + R_•, η_O = ‖w_O⁰‖₂ + R_O, ξ_• = ‖W_•⁰‖₂ + R_• (lines 175, 229, 243–249);
-* ρ = N^{1/2} d_s^{3/2} R_X, z, ẑ, M, M̂ (lines 233–237);
-* A = η_O η_V √d_s R_X (lines 179, 410–425) and P (lines 179, 398);
-* Lemma 1 / Lemma 2: Rademacher complexity via the covering number (lines 177, 205, 403–407);
-* Lemma 4: empirical loss bound under Wu et al.'s Theorem 1 conditions (lines 229–285);
-* Theorem 5: true-loss bound (lines 291–329), with its probability.
+* Theorem 5: the true-loss bound L_D ≤ L_S + 2R_S + confidence term, with its probability
+  (lines 291–329), and the union over radius classes it needs;
+* the hypotheses the calculator can check (width, Wu et al.'s α-conditions, a positive
+  probability; the printed Dudley form's domain);
+* the statements ``generalization`` (Theorem 5), ``generalization-lemma1`` (Lemmas 1–2) and
+  ``generalization-lemma4`` (Lemma 4), with the description and LaTeX name of every key;
+* the compact forms (every formula written one level at a time in display symbols, for
+  ``--symbolic``) and the table of discrepancies between the printed statements and the paper's
+  own derivations.
 
 Why two forms. The paper's statements and its own derivations disagree in places
-(:data:`DISCREPANCIES`, docs/generalization.md). Every builder takes ``as_printed``: False (the
+(:func:`discrepancies`, docs/generalization.md). Every builder takes ``as_printed``: False (the
 default) follows the derivation step by step, True reproduces the printed statement. Every
 constant the paper hides behind "≲", O(·), Ω(·) or Ω̃(·) is a symbol of
 :data:`boundcalc.theory.generalization_symbols.HIDDEN_CONSTANTS` (default 1).
@@ -29,6 +34,37 @@ from functools import cache
 
 import sympy as sp
 
+from .generalization_quantities import (
+    A,
+    M,
+    M_hat,
+    P,
+    a_form,
+    dudley_closed_form,
+    dudley_form,
+    dudley_scale,
+    empirical_loss_phi0_bound,
+    eta_K,
+    eta_O,
+    eta_Q,
+    eta_V,
+    lemma4_bound,
+    lemma4_first_form,
+    lemma4_first_term,
+    lemma4_probability,
+    lemma4_second_form,
+    lemma4_second_term,
+    m_form,
+    p_form,
+    rademacher_bound,
+    rho,
+    xi_K,
+    xi_Q,
+    xi_V,
+    z,
+    z_form,
+    z_hat,
+)
 from .generalization_symbols import (
     C_D,
     C_O,
@@ -36,14 +72,6 @@ from .generalization_symbols import (
     R_O,
     R_Q,
     R_V,
-    R_X,
-    WK0_2,
-    WK0_F,
-    WO0_2,
-    WQ0_2,
-    WQ0_F,
-    WV0_2,
-    WV0_F,
     C_conf,
     C_cov,
     C_prob,
@@ -57,228 +85,6 @@ from .generalization_symbols import (
     delta,
 )
 from .statement import Condition, Statement
-
-# ---------------------------------------------------------------------------------------------
-# η, ξ: norms of the parameters anywhere in the class (lines 175, 229, 243-249)
-# ---------------------------------------------------------------------------------------------
-
-
-def eta_Q() -> sp.Expr:
-    """η_Q = ‖W_Q⁰‖_F + R_Q ≥ ‖W_Q‖_F on the class (Lemma 1, line 175)."""
-    return WQ0_F + R_Q
-
-
-def eta_K() -> sp.Expr:
-    """η_K = ‖W_K⁰‖_F + R_K ≥ ‖W_K‖_F on the class (Lemma 1, line 175)."""
-    return WK0_F + R_K
-
-
-def eta_V() -> sp.Expr:
-    """η_V = ‖W_V⁰‖_F + R_V ≥ ‖W_V‖_F on the class (Lemma 1, line 175)."""
-    return WV0_F + R_V
-
-
-def eta_O() -> sp.Expr:
-    """η_O = ‖w_O⁰‖₂ + R_O ≥ ‖w_O‖₂ on the class (Lemma 1, line 175; line 249)."""
-    return WO0_2 + R_O
-
-
-def xi_Q() -> sp.Expr:
-    """ξ_Q = ‖W_Q⁰‖₂ + R_Q ≥ ‖W_Q‖₂ on the class; ξ_Q ≤ η_Q (Lemma 4, lines 229, 243)."""
-    return WQ0_2 + R_Q
-
-
-def xi_K() -> sp.Expr:
-    """ξ_K = ‖W_K⁰‖₂ + R_K ≥ ‖W_K‖₂ on the class; ξ_K ≤ η_K (Lemma 4, lines 229, 245)."""
-    return WK0_2 + R_K
-
-
-def xi_V() -> sp.Expr:
-    """ξ_V = ‖W_V⁰‖₂ + R_V ≥ ‖W_V‖₂ on the class; ξ_V ≤ η_V (Lemma 4, lines 229, 247)."""
-    return WV0_2 + R_V
-
-
-# ---------------------------------------------------------------------------------------------
-# Lemma 4's quantities (lines 233-237, 257, 285)
-# ---------------------------------------------------------------------------------------------
-
-
-def rho() -> sp.Expr:
-    """ρ = N^{1/2} d_s^{3/2} R_X (Lemma 4, line 233).
-
-    Not the Lipschitz constant called ρ on lines 123–125 (the proof of Theorem 5 uses 1 there).
-    """
-    return sp.sqrt(N) * d_s ** sp.Rational(3, 2) * R_X
-
-
-def _z_form(e_o: sp.Expr, e_v: sp.Expr, e_q: sp.Expr, e_k: sp.Expr) -> sp.Expr:
-    return e_o**2 * (1 + 4 / d_m * R_X**4 * d_s**2 * e_v**2 * (e_q**2 + e_k**2))
-
-
-def z() -> sp.Expr:
-    """z = η_O²(1 + (4/d_m) R_X⁴ d_s² ξ_V² (ξ_Q² + ξ_K²)) (Lemma 4, lines 233, 257)."""
-    return _z_form(eta_O(), xi_V(), xi_Q(), xi_K())
-
-
-def z_hat() -> sp.Expr:
-    """ẑ = η_O²(1 + (4/d_m) R_X⁴ d_s² η_V² (η_Q² + η_K²)) ≥ z (Lemma 4, lines 233, 285)."""
-    return _z_form(eta_O(), eta_V(), eta_Q(), eta_K())
-
-
-def _m_form(e_v: sp.Expr, e_q: sp.Expr, e_k: sp.Expr, e_o: sp.Expr) -> sp.Expr:
-    scale = 2 / sp.sqrt(d_m) * R_X**2 * d_s
-    return sp.Max(
-        e_v / R_O,
-        e_o / R_V,
-        scale * e_k * e_v * e_o / R_Q,
-        scale * e_q * e_v * e_o / R_K,
-    )
-
-
-def M() -> sp.Expr:
-    """M = max(ξ_V/R_O, η_O/R_V, (2/√d_m) R_X² d_s ξ_K ξ_V η_O/R_Q,
-    (2/√d_m) R_X² d_s ξ_Q ξ_V η_O/R_K) (Lemma 4, lines 235, 257)."""
-    return _m_form(xi_V(), xi_Q(), xi_K(), eta_O())
-
-
-def M_hat() -> sp.Expr:
-    """M̂: M with every ξ replaced by η, so M̂ ≥ M (Lemma 4, lines 237, 285)."""
-    return _m_form(eta_V(), eta_Q(), eta_K(), eta_O())
-
-
-# ---------------------------------------------------------------------------------------------
-# Lemma 1 / Lemma 2: Rademacher complexity (lines 175-211, 368-425)
-# ---------------------------------------------------------------------------------------------
-
-
-def _a_form(e_o: sp.Expr, e_v: sp.Expr) -> sp.Expr:
-    return e_o * e_v * sp.sqrt(d_s) * R_X
-
-
-def A() -> sp.Expr:
-    """A = η_O η_V √d_s R_X ≥ |f| on the class (lines 179, 410–425).
-
-    |w_Oᵀ ReLU(W_V Xᵀ s)| ≤ ‖w_O‖₂‖W_V‖₂‖X‖₂‖s‖₂ ≤ η_O η_V ‖X‖_F with ‖s‖₂ ≤ ‖s‖₁ = 1.
-    """
-    return _a_form(eta_O(), eta_V())
-
-
-def _p_form(e_v: sp.Expr, e_k: sp.Expr, e_q: sp.Expr) -> sp.Expr:
-    two_thirds = sp.Rational(2, 3)
-    return ((sp.sqrt(d_s) * R_X) ** 2
-            * ((sp.sqrt(d_m) * e_v) ** two_thirds
-               + (sp.sqrt(d_m) * e_k * e_q * e_v) ** two_thirds) ** 3
-            * sp.log(N * d_s))
-
-
-def P() -> sp.Expr:
-    """P = (√d_s R_X)² ((√d_m η_V)^{2/3} + (√d_m η_K η_Q η_V)^{2/3})³ log(N d_s) (line 398).
-
-    log N_∞(G; ε) ≲ P/ε² (line 396): Edelman et al. Cor. 4.5 (line 386) with
-    B_X ≤ √d_s R_X, ‖W_V‖_{2,1} ≤ √d_m η_V, ‖W_Kᵀ W_Q/√d_m‖_{2,1} ≤ √d_m η_K η_Q and
-    ‖W_V‖₂ ≤ η_V (line 376).
-    """
-    return _p_form(eta_V(), eta_K(), eta_Q())
-
-
-def dudley_scale() -> sp.Expr:
-    """s = √(C_cov·P/N): the minimiser δ* of δ + s·log(A/δ) in the Dudley integral (line 406)."""
-    return sp.sqrt(C_cov * P() / N)
-
-
-def dudley_closed_form(as_printed: bool = False) -> sp.Expr:
-    """inf_{δ} (δ + ∫_δ^A √(C_cov P/(ε² N)) dε), the bracket of lines 403–407.
-
-    The integrand is s/ε with s = √(C_cov P/N), so the bracket is δ + s·log(A/δ).
-
-    * printed (line 407): s·(1 + log(A/s)), the value at δ* = s.
-    * derived (default): the infimum is over δ ∈ [0, A] (the integral runs from δ to A), so
-      δ* = min(s, A): s·(1 + log(A/s)) when s ≤ A, and A (the trivial bound |f| ≤ A) when
-      s > A. The printed form is smaller than A there and negative once s > e·A.
-    """
-    return _dudley_form(dudley_scale(), A(), as_printed)
-
-
-def _dudley_form(s: sp.Expr, a: sp.Expr, as_printed: bool) -> sp.Expr:
-    interior = s * (1 + sp.log(a / s))
-    if as_printed:
-        return interior
-    return sp.Piecewise((interior, s <= a), (a, True))
-
-
-def rademacher_bound(as_printed: bool = False, lemma: int = 2) -> sp.Expr:
-    """Bound on the empirical Rademacher complexity R_S(F_R^{θ⁰}) = R_S(G_R^{θ⁰}).
-
-    Args:
-        as_printed: False: c·(derived Dudley value) (lines 403–407 with δ* ≤ A); True: the printed
-            closed form.
-        lemma: only with ``as_printed``: 2 gives Lemma 2 / line 211, c·√(P/N)(1 + log(A√(N/P)));
-            1 gives Lemma 1 as printed on line 177, C_O·(1/N)·√(P/N)(1 + log(A√(N/P))) (an extra
-            1/N that neither Lemma 2, line 211 nor Theorem 5 carries).
-    """
-    if lemma not in (1, 2):
-        raise ValueError(f"`lemma` must be 1 or 2, got {lemma!r}")
-    if as_printed and lemma == 1:
-        return C_O * dudley_closed_form(True) / N
-    return C_D * dudley_closed_form(as_printed)
-
-
-# ---------------------------------------------------------------------------------------------
-# Lemma 4: empirical loss (lines 213-285)
-# ---------------------------------------------------------------------------------------------
-
-
-def lemma4_first_term(as_printed: bool = False) -> sp.Expr:
-    """α²/(8ρM√N) (derived, from α² ≥ 8ρM√(2Φ(θ⁰)), lines 263–277) or α²/(8ρM̂√N) (printed,
-    lines 231, 283)."""
-    return _first_form(rho(), M_hat() if as_printed else M())
-
-
-def _first_form(r: sp.Expr, m: sp.Expr) -> sp.Expr:
-    return alpha**2 / (8 * r * m * sp.sqrt(N))
-
-
-def _second_form(r: sp.Expr, zz: sp.Expr, e_o: sp.Expr, power: int) -> sp.Expr:
-    return alpha**3 * e_o / (32 * r**power * zz * sp.sqrt(N))
-
-
-def lemma4_second_term(as_printed: bool = False) -> sp.Expr:
-    """α³η_O/(32ρ²z√N) (derived) or α³η_O/(32ρ⁴ẑ√N) (printed, lines 231, 283).
-
-    Derivation (lines 267–277): α³ ≥ 32ρ²z√(2Φ(θ⁰))/η_O gives Φ(θ⁰) ≤ α⁶η_O²/(2048ρ⁴z²), and
-    √(2Φ/N) ≤ √(2α⁶η_O²/(2048ρ⁴z²N)) = α³η_O/(32ρ²z√N). The last line of 277 writes ρ⁴.
-    """
-    if as_printed:
-        return _second_form(rho(), z_hat(), eta_O(), 4)
-    return _second_form(rho(), z(), eta_O(), 2)
-
-
-def lemma4_bound(as_printed: bool = False) -> sp.Expr:
-    """Lemma 4: L_S(f_{θ^t}) ≤ min(first, second) for every t (lines 231, 277, 283).
-
-    Derived: L_S ≤ (1/N)Σ|f − y| ≤ √(2Φ(θ^t)/N) ≤ √(2Φ(θ⁰)/N) (1-Lipschitz ℓ with ℓ(y, y) = 0,
-    Cauchy–Schwarz, Φ non-increasing under Wu et al. Thm 1), then each α-condition bounds
-    Φ(θ⁰). The quantities are those of the conditions (M, z); the printed statement replaces
-    them by M̂ ≥ M, ẑ ≥ z, which *shrinks* the bound and is therefore not implied (discrepancy
-    ``lemma4_hats``).
-    """
-    return sp.Min(lemma4_first_term(as_printed), lemma4_second_term(as_printed))
-
-
-def empirical_loss_phi0_bound() -> sp.Expr:
-    """√(2Φ(θ⁰)/N): the step of line 277 before the α-conditions are used.
-
-    Valid whenever Wu et al.'s convergence holds, and ≤ :func:`lemma4_bound` (derived) when both
-    α-conditions hold. Reported for comparison; Theorem 5 uses :func:`lemma4_bound`.
-    """
-    return sp.sqrt(2 * Phi0 / N)
-
-
-def lemma4_probability() -> sp.Expr:
-    """1 − 8e^{−d_m/2} − δ − exp(−C_prob·(N−1)^{−ĉ}·d_s^{−1}) (lines 229, 253)."""
-    return (1 - 8 * sp.exp(-d_m / 2) - delta
-            - sp.exp(-C_prob * (N - 1) ** (-c_hat) / d_s))
-
 
 # ---------------------------------------------------------------------------------------------
 # Theorem 5: true loss (lines 287-331)
@@ -467,23 +273,23 @@ def compact_formulas(as_printed: bool = False) -> dict[str, sp.Expr]:
     out: dict[str, sp.Expr] = {
         "eta_Q": eta_Q(), "eta_K": eta_K(), "eta_V": eta_V(), "eta_O": eta_O(),
         "xi_Q": xi_Q(), "xi_K": xi_K(), "xi_V": xi_V(), "rho": rho(),
-        "z": _z_form(q["eta_O"], q["xi_V"], q["xi_Q"], q["xi_K"]),
-        "z_hat": _z_form(q["eta_O"], q["eta_V"], q["eta_Q"], q["eta_K"]),
-        "M": _m_form(q["xi_V"], q["xi_Q"], q["xi_K"], q["eta_O"]),
-        "M_hat": _m_form(q["eta_V"], q["eta_Q"], q["eta_K"], q["eta_O"]),
-        "A": _a_form(q["eta_O"], q["eta_V"]),
-        "P": _p_form(q["eta_V"], q["eta_K"], q["eta_Q"]),
+        "z": z_form(q["eta_O"], q["xi_V"], q["xi_Q"], q["xi_K"]),
+        "z_hat": z_form(q["eta_O"], q["eta_V"], q["eta_Q"], q["eta_K"]),
+        "M": m_form(q["xi_V"], q["xi_Q"], q["xi_K"], q["eta_O"]),
+        "M_hat": m_form(q["eta_V"], q["eta_Q"], q["eta_K"], q["eta_O"]),
+        "A": a_form(q["eta_O"], q["eta_V"]),
+        "P": p_form(q["eta_V"], q["eta_K"], q["eta_Q"]),
         "R": radius_R(), "R_union": sp.Max(1, sp.ceiling(q["R"])),
         "dudley_scale": sp.sqrt(C_cov * q["P"] / N),
-        "rademacher_complexity": C_D * _dudley_form(q["dudley_scale"], q["A"], as_printed),
-        "lemma1_as_printed": C_O * _dudley_form(q["dudley_scale"], q["A"], True) / N,
-        "lemma4_first": _first_form(q["rho"], q["M_hat"] if as_printed else q["M"]),
-        "lemma4_second": (_second_form(q["rho"], q["z_hat"], q["eta_O"], 4) if as_printed
-                          else _second_form(q["rho"], q["z"], q["eta_O"], 2)),
+        "rademacher_complexity": C_D * dudley_form(q["dudley_scale"], q["A"], as_printed),
+        "lemma1_as_printed": C_O * dudley_form(q["dudley_scale"], q["A"], True) / N,
+        "lemma4_first": lemma4_first_form(q["rho"], q["M_hat"] if as_printed else q["M"]),
+        "lemma4_second": (lemma4_second_form(q["rho"], q["z_hat"], q["eta_O"], 4) if as_printed
+                          else lemma4_second_form(q["rho"], q["z"], q["eta_O"], 2)),
         "empirical_loss_phi0": empirical_loss_phi0_bound(),
         "lemma4_probability": lemma4_probability(),
         "terms.empirical_loss": sp.Min(q["lemma4_first"], q["lemma4_second"]),
-        "terms.rademacher": (C_O * _dudley_form(q["dudley_scale"], q["A"], True) if as_printed
+        "terms.rademacher": (C_O * dudley_form(q["dudley_scale"], q["A"], True) if as_printed
                              else 2 * q["rademacher_complexity"]),
         "terms.confidence": (C_O * _confidence_form(q["R"], True) if as_printed
                              else _confidence_form(q["R_union"], False)),
@@ -647,7 +453,7 @@ class Discrepancy:
 
     Attributes:
         key: stable identifier.
-        lines: line numbers in ``003_ca845a00a60efb13.txt``.
+        lines: line numbers in the paper's plain text (module docstring).
         printed: the printed formula (plain text).
         derived: what the derivation gives (plain text); the calculator's default.
         note: why, and what the calculator does.
@@ -678,8 +484,8 @@ def discrepancies() -> tuple[Discrepancy, ...]:
             "alpha^3 eta_O / (32 rho^2 z sqrt(N))",
             "Line 269 has Phi0 <= alpha^6 eta_O^2/(2048 rho^4 z^2); its square root times "
             "sqrt(2/N) is alpha^3 eta_O/(32 rho^2 z sqrt(N)). Line 277 already writes rho^4.",
-            _second_form(q["rho"], q["z_hat"], q["eta_O"], 4),
-            _second_form(q["rho"], q["z"], q["eta_O"], 2)),
+            lemma4_second_form(q["rho"], q["z_hat"], q["eta_O"], 4),
+            lemma4_second_form(q["rho"], q["z"], q["eta_O"], 2)),
         Discrepancy(
             "lemma4_hats", "281-285 (step), 231, 293 (statements); conditions 229, 253, 291",
             "min(alpha^2/(8 rho M_hat sqrt(N)), ...z_hat...)",
@@ -687,7 +493,7 @@ def discrepancies() -> tuple[Discrepancy, ...]:
             "M_hat >= M and z_hat >= z sit in denominators, so replacing xi by eta shrinks "
             "the bound: it is not implied by the conditions, which are stated with M and z. "
             "It would follow only from the stronger conditions with M_hat, z_hat.",
-            _first_form(q["rho"], q["M_hat"]), _first_form(q["rho"], q["M"])),
+            lemma4_first_form(q["rho"], q["M_hat"]), lemma4_first_form(q["rho"], q["M"])),
         Discrepancy(
             "confidence_term", "317 (proof), 293 and 329 (statement); 125 (Mohri et al.)",
             "sqrt(log(R/delta)/N) inside O(.)",
@@ -700,12 +506,12 @@ def discrepancies() -> tuple[Discrepancy, ...]:
             "O((1/N) sqrt(P/N)(1 + log(A sqrt(N/P))))",
             "c sqrt(P/N)(1 + log(A sqrt(N/P)))",
             "Lemma 1's statement has a factor 1/N absent from Lemma 2, its proof and Theorem 5.",
-            C_O * _dudley_form(s_, a_, True) / N, C_D * _dudley_form(s_, a_, True)),
+            C_O * dudley_form(s_, a_, True) / N, C_D * dudley_form(s_, a_, True)),
         Discrepancy(
             "dudley_domain", "403-407",
             "c sqrt(P/N)(1 + log(A sqrt(N/P)))",
             "c sqrt(P/N)(1 + log(A sqrt(N/P))) if sqrt(P/N) <= A else c A",
             "inf over delta in [0, A] of delta + sqrt(P/N) log(A/delta) is at "
             "delta = min(sqrt(P/N), A); the printed value is negative for sqrt(P/N) > e A.",
-            _dudley_form(s_, a_, True), _dudley_form(s_, a_, False)),
+            dudley_form(s_, a_, True), dudley_form(s_, a_, False)),
     )

@@ -1,9 +1,9 @@
 """Named sympy symbols of the second bound family: the generalization bound of paper 003.
 
 Paper 003 (*Generalization bound for a Shallow Transformer trained using Gradient Descent*,
-anonymous, ``shared/papers/003_ca845a00a60efb13.txt``) bounds the true loss of the Wu et al.
-(2024) encoder f(X) = (1/d_s) w_Oᵀ Σ_i ReLU(W_V Xᵀ softmax(X W_Kᵀ W_Q X^{(i,:)ᵀ}/√d_m)) trained by
-GD. Its symbols are disjoint from the primary paper's (:mod:`boundcalc.theory.symbols`): the two
+anonymous, under review; line numbers as in :mod:`boundcalc.theory.generalization_quantities`)
+bounds the true loss of the Wu et al. (2024) encoder
+f(X) = (1/d_s) w_Oᵀ Σ_i ReLU(W_V Xᵀ softmax(X W_Kᵀ W_Q X^{(i,:)ᵀ}/√d_m)) trained by GD. Its symbols are disjoint from the primary paper's (:mod:`boundcalc.theory.symbols`): the two
 families never share an expression, so they get separate namespaces.
 
 Three groups:
