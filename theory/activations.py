@@ -83,3 +83,8 @@ def get_activation(spec: str) -> Activation:
     raise ValueError(
         f"unknown activation {spec!r}; choose tanh, erf or custom:S0,S1,S2"
     )
+
+
+__all__ = [
+    "Activation", "ERF", "PRESETS", "TANH", "get_activation",
+]

@@ -70,3 +70,8 @@ def evaluate_expressions(expressions: dict[str, sp.Expr], values: dict[sp.Symbol
     with mpmath.workdps(precision):
         out = func(*[mpmath.mpf(values[s]) for s in syms])
     return {k: float(v) for k, v in zip(keys, out, strict=True)}
+
+
+__all__ = [
+    "evaluate_expressions", "theorem1_a_posteriori",
+]

@@ -1,5 +1,9 @@
 """Definition 1 and Fact 4: the high-probability event on the feed-forward init U(0).
 
+Arda, Cayci & Eryilmaz, *Finite-Time Analysis of Gradient Descent for Shallow Transformers* (AISTATS
+2026), Definition 1 (the event E_U) and Fact 4 (Gaussian norm concentration), which every later
+lemma and theorem is conditioned on.
+
 Fact 4 (Gaussian norm concentration): for g ~ N(0, I_d), the map g ↦ ‖g‖ is 1-Lipschitz and
 E‖g‖ ≤ √(E‖g‖²) = √d, so P(‖g‖ ≥ √d + t) ≤ exp(−t²/2) (Boucheron et al. 2013, Thm 5.6).
 
@@ -16,9 +20,9 @@ and call E_U = {max_i ‖U_i(0)‖ ≤ u_∞} the event, P(E_U) ≥ 1 − δ. Be
 logarithm is positive. The event constrains U(0) only: Lemmas 2, 3 and 6 then hold for every
 W(0) and every input whose tokens have norm ≤ 1.
 
-Statement (:func:`event`, the calculator's ``event`` command): u_∞ and the head-average radius ū
-of the tight route (derivations.md §1.1), each event with probability ≥ 1 − δ. Every later result
-holds on one of these events, so the radii are reported on their own.
+Statement (:func:`event`, the calculator's ``event`` command): u_∞ and the head-average radius ū of
+the tight route (derivations.md §1.1), each event with probability ≥ 1 − δ. Every later result holds
+on one of these events, so the radii are reported on their own.
 """
 
 from __future__ import annotations

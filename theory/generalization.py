@@ -515,3 +515,13 @@ def discrepancies() -> tuple[Discrepancy, ...]:
             "delta = min(sqrt(P/N), A); the printed value is negative for sqrt(P/N) > e A.",
             dudley_form(s_, a_, True), dudley_form(s_, a_, False)),
     )
+
+
+__all__ = [
+    "DESCRIPTIONS", "Discrepancy", "LATEX", "QUANTITY_LATEX", "QUANTITY_SYMBOLS",
+    "alpha_cube_condition", "alpha_square_condition", "compact_formulas", "confidence_term",
+    "discrepancies", "expand_compact", "lemma1", "lemma4", "printed_dudley_condition",
+    "probability_condition", "quantities", "radius_R", "theorem5", "theorem5_bound",
+    "theorem5_conditions", "theorem5_probability", "theorem5_terms", "union_count",
+    "width_condition",
+]

@@ -3,8 +3,9 @@
 Paper 003 (*Generalization bound for a Shallow Transformer trained using Gradient Descent*,
 anonymous, under review; line numbers as in :mod:`boundcalc.theory.generalization_quantities`)
 bounds the true loss of the Wu et al. (2024) encoder
-f(X) = (1/d_s) w_Oᵀ Σ_i ReLU(W_V Xᵀ softmax(X W_Kᵀ W_Q X^{(i,:)ᵀ}/√d_m)) trained by GD. Its symbols are disjoint from the primary paper's (:mod:`boundcalc.theory.symbols`): the two
-families never share an expression, so they get separate namespaces.
+f(X) = (1/d_s) w_Oᵀ Σ_i ReLU(W_V Xᵀ softmax(X W_Kᵀ W_Q X^{(i,:)ᵀ}/√d_m)) trained by GD. Its
+symbols are disjoint from the primary paper's (:mod:`boundcalc.theory.symbols`): the two families
+never share an expression, so they get separate namespaces.
 
 Three groups:
 
@@ -125,3 +126,11 @@ ARGUMENTS: tuple[sp.Symbol, ...] = (
     WQ0_F, WK0_F, WV0_F, WQ0_2, WK0_2, WV0_2, WO0_2, alpha, Phi0,
     *HIDDEN_CONSTANTS,
 )
+
+
+__all__ = [
+    "ARGUMENTS", "C_D", "C_O", "C_conf", "C_cov", "C_prob", "C_width", "GLOSSARY",
+    "HIDDEN_CONSTANTS", "HIDDEN_DEFAULTS", "LATEX_NAMES", "N", "Phi0", "R_K", "R_O", "R_Q", "R_V",
+    "R_X", "UNICODE_NAMES", "WK0_2", "WK0_F", "WO0_2", "WQ0_2", "WQ0_F", "WV0_2", "WV0_F", "alpha",
+    "c_hat", "d_m", "d_s", "delta",
+]

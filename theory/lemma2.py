@@ -1,5 +1,9 @@
 """Lemma 2: Lipschitz constant L and smoothness β of θ ↦ f(X; θ) on Ω_ρ, on the event E_U.
 
+Arda, Cayci & Eryilmaz, *Finite-Time Analysis of Gradient Descent for Shallow Transformers* (AISTATS
+2026), Lemma 2 (with Facts 1–3 and Remarks 3–4): the local regularity of the network that the
+gradient envelope and the step size of Theorem 1 rest on.
+
 Setting. f(X; θ) = m^{-1/2} Σ_i c_i g(U_i, W_i) with g(U, W) = σ(Uᵀ a(W)), a(W) = X softmax(Xᵀ W q).
 For every input with token norms ≤ 1 and ‖q‖ ≤ 1 (Remarks 3–4): ‖a‖ ≤ 1 and the softmax-weighted
 covariance G = X J Xᵀ is PSD with ‖G‖_op ≤ tr G ≤ 1. On Ω_ρ ∩ E_U (eq. 9):
@@ -35,9 +39,9 @@ sum of the largest eigenvalues of M(u)'s two parts, σ₂·vvᵀ with v = (1, u)
 (λ_max is subadditive), so H ≤ H̃, and each piece of H̃ is concave in s; λ_max(M) itself is not
 claimed concave.
 
-Statement (:func:`lemma2`, the calculator's ``lemma2`` command): L and β on the event E_U, with
-the ingredients u_∞, u_max, c_max, G(u_max) and H(u_max). Theorem 1 uses L in the gradient
-envelope 2LB (Lemma 6) and in the step size η*; β is reported with it.
+Statement (:func:`lemma2`, the calculator's ``lemma2`` command): L and β on the event E_U, with the
+ingredients u_∞, u_max, c_max, G(u_max) and H(u_max). Theorem 1 uses L in the gradient envelope 2LB
+(Lemma 6) and in the step size η*; β is reported with it.
 """
 
 from __future__ import annotations

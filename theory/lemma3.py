@@ -1,5 +1,9 @@
 """Lemma 3: uniform linearization error ε_lin = sup_{θ∈Ω_ρ} |f(X; θ) − f_lin(X; θ)| on E_U.
 
+Arda, Cayci & Eryilmaz, *Finite-Time Analysis of Gradient Descent for Shallow Transformers* (AISTATS
+2026), Lemma 3 (eq. 19): how far the network is from its linearization around θ(0), the price
+Theorem 1 pays for the lazy-training argument.
+
 Per-head expansion (the paper's eq. 19). Write Δc_i = c_i − c_i(0),
 Δ_i = (U_i, W_i) − (U_i(0), W_i(0)),
 h_i = g(U_i, W_i), h_i(0) = g(U_i(0), W_i(0)). Since f(θ(0)) = 0 (symmetric init),
@@ -28,8 +32,8 @@ Taylor remainder at an iterate (derivations.md §7.2, the tight route). Theorem 
 one term where Lemma 3 and the θ − θ(0) half of the change of feature counted
 m^{-1/2}(3ρ_c r G + (3/2) r² H) between them.
 
-Statement (:func:`lemma3`, the calculator's ``lemma3`` command): ε_lin on the event E_U, with
-u_∞, u_max and r. ε_lin bounds how far the network is from its linearization around θ(0) on Ω_ρ;
+Statement (:func:`lemma3`, the calculator's ``lemma3`` command): ε_lin on the event E_U, with u_∞,
+u_max and r. ε_lin bounds how far the network is from its linearization around θ(0) on Ω_ρ;
 Theorem 1 pays it in the drift (paper route) and in the average-iterate bound.
 """
 

@@ -1,5 +1,9 @@
 """Lemma 5: approximation error of the transported parameters θ̄ (eq. 11).
 
+Arda, Cayci & Eryilmaz, *Finite-Time Analysis of Gradient Descent for Shallow Transformers* (AISTATS
+2026), Lemma 5 (θ̄ of eq. 11): how well the linearized model at the transported parameters θ̄
+reproduces the target f*, the price Theorem 1 pays for approximating f* in the transport class.
+
 With θ̄ from eq. (11) and c_i(0)² = 1,
 
     f_lin(X; θ̄) = (1/m) Σ_i ψ(U_i(0), W_i(0); X),
@@ -35,9 +39,9 @@ superadditive, so E e^{t‖GU‖²/Γ²} ≤ (1 − 2t)^{−1/2}: the moment gen
 symmetrisation above then runs with one degree of freedom instead of d: the same formula with d
 replaced by 1.
 
-Statement (:func:`lemma5`, the calculator's ``lemma5`` command): ε_app and ℓ, probability
-≥ 1 − δ. ε_app is how well the linearized model at θ̄ reproduces the target on the n samples;
-Theorem 1 pays B·ε_app.
+Statement (:func:`lemma5`, the calculator's ``lemma5`` command): ε_app and ℓ, probability ≥ 1 − δ.
+ε_app is how well the linearized model at θ̄ reproduces the target on the n samples; Theorem 1 pays
+B·ε_app.
 """
 
 from __future__ import annotations

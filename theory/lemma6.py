@@ -1,5 +1,9 @@
 """Lemma 6: uniform envelopes on Ω_ρ (event E_U), used to make Theorem 1's error terms linear.
 
+Arda, Cayci & Eryilmaz, *Finite-Time Analysis of Gradient Descent for Shallow Transformers* (AISTATS
+2026), Lemma 6: bounds on |f|, |y|, |f − y| and ‖∇R̂‖ over Ω_ρ that turn Theorem 1's drift into a
+linear inequality.
+
 * Output envelope. f(θ(0)) = 0 and, per head,
   c_i h_i − c_i(0) h_i(0) = Δc_i h_i + c_i(0)(h_i − h_i(0)),
   so |f(X; θ)| ≤ m^{-1/2} Σ_i (σ₀ ρ_c/√m + G(u_max) r/√m):

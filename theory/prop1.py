@@ -1,5 +1,8 @@
 """Proposition 1 (ProjSGD with minibatch size b): Theorem 1's bound in expectation.
 
+Arda, Cayci & Eryilmaz, *Finite-Time Analysis of Gradient Descent for Shallow Transformers* (AISTATS
+2026), Proposition 1: the minibatch (ProjSGD) version of Theorem 1.
+
 ProjSGD draws B_k uniformly (any unbiased scheme: with or without replacement) and steps along
 g_k = (2/b) Σ_{j∈B_k} (f_j(θ_k) − y_j) ∇f_j(θ_k). Conditionally on θ_k, E[g_k] = ∇R̂(θ_k), so the
 drift term (i) is the same as in Theorem 1 after a conditional expectation, and ‖g_k‖ ≤ 2LB almost
@@ -13,6 +16,9 @@ the bound in this derivation (the envelope ‖g_k‖ ≤ 2LB holds for every b);
 on the tight route), ≥ 1 − 2δ. The tight route's Cauchy–Schwarz drift bound carries over: with
 φ(x) = x − ε√x convex, φ(E (1/K)Σ_k R̂(θ_k)) ≤ E (1/K)Σ_k φ(R̂(θ_k)) ≤ the optimization term
 (derivations.md §8).
+
+Statement (:func:`prop1`, the calculator's ``prop1`` command): Theorem 1's constants, terms and
+bounds (read in expectation) with the extra hypothesis b ≤ n, on either route.
 """
 
 from __future__ import annotations
@@ -60,3 +66,6 @@ def prop1(route: str = "tight") -> Statement:
         latex_names=route_latex_names(route),
         route=route,
     )
+
+
+__all__ = ["prop1"]

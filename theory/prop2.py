@@ -1,5 +1,9 @@
 """Proposition 2 (App. B.1): ProjGD on the IndRNN, with its explicit dependence on T.
 
+Arda, Cayci & Eryilmaz, *Finite-Time Analysis of Gradient Descent for Shallow Transformers* (AISTATS
+2026), Proposition 2 (Appendix B.1, eqs. 48–51): the IndRNN counterpart of Theorem 1, which shows
+how a recurrent model's bound depends on T.
+
 The primary paper states Proposition 2 as a corollary of Cayci & Eryilmaz (2024a, arXiv 2402.12241)
 Thm 4.4 specialised to a scalar readout; its formulas were lost in extraction and Thm 4.4's
 constants could not be recovered (docs/indrnn.md §0 lists what could). The statement below is
@@ -38,6 +42,9 @@ The network-level constants, the Lyapunov drift and the final bound are Theorem 
 feature is bounded), with B₀ = σ₀ν_c + σ₁(ν_w P_T(λ₀) + σ₀ν_u P_{T−1}(λ₀)), λ₀ = α·σ₁:
 
     ε_app = 2B₀ √(log(2n/δ)/m),   probability ≥ 1 − δ.
+
+Statement (:func:`prop2`, the calculator's ``prop2`` command): at the authors' α = 3/2 by default,
+any α (or the symbol :data:`alpha`) on request.
 
 Example:
     >>> from boundcalc.theory.prop2 import prop2

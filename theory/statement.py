@@ -77,3 +77,8 @@ class Statement:
         for cond in self.conditions:
             syms |= cond.relation.free_symbols
         return syms
+
+
+__all__ = [
+    "Condition", "Statement",
+]

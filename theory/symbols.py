@@ -89,3 +89,10 @@ A_PRIORI_GEOMETRY: dict[sp.Symbol, sp.Expr] = {x_max: sp.Integer(1), q_max: sp.I
 #: Every symbol an a-priori Transformer statement may contain.
 ALL = (m, n, d, T, K, b, delta, rho_c, rho_u, rho_w, nu_c, nu_u, nu_w,
        sigma0, sigma1, sigma2, eta, eps_mis)
+
+
+__all__ = [
+    "ALL", "A_PRIORI_GEOMETRY", "GEOMETRY", "GLOSSARY", "K", "T", "UNICODE_NAMES", "b", "d",
+    "delta", "eps_mis", "eta", "g_max", "m", "n", "nu_c", "nu_u", "nu_w", "q_max", "rho_c", "rho_u",
+    "rho_w", "sigma0", "sigma1", "sigma2", "u0_max", "u0_rms", "x_max",
+]

@@ -1,5 +1,9 @@
 """Theorem 1 (ProjGD), with Remark 9's misspecification term as an option.
 
+Arda, Cayci & Eryilmaz, *Finite-Time Analysis of Gradient Descent for Shallow Transformers* (AISTATS
+2026), Theorem 1 (finite-time convergence of projected GD) and Remark 9: the bound assembled from
+Lemmas 2–6.
+
 Loss convention (choice; the paper's is not recoverable): R̂(θ) = (1/n) Σ_j (f(X_j; θ) − y_j)², no ½,
 as in the authors' scripts. ProjGD: θ_{k+1} = Π_{Ω_ρ}(θ_k − η ∇R̂(θ_k)), θ_0 = θ(0).
 
@@ -32,6 +36,11 @@ Average iterate θ̂_K = (1/K) Σ_{k<K} θ_k ∈ Ω_ρ. f_lin is affine, so R̂_
 
 Step size: any η > 0 is allowed; η* = ‖ν‖/(2LB√K) minimises the optimization term, which becomes
 ‖ν‖·L·B/√K. Probability: E_U (δ) and Lemma 5 (δ) by a union bound, ≥ 1 − 2δ.
+
+Statement (:func:`theorem1`, the calculator's ``theorem1`` command; :mod:`.remark9` passes
+``misspecified=True``): on the tight route by default, ``route="paper"`` for the paper's route.
+:func:`build_bound` (both routes) and :func:`assemble_bound` (the Lyapunov assembly, also used by
+Proposition 2) are shared with Proposition 1, Remark 9 and the a-posteriori bounds.
 """
 
 from __future__ import annotations
@@ -291,3 +300,10 @@ def route_latex_names(route: str) -> dict[str, str]:
     if route == "tight":
         names["linearization"] = r"B\varepsilon_{\mathrm{tay}}"
     return names
+
+
+__all__ = [
+    "ROUTES", "assemble_bound", "build_bound", "change_of_feature_error_bound", "common_conditions",
+    "route_descriptions", "route_events", "route_latex_names", "theorem1", "theorem_step_size",
+    "transport_norm",
+]
