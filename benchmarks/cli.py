@@ -98,7 +98,7 @@ def grid_columns():
     """The 10^6-point grid (1000 widths x 1000 sample sizes) as evaluate_grid columns."""
     import numpy as np
 
-    from boundcalc.api import ARGUMENT_NAMES, activation_values
+    from boundcalc.evaluator import ARGUMENT_NAMES, activation_values
     from boundcalc.params import validate
 
     inputs = validate()
@@ -119,7 +119,7 @@ def grid_columns():
 
 def sweep_in_process(runs: int) -> dict:
     """evaluate_grid over the 10^6-point grid: first call, then the median of ``runs`` calls."""
-    from boundcalc.api import evaluate_grid
+    from boundcalc.evaluator import evaluate_grid
 
     cols = grid_columns()
     start = time.perf_counter()

@@ -30,38 +30,28 @@ Example:
 
 from __future__ import annotations
 
-import hashlib
-import json
-import os
 import sys
-import tempfile
-from collections.abc import Callable, Mapping
-from dataclasses import dataclass, field
+from collections.abc import Mapping
+from dataclasses import dataclass
 from fractions import Fraction
-from functools import cache
-from pathlib import Path
 from typing import Any
 
 import mpmath
 
 from boundcalc import __version__
-from boundcalc.params import InputError, Inputs
-
-#: Names of the arguments of every generated function, in order (the symbols of
-#: ``ARGUMENTS``; ``ARGUMENTS`` itself, the sympy symbols, is imported on first use).
-ARGUMENT_NAMES: tuple[str, ...] = (
-    "m", "n", "d", "T", "delta", "rho_c", "rho_u", "rho_w", "nu_c", "nu_u", "nu_w",
-    "sigma0", "sigma1", "sigma2", "K", "eta", "b", "epsilon_mis",
+from boundcalc.errors import InputError
+from boundcalc.evaluator import (
+    ARGUMENT_NAMES,
+    DEFAULT_PRECISION,
+    STEP_KEY,
+    CompiledStatement,
+    activation_values,
+    compiled_statement,
+    condition_holds,
+    parse_activation,
+    statement_function,
 )
-_ETA = ARGUMENT_NAMES.index("eta")
-
-DEFAULT_PRECISION = 20
-
-#: Version of the cache layout and of the generated code; part of the cache key.
-_CODE_FORMAT = "3"
-
-#: Key of the eta* expression among a statement's constants.
-_STEP_KEY = "theorem_step_size"
+from boundcalc.params import Inputs
 
 #: Verdicts of a statement whose constants include the trivial bound B² (see
 #: :attr:`Evaluation.verdict`): every condition holds and min_iterate < B²; every condition holds
@@ -116,23 +106,6 @@ DRIFT_BOUNDS: dict[str, str] = {"linear_drift": "min_iterate_linear_drift",
                                 "cauchy_schwarz": "min_iterate_cauchy_schwarz"}
 
 
-def __getattr__(name: str) -> Any:
-    """``ARGUMENTS``: the sympy symbols of :data:`ARGUMENT_NAMES` (imports sympy on first use)."""
-    if name == "ARGUMENTS":
-        return _arguments()
-    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-
-
-@cache
-def _arguments() -> tuple[Any, ...]:
-    from boundcalc.theory import symbols as S
-
-    args = (S.m, S.n, S.d, S.T, S.delta, S.rho_c, S.rho_u, S.rho_w, S.nu_c, S.nu_u, S.nu_w,
-            S.sigma0, S.sigma1, S.sigma2, S.K, S.eta, S.b, S.eps_mis)
-    assert tuple(s.name for s in args) == ARGUMENT_NAMES
-    return args
-
-
 # --------------------------------------------------------------------------- results
 
 
@@ -143,63 +116,6 @@ class ConditionResult:
     name: str
     holds: bool
     detail: str
-
-
-@dataclass(frozen=True)
-class ConditionInfo:
-    """A hypothesis of a statement as generated code (see :class:`CompiledStatement`).
-
-    ``code`` is a Python expression over the symbols ``symbols``; when ``exact`` it is evaluated
-    with integers and :class:`~fractions.Fraction` values (rational constants print as
-    ``Fraction(p, q)``), else with mpmath numbers at the working precision plus 10 digits.
-    """
-
-    name: str
-    requirement: str
-    why: str
-    symbols: tuple[str, ...]
-    code: str
-    exact: bool
-
-
-@dataclass(frozen=True)
-class CompiledStatement:
-    """What evaluating and showing a statement needs, without sympy: the generated metadata of a
-    :class:`boundcalc.theory.statement.Statement` (same ``name``, ``title``, ``summary``,
-    ``descriptions``, ``latex_names``).
-
-    Attributes:
-        keys: ``group.name`` of every expression, in the order the generated functions return.
-        groups: the names of ``constants``, ``terms`` and ``bound``.
-        used: names of every free symbol of the statement's expressions and conditions.
-        step: whether the statement defines the step size eta* (``theorem_step_size``).
-        conditions: the hypotheses, as :class:`ConditionInfo`.
-    """
-
-    name: str
-    title: str
-    summary: str
-    keys: tuple[str, ...]
-    groups: dict[str, tuple[str, ...]]
-    descriptions: dict[str, str]
-    latex_names: dict[str, str]
-    used: frozenset[str]
-    step: bool
-    conditions: tuple[ConditionInfo, ...]
-    key: str = field(default="", compare=False)
-    route: str = ""
-
-    @property
-    def constants(self) -> tuple[str, ...]:
-        return self.groups["constants"]
-
-    @property
-    def terms(self) -> tuple[str, ...]:
-        return self.groups["terms"]
-
-    @property
-    def bound(self) -> tuple[str, ...]:
-        return self.groups["bound"]
 
 
 @dataclass(frozen=True)
@@ -303,386 +219,6 @@ class Evaluation:
         }
 
 
-# --------------------------------------------------------------------------- code cache
-
-
-def cache_dir() -> Path | None:
-    """Folder of the generated-code cache: ``$BOUNDCALC_CACHE_DIR``, else
-    ``$XDG_CACHE_HOME/boundcalc``, else ``~/.cache/boundcalc``; None when ``BOUNDCALC_NO_CACHE``
-    is set (to anything but ``0`` or empty) or ``BOUNDCALC_CACHE_DIR`` is empty."""
-    if os.environ.get("BOUNDCALC_NO_CACHE", "0").strip() not in ("", "0"):
-        return None
-    override = os.environ.get("BOUNDCALC_CACHE_DIR")
-    if override is not None:
-        return Path(override).expanduser() if override.strip() else None
-    base = os.environ.get("XDG_CACHE_HOME", "").strip()
-    if base and os.path.isabs(base):
-        return Path(base) / "boundcalc"
-    try:
-        return Path.home() / ".cache" / "boundcalc"
-    except RuntimeError:  # no home folder: the temporary-folder fallback only
-        return Path(tempfile.gettempdir()) / f"boundcalc-{_uid()}"
-
-
-def _uid() -> str:
-    return str(os.getuid()) if hasattr(os, "getuid") else "user"
-
-
-@cache
-def code_key() -> str:
-    """Hash of what the generated code depends on: every ``theory/*.py`` file, this module (the
-    generator), sympy's version, the Python version and :data:`_CODE_FORMAT`."""
-    import importlib.util
-
-    digest = hashlib.sha256()
-    digest.update(f"{_CODE_FORMAT}|{__version__}|{sys.version_info[:2]}".encode())
-    digest.update(Path(__file__).read_bytes())
-    spec = importlib.util.find_spec("boundcalc.theory")
-    folders = list(spec.submodule_search_locations or []) if spec else []
-    for folder in folders[:1]:
-        for path in sorted(Path(folder).glob("*.py")):
-            digest.update(path.name.encode() + b"\0" + path.read_bytes() + b"\0")
-    sympy_spec = importlib.util.find_spec("sympy")
-    if sympy_spec is not None and sympy_spec.origin:
-        release = Path(sympy_spec.origin).with_name("release.py")
-        digest.update(release.read_bytes() if release.exists() else sympy_spec.origin.encode())
-    return digest.hexdigest()[:32]
-
-
-def _private_folder(path: Path) -> bool:
-    """True when ``path`` is a folder owned by this user that nobody else can write to (code
-    from it is executed)."""
-    try:
-        st = path.stat()
-    except OSError:
-        return False
-    if not hasattr(os, "getuid"):  # pragma: no cover - not POSIX
-        return True
-    return st.st_uid == os.getuid() and not st.st_mode & 0o022
-
-
-def _cache_folder() -> Path | None:
-    """The folder of this key's code: under :func:`cache_dir`, else (when that cannot be created
-    or is not private to this user) under a private folder of the temporary directory; None when
-    the cache is off or neither works."""
-    primary = cache_dir()
-    if primary is None:
-        return None
-    fallback = Path(tempfile.gettempdir()) / f"boundcalc-{_uid()}"
-    for root in dict.fromkeys([primary, fallback]):
-        folder = root / code_key()
-        try:
-            if not folder.exists():
-                folder.mkdir(mode=0o700, parents=True)
-                _prune(root, keep=folder.name)
-        except OSError:
-            continue
-        if _private_folder(folder):
-            return folder
-    return None
-
-
-def _seal(text: str) -> str:
-    body_hash = hashlib.sha256(text.encode()).hexdigest()
-    return f"# boundcalc generated code {code_key()} {body_hash}\n{text}"
-
-
-def _unseal(sealed: str) -> str | None:
-    head, _, body = sealed.partition("\n")
-    parts = head.split()
-    if (len(parts) != 6 or parts[:4] != ["#", "boundcalc", "generated", "code"]
-            or parts[4] != code_key()
-            or parts[5] != hashlib.sha256(body.encode()).hexdigest()):
-        return None
-    return body
-
-
-def _read_cached(name: str) -> str | None:
-    folder = _cache_folder()
-    if folder is None:
-        return None
-    try:
-        sealed = (folder / name).read_text(encoding="utf-8")
-    except (OSError, UnicodeDecodeError):
-        return None
-    return _unseal(sealed)
-
-
-def _write_cached(name: str, text: str) -> None:
-    """Atomic write (temporary file, then rename); without a usable folder the code is simply
-    not kept."""
-    folder = _cache_folder()
-    if folder is None:
-        return
-    try:
-        fd, tmp = tempfile.mkstemp(dir=folder, prefix=f".{name}.", suffix=".tmp")
-    except OSError:
-        return
-    try:
-        with os.fdopen(fd, "w", encoding="utf-8") as fh:
-            fh.write(_seal(text))
-        os.replace(tmp, folder / name)
-    except OSError:
-        Path(tmp).unlink(missing_ok=True)
-    except BaseException:
-        Path(tmp).unlink(missing_ok=True)
-        raise
-
-
-def _prune(root: Path, keep: str, days: float = 7.0) -> None:
-    """Remove the code of other keys (older theory versions) untouched for ``days``."""
-    import shutil
-    import time
-
-    cutoff = time.time() - days * 86400
-    try:
-        for entry in root.iterdir():
-            if (entry.name != keep and len(entry.name) == 32 and entry.is_dir()
-                    and all(c in "0123456789abcdef" for c in entry.name)
-                    and entry.stat().st_mtime < cutoff):
-                shutil.rmtree(entry, ignore_errors=True)
-    except OSError:
-        pass
-
-
-def _generated(name: str, make: Callable[[], str]) -> str:
-    """The generated text called ``name``: from the cache, else made (with sympy) and cached."""
-    text = _read_cached(name)
-    if text is None:
-        text = make()
-        _write_cached(name, text)
-    return text
-
-
-# --------------------------------------------------------------------------- code generation
-
-
-def _printer(kind: str):
-    from sympy.printing.numpy import NumPyPrinter
-    from sympy.printing.pycode import MpmathPrinter, PythonCodePrinter
-
-    settings = {"fully_qualified_modules": True, "inline": True,
-                "allow_unknown_functions": False}
-    if kind == "numpy":
-        return NumPyPrinter(settings)
-    if kind == "mpmath":
-        return MpmathPrinter(settings)
-
-    class ExactPrinter(PythonCodePrinter):
-        """Rationals as ``Fraction(p, q)``; anything inexact is refused."""
-
-        def _print_Rational(self, expr):
-            return f"Fraction({expr.p}, {expr.q})"
-
-        def _print_Half(self, expr):
-            return self._print_Rational(expr)
-
-        def _print_Float(self, expr):
-            raise ValueError("inexact")
-
-        def _print_Function(self, expr):
-            raise ValueError("inexact")
-
-        def _print_Pow(self, expr, rational=False):
-            if not expr.exp.is_Integer:
-                raise ValueError("inexact")
-            return super()._print_Pow(expr, rational)
-
-        def _print_NumberSymbol(self, expr):
-            raise ValueError("inexact")
-
-    return ExactPrinter(settings)
-
-
-def _function_source(exprs: list[Any], kind: str) -> str:
-    """``def f(<ARGUMENT_NAMES>)`` returning the list of ``exprs``, after common-subexpression
-    elimination, printed for ``kind`` (``mpmath`` or ``numpy``)."""
-    import sympy as sp
-
-    printer = _printer(kind)
-    taken = set(ARGUMENT_NAMES) | {"f", "mpmath", "numpy"}
-    symbols = (sp.Symbol(f"x{i}") for i in range(10**9) if f"x{i}" not in taken)
-    replacements, reduced = sp.cse([sp.sympify(e) for e in exprs], symbols=symbols)
-    lines = [f"def f({', '.join(ARGUMENT_NAMES)}):"]
-    lines += [f"    {sym.name} = {printer.doprint(value)}" for sym, value in replacements]
-    lines.append("    return [" + ", ".join(printer.doprint(e) for e in reduced) + "]")
-    return "\n".join(lines) + "\n"
-
-
-def _statement(name: str):
-    from boundcalc.theory.registry import get_statement
-
-    return get_statement(name)
-
-
-def _make_meta(name: str) -> str:
-    st = _statement(name)
-    rational_inputs = set(ARGUMENT_NAMES) - {"sigma0", "sigma1", "sigma2", "eta"}
-    conditions = []
-    for cond in st.conditions:
-        symbols = sorted(s.name for s in cond.relation.free_symbols)
-        try:
-            if not set(symbols) <= rational_inputs:
-                raise ValueError("inexact")
-            code, exact = _printer("exact").doprint(cond.relation), True
-        except ValueError:
-            code, exact = _printer("mpmath").doprint(cond.relation), False
-        conditions.append({"name": cond.name, "requirement": cond.requirement, "why": cond.why,
-                           "symbols": symbols, "code": code, "exact": exact})
-    used = sorted(s.name for s in st.free_symbols())
-    meta = {
-        "name": st.name, "title": st.title, "summary": st.summary,
-        "keys": list(st.expressions()),
-        "groups": {g: list(getattr(st, g)) for g in ("constants", "terms", "bound")},
-        "descriptions": dict(st.descriptions), "latex_names": dict(st.latex_names),
-        "used": used, "step": _STEP_KEY in st.constants, "conditions": conditions,
-        "route": st.route,
-    }
-    if set(used) - set(ARGUMENT_NAMES):
-        raise ValueError(f"statement {name!r} uses symbols outside ARGUMENT_NAMES: "
-                         f"{sorted(set(used) - set(ARGUMENT_NAMES))}")
-    return json.dumps(meta, indent=1, ensure_ascii=False)
-
-
-def _make_function(name: str, kind: str, star: bool) -> str:
-    from boundcalc.theory import symbols as S
-
-    st = _statement(name)
-    exprs = list(st.expressions().values())
-    if star:
-        step = st.constants[_STEP_KEY]
-        exprs = [e.xreplace({S.eta: step}) if hasattr(e, "xreplace") else e for e in exprs]
-    return _function_source(exprs, kind)
-
-
-def _make_conditions(name: str) -> str:
-    return _function_source([c.relation for c in _statement(name).conditions], "numpy")
-
-
-def _make_activations() -> str:
-    from boundcalc.theory.activations import PRESETS
-
-    printer = _printer("mpmath")
-    return json.dumps({key: [printer.doprint(v) for v in act.as_dict().values()]
-                       for key, act in PRESETS.items()}, indent=1)
-
-
-def _run(source: str, filename: str, module: str) -> Callable[..., Any]:
-    import functools  # sympy's numpy printer writes Min / Max as functools.reduce(numpy.minimum, …)
-
-    if module == "numpy":
-        import numpy
-
-        namespace: dict[str, Any] = {"numpy": numpy, "functools": functools}
-    else:
-        namespace = {"mpmath": mpmath, "functools": functools}
-    exec(compile(source, filename, "exec"), namespace)  # generated by _function_source
-    return namespace["f"]
-
-
-@cache
-def compiled_statement(name: str) -> CompiledStatement:
-    """The :class:`CompiledStatement` of statement ``name`` (``theorem1``, ``lemma2`` ...), from
-    the cache when it holds it (no sympy), else generated from the theory.
-
-    Raises:
-        ValueError: unknown statement.
-
-    Example:
-        >>> compiled_statement("theorem1").title
-        'Theorem 1 (ProjGD convergence)'
-    """
-    if not isinstance(name, str) or not name.isidentifier():
-        raise ValueError(f"unknown statement {name!r}")
-    text = _read_cached(f"{name}.meta.json")
-    if text is None:
-        text = _make_meta(name)  # raises ValueError for an unknown name
-        _write_cached(f"{name}.meta.json", text)
-    meta = json.loads(text)
-    conditions = tuple(ConditionInfo(c["name"], c["requirement"], c["why"], tuple(c["symbols"]),
-                                     c["code"], c["exact"]) for c in meta["conditions"])
-    return CompiledStatement(
-        name=meta["name"], title=meta["title"], summary=meta["summary"],
-        keys=tuple(meta["keys"]), groups={g: tuple(v) for g, v in meta["groups"].items()},
-        descriptions=meta["descriptions"], latex_names=meta["latex_names"],
-        used=frozenset(meta["used"]), step=meta["step"], conditions=conditions, key=code_key(),
-        route=meta["route"],
-    )
-
-
-@cache
-def statement_function(name: str, module: str = "mpmath", star: bool = False
-                       ) -> Callable[..., list[Any]]:
-    """Generated function of the :data:`ARGUMENT_NAMES` returning every expression of ``name``
-    (in ``compiled_statement(name).keys`` order), for ``module`` ``mpmath`` or ``numpy``. With
-    ``star`` the step size is eta* (the ``eta`` argument is then ignored)."""
-    if module not in ("mpmath", "numpy"):
-        raise ValueError(f"module must be 'mpmath' or 'numpy', got {module!r}")
-    st = compiled_statement(name)
-    star = star and st.step
-    label = f"{name}.{module}{'_star' if star else ''}.py"
-    source = _generated(label, lambda: _make_function(name, module, star))
-    return _run(source, label, module)
-
-
-@cache
-def _numpy_conditions(name: str) -> Callable[..., list[Any]]:
-    label = f"{name}.numpy_conditions.py"
-    return _run(_generated(label, lambda: _make_conditions(name)), label, "numpy")
-
-
-@cache
-def _activation_sources() -> dict[str, list[str]]:
-    return json.loads(_generated("activations.json", _make_activations))
-
-
-def activation_presets() -> tuple[str, ...]:
-    """Names of the activation presets (``tanh``, ``erf``)."""
-    return tuple(_activation_sources())
-
-
-def parse_activation(spec: str) -> tuple[str, tuple[Fraction, Fraction, Fraction] | None]:
-    """(name, exact custom bounds or None for a preset) of an activation spec; ``ValueError``
-    with a message that reads after the flag name (``--activation must be ...``).
-
-    Example:
-        >>> parse_activation("custom:1,0.5,0.25")
-        ('custom:1,0.5,0.25', (Fraction(1, 1), Fraction(1, 2), Fraction(1, 4)))
-    """
-    text = str(spec).strip()
-    key = text.lower()
-    presets = activation_presets()
-    if key in presets:
-        return key, None
-    if key.startswith("custom:"):
-        parts = key[len("custom:"):].split(",")
-        if len(parts) != 3:
-            raise ValueError(f"must be custom:S0,S1,S2 with three bounds, got {spec!r}")
-        try:
-            values = tuple(Fraction(p.strip()) for p in parts)
-        except (ValueError, ZeroDivisionError):
-            raise ValueError(f"must be custom:S0,S1,S2 with three numbers, got {spec!r}") from None
-        if any(v < 0 for v in values):
-            raise ValueError(f"must be custom:S0,S1,S2 with bounds >= 0, got {spec!r}")
-        return text, values  # type: ignore[return-value]
-    raise ValueError(f"must be {', '.join(presets)} or custom:S0,S1,S2, got {spec!r}")
-
-
-def activation_values(spec: str, precision: int = DEFAULT_PRECISION) -> tuple[mpmath.mpf, ...]:
-    """(σ₀, σ₁, σ₂) of an activation as mpmath numbers at ``precision`` digits.
-
-    Example:
-        >>> [float(v) for v in activation_values("tanh")][:2]
-        [1.0, 1.0]
-    """
-    name, exact = parse_activation(spec)
-    with mpmath.workdps(precision):
-        if exact is not None:
-            return tuple(mpmath.mpf(v.numerator) / v.denominator for v in exact)
-        return tuple(+mpmath.mpf(eval(src, {"mpmath": mpmath}))  # generated by _make_activations
-                     for src in _activation_sources()[name])
-
-
 # --------------------------------------------------------------------------- evaluation
 
 
@@ -754,16 +290,9 @@ def _conditions(st: CompiledStatement, inputs: Inputs, args: Mapping[str, mpmath
     exact = _exact_values(inputs)
     out = []
     for cond in st.conditions:
-        if cond.exact:
-            scope: dict[str, Any] = {"Fraction": Fraction, **{s: exact[s] for s in cond.symbols}}
-            shown = {s: exact[s] for s in cond.symbols}
-            holds = bool(eval(cond.code, {"__builtins__": {}}, scope))  # generated code
-        else:
-            with mpmath.workdps(precision + 10):
-                scope = {"mpmath": mpmath, **{s: +args[s] for s in cond.symbols}}
-                holds = bool(eval(cond.code, {"__builtins__": {}}, scope))  # generated code
-            shown = {s: args[s] for s in cond.symbols}
-        text = ", ".join(f"{s} = {show_number(v)}" for s, v in shown.items())
+        holds = condition_holds(cond, exact, args, precision)
+        source = exact if cond.exact else args
+        text = ", ".join(f"{s} = {show_number(source[s])}" for s in cond.symbols)
         detail = f"{cond.requirement} {'holds' if holds else 'FAILS'} ({text})"
         out.append(ConditionResult(cond.name, holds, detail if holds else f"{detail}: {cond.why}"))
     return tuple(out)
@@ -801,7 +330,7 @@ def evaluate(name: str, inputs: Inputs, precision: int = DEFAULT_PRECISION) -> E
         out = dict(zip(st.keys, values, strict=True))
         result_inputs = inputs.as_dict()
         if star:
-            eta_used, source = float(out[f"constants.{_STEP_KEY}"]), "theorem step size eta*"
+            eta_used, source = float(out[f"constants.{STEP_KEY}"]), "theorem step size eta*"
         elif inputs.eta is not None:
             eta_used, source = float(args["eta"]), "given"
         else:
@@ -828,11 +357,12 @@ def _evaluate_exactly(name: str, inputs: Inputs, star: bool, precision: int
     import sympy as sp
 
     from boundcalc.theory import symbols as S
+    from boundcalc.theory.registry import get_statement
 
-    st = _statement(name)
+    st = get_statement(name)
     values = symbol_values(inputs)
     if star:
-        step = sp.sympify(st.constants[_STEP_KEY]).xreplace(values)
+        step = sp.sympify(st.constants[STEP_KEY]).xreplace(values)
         if not (step.is_finite and step.is_positive):
             raise InputError("--eta", "must be given here: the theorem's step size eta* = "
                                       "||nu||/(2 L B sqrt(K)) is undefined, since L*B = 0")
@@ -844,50 +374,6 @@ def _evaluate_exactly(name: str, inputs: Inputs, star: bool, precision: int
         value = sp.N(sp.sympify(expr).xreplace(values), precision + 5)
         out.append(+mpmath.mpf(value) if value.is_real and value.is_finite else None)
     return out
-
-
-def evaluate_grid(name: str, columns: dict[str, Any]):
-    """Vectorised evaluation over broadcastable numpy arrays (sweeps).
-
-    Args:
-        name: statement name.
-        columns: one entry per argument name of :data:`ARGUMENT_NAMES` (floats or arrays, all
-            broadcastable to one shape). ``eta`` may be ``None`` or NaN entries to use η*.
-
-    Returns:
-        dict of numpy arrays: every argument, every ``group.key`` expression, and
-        ``condition.<name>`` booleans, all of the broadcast shape (read-only broadcast views:
-        each is computed at the shape of the inputs it depends on).
-    """
-    import numpy as np
-
-    st = compiled_statement(name)
-    missing = [a for a in ARGUMENT_NAMES if a not in columns]
-    if missing:
-        raise ValueError(f"`columns` is missing {missing}")
-    with np.errstate(all="ignore"):
-        arrays = [np.asarray(columns[a] if columns[a] is not None else np.nan, dtype=float)
-                  for a in ARGUMENT_NAMES]
-        shape = np.broadcast_shapes(*(a.shape for a in arrays))
-        eta = arrays[_ETA]
-        default = np.isnan(eta)
-        if st.step and default.any():
-            outputs = statement_function(name, "numpy", True)(*arrays)
-            step = np.asarray(outputs[st.keys.index(f"constants.{_STEP_KEY}")], dtype=float)
-            if not default.all():
-                given = statement_function(name, "numpy", False)(*arrays)
-                outputs = [np.where(default, a, b) for a, b in zip(outputs, given, strict=True)]
-                step = np.where(default, step, eta)
-            arrays[_ETA] = step
-        else:
-            outputs = statement_function(name, "numpy", False)(*arrays)
-        conditions = _numpy_conditions(name)(*arrays) if st.conditions else []
-    result = {a: np.broadcast_to(arrays[i], shape) for i, a in enumerate(ARGUMENT_NAMES)}
-    for key, value in zip(st.keys, outputs, strict=True):
-        result[key] = np.broadcast_to(np.asarray(value, dtype=float), shape)
-    for cond, value in zip(st.conditions, conditions, strict=True):
-        result[f"condition.{cond.name}"] = np.broadcast_to(np.asarray(value, dtype=bool), shape)
-    return result
 
 
 def has_verdict(name: str) -> bool:

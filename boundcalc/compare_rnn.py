@@ -31,8 +31,6 @@ import mpmath
 import sympy as sp
 
 from boundcalc.api import (
-    ARGUMENTS,
-    DEFAULT_PRECISION,
     ConditionResult,
     Evaluation,
     _condition_detail,
@@ -42,6 +40,7 @@ from boundcalc.api import (
     overflows,
     symbol_values,
 )
+from boundcalc.evaluator import ARGUMENTS, DEFAULT_PRECISION
 from boundcalc.params import DEFAULTS, InputError, Inputs, parse_integer, parse_number, validate
 from boundcalc.search import bisect_even
 from boundcalc.theory import symbols as S

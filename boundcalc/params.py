@@ -1,42 +1,47 @@
-"""Parameters of the calculator: defaults, parsing and validation (no torch, no sympy).
+"""The parameters of the Transformer statements: one table, and the checks generated from it.
 
-Every user-facing check raises :class:`InputError` with a one-line message naming the flag, e.g.
-``--m must be a positive even integer, got 3``; the CLI turns it into exit code 2.
+:data:`PARAMS` has one :class:`Param` row per input: its keyword, CLI flag, the sympy symbols it
+sets (names of :mod:`boundcalc.theory.symbols`), its JSON/CSV column names, the default shown in
+every output, the check of its values and its help text. Everything else is read from the table:
+the CLI options of the point commands and of ``sweep`` (:mod:`boundcalc.cli.options`), the sweep
+axes (:mod:`boundcalc.grid`), the source column of the output ("given (--rho)"), the defaults of
+``validate`` and :func:`validate` here. From a flag to its formula: the row names the symbol, and
+the command's statement module (``boundcalc.theory.<command>``) holds the formula.
+
+Every user-facing check raises :class:`~boundcalc.errors.InputError` with a one-line message
+naming the flag, e.g. ``--m must be a positive even integer, got 3``; the CLI turns it into exit
+code 2. No torch, no sympy.
+
+Example:
+    >>> PARAMS["rho"].flag, PARAMS["rho"].symbols, PARAMS["steps"].columns
+    ('--rho', ('rho_c', 'rho_u', 'rho_w'), ('K',))
+    >>> validate(m=512, n=1000, rho="2").rho
+    ('2', '2', '2')
 """
 
 from __future__ import annotations
 
 import math
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from decimal import Decimal, InvalidOperation
+from typing import Any
 
-#: Defaults shown in every output. ``eta=None`` means "the theorem's step size η*".
-DEFAULTS: dict[str, object] = {
-    "m": 512,
-    "n": 1000,
-    "d": 8,
-    "T": 16,
-    "delta": "0.05",
-    "rho": "2",
-    "nu": "1",
-    "steps": 4000,
-    "eta": None,
-    "activation": "tanh",
-    "batch_size": 1,
-    "misspecification": "0",
-}
+from boundcalc.errors import InputError
 
-
-class InputError(ValueError):
-    """Bad user input. ``flag`` names the offending CLI flag."""
-
-    def __init__(self, flag: str, message: str):
-        super().__init__(f"{flag} {message}")
-        self.flag = flag
+__all__ = [
+    "DEFAULTS", "PARAMS", "InputError", "Inputs", "Param", "parse_integer", "parse_number",
+    "parse_triple", "validate",
+]
 
 
 def parse_number(flag: str, text: str | float | int) -> float:
-    """Parse a finite real number (accepts ``1e3``, ``0.05``, ``2**10`` is rejected)."""
+    """Parse a finite real number (accepts ``1e3``, ``0.05``; ``2**10`` is rejected).
+
+    Example:
+        >>> parse_number("--delta", "5e-2")
+        0.05
+    """
     if isinstance(text, (int, float)) and not isinstance(text, bool):
         value = float(text)
     else:
@@ -84,7 +89,12 @@ def parse_integer(flag: str, text: str | float | int) -> int:
 
 
 def parse_triple(flag: str, text: str) -> tuple[str, str, str]:
-    """``"2"`` → (2, 2, 2); ``"2,3,1"`` → (ρ_c, ρ_u, ρ_w). Values are kept as exact strings."""
+    """``"2"`` → (2, 2, 2); ``"2,3,1"`` → (ρ_c, ρ_u, ρ_w). Values are kept as exact strings.
+
+    Example:
+        >>> parse_triple("--rho", "2,3,1")
+        ('2', '3', '1')
+    """
     parts = [p.strip() for p in str(text).split(",")]
     if len(parts) == 1:
         parts = parts * 3
@@ -95,6 +105,151 @@ def parse_triple(flag: str, text: str) -> tuple[str, str, str]:
         if value < 0:
             raise InputError(flag, f"must be non-negative, got {text!r}")
     return parts[0], parts[1], parts[2]
+
+
+# --------------------------------------------------------------------------- checks by kind
+
+
+def _even_width(flag: str, text: object) -> int:
+    value = parse_integer(flag, text)
+    if value < 2 or value % 2:
+        raise InputError(flag, f"must be a positive even integer (symmetric init), got {text!r}")
+    return value
+
+
+def _count(flag: str, text: object) -> int:
+    value = parse_integer(flag, text)
+    if value < 1:
+        raise InputError(flag, f"must be >= 1, got {text!r}")
+    return value
+
+
+def _probability(flag: str, text: object) -> str:
+    if not 0 < parse_number(flag, text) < 1:
+        raise InputError(flag, f"must lie in (0, 1), got {text!r}")
+    return str(text).strip()
+
+
+def _positive(flag: str, text: object) -> str:
+    if parse_number(flag, text) <= 0:
+        raise InputError(flag, f"must be > 0, got {text!r}")
+    return str(text).strip()
+
+
+def _non_negative(flag: str, text: object) -> str:
+    if parse_number(flag, text) < 0:
+        raise InputError(flag, f"must be >= 0, got {text!r}")
+    return str(text).strip()
+
+
+def _triple(flag: str, text: object) -> tuple[str, str, str]:
+    return parse_triple(flag, str(text))
+
+
+def _activation(flag: str, text: object) -> str:
+    from boundcalc.evaluator import parse_activation  # the presets come from the theory
+
+    try:
+        name, _ = parse_activation(str(text))
+    except ValueError as exc:
+        raise InputError(flag, str(exc)) from None
+    return name
+
+
+#: The check of each kind: ``check(flag, text)`` returns the value kept in :class:`Inputs`.
+CHECKS: dict[str, Callable[[str, object], Any]] = {
+    "even": _even_width, "count": _count, "probability": _probability, "positive": _positive,
+    "non_negative": _non_negative, "triple": _triple, "activation": _activation,
+}
+
+#: Value kinds of a sweep axis by check kind: ``int`` axes keep integers exactly.
+SWEEP_KINDS: dict[str, str] = {"even": "int", "count": "int", "probability": "real",
+                               "positive": "real", "non_negative": "real", "triple": "triple"}
+
+
+@dataclass(frozen=True)
+class Param:
+    """One input of the Transformer statements.
+
+    Attributes:
+        name: keyword of :func:`validate` and of the CLI function.
+        flag: the CLI flag.
+        symbols: names of the sympy symbols it sets (:mod:`boundcalc.theory.symbols`).
+        columns: its keys in JSON/CSV outputs (the input columns of a sweep).
+        default: the default (text, as shown); None for η: the theorem's step size η*.
+        kind: a key of :data:`CHECKS`.
+        metavar: placeholder in ``--help``.
+        help: one-line help.
+        shown_default: the default as ``--help`` shows it (when not ``default``).
+        commands: the point commands that take the flag (None: all of them).
+        example: a value for the help's examples of those commands.
+        validation_default: the default of ``boundcalc validate`` (small, CPU-fast sizes).
+    """
+
+    name: str
+    flag: str
+    symbols: tuple[str, ...]
+    columns: tuple[str, ...]
+    default: str | None
+    kind: str
+    metavar: str
+    help: str
+    shown_default: str | None = None
+    commands: tuple[str, ...] | None = None
+    example: str | None = None
+    validation_default: str | None = None
+
+    def check(self, value: object) -> Any:
+        """The checked value (:class:`InputError` naming :attr:`flag` when it is not valid).
+
+        Example:
+            >>> PARAMS["m"].check("64"), PARAMS["delta"].check(" 0.05 ")
+            (64, '0.05')
+        """
+        return CHECKS[self.kind](self.flag, value)
+
+
+def _rows(*rows: Param) -> dict[str, Param]:
+    return {row.name: row for row in rows}
+
+
+#: Every input of the Transformer statements, in the order of the CLI options and of the sweep.
+PARAMS: Mapping[str, Param] = _rows(
+    Param("m", "--m", ("m",), ("m",), "512", "even", "EVEN",
+          "width m: number of heads (positive, even)", validation_default="16"),
+    Param("n", "--n", ("n",), ("n",), "1000", "count", "INT",
+          "number of training samples (>= 1)", validation_default="64"),
+    Param("d", "--d", ("d",), ("d",), "8", "count", "INT", "token dimension (>= 1)",
+          validation_default="4"),
+    Param("T", "--T", ("T",), ("T",), "16", "count", "INT",
+          "sequence length (no Transformer bound depends on it; prop2's IndRNN bounds grow "
+          "with it past the cutoff)", validation_default="8"),
+    Param("delta", "--delta", ("delta",), ("delta",), "0.05", "probability", "P",
+          "failure probability per event, in (0, 1)", validation_default="0.05"),
+    Param("rho", "--rho", ("rho_c", "rho_u", "rho_w"), ("rho_c", "rho_u", "rho_w"), "2",
+          "triple", "R[,R,R]", "projection radii: one value or rho_c,rho_u,rho_w",
+          validation_default="2"),
+    Param("nu", "--nu", ("nu_c", "nu_u", "nu_w"), ("nu_c", "nu_u", "nu_w"), "1", "triple",
+          "V[,V,V]", "transport budgets: one value or nu_c,nu_u,nu_w", validation_default="1"),
+    Param("steps", "--steps", ("K",), ("K",), "4000", "count", "K",
+          "number of gradient steps K (>= 1)", validation_default="300"),
+    Param("eta", "--eta", ("eta",), ("eta",), None, "positive", "ETA", "step size (> 0)",
+          shown_default="eta* = ||nu||/(2 L B sqrt(K))"),
+    Param("activation", "--activation", ("sigma0", "sigma1", "sigma2"), ("activation",), "tanh",
+          "activation", "NAME", "tanh, erf or custom:S0,S1,S2", validation_default="tanh"),
+    Param("batch_size", "--batch-size", ("b",), ("b",), "1", "count", "B",
+          "ProjSGD minibatch size b (1 <= b <= n)", commands=("prop1",),
+          example="32", validation_default="8"),
+    Param("misspecification", "--misspecification", ("epsilon_mis",), ("epsilon_mis",), "0",
+          "non_negative", "EPS", "eps_mis = max_j |y_j - f*(X_j)| (>= 0)",
+          commands=("remark9",), example="0.1"),
+)
+
+#: Defaults shown in every output, by keyword (η: None, the theorem's step size η*).
+DEFAULTS: dict[str, object] = {
+    p.name: (int(p.default) if p.kind in ("even", "count") else p.default)
+    for p in PARAMS.values()
+}
 
 
 @dataclass(frozen=True)
@@ -119,89 +274,59 @@ class Inputs:
     extra: dict[str, object] = field(default_factory=dict)
 
     def as_dict(self) -> dict[str, object]:
-        """Flat, JSON-ready view (ρ and ν split into components)."""
-        return {
-            "m": self.m, "n": self.n, "d": self.d, "T": self.T, "delta": float(self.delta),
-            "rho_c": float(self.rho[0]), "rho_u": float(self.rho[1]), "rho_w": float(self.rho[2]),
-            "nu_c": float(self.nu[0]), "nu_u": float(self.nu[1]), "nu_w": float(self.nu[2]),
-            "K": self.steps, "eta": None if self.eta is None else float(self.eta),
-            "activation": self.activation, "b": self.batch_size,
-            "epsilon_mis": float(self.misspecification),
-        }
+        """Flat, JSON-ready view keyed by the :attr:`Param.columns` (ρ and ν split into
+        components)."""
+        out: dict[str, object] = {}
+        for p in PARAMS.values():
+            value = getattr(self, p.name)
+            if p.kind == "triple":
+                out.update(zip(p.columns, (float(v) for v in value), strict=True))
+            elif p.kind in ("even", "count") or p.kind == "activation":
+                out[p.columns[0]] = value
+            else:
+                out[p.columns[0]] = None if value is None else float(value)
+        return out
 
 
-def validate(
-    *,
-    m: object = DEFAULTS["m"],
-    n: object = DEFAULTS["n"],
-    d: object = DEFAULTS["d"],
-    T: object = DEFAULTS["T"],
-    delta: object = DEFAULTS["delta"],
-    rho: object = DEFAULTS["rho"],
-    nu: object = DEFAULTS["nu"],
-    steps: object = DEFAULTS["steps"],
-    eta: object = DEFAULTS["eta"],
-    activation: str = "tanh",
-    batch_size: object = DEFAULTS["batch_size"],
-    misspecification: object = DEFAULTS["misspecification"],
-    statement: str | None = None,
-) -> Inputs:
-    """Check every input and return :class:`Inputs`; raises :class:`InputError` naming the flag.
+def _uses_step_size(statement: str | None) -> bool:
+    """Whether ``statement`` (a registry key; None: assume so) uses the theorem's step size η*."""
+    if statement is None:
+        return True
+    from boundcalc.theory.catalog import BY_NAME
 
-    Rules (issue 2, item 6): m a positive even integer; n, d, T, K, b positive integers;
-    δ in (0, 1); ρ, ν, ε_mis non-negative; η > 0 when given; the activation a known preset or
-    ``custom:S0,S1,S2``; ν with a positive component when η is not given and the statement uses
-    the theorem's step size η* ∝ ‖ν‖ (``statement=None``: assume it does).
-    ρ < ν is *not* an input error (the condition row fails instead).
+    return BY_NAME[statement.removesuffix("_paper")].uses_step_size
+
+
+def validate(*, statement: str | None = None, **values: object) -> Inputs:
+    """Check every input (:data:`PARAMS`; a missing one takes its default) and return
+    :class:`Inputs`; raises :class:`InputError` naming the flag.
+
+    Rules: m a positive even integer; n, d, T, K, b positive integers; δ in (0, 1); ρ, ν, ε_mis
+    non-negative; η > 0 when given; the activation a known preset or ``custom:S0,S1,S2``; ν with
+    a positive component when η is not given and the statement uses the theorem's step size
+    η* ∝ ‖ν‖ (``statement=None``: assume it does). ρ < ν is *not* an input error (the condition
+    row fails instead).
 
     Example:
-        >>> validate(m=512, n=1000, rho="2").rho
-        ('2', '2', '2')
+        >>> validate(m=512, n=1000, rho="2,3,1").rho
+        ('2', '3', '1')
+        >>> validate(m=3)
+        Traceback (most recent call last):
+        ...
+        boundcalc.errors.InputError: --m must be a positive even integer (symmetric init), got 3
     """
-    from boundcalc.api import compiled_statement, parse_activation  # no sympy when cached
-
-    m_int = parse_integer("--m", m)
-    if m_int < 2 or m_int % 2:
-        raise InputError("--m", f"must be a positive even integer (symmetric init), got {m!r}")
-    n_int = parse_integer("--n", n)
-    if n_int < 1:
-        raise InputError("--n", f"must be >= 1, got {n!r}")
-    d_int = parse_integer("--d", d)
-    if d_int < 1:
-        raise InputError("--d", f"must be >= 1, got {d!r}")
-    t_int = parse_integer("--T", T)
-    if t_int < 1:
-        raise InputError("--T", f"must be >= 1, got {T!r}")
-    delta_value = parse_number("--delta", delta)
-    if not 0 < delta_value < 1:
-        raise InputError("--delta", f"must lie in (0, 1), got {delta!r}")
-    k_int = parse_integer("--steps", steps)
-    if k_int < 1:
-        raise InputError("--steps", f"must be >= 1, got {steps!r}")
-    b_int = parse_integer("--batch-size", batch_size)
-    if b_int < 1:
-        raise InputError("--batch-size", f"must be >= 1, got {batch_size!r}")
-    eta_text = None
-    if eta is not None:
-        eta_value = parse_number("--eta", eta)
-        if eta_value <= 0:
-            raise InputError("--eta", f"must be > 0, got {eta!r}")
-        eta_text = str(eta).strip()
-    mis_value = parse_number("--misspecification", misspecification)
-    if mis_value < 0:
-        raise InputError("--misspecification", f"must be >= 0, got {misspecification!r}")
-    rho_t = parse_triple("--rho", str(rho))
-    nu_t = parse_triple("--nu", str(nu))
-    needs_step = statement is None or compiled_statement(statement).step
-    if eta_text is None and needs_step and all(float(v) == 0 for v in nu_t):
+    unknown = sorted(set(values) - set(PARAMS))
+    if unknown:
+        raise TypeError(f"validate() got unexpected keyword arguments {unknown}")
+    checked: dict[str, Any] = {}
+    for p in PARAMS.values():
+        if p.kind == "activation":
+            continue  # checked last: it may generate the presets' code
+        value = values.get(p.name, p.default)
+        checked[p.name] = None if value is None else p.check(value)
+    if (checked["eta"] is None and _uses_step_size(statement)
+            and all(float(v) == 0 for v in checked["nu"])):
         raise InputError("--nu", "needs a positive component when --eta is not given "
-                         "(the theorem's step size is proportional to ||nu||)")
-    try:
-        act_name, _ = parse_activation(str(activation))
-    except ValueError as exc:
-        raise InputError("--activation", str(exc)) from None
-    return Inputs(
-        m=m_int, n=n_int, d=d_int, T=t_int, delta=str(delta).strip(), rho=rho_t, nu=nu_t,
-        steps=k_int, eta=eta_text, activation=act_name, batch_size=b_int,
-        misspecification=str(misspecification).strip(),
-    )
+                                 "(the theorem's step size is proportional to ||nu||)")
+    checked["activation"] = PARAMS["activation"].check(values.get("activation", "tanh"))
+    return Inputs(**checked)

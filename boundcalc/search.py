@@ -1,8 +1,5 @@
-"""Parameter grids for ``boundcalc sweep`` and the solvers behind ``width`` and ``steps``.
+"""The solvers behind ``width``, ``steps`` and every result's ``nonvacuous_from_m``.
 
-* :func:`parse_values` reads one sweep flag: a value, a comma list, an additive range
-  ``start:stop:step`` or a geometric range ``start:stop:xF`` (both include ``stop`` when a step
-  lands on it). Values stay exact decimal strings, so they validate exactly as a single value would.
 * :func:`solve_width` finds the smallest even width m whose width-dependent terms of Theorem 1
   (B·ε_lin + B·ε_app + B·ε_cf) are at most a target: geometric doubling to a feasible m, then
   bisection over even m, so that the answer meets the target and m − 2 does not; the CLI then
@@ -19,141 +16,28 @@
 
 Nothing here imports torch or pandas.
 
+* :func:`smallest_verified` re-checks a solver's answer with the exact (mpmath) evaluator and
+  :func:`compare_text` prints a value with enough digits to compare with its target as it does.
+
 Example:
-    >>> parse_values("--m", "8:64:x2")
-    ['8', '16', '32', '64']
-    >>> parse_values("--delta", "0.01:0.05:0.02")
-    ['0.01', '0.03', '0.05']
+    >>> solve_width(lambda m: 100.0 / m, 1.0).m
+    100
 """
 
 from __future__ import annotations
 
-import math
-import sys
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
-from decimal import Decimal, InvalidOperation
 from functools import cache
 from typing import Any
 
 from boundcalc.params import InputError
-
-#: Largest number of sweep rows (and of values of one flag): 2**20.
-MAX_ROWS = 2**20
 
 #: ``width`` gives up above this width.
 MAX_WIDTH = 2**62
 
 #: Names of the Theorem 1 terms that shrink with the width m.
 WIDTH_TERMS: tuple[str, ...] = ("linearization", "approximation", "change_of_feature")
-
-
-# --------------------------------------------------------------------------- sweep values
-
-
-_FLOAT_MAX = Decimal(sys.float_info.max)
-
-
-def _decimal(flag: str, text: str, whole: str) -> Decimal:
-    try:
-        value = Decimal(text.strip())
-    except InvalidOperation:
-        raise InputError(flag, f"must be a number, a comma list or a range start:stop:step "
-                               f"(or start:stop:xF), got {whole!r}") from None
-    if not value.is_finite():
-        raise InputError(flag, f"must be finite, got {whole!r}")
-    if abs(value) > _FLOAT_MAX:
-        raise InputError(flag, f"{text.strip()} is beyond the float64 range of a sweep (|value| "
-                               f"<= {sys.float_info.max:.4g}; a sweep evaluates in float64), got "
-                               f"{whole!r}")
-    return value
-
-
-def _text(value: Decimal) -> str:
-    """Shortest plain decimal text of ``value`` (``Decimal('2E+3')`` → ``'2000'``)."""
-    if value == value.to_integral_value():
-        return str(int(value))
-    return format(value.normalize(), "f")
-
-
-def count_values(flag: str, spec: str) -> int:
-    """How many values :func:`parse_values` would give, without building them.
-
-    Example:
-        >>> count_values("--n", "1:1000000:1")
-        1000000
-    """
-    spec = str(spec).strip()
-    if ":" not in spec:
-        return len([p for p in spec.split(",")])
-    start, stop, step, geometric = _range_parts(flag, spec)
-    if geometric:
-        return int(math.floor(math.log(stop / start) / math.log(step) + 1e-9)) + 1
-    return int((stop - start) // step) + 1
-
-
-def _range_parts(flag: str, spec: str) -> tuple[Decimal, Decimal, Decimal, bool]:
-    parts = spec.split(":")
-    if len(parts) != 3:
-        raise InputError(flag, f"range must be start:stop:step or start:stop:xF, got {spec!r}")
-    start = _decimal(flag, parts[0], spec)
-    stop = _decimal(flag, parts[1], spec)
-    step_text = parts[2].strip()
-    geometric = step_text[:1].lower() == "x"
-    step = _decimal(flag, step_text[1:] if geometric else step_text, spec)
-    if stop < start:
-        raise InputError(flag, f"range stop must be >= start, got {spec!r}")
-    if geometric:
-        if start <= 0:
-            raise InputError(flag, f"geometric range needs start > 0, got {spec!r}")
-        if step <= 1:
-            raise InputError(flag, f"geometric range needs a factor xF with F > 1, got {spec!r}")
-    elif step <= 0:
-        raise InputError(flag, f"range step must be > 0, got {spec!r}")
-    return start, stop, step, geometric
-
-
-def parse_values(flag: str, spec: str, limit: int = MAX_ROWS) -> list[str]:
-    """Expand one sweep flag into exact decimal strings (duplicates kept in order, once).
-
-    Args:
-        flag: the flag, for error messages (``--m``).
-        spec: ``"512"``, ``"1e3,1e6"``, ``"8:4096:x2"`` or ``"0.1:0.5:0.1"``.
-        limit: most values allowed (one-line :class:`InputError` naming the flag above it).
-
-    Raises:
-        InputError: unparsable values or ranges, or more than ``limit`` values.
-
-    Example:
-        >>> parse_values("--n", "1e3,1e6")
-        ['1000', '1000000']
-    """
-    spec = str(spec).strip()
-    if not spec:
-        raise InputError(flag, "must not be empty")
-    count = count_values(flag, spec)
-    if count > limit:
-        raise InputError(flag, f"gives {count} values, more than the limit of {limit}")
-    if ":" not in spec:
-        values = [_text(_decimal(flag, p, spec)) if _looks_numeric(p) else p.strip()
-                  for p in spec.split(",")]
-    else:
-        start, stop, step, geometric = _range_parts(flag, spec)
-        values = []
-        current = start
-        # exact decimal arithmetic: a step that lands on stop includes it
-        while current <= stop and len(values) < count + 1:
-            values.append(_text(current))
-            current = current * step if geometric else current + step
-    return list(dict.fromkeys(values))
-
-
-def _looks_numeric(text: str) -> bool:
-    try:
-        Decimal(text.strip())
-    except InvalidOperation:
-        return False
-    return True
 
 
 # --------------------------------------------------------------------------- width
@@ -180,7 +64,7 @@ class WidthAnswer:
 def _width_function(name: str) -> Callable[..., object]:
     """mpmath function of the argument values giving B·(ε_lin + ε_app + ε_cf) of ``name``: the
     statement's generated function (:func:`boundcalc.api.statement_function`), summed."""
-    from boundcalc.api import compiled_statement, statement_function
+    from boundcalc.evaluator import compiled_statement, statement_function
 
     keys = compiled_statement(name).keys
     index = [keys.index(f"terms.{k}") for k in WIDTH_TERMS]
@@ -204,7 +88,7 @@ def width_terms(name: str, args: dict[str, object], m: int, precision: int = 30)
     """
     import mpmath
 
-    from boundcalc.api import ARGUMENT_NAMES
+    from boundcalc.evaluator import ARGUMENT_NAMES
 
     func = _width_function(name)
     with mpmath.workdps(precision):
@@ -330,7 +214,8 @@ def _grid_nonvacuous(name: str, inputs: object) -> Callable[[list[int]], list[bo
     at each (η* recomputed per width when ``inputs.eta`` is None, else the given η kept)."""
     import numpy as np
 
-    from boundcalc.api import TRIVIAL_KEY, VERDICT_BOUND, evaluate_grid, mp_arguments
+    from boundcalc.api import TRIVIAL_KEY, VERDICT_BOUND, mp_arguments
+    from boundcalc.evaluator import evaluate_grid
 
     columns: dict[str, object] = {k: float(v) for k, v in mp_arguments(inputs).items()}  # type: ignore[arg-type]
     if getattr(inputs, "eta", None) is None:
@@ -536,3 +421,49 @@ def refuse_overflow(name: str, given: Mapping[str, str], evaluation: Any, precis
         verb = "makes" if len(culprits) == 1 else "make"
         raise InputError(", ".join(culprits), f"{verb} the solver's quantities overflow {what}")
     raise InputError("the inputs", f"overflow the float range {what}")
+
+
+# --------------------------------------------------------------------------- exact re-checks
+
+
+def smallest_verified(exact: Any, start: int, step: int, goal: Any
+                       ) -> tuple[int, Any, Any, Any]:
+    """Re-check a solver's answer with the exact (mpmath) evaluator: move up by ``step`` until the
+    value meets ``goal``, then down while the next smaller candidate still meets it (the float
+    search and the exact evaluation disagree only at ~1e-15 of the target, so 16 moves suffice).
+
+    ``exact(x)`` returns (evaluation, value). Returns (x, evaluation, value, value at x − step or
+    None when x is the smallest candidate, ``step``).
+    """
+    found = start
+    ev, value = exact(found)
+    for _ in range(16):
+        if value <= goal:
+            break
+        found += step
+        ev, value = exact(found)
+    previous = None
+    for _ in range(16):
+        if found <= step:
+            break
+        previous = exact(found - step)[1]
+        if previous > goal:
+            break
+        found -= step
+        ev, value = exact(found)
+    return found, ev, value, previous
+
+
+def compare_text(value: Any, goal: float) -> str:
+    """``value`` with 12 significant digits, or as many more as it takes for the shown number
+    to compare with ``goal`` as ``value`` does (no "0.1 > 0.1")."""
+    import mpmath
+
+    exact, aim = mpmath.mpf(value), mpmath.mpf(goal)
+    want = (exact > aim) - (exact < aim)
+    for digits in range(12, 60):
+        text = mpmath.nstr(exact, digits)
+        shown = mpmath.mpf(text)
+        if (shown > aim) - (shown < aim) == want:
+            return text
+    return mpmath.nstr(exact, 60)

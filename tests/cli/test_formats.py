@@ -90,7 +90,7 @@ def test_frame_table_shows_first_and_last_rows_of_long_frames():
 def test_output_file_honours_the_umask(tmp_path):
     import os
 
-    from boundcalc.cli import write_atomic
+    from boundcalc.files import write_atomic
 
     old = os.umask(0o022)
     try:

@@ -8,7 +8,8 @@ import math
 import pytest
 from boundcalc.theory.registry import BUILDERS
 
-from boundcalc.api import ARGUMENT_NAMES, evaluate, evaluate_grid
+from boundcalc.api import evaluate
+from boundcalc.evaluator import ARGUMENT_NAMES, evaluate_grid
 from boundcalc.params import validate
 
 POINTS = [dict(m=4, rho="1", nu="0.5", T=3), dict(m=512, rho="2", nu="1", T=16)]

@@ -13,14 +13,14 @@ import re
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from boundcalc.api import (
+from boundcalc.api import evaluate
+from boundcalc.cli import main
+from boundcalc.evaluator import (
     ARGUMENT_NAMES,
     activation_values,
     compiled_statement,
-    evaluate,
     evaluate_grid,
 )
-from boundcalc.cli import main
 from boundcalc.params import InputError, validate
 
 STATEMENTS = ("event", "lemma2", "lemma3", "lemma5", "lemma6", "theorem1", "prop1", "remark9")

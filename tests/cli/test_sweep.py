@@ -9,8 +9,8 @@ import json
 import pytest
 
 from boundcalc.api import evaluate
+from boundcalc.grid import count_values, parse_values
 from boundcalc.params import InputError, validate
-from boundcalc.search import count_values, parse_values
 
 
 @pytest.mark.parametrize(("spec", "values"), [
@@ -120,3 +120,14 @@ def test_sweep_writes_the_csv_file_of_the_readme(cli, tmp_path):
               "--output", str(target))
     assert run.code == 0 and "20 rows" in run.err
     assert len(_csv_rows(target.read_text())) == 20
+
+
+def test_the_sweep_frame_owns_writable_columns():
+    from boundcalc.grid import build_sweep
+
+    df, _ = build_sweep("theorem1", {"m": "8,16", "n": "10,100"}, None)
+    df.loc[0, "bound.min_iterate"] = 1.0
+    df.loc[1, "m"] = 4
+    df["terms.optimization"] *= 2
+    df.loc[0, "guaranteed"] = False
+    assert df.loc[0, "bound.min_iterate"] == 1.0 and df.loc[1, "m"] == 4

@@ -10,10 +10,10 @@ import io
 import json
 
 import pytest
+from boundcalc.theory.catalog import ROUTED
 from boundcalc.theory.registry import ROUTED as REGISTRY_ROUTED
 
 from boundcalc.api import VERDICTS, evaluate, has_verdict, verdict_column
-from boundcalc.cli import ROUTED
 from boundcalc.formats import guarantee_line
 from boundcalc.params import validate
 from boundcalc.search import nonvacuous_width, width_grid

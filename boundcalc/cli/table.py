@@ -14,6 +14,7 @@ from typing import Annotated
 
 import typer
 
+from boundcalc.cli.app import write_output
 from boundcalc.params import InputError
 
 _PARAGRAPHS = (
@@ -102,16 +103,14 @@ def table(
         sys.stdout.write(text)
         sys.stdout.flush()
     else:
-        from boundcalc.cli import write_atomic
-
-        write_atomic(output, text)
+        write_output(output, text)
         sys.stderr.write(f"wrote {output}\n")
     if figures or figures_dir is not None:
         _figures(runs, figures_dir)
 
 
 def _figures(runs: list, figures_dir: str | None) -> None:
-    from boundcalc import tables
+    from boundcalc.validators.experiments.figures import regenerate_figures
 
     used: set[Path] = set()
     for run in runs:
@@ -126,7 +125,7 @@ def _figures(runs: list, figures_dir: str | None) -> None:
                 target, i = base.with_name(f"{base.name}-{i}"), i + 1
         used.add(target)
         try:
-            written = tables.regenerate_figures(run, target)
+            written = regenerate_figures(run, target)
         except OSError as exc:
             raise InputError("--figures-dir", f"cannot write figures to {str(target)!r}: "
                                               f"{exc.strerror or exc}") from None

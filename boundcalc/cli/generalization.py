@@ -19,14 +19,12 @@ Example:
 
 from __future__ import annotations
 
-import os
 import sys
-import tempfile
-from pathlib import Path
 from typing import Annotated, Any
 
 import typer
 
+from boundcalc.cli.app import write_output
 from boundcalc.params import InputError
 
 _PARAMS = "Parameters"
@@ -48,31 +46,12 @@ def _opt(*names: str, help: str, panel: str = _PARAMS, default: str | None = Non
                         show_default=default if default is not None else False)
 
 
-def _write(path: str, text: str) -> None:
-    """Write atomically (the CLI's ``write_atomic`` when available)."""
-    try:
-        from boundcalc.cli import write_atomic
-    except ImportError:  # pragma: no cover - cli.py absent
-        write_atomic = None
-    if write_atomic is not None:
-        write_atomic(path, text)
-        return
-    target = Path(path)  # pragma: no cover
-    try:
-        fd, tmp = tempfile.mkstemp(dir=target.parent or Path("."), prefix=f".{target.name}.")
-        with os.fdopen(fd, "w", encoding="utf-8") as fh:
-            fh.write(text if text.endswith("\n") else text + "\n")
-        os.replace(tmp, target)
-    except OSError as exc:
-        raise InputError("--output", f"cannot write {path!r}: {exc.strerror or exc}") from None
-
-
 def _emit(text: str, output: str | None) -> None:
     if output is None:
         sys.stdout.write(text if text.endswith("\n") else text + "\n")
         sys.stdout.flush()
         return
-    _write(output, text)
+    write_output(output, text)
     sys.stderr.write(f"wrote {output}\n")
 
 

@@ -303,7 +303,7 @@ def _certify_flags(names: list[str], certify: bool, eta: str | None) -> float | 
 def _certify(names: list[str], settings: Any, folder: Path, eta: float | None, fmt: str,
              quiet: bool) -> None:
     """``validate theorem1|prop1 --certify``: the chains, printed; exit 1 on a violation."""
-    from boundcalc.validators.certify import is_violation, run_certification
+    from boundcalc.validators.checks.certify import is_violation, run_certification
 
     with _run_directory_errors():
         results = run_certification(
@@ -407,9 +407,9 @@ def reproduce(
         raise InputError("--data", f"is for table1 only, not {experiment}")
     _require_matplotlib("EXPERIMENT", f"{experiment} draws its figure")
     if experiment == "figure1":
-        from boundcalc.validators.figure1 import run_figure1 as run_experiment
+        from boundcalc.validators.experiments.figure1 import run_figure1 as run_experiment
     else:
-        from boundcalc.validators.figure2 import run_figure2 as run_experiment
+        from boundcalc.validators.experiments.figure2 import run_figure2 as run_experiment
     folder = run_experiment(preset, seeds=seed_count, device=resolve_device(device), out=out,
                             jobs=jobs, **extra)
     sys.stdout.write(f"figure {experiment[-1]} ({preset}) written to {folder}\n")
@@ -460,7 +460,7 @@ def _reproduce_table1(preset: str, data: str | None, device: str, out: str | Non
                          "IDX files, or an .npz with x_train, y_train, x_test, y_test)")
     if data is not None and not Path(data).exists():
         raise InputError("--data", f"{data!r} does not exist")
-    from boundcalc.validators.table1 import run_table1
+    from boundcalc.validators.experiments.table1 import run_table1
 
     try:
         folder = run_table1(preset, data=data, device=device, out=out)
@@ -500,7 +500,7 @@ def compare_rnn_command(
     """
     import pandas as pd
 
-    from boundcalc.cli import _emit
+    from boundcalc.cli.app import emit as _emit
     from boundcalc.compare_rnn import compare_rnn
     from boundcalc.formats import check_format, render_frame
     from boundcalc.params import parse_integer

@@ -1,0 +1,135 @@
+"""The ``boundcalc`` command: evaluate, sweep, solve and explain the paper's bounds.
+
+One module per command group: :mod:`~boundcalc.cli.point` (the statements at one point),
+:mod:`~boundcalc.cli.sweep`, :mod:`~boundcalc.cli.solvers` (``width``, ``steps``),
+:mod:`~boundcalc.cli.explain`, :mod:`~boundcalc.cli.generalization` (paper 003),
+:mod:`~boundcalc.cli.validate` (``validate``, ``reproduce``, ``compare-rnn``) and
+:mod:`~boundcalc.cli.table`; :mod:`~boundcalc.cli.app` holds the application and what they share,
+:mod:`~boundcalc.cli.options` the options, generated from :data:`boundcalc.params.PARAMS`.
+
+Commands (``boundcalc COMMAND --help`` shows each one's flags and runnable examples):
+
+* ``theorem1``, ``prop1``, ``remark9``, ``lemma2``, ``lemma3``, ``lemma5``, ``lemma6``, ``event``,
+  ``prop2``: evaluate one statement at one parameter point (mpmath, ``--precision`` digits) and
+  print its inputs (defaults included), constants, terms, bounds, probability and conditions;
+* ``sweep STATEMENT``: the same over a grid (lists and ranges of any numeric flag), vectorised;
+* ``width`` / ``steps``: the smallest even m (resp. number of steps K) that brings the width terms
+  (resp. the optimization term) of Theorem 1 under ``--target``; ``width --nonvacuous``: the
+  smallest even m at which Theorem 1's bound is non-vacuous (min_iterate < B²);
+* ``explain STATEMENT``: the statement, its symbol glossary, every formula and condition.
+
+``--route tight|paper`` (default ``tight``) picks the proof route of Theorem 1, Proposition 1 and
+Remark 9 (``theorem1``, ``prop1``, ``remark9``, and ``sweep`` / ``width`` / ``steps`` / ``explain``
+on them); every output names its route. Statements with the trivial bound B² (those three and
+``prop2``) get a verdict: ``guaranteed`` (every condition holds and min_iterate < B²),
+``vacuous`` (every condition holds, min_iterate ≥ B²) or ``not_guaranteed`` (a condition fails).
+
+Exit codes: 0 success; 1 the verdict is not ``guaranteed`` (a condition fails, or the bound is
+vacuous) and ``--strict`` was given, or a ``--target`` cannot be met, or no width up to 2^62 makes
+the bound non-vacuous; 2 bad input (one line on stderr naming the flag, no traceback); 3 an
+internal error.
+
+Example:
+    >>> from boundcalc.cli import main
+    >>> main(["theorem1", "--m", "512", "--n", "1000", "--rho", "2", "--format", "csv",
+    ...       "--output", "/dev/null"])
+    0
+"""
+
+import contextlib
+import os
+import sys
+from collections.abc import Sequence
+from typing import Any
+
+import typer
+
+from boundcalc.cli.app import app, note
+from boundcalc.params import InputError
+
+# isort: off
+# Importing a command module registers its commands; --help lists them in this order.
+from boundcalc.cli import point, sweep, solvers, explain  # noqa: F401,E402
+from boundcalc.cli.generalization import generalization  # noqa: E402
+from boundcalc.cli.validate import register  # noqa: E402
+from boundcalc.cli.table import register as register_table  # noqa: E402
+# isort: on
+
+__all__ = ["app", "main"]
+
+
+def _register_other_commands() -> None:
+    """``generalization`` (paper 003), ``validate``, ``reproduce``, ``compare-rnn`` and
+    ``table``: their modules import torch / the second statement family only when a command
+    runs (``table`` never does)."""
+    app.command("generalization",
+                short_help="Paper 003 (Theorem 5): true-loss generalization bound.")(generalization)
+    register(app)
+    register_table(app)
+
+
+_register_other_commands()
+
+
+def _click_exceptions() -> Any:
+    try:  # typer >= 0.2x vendors click
+        from typer._click import exceptions
+    except ImportError:  # pragma: no cover - older typer with click installed
+        from click import exceptions
+    return exceptions
+
+
+def _one_line(text: str) -> str:
+    return " ".join(str(text).split())
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Run the CLI; returns the exit code (0 ok, 1 not guaranteed with --strict or infeasible
+    target, 2 bad input, 3 internal error). Every error is one line on stderr, never a traceback
+    (``BOUNDCALC_DEBUG=1`` re-raises internal errors).
+
+    Example:
+        >>> main(["theorem1", "--m", "3"])
+        2
+    """
+    exc = _click_exceptions()
+    args = list(sys.argv[1:] if argv is None else argv)
+    for stream in (sys.stdout, sys.stderr):  # never crash on a terminal that cannot show ρ, δ, ≤
+        with contextlib.suppress(AttributeError, ValueError, OSError):
+            stream.reconfigure(errors="backslashreplace")  # type: ignore[union-attr]
+    try:
+        code = app(args=args, prog_name="boundcalc", standalone_mode=False)
+    except InputError as err:
+        note(f"error: {_one_line(str(err))}")
+        return 2
+    except exc.NoArgsIsHelpError as err:
+        sys.stdout.write(err.format_message().rstrip("\n") + "\n")
+        return 0
+    except exc.UsageError as err:
+        note(f"error: {_one_line(err.format_message())} (see boundcalc --help)")
+        return 2
+    except exc.ClickException as err:
+        note(f"error: {_one_line(err.format_message())}")
+        return int(getattr(err, "exit_code", 1) or 1)
+    except typer.Exit as err:
+        return int(getattr(err, "exit_code", 0) or 0)
+    except (typer.Abort, KeyboardInterrupt):
+        note("aborted")
+        return 130
+    except BrokenPipeError:
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+        return 1
+    except Exception as err:  # a bug, not bad input: still one line unless debugging
+        if os.environ.get("BOUNDCALC_DEBUG"):
+            raise
+        note(f"error: internal error {type(err).__name__}: {_one_line(str(err))} "
+              f"(set BOUNDCALC_DEBUG=1 for the traceback)")
+        return 3
+    if isinstance(code, int) and not isinstance(code, bool):
+        return code
+    return 0
+
+
+if __name__ == "__main__":  # pragma: no cover
+    sys.exit(main())

@@ -1,0 +1,183 @@
+"""The ``boundcalc`` Typer application and what every command shares: the flag checks that are
+not parameters (``--format``, ``--precision``, ``--route``, ``--target``, ``STATEMENT``), writing
+the output (stdout, or ``--output`` atomically) and the status line.
+
+Commands register on :data:`app` from the modules of this package, one per command group.
+"""
+
+import shutil
+import sys
+from collections.abc import Iterable, Mapping, Sequence
+from typing import Annotated, Any
+
+import typer
+
+from boundcalc import __version__
+from boundcalc.evaluator import DEFAULT_PRECISION
+from boundcalc.files import write_atomic
+from boundcalc.formats import FORMATS, check_format, guarantee_line
+from boundcalc.params import InputError, parse_integer, parse_number
+from boundcalc.theory.catalog import NAMES as STATEMENT_NAMES
+from boundcalc.theory.catalog import ROUTED
+
+__all__ = ["OUTPUT_PANEL", "PARAMS_PANEL", "ROUTES", "app", "check_format_flag",
+           "check_precision", "check_route", "check_statement", "check_target", "console_width",
+           "emit", "examples", "finish", "given_flags", "note", "write_output"]
+
+#: Choices of ``--route``; the first is the default.
+ROUTES: tuple[str, ...] = ("tight", "paper")
+
+app = typer.Typer(
+    name="boundcalc",
+    help="Bound calculator for 'Finite-Time Analysis of Gradient Descent for Shallow "
+         "Transformers' (Arda, Cayci & Eryilmaz, AISTATS 2026): every constant, term and bound, "
+         "evaluated, swept, solved for and explained.",
+    epilog="Examples:\n\n"
+           "boundcalc theorem1 --m 512 --n 1000 --rho 2\n\n"
+           "boundcalc sweep theorem1 --m 8:4096:x2 --n 1e3,1e6 --format csv --output sweep.csv\n\n"
+           "boundcalc width --target 0.1 --n 1e6\n\n"
+           "boundcalc explain theorem1",
+    add_completion=False,
+    no_args_is_help=True,
+    pretty_exceptions_enable=False,
+    context_settings={"help_option_names": ["-h", "--help"]},
+)
+
+
+PARAMS_PANEL = "Parameters"
+
+
+OUTPUT_PANEL = "Output"
+
+
+def examples(*lines: str) -> str:
+    """Epilog of a command: one runnable example per paragraph."""
+    return "Examples:\n\n" + "\n\n".join(lines)
+
+
+def check_format_flag(fmt: str, allowed: Sequence[str] = FORMATS) -> str:
+    try:
+        key = check_format(fmt)
+    except ValueError as exc:
+        raise InputError("--format", str(exc)) from None
+    if key not in allowed:
+        raise InputError("--format", f"must be one of {', '.join(allowed)} for this command, "
+                                     f"got {fmt!r}")
+    return key
+
+
+def check_precision(text: str | None) -> tuple[int, int | None]:
+    """(mpmath digits, table digits or None for the default display)."""
+    if text is None:
+        return DEFAULT_PRECISION, None
+    digits = parse_integer("--precision", text)
+    if not 10 <= digits <= 1000:
+        raise InputError("--precision", f"must be an integer between 10 and 1000, got {text!r}")
+    return digits, min(digits, 17)
+
+
+def check_statement(name: str) -> str:
+    key = str(name).strip().lower()
+    if key not in STATEMENT_NAMES:
+        raise InputError("STATEMENT", f"must be one of {', '.join(STATEMENT_NAMES)}, got {name!r}")
+    return key
+
+
+def check_route(text: str | None, statement: str) -> str:
+    """Registry key of ``statement`` on ``--route`` (None: the default, tight); the route is
+    refused (exit 2) for a statement without one.
+
+    Example:
+        >>> check_route("paper", "prop1"), check_route(None, "lemma2")
+        ('prop1_paper', 'lemma2')
+    """
+    if text is None:
+        return statement
+    route = str(text).strip().lower()
+    if route not in ROUTES:
+        raise InputError("--route", f"must be one of {', '.join(ROUTES)}, got {text!r}")
+    if statement not in ROUTED:
+        raise InputError("--route", f"is for {', '.join(ROUTED)} only, not {statement} (it has "
+                                    f"one proof route)")
+    return f"{statement}_paper" if route == "paper" else statement
+
+
+def check_target(text: str) -> float:
+    value = parse_number("--target", text)
+    if value <= 0:
+        raise InputError("--target", f"must be > 0, got {text!r}")
+    return value
+
+
+def given_flags(**values: str | None) -> dict[str, str]:
+    """The flags the user actually passed (None means 'use the default')."""
+    return {k: v for k, v in values.items() if v is not None}
+
+
+def console_width(output: str | None) -> int:
+    if output is None and sys.stdout.isatty():
+        return max(shutil.get_terminal_size((110, 24)).columns, 60)
+    return 110
+
+
+def write_output(path: str, text: str | Iterable[str]) -> None:
+    """Write ``text`` (or its pieces) to the ``--output`` file atomically, ending in a newline
+    (:func:`boundcalc.files.write_atomic`); an error is an :class:`InputError` naming --output.
+
+    Example:
+        >>> import os, tempfile
+        >>> target = os.path.join(tempfile.mkdtemp(), "out.txt")
+        >>> write_output(target, "hello")
+        >>> open(target).read()
+        'hello\\n'
+    """
+    try:
+        write_atomic(path, text, final_newline=True, make_parents=False)
+    except OSError as exc:
+        raise InputError("--output", f"cannot write {path!r}: {exc.strerror or exc}") from None
+
+
+def emit(text: str | Iterable[str], output: str | None, what: str = "") -> None:
+    if output is None:
+        last = ""
+        for piece in [text] if isinstance(text, str) else text:
+            if piece:
+                sys.stdout.write(piece)
+                last = piece
+        if not last.endswith("\n"):
+            sys.stdout.write("\n")
+        sys.stdout.flush()
+        return
+    write_output(output, text)
+    sys.stderr.write(f"wrote {output}{what}\n")
+
+
+def note(text: str) -> None:
+    sys.stderr.write(text + "\n")
+
+
+def finish(data: Mapping[str, Any], fmt: str, output: str | None, strict: bool) -> None:
+    """Print the status line on stderr when it is not in the output (not guaranteed or vacuous);
+    with ``strict`` exit 1 unless the verdict is ``guaranteed`` (every condition holds where a
+    result has no verdict)."""
+    status = guarantee_line(data)
+    guaranteed = status is None or status.startswith("GUARANTEED")
+    if data.get("verdict") is not None:
+        guaranteed = data["verdict"] == "guaranteed"
+    if not guaranteed and (fmt != "table" or output is not None):
+        note(status or "NOT GUARANTEED")
+    if strict and not guaranteed:
+        raise typer.Exit(1)
+
+
+def _version_callback(value: bool) -> None:
+    if value:
+        sys.stdout.write(f"boundcalc {__version__}\n")
+        raise typer.Exit(0)
+
+
+@app.callback()
+def _root(version: Annotated[bool, typer.Option("--version", help="print the version and exit",
+                                                callback=_version_callback,
+                                                is_eager=True)] = False) -> None:
+    """Bound calculator for the finite-time theory of gradient descent on shallow Transformers."""

@@ -1,0 +1,110 @@
+"""The options of the commands, generated from the parameter table.
+
+Every parameter option (``--m`` … ``--misspecification``) is built from its
+:class:`boundcalc.params.Param` row (flag, metavar, help, default shown); a command declares which
+parameters it takes by name and :func:`with_options` gives its function the signature Typer reads,
+so the list of parameters is spelled once, in :data:`boundcalc.params.PARAMS`. The options that
+are not parameters (output, route, target) are defined here once.
+"""
+
+import inspect
+from collections.abc import Callable, Iterable, Sequence
+from typing import Annotated, Any
+
+import typer
+
+from boundcalc.cli.app import OUTPUT_PANEL, PARAMS_PANEL
+from boundcalc.evaluator import DEFAULT_PRECISION
+from boundcalc.formats import FORMATS
+from boundcalc.params import PARAMS, Param
+from boundcalc.theory.catalog import NAMES as STATEMENT_NAMES
+
+__all__ = ["COMPONENTS", "ColumnsOpt", "FmtOpt", "OutOpt", "PrecOpt", "RouteOpt",
+           "StatementArg", "StrictOpt", "SymOpt", "TargetOpt", "option", "param_option",
+           "parameter_names", "with_options"]
+
+
+def option(*names: str, help: str, default: object = None, panel: str = PARAMS_PANEL,
+           metavar: str = "NUM") -> Any:
+    """A ``typer.Option`` whose ``--help`` shows ``default`` (nothing when None)."""
+    shown = "" if default is None else str(default)
+    return typer.Option(*names, help=help, show_default=shown or False, rich_help_panel=panel,
+                        metavar=metavar)
+
+
+def param_option(param: Param) -> Any:
+    """The annotated type of the option of ``param`` (a text; None: not given, the default)."""
+    shown = param.shown_default if param.shown_default is not None else param.default
+    return Annotated[str | None, option(param.flag, metavar=param.metavar, default=shown,
+                                        help=param.help)]
+
+
+#: One option per component of ρ and ν (``--rho-c`` …), for ``sweep``.
+COMPONENTS: dict[str, Any] = {
+    column: Annotated[str | None, typer.Option(f"--{column.replace('_', '-')}",
+                                               help="one component; overrides --rho / --nu",
+                                               metavar="NUM", rich_help_panel=PARAMS_PANEL,
+                                               show_default=False)]
+    for p in PARAMS.values() if p.kind == "triple" for column in p.columns
+}
+
+PrecOpt = Annotated[str | None, option("--precision", metavar="DIGITS", panel=OUTPUT_PANEL,
+                                       default=DEFAULT_PRECISION,
+                                       help="significant digits of the mpmath evaluation (>= 10); "
+                                            "the table then shows up to 17")]
+FmtOpt = Annotated[str, typer.Option("--format", "-f", help=f"one of {', '.join(FORMATS)}",
+                                     metavar="FORMAT", rich_help_panel=OUTPUT_PANEL)]
+OutOpt = Annotated[str | None, typer.Option("--output", "-o", help="write to FILE (atomically) "
+                                            "instead of stdout", metavar="FILE",
+                                            rich_help_panel=OUTPUT_PANEL)]
+SymOpt = Annotated[bool, typer.Option("--symbolic", help="also print every formula (Unicode and "
+                                      "LaTeX); table, markdown and latex formats",
+                                      rich_help_panel=OUTPUT_PANEL)]
+StrictOpt = Annotated[bool, typer.Option("--strict", help="exit 1 unless the verdict is "
+                                         "guaranteed (a condition fails, or the bound is vacuous: "
+                                         "min_iterate >= B^2)", rich_help_panel=OUTPUT_PANEL)]
+RouteOpt = Annotated[str | None, typer.Option(
+    "--route", help="proof route: tight (head-average event, Cauchy-Schwarz drift; "
+    "derivations.md §7.7) or paper (the paper's route, §7.1-7.5)", metavar="tight|paper",
+    show_default="tight", rich_help_panel=PARAMS_PANEL)]
+TargetOpt = Annotated[str, typer.Option("--target", help="the value to get under (> 0)",
+                                        metavar="VALUE", rich_help_panel=PARAMS_PANEL,
+                                        show_default=False)]
+StatementArg = Annotated[str, typer.Argument(help=f"one of {', '.join(STATEMENT_NAMES)}",
+                                             metavar="STATEMENT", show_default=False)]
+ColumnsOpt = Annotated[str | None, typer.Option(
+    "--columns", help="comma list of columns to keep (names or unique suffixes, e.g. "
+    "m,n,min_iterate); default: all, or a compact set for --format table",
+    rich_help_panel=OUTPUT_PANEL)]
+
+
+def parameter_names(command: str | None = None, *, without: Iterable[str] = ()) -> list[str]:
+    """Names of the parameters a command takes, in table order: every row whose
+    :attr:`~boundcalc.params.Param.commands` admits ``command`` (None: every row), less
+    ``without``.
+
+    Example:
+        >>> parameter_names("theorem1")[-3:], "batch_size" in parameter_names("prop1")
+        (['steps', 'eta', 'activation'], True)
+    """
+    skip = set(without)
+    return [p.name for p in PARAMS.values() if p.name not in skip
+            and (command is None or p.commands is None or command in p.commands)]
+
+
+def with_options(options: Sequence[tuple[str, Any, Any]]) -> Callable[[Callable], Callable]:
+    """Give a ``**kwargs`` command function the signature Typer reads: one parameter per
+    ``(name, annotated type, default)``, in order (a name of :data:`PARAMS` may give None as its
+    type: its generated option)."""
+    def wrap(func: Callable) -> Callable:
+        params = []
+        for name, annotation, default in options:
+            if annotation is None:
+                annotation = param_option(PARAMS[name])
+            params.append(inspect.Parameter(name, inspect.Parameter.POSITIONAL_OR_KEYWORD,
+                                            default=default, annotation=annotation))
+        func.__signature__ = inspect.Signature(params)  # type: ignore[attr-defined]
+        func.__annotations__ = {p.name: p.annotation for p in params}
+        return func
+
+    return wrap

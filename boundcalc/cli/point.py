@@ -1,0 +1,198 @@
+"""The point commands: one statement at one parameter point (``theorem1`` … ``prop2``).
+
+One command per row of :data:`boundcalc.theory.catalog.STATEMENTS`, generated: its options are the
+parameters the row admits (:func:`boundcalc.cli.options.parameter_names`), plus ``--route`` for a
+statement with a proof route, plus the output options. The command validates the flags
+(:func:`boundcalc.params.validate`), evaluates (:func:`boundcalc.api.evaluate`), adds the verdict
+(:func:`boundcalc.report.with_verdict`) and renders (:func:`boundcalc.formats.render_result`).
+``prop2`` also takes ``--alpha``, the IndRNN's recurrent scale (:mod:`boundcalc.compare_rnn`).
+"""
+
+from typing import Annotated, Any
+
+from boundcalc.api import evaluate
+from boundcalc.cli.app import (
+    app,
+    check_format_flag,
+    check_precision,
+    check_route,
+    console_width,
+    emit,
+    examples,
+    finish,
+)
+from boundcalc.cli.options import (
+    FmtOpt,
+    OutOpt,
+    PrecOpt,
+    RouteOpt,
+    StrictOpt,
+    SymOpt,
+    option,
+    parameter_names,
+    with_options,
+)
+from boundcalc.formats import render_result
+from boundcalc.params import PARAMS, InputError, validate
+from boundcalc.report import input_sources, with_verdict
+from boundcalc.symbolic import symbolic_block
+from boundcalc.theory.catalog import STATEMENTS, StatementInfo
+
+__all__ = ["prop2"]
+
+#: The output options every point command ends with: (name, type, default).
+_OUTPUT_OPTIONS = [("precision", PrecOpt, None), ("format", FmtOpt, "table"),
+                   ("output", OutOpt, None), ("symbolic", SymOpt, False),
+                   ("strict", StrictOpt, False)]
+
+
+def _run_point(statement: str, flags: dict[str, Any]) -> None:
+    """Split a point command's keyword arguments into parameters given and output options."""
+    given = {name: flags[name] for name in PARAMS if flags.get(name) is not None}
+    _point(statement, given, flags["format"], flags["output"], flags["symbolic"],
+           flags["strict"], flags["precision"], flags.get("route"), flags.get("alpha"))
+
+
+def _point(statement: str, given: dict[str, str], fmt: str, output: str | None, symbolic: bool,
+           strict: bool, precision: str | None, route: str | None = None,
+           alpha: str | None = None) -> None:
+    """Evaluate ``statement`` (on ``route``; prop2 at Rademacher scale ``alpha``, default 3/2)
+    at the validated point, render, write, exit."""
+    fmt = check_format_flag(fmt)
+    digits, shown = check_precision(precision)
+    key = check_route(route, statement)
+    if symbolic and fmt in ("json", "csv"):
+        raise InputError("--symbolic", f"works with --format table, markdown or latex (JSON and "
+                                       f"CSV keep the data contract), got --format {fmt}")
+    other_alpha = None
+    if alpha is not None:  # prop2 only; the registered statement is alpha = 3/2
+        from boundcalc.compare_rnn import is_default_alpha, parse_alpha
+
+        if not is_default_alpha(alpha):
+            other_alpha = parse_alpha(alpha)
+            if symbolic:
+                raise InputError("--symbolic", "shows the registered statement (alpha = 1.5); "
+                                               f"drop it or --alpha {alpha}")
+    inputs = validate(**given, statement=key)
+    if other_alpha is not None:
+        from boundcalc.compare_rnn import evaluate_prop2, nonvacuous_width_prop2
+
+        result = evaluate_prop2(inputs, other_alpha, digits)
+        data = with_verdict(key, result, inputs, digits, search=lambda: nonvacuous_width_prop2(
+            inputs, other_alpha, digits))
+    else:
+        result = evaluate(key, inputs, precision=digits)
+        data = with_verdict(key, result, inputs, digits)
+    st = result.statement
+    shown_data = data
+    if fmt == "table":  # eta's source is its own column there
+        shown_data = {**data, "inputs": {k: v for k, v in data["inputs"].items()
+                                         if k != "eta_source"}}
+    sources = input_sources(key, given, data["inputs"])
+    if other_alpha is not None:
+        sources["alpha"] = "given (--alpha)"
+    text = render_result(shown_data, fmt, digits=shown, descriptions=st.descriptions,
+                         sources=sources,
+                         latex_names=st.latex_names, width=console_width(output))
+    if symbolic:
+        text += "\n\n" + symbolic_block(key, fmt)
+    emit(text, output)
+    finish(data, fmt, output, strict)
+
+
+_POINT_DOC = ("Evaluate {what} at one parameter point: inputs (defaults shown), constants, terms, "
+              "bound, probability and each condition PASS/FAIL. A failing condition labels the "
+              "result NOT GUARANTEED (exit 0, or 1 with --strict).")
+
+
+_VERDICT_DOC = (
+    "\n\nVerdict (JSON `verdict`, the table's status line): guaranteed (every condition holds "
+    "and min_iterate < B², the trivial bound: R̂ ≤ B² for every θ), vacuous (every condition "
+    "holds, min_iterate ≥ B²) or not_guaranteed (a condition fails); --strict exits 1 unless "
+    "guaranteed. `nonvacuous_from_m` is the smallest even m with min_iterate < B², every other "
+    "input fixed (η* recomputed per m unless --eta is given), null if none up to 2^62: a float64 "
+    "grid (every even m up to 8192, then 64 widths per octave up to 2^62), bisection over the "
+    "even integers between the last vacuous and the first non-vacuous grid width, then the exact "
+    "mpmath evaluator confirms m non-vacuous and m − 2 vacuous. A quantity beyond the float "
+    "range gives the verdict overflow (its exact value printed as text; JSON: a string, plus "
+    "the list `overflow`).")
+
+
+_ROUTE_DOC = (
+    "\n\n--route tight (default) or paper: the proof route. The tight route (derivations.md "
+    "§7.7) reports min_iterate = min(min_iterate_linear_drift, min_iterate_cauchy_schwarz) and "
+    "names the active drift bound (JSON `active_drift_bound`); paper is the paper's route.")
+
+
+def _point_examples(cmd: str, extra: str = "", route: bool = True) -> str:
+    return examples(
+        f"boundcalc {cmd} --m 512 --n 1000 --rho 2{extra}",
+        *([f"boundcalc {cmd} --m 512 --n 1000 --rho 2 --route paper   # vacuous"]
+          if route else []),
+        f"boundcalc {cmd} --m 512 --n 1000 --rho 2,3,1 --nu 1 --format json",
+        f"boundcalc {cmd} --m 64 --rho 2 --activation erf --symbolic",
+        f"boundcalc {cmd} --m 512 --rho 0.5 --nu 1 --strict   # not guaranteed: exit 1",
+    )
+
+
+def _routed_help(what: str) -> str:
+    """``--help`` of a point command with a route and a verdict."""
+    return _POINT_DOC.format(what=what) + _VERDICT_DOC + _ROUTE_DOC
+
+
+def _register(row: StatementInfo) -> None:
+    """Register the point command of catalog ``row`` (every statement but prop2)."""
+    routed = [("route", RouteOpt, None)] if row.routed else []
+
+    @with_options([*((name, None, None) for name in parameter_names(row.name)), *routed,
+                   *_OUTPUT_OPTIONS])
+    def command(**flags: Any) -> None:
+        _run_point(row.name, flags)
+
+    command.__name__ = row.name
+    if row.routed:
+        extra = "".join(f" {p.flag} {p.example}" for p in PARAMS.values()
+                        if p.commands is not None and row.name in p.commands)
+        app.command(name=row.name, help=_routed_help(row.what),
+                    epilog=_point_examples(row.name, extra),
+                    short_help=row.help)(command)
+    else:
+        app.command(name=row.name, help=_POINT_DOC.format(what=row.what),
+                    short_help=row.help,
+                    epilog=examples(f"boundcalc {row.name} --m 64 --rho 2",
+                                    f"boundcalc {row.name} --m 4096 --d 16 --delta 0.01 "
+                                    "--format json",
+                                    f"boundcalc {row.name} --m 64 --symbolic"))(command)
+
+
+def _listing(row: StatementInfo) -> tuple[bool, bool, bool]:
+    """``boundcalc --help`` lists the results with a proof route first, then the lemmas, then
+    Definition 1, then the IndRNN's Proposition 2 (registered last, below)."""
+    return (not row.routed, row.uses_step_size, row.what.startswith("Definition"))
+
+
+for _row in sorted(STATEMENTS, key=_listing):
+    if _row.name != "prop2":
+        _register(_row)
+
+
+AlphaOpt = Annotated[str | None, option("--alpha", metavar="A", default="1.5",
+                                      help="Rademacher scale of the IndRNN's recurrent weights "
+                                           "at init, u_i(0) = ±alpha (> 0; the authors' 3/2)")]
+
+
+@app.command(help=_POINT_DOC.format(what="Proposition 2 (IndRNN ProjGD; grows with T past the "
+                                         "cutoff σ₁α ≥ 1)") + _VERDICT_DOC
+             + "\n\n--alpha (default 1.5 = 3/2, as compare-rnn and validate prop2): the recurrent "
+               "scale; another alpha is evaluated exactly (mpmath) and its nonvacuous_from_m "
+               "searched with that alpha (galloping, then bisection, exact).",
+             short_help="Proposition 2 (IndRNN ProjGD, α = 3/2 or --alpha; grows with T past "
+                        "the cutoff σ₁α ≥ 1).",
+             epilog=examples("boundcalc prop2 --m 64 --rho 2",
+                              "boundcalc prop2 --m 512 --T 64 --alpha 0.5   # below the cutoff",
+                              "boundcalc prop2 --m 4096 --d 16 --delta 0.01 --format json",
+                              "boundcalc prop2 --m 64 --symbolic"))
+@with_options([*((name, None, None) for name in parameter_names("prop2")),
+               ("alpha", AlphaOpt, None), *_OUTPUT_OPTIONS])
+def prop2(**flags: Any) -> None:
+    _run_point("prop2", flags)

@@ -1,0 +1,470 @@
+"""One evaluator: every formula of :mod:`boundcalc.theory` is evaluated through generated code.
+
+A statement's sympy expressions are printed once as Python source, after common-subexpression
+elimination, by sympy's mpmath and numpy code printers (what ``sympy.lambdify`` does), and kept in
+the user cache (:mod:`boundcalc.codecache`) with the metadata the CLI shows (names,
+descriptions, conditions), so that a point evaluation imports neither sympy nor the theory once
+the cache holds its statement. The sympy expressions stay the single source of truth: code is only
+ever generated from them, and the cached and the freshly generated code are the same text, run
+the same way.
+
+* :func:`compiled_statement` / :func:`statement_function` — a registered statement's metadata and
+  its function of the :data:`ARGUMENT_NAMES` (mpmath for points, numpy for grids);
+* :func:`evaluate_grid` — numpy-vectorised over arrays of parameters (sweeps); inputs are not
+  broadcast before the evaluation, so a quantity that depends on m only is computed once per m;
+* :func:`compile_function` — the same code path for any list of expressions over any symbols
+  (the a-posteriori bounds of the validators, paper 003's generalization bound, Proposition 2 at
+  another recurrent scale);
+* :func:`condition_holds` — the one way a hypothesis is decided: exactly, with
+  :class:`fractions.Fraction`, when every value and constant is rational, else with mpmath at the
+  working precision plus 10 digits;
+* the activation presets (σ₀, σ₁, σ₂ of ``tanh`` and ``erf``) and ``custom:S0,S1,S2`` specs.
+
+Nothing here imports torch; sympy only when generating code.
+
+Example:
+    >>> f = statement_function("lemma3", "numpy")
+    >>> len(f(*[1.0] * len(ARGUMENT_NAMES))) == len(compiled_statement("lemma3").keys)
+    True
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, field
+from fractions import Fraction
+from functools import cache
+from typing import Any
+
+import mpmath
+
+from boundcalc.codecache import code_key, generated, read_cached, write_cached
+
+__all__ = [
+    "ARGUMENT_NAMES", "DEFAULT_PRECISION", "STEP_KEY", "CompiledStatement", "ConditionInfo",
+    "activation_presets", "activation_values", "compile_function", "compiled_statement",
+    "condition_holds", "evaluate_grid", "parse_activation", "statement_function",
+]
+
+#: Names of the arguments of every generated function, in order (the symbols of
+#: ``ARGUMENTS``; ``ARGUMENTS`` itself, the sympy symbols, is imported on first use).
+ARGUMENT_NAMES: tuple[str, ...] = (
+    "m", "n", "d", "T", "delta", "rho_c", "rho_u", "rho_w", "nu_c", "nu_u", "nu_w",
+    "sigma0", "sigma1", "sigma2", "K", "eta", "b", "epsilon_mis",
+)
+_ETA = ARGUMENT_NAMES.index("eta")
+
+#: Default mpmath precision (significant decimal digits) of every point evaluation.
+DEFAULT_PRECISION = 20
+#: Key of the eta* expression among a statement's constants.
+STEP_KEY = "theorem_step_size"
+
+
+def __getattr__(name: str) -> Any:
+    """``ARGUMENTS``: the sympy symbols of :data:`ARGUMENT_NAMES` (imports sympy on first use)."""
+    if name == "ARGUMENTS":
+        return _arguments()
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
+
+@cache
+def _arguments() -> tuple[Any, ...]:
+    from boundcalc.theory import symbols as S
+
+    args = (S.m, S.n, S.d, S.T, S.delta, S.rho_c, S.rho_u, S.rho_w, S.nu_c, S.nu_u, S.nu_w,
+            S.sigma0, S.sigma1, S.sigma2, S.K, S.eta, S.b, S.eps_mis)
+    assert tuple(s.name for s in args) == ARGUMENT_NAMES
+    return args
+
+
+@dataclass(frozen=True)
+class ConditionInfo:
+    """A hypothesis of a statement as generated code (see :class:`CompiledStatement`).
+
+    ``code`` is a Python expression over the symbols ``symbols``; when ``exact`` it is evaluated
+    with integers and :class:`~fractions.Fraction` values (rational constants print as
+    ``Fraction(p, q)``), else with mpmath numbers at the working precision plus 10 digits.
+    """
+
+    name: str
+    requirement: str
+    why: str
+    symbols: tuple[str, ...]
+    code: str
+    exact: bool
+
+
+@dataclass(frozen=True)
+class CompiledStatement:
+    """What evaluating and showing a statement needs, without sympy: the generated metadata of a
+    :class:`boundcalc.theory.statement.Statement` (same ``name``, ``title``, ``summary``,
+    ``descriptions``, ``latex_names``).
+
+    Attributes:
+        keys: ``group.name`` of every expression, in the order the generated functions return.
+        groups: the names of ``constants``, ``terms`` and ``bound``.
+        used: names of every free symbol of the statement's expressions and conditions.
+        step: whether the statement defines the step size eta* (``theorem_step_size``).
+        conditions: the hypotheses, as :class:`ConditionInfo`.
+    """
+
+    name: str
+    title: str
+    summary: str
+    keys: tuple[str, ...]
+    groups: dict[str, tuple[str, ...]]
+    descriptions: dict[str, str]
+    latex_names: dict[str, str]
+    used: frozenset[str]
+    step: bool
+    conditions: tuple[ConditionInfo, ...]
+    key: str = field(default="", compare=False)
+    route: str = ""
+
+    @property
+    def constants(self) -> tuple[str, ...]:
+        return self.groups["constants"]
+
+    @property
+    def terms(self) -> tuple[str, ...]:
+        return self.groups["terms"]
+
+    @property
+    def bound(self) -> tuple[str, ...]:
+        return self.groups["bound"]
+
+
+# --------------------------------------------------------------------------- code generation
+
+
+def _printer(kind: str):
+    from sympy.printing.numpy import NumPyPrinter
+    from sympy.printing.pycode import MpmathPrinter, PythonCodePrinter
+
+    settings = {"fully_qualified_modules": True, "inline": True,
+                "allow_unknown_functions": False}
+    if kind == "numpy":
+        return NumPyPrinter(settings)
+    if kind == "mpmath":
+        return MpmathPrinter(settings)
+
+    class ExactPrinter(PythonCodePrinter):
+        """Rationals as ``Fraction(p, q)``; anything inexact is refused."""
+
+        def _print_Rational(self, expr):
+            return f"Fraction({expr.p}, {expr.q})"
+
+        def _print_Half(self, expr):
+            return self._print_Rational(expr)
+
+        def _print_Float(self, expr):
+            raise ValueError("inexact")
+
+        def _print_Function(self, expr):
+            raise ValueError("inexact")
+
+        def _print_Pow(self, expr, rational=False):
+            if not expr.exp.is_Integer:
+                raise ValueError("inexact")
+            return super()._print_Pow(expr, rational)
+
+        def _print_NumberSymbol(self, expr):
+            raise ValueError("inexact")
+
+    return ExactPrinter(settings)
+
+
+def _function_source(exprs: Sequence[Any], kind: str,
+                     arguments: Sequence[str] = ARGUMENT_NAMES) -> str:
+    """``def f(<arguments>)`` returning the list of ``exprs``, after common-subexpression
+    elimination, printed for ``kind`` (``mpmath`` or ``numpy``)."""
+    import sympy as sp
+
+    printer = _printer(kind)
+    taken = set(arguments) | {"f", "mpmath", "numpy", "functools"}
+    symbols = (sp.Symbol(f"x{i}") for i in range(10**9) if f"x{i}" not in taken)
+    replacements, reduced = sp.cse([sp.sympify(e) for e in exprs], symbols=symbols)
+    lines = [f"def f({', '.join(arguments)}):"]
+    lines += [f"    {sym.name} = {printer.doprint(value)}" for sym, value in replacements]
+    lines.append("    return [" + ", ".join(printer.doprint(e) for e in reduced) + "]")
+    return "\n".join(lines) + "\n"
+
+
+@cache
+def compile_function(exprs: tuple[Any, ...], symbols: tuple[Any, ...], module: str = "mpmath"
+                     ) -> Callable[..., list[Any]]:
+    """``f(*values)`` returning the list of ``exprs`` at ``values`` of ``symbols``: the generated
+    code of :func:`statement_function` for any expressions (same printer, same common-
+    subexpression elimination), compiled once per distinct arguments.
+
+    Args:
+        exprs: sympy expressions (a tuple: the compiled function is cached on it).
+        symbols: the sympy symbols that are the arguments, in order (a tuple).
+        module: ``mpmath`` (call it inside ``mpmath.workdps``) or ``numpy``.
+
+    Example:
+        >>> import sympy as sp
+        >>> x, y = sp.symbols("x y", positive=True)
+        >>> f = compile_function((x + y, sp.sqrt(x * y)), (x, y))
+        >>> [float(v) for v in f(mpmath.mpf(4), mpmath.mpf(9))]
+        [13.0, 6.0]
+    """
+    import sympy as sp
+
+    if module not in ("mpmath", "numpy"):
+        raise ValueError(f"`module` must be 'mpmath' or 'numpy', got {module!r}")
+    names = tuple(f"a{i}" for i in range(len(symbols)))
+    renamed = {s: sp.Symbol(n, **s.assumptions0) for s, n in zip(symbols, names, strict=True)}
+    source = _function_source([sp.sympify(e).xreplace(renamed) for e in exprs], module, names)
+    return _run(source, "<boundcalc.evaluator.compile_function>", module)
+
+
+def condition_info(name: str, relation: Any, requirement: str = "", why: str = "",
+                   rational: Sequence[str] = ()) -> ConditionInfo:
+    """A sympy relation as a :class:`ConditionInfo`: exact code (integers and
+    :class:`~fractions.Fraction`) when every free symbol is in ``rational`` and every constant of
+    the relation is rational, else mpmath code.
+
+    Example:
+        >>> import sympy as sp
+        >>> m = sp.Symbol("m", positive=True)
+        >>> info = condition_info("m_even", sp.Eq(sp.Mod(m, 2), 0), rational=["m"])
+        >>> info.exact, condition_holds(info, {"m": 4}, {}), condition_holds(info, {"m": 3}, {})
+        (True, True, False)
+    """
+    symbols = tuple(sorted(s.name for s in relation.free_symbols))
+    try:
+        if not set(symbols) <= set(rational):
+            raise ValueError("inexact")
+        code, exact = _printer("exact").doprint(relation), True
+    except ValueError:
+        code, exact = _printer("mpmath").doprint(relation), False
+    return ConditionInfo(name, requirement, why, symbols, code, exact)
+
+
+def condition_holds(info: ConditionInfo, exact: Mapping[str, Any], approximate: Mapping[str, Any],
+                    precision: int = DEFAULT_PRECISION) -> bool:
+    """Whether the hypothesis ``info`` holds: its exact code on the exact values (``exact``: ints
+    and Fractions by symbol name), else its mpmath code on ``approximate`` (mpmath numbers) at
+    ``precision`` + 10 digits. The one way every condition of every statement is decided."""
+    if info.exact:
+        scope: dict[str, Any] = {"Fraction": Fraction, **{s: exact[s] for s in info.symbols}}
+        return bool(eval(info.code, {"__builtins__": {}}, scope))  # generated code
+    with mpmath.workdps(precision + 10):
+        scope = {"mpmath": mpmath, **{s: +mpmath.mpf(approximate[s]) for s in info.symbols}}
+        return bool(eval(info.code, {"__builtins__": {}}, scope))  # generated code
+
+
+def _statement(name: str):
+    from boundcalc.theory.registry import get_statement
+
+    return get_statement(name)
+
+
+def _make_meta(name: str) -> str:
+    st = _statement(name)
+    rational_inputs = sorted(set(ARGUMENT_NAMES) - {"sigma0", "sigma1", "sigma2", "eta"})
+    conditions = []
+    for cond in st.conditions:
+        info = condition_info(cond.name, cond.relation, cond.requirement, cond.why,
+                              rational_inputs)
+        conditions.append({"name": info.name, "requirement": info.requirement, "why": info.why,
+                           "symbols": list(info.symbols), "code": info.code,
+                           "exact": info.exact})
+    used = sorted(s.name for s in st.free_symbols())
+    meta = {
+        "name": st.name, "title": st.title, "summary": st.summary,
+        "keys": list(st.expressions()),
+        "groups": {g: list(getattr(st, g)) for g in ("constants", "terms", "bound")},
+        "descriptions": dict(st.descriptions), "latex_names": dict(st.latex_names),
+        "used": used, "step": STEP_KEY in st.constants, "conditions": conditions,
+        "route": st.route,
+    }
+    if set(used) - set(ARGUMENT_NAMES):
+        raise ValueError(f"statement {name!r} uses symbols outside ARGUMENT_NAMES: "
+                         f"{sorted(set(used) - set(ARGUMENT_NAMES))}")
+    return json.dumps(meta, indent=1, ensure_ascii=False)
+
+
+def _make_function(name: str, kind: str, star: bool) -> str:
+    from boundcalc.theory import symbols as S
+
+    st = _statement(name)
+    exprs = list(st.expressions().values())
+    if star:
+        step = st.constants[STEP_KEY]
+        exprs = [e.xreplace({S.eta: step}) if hasattr(e, "xreplace") else e for e in exprs]
+    return _function_source(exprs, kind)
+
+
+def _make_conditions(name: str) -> str:
+    return _function_source([c.relation for c in _statement(name).conditions], "numpy")
+
+
+def _make_activations() -> str:
+    from boundcalc.theory.activations import PRESETS
+
+    printer = _printer("mpmath")
+    return json.dumps({key: [printer.doprint(v) for v in act.as_dict().values()]
+                       for key, act in PRESETS.items()}, indent=1)
+
+
+def _run(source: str, filename: str, module: str) -> Callable[..., Any]:
+    import functools  # sympy's numpy printer writes Min / Max as functools.reduce(numpy.minimum, …)
+
+    if module == "numpy":
+        import numpy
+
+        namespace: dict[str, Any] = {"numpy": numpy, "functools": functools}
+    else:
+        namespace = {"mpmath": mpmath, "functools": functools}
+    exec(compile(source, filename, "exec"), namespace)  # generated by _function_source
+    return namespace["f"]
+
+
+@cache
+def compiled_statement(name: str) -> CompiledStatement:
+    """The :class:`CompiledStatement` of statement ``name`` (``theorem1``, ``lemma2`` ...), from
+    the cache when it holds it (no sympy), else generated from the theory.
+
+    Raises:
+        ValueError: unknown statement.
+
+    Example:
+        >>> compiled_statement("theorem1").title
+        'Theorem 1 (ProjGD convergence)'
+    """
+    if not isinstance(name, str) or not name.isidentifier():
+        raise ValueError(f"unknown statement {name!r}")
+    text = read_cached(f"{name}.meta.json")
+    if text is None:
+        text = _make_meta(name)  # raises ValueError for an unknown name
+        write_cached(f"{name}.meta.json", text)
+    meta = json.loads(text)
+    conditions = tuple(ConditionInfo(c["name"], c["requirement"], c["why"], tuple(c["symbols"]),
+                                     c["code"], c["exact"]) for c in meta["conditions"])
+    return CompiledStatement(
+        name=meta["name"], title=meta["title"], summary=meta["summary"],
+        keys=tuple(meta["keys"]), groups={g: tuple(v) for g, v in meta["groups"].items()},
+        descriptions=meta["descriptions"], latex_names=meta["latex_names"],
+        used=frozenset(meta["used"]), step=meta["step"], conditions=conditions, key=code_key(),
+        route=meta["route"],
+    )
+
+
+@cache
+def statement_function(name: str, module: str = "mpmath", star: bool = False
+                       ) -> Callable[..., list[Any]]:
+    """Generated function of the :data:`ARGUMENT_NAMES` returning every expression of ``name``
+    (in ``compiled_statement(name).keys`` order), for ``module`` ``mpmath`` or ``numpy``. With
+    ``star`` the step size is eta* (the ``eta`` argument is then ignored)."""
+    if module not in ("mpmath", "numpy"):
+        raise ValueError(f"module must be 'mpmath' or 'numpy', got {module!r}")
+    st = compiled_statement(name)
+    star = star and st.step
+    label = f"{name}.{module}{'_star' if star else ''}.py"
+    source = generated(label, lambda: _make_function(name, module, star))
+    return _run(source, label, module)
+
+
+@cache
+def _numpy_conditions(name: str) -> Callable[..., list[Any]]:
+    label = f"{name}.numpy_conditions.py"
+    return _run(generated(label, lambda: _make_conditions(name)), label, "numpy")
+
+
+@cache
+def _activation_sources() -> dict[str, list[str]]:
+    return json.loads(generated("activations.json", _make_activations))
+
+
+def activation_presets() -> tuple[str, ...]:
+    """Names of the activation presets (``tanh``, ``erf``)."""
+    return tuple(_activation_sources())
+
+
+def parse_activation(spec: str) -> tuple[str, tuple[Fraction, Fraction, Fraction] | None]:
+    """(name, exact custom bounds or None for a preset) of an activation spec; ``ValueError``
+    with a message that reads after the flag name (``--activation must be ...``).
+
+    Example:
+        >>> parse_activation("custom:1,0.5,0.25")
+        ('custom:1,0.5,0.25', (Fraction(1, 1), Fraction(1, 2), Fraction(1, 4)))
+    """
+    text = str(spec).strip()
+    key = text.lower()
+    presets = activation_presets()
+    if key in presets:
+        return key, None
+    if key.startswith("custom:"):
+        parts = key[len("custom:"):].split(",")
+        if len(parts) != 3:
+            raise ValueError(f"must be custom:S0,S1,S2 with three bounds, got {spec!r}")
+        try:
+            values = tuple(Fraction(p.strip()) for p in parts)
+        except (ValueError, ZeroDivisionError):
+            raise ValueError(f"must be custom:S0,S1,S2 with three numbers, got {spec!r}") from None
+        if any(v < 0 for v in values):
+            raise ValueError(f"must be custom:S0,S1,S2 with bounds >= 0, got {spec!r}")
+        return text, values  # type: ignore[return-value]
+    raise ValueError(f"must be {', '.join(presets)} or custom:S0,S1,S2, got {spec!r}")
+
+
+def activation_values(spec: str, precision: int = DEFAULT_PRECISION) -> tuple[mpmath.mpf, ...]:
+    """(σ₀, σ₁, σ₂) of an activation as mpmath numbers at ``precision`` digits.
+
+    Example:
+        >>> [float(v) for v in activation_values("tanh")][:2]
+        [1.0, 1.0]
+    """
+    name, exact = parse_activation(spec)
+    with mpmath.workdps(precision):
+        if exact is not None:
+            return tuple(mpmath.mpf(v.numerator) / v.denominator for v in exact)
+        return tuple(+mpmath.mpf(eval(src, {"mpmath": mpmath}))  # generated by _make_activations
+                     for src in _activation_sources()[name])
+
+
+def evaluate_grid(name: str, columns: dict[str, Any]):
+    """Vectorised evaluation over broadcastable numpy arrays (sweeps).
+
+    Args:
+        name: statement name.
+        columns: one entry per argument name of :data:`ARGUMENT_NAMES` (floats or arrays, all
+            broadcastable to one shape). ``eta`` may be ``None`` or NaN entries to use η*.
+
+    Returns:
+        dict of numpy arrays: every argument, every ``group.key`` expression, and
+        ``condition.<name>`` booleans, all of the broadcast shape (read-only broadcast views:
+        each is computed at the shape of the inputs it depends on).
+    """
+    import numpy as np
+
+    st = compiled_statement(name)
+    missing = [a for a in ARGUMENT_NAMES if a not in columns]
+    if missing:
+        raise ValueError(f"`columns` is missing {missing}")
+    with np.errstate(all="ignore"):
+        arrays = [np.asarray(columns[a] if columns[a] is not None else np.nan, dtype=float)
+                  for a in ARGUMENT_NAMES]
+        shape = np.broadcast_shapes(*(a.shape for a in arrays))
+        eta = arrays[_ETA]
+        default = np.isnan(eta)
+        if st.step and default.any():
+            outputs = statement_function(name, "numpy", True)(*arrays)
+            step = np.asarray(outputs[st.keys.index(f"constants.{STEP_KEY}")], dtype=float)
+            if not default.all():
+                given = statement_function(name, "numpy", False)(*arrays)
+                outputs = [np.where(default, a, b) for a, b in zip(outputs, given, strict=True)]
+                step = np.where(default, step, eta)
+            arrays[_ETA] = step
+        else:
+            outputs = statement_function(name, "numpy", False)(*arrays)
+        conditions = _numpy_conditions(name)(*arrays) if st.conditions else []
+    result = {a: np.broadcast_to(arrays[i], shape) for i, a in enumerate(ARGUMENT_NAMES)}
+    for key, value in zip(st.keys, outputs, strict=True):
+        result[key] = np.broadcast_to(np.asarray(value, dtype=float), shape)
+    for cond, value in zip(st.conditions, conditions, strict=True):
+        result[f"condition.{cond.name}"] = np.broadcast_to(np.asarray(value, dtype=bool), shape)
+    return result

@@ -1,0 +1,346 @@
+"""The grid of a sweep: parse the flags' lists and ranges, check every value, evaluate.
+
+A sweep flag takes one value, a comma list (``1e3,1e6``), an additive range ``start:stop:step``
+or a geometric range ``start:stop:xF``; :func:`build_sweep` checks every distinct value with the
+single-point rules of :func:`boundcalc.params.validate`, lays the axes out as an open grid (each
+axis its own numpy dimension, so a quantity depending on m only is computed once per m) and
+evaluates it with :func:`boundcalc.evaluator.evaluate_grid` in float64. The axes are generated
+from :data:`boundcalc.params.PARAMS`: one per scalar parameter (named by its column), and for ρ
+and ν a uniform axis (``--rho``, the three components alike) plus one per component
+(``--rho-c`` ...). Rows whose values overflow float64 say ``overflow``, never ``inf``.
+"""
+
+from __future__ import annotations
+
+import math
+import sys
+from collections.abc import Mapping, Sequence
+from decimal import Decimal, InvalidOperation
+from typing import Any
+
+from boundcalc.params import DEFAULTS, PARAMS, SWEEP_KINDS, InputError, validate
+
+__all__ = ["MAX_ROWS", "SWEEP_AXES", "SWEEP_INPUTS", "build_sweep", "count_values",
+           "parse_values", "select_columns"]
+
+#: Largest number of sweep rows (and of values of one flag): 2**20.
+MAX_ROWS = 2**20
+
+
+_FLOAT_MAX = Decimal(sys.float_info.max)
+
+
+def _decimal(flag: str, text: str, whole: str) -> Decimal:
+    try:
+        value = Decimal(text.strip())
+    except InvalidOperation:
+        raise InputError(flag, f"must be a number, a comma list or a range start:stop:step "
+                               f"(or start:stop:xF), got {whole!r}") from None
+    if not value.is_finite():
+        raise InputError(flag, f"must be finite, got {whole!r}")
+    if abs(value) > _FLOAT_MAX:
+        raise InputError(flag, f"{text.strip()} is beyond the float64 range of a sweep (|value| "
+                               f"<= {sys.float_info.max:.4g}; a sweep evaluates in float64), got "
+                               f"{whole!r}")
+    return value
+
+
+def _text(value: Decimal) -> str:
+    """Shortest plain decimal text of ``value`` (``Decimal('2E+3')`` → ``'2000'``)."""
+    if value == value.to_integral_value():
+        return str(int(value))
+    return format(value.normalize(), "f")
+
+
+def count_values(flag: str, spec: str) -> int:
+    """How many values :func:`parse_values` would give, without building them.
+
+    Example:
+        >>> count_values("--n", "1:1000000:1")
+        1000000
+    """
+    spec = str(spec).strip()
+    if ":" not in spec:
+        return len([p for p in spec.split(",")])
+    start, stop, step, geometric = _range_parts(flag, spec)
+    if geometric:
+        return int(math.floor(math.log(stop / start) / math.log(step) + 1e-9)) + 1
+    return int((stop - start) // step) + 1
+
+
+def _range_parts(flag: str, spec: str) -> tuple[Decimal, Decimal, Decimal, bool]:
+    parts = spec.split(":")
+    if len(parts) != 3:
+        raise InputError(flag, f"range must be start:stop:step or start:stop:xF, got {spec!r}")
+    start = _decimal(flag, parts[0], spec)
+    stop = _decimal(flag, parts[1], spec)
+    step_text = parts[2].strip()
+    geometric = step_text[:1].lower() == "x"
+    step = _decimal(flag, step_text[1:] if geometric else step_text, spec)
+    if stop < start:
+        raise InputError(flag, f"range stop must be >= start, got {spec!r}")
+    if geometric:
+        if start <= 0:
+            raise InputError(flag, f"geometric range needs start > 0, got {spec!r}")
+        if step <= 1:
+            raise InputError(flag, f"geometric range needs a factor xF with F > 1, got {spec!r}")
+    elif step <= 0:
+        raise InputError(flag, f"range step must be > 0, got {spec!r}")
+    return start, stop, step, geometric
+
+
+def parse_values(flag: str, spec: str, limit: int = MAX_ROWS) -> list[str]:
+    """Expand one sweep flag into exact decimal strings (duplicates kept in order, once).
+
+    Args:
+        flag: the flag, for error messages (``--m``).
+        spec: ``"512"``, ``"1e3,1e6"``, ``"8:4096:x2"`` or ``"0.1:0.5:0.1"``.
+        limit: most values allowed (one-line :class:`InputError` naming the flag above it).
+
+    Raises:
+        InputError: unparsable values or ranges, or more than ``limit`` values.
+
+    Example:
+        >>> parse_values("--n", "1e3,1e6")
+        ['1000', '1000000']
+    """
+    spec = str(spec).strip()
+    if not spec:
+        raise InputError(flag, "must not be empty")
+    count = count_values(flag, spec)
+    if count > limit:
+        raise InputError(flag, f"gives {count} values, more than the limit of {limit}")
+    if ":" not in spec:
+        values = [_text(_decimal(flag, p, spec)) if _looks_numeric(p) else p.strip()
+                  for p in spec.split(",")]
+    else:
+        start, stop, step, geometric = _range_parts(flag, spec)
+        values = []
+        current = start
+        # exact decimal arithmetic: a step that lands on stop includes it
+        while current <= stop and len(values) < count + 1:
+            values.append(_text(current))
+            current = current * step if geometric else current + step
+    return list(dict.fromkeys(values))
+
+
+def _looks_numeric(text: str) -> bool:
+    try:
+        Decimal(text.strip())
+    except InvalidOperation:
+        return False
+    return True
+
+
+
+def _axes() -> tuple[tuple[str, str, str], ...]:
+    axes = []
+    for p in PARAMS.values():
+        if p.kind == "activation":
+            continue
+        if p.kind == "triple":
+            axes.append((p.name, p.flag, p.name))
+            axes += [(col, f"{p.flag}-{col[-1]}", p.name) for col in p.columns]
+        else:
+            axes.append((p.columns[0], p.flag, SWEEP_KINDS[p.kind]))
+    return tuple(axes)
+
+
+#: Sweep axes in row order: (axis, flag, kind). ``rho`` / ``nu`` are uniform axes (one value for
+#: the three components); ``rho_c`` ... are per-component axes, present only when given.
+SWEEP_AXES: tuple[tuple[str, str, str], ...] = _axes()
+
+#: The :func:`boundcalc.params.validate` keyword of each axis.
+_VALIDATE_KEY: dict[str, str] = {
+    (p.name if p.kind == "triple" else p.columns[0]): p.name for p in PARAMS.values()
+}
+
+#: Input columns of a sweep, in order.
+SWEEP_INPUTS: tuple[str, ...] = tuple(
+    col for p in PARAMS.values() if p.kind != "activation" for col in p.columns)
+
+
+def _check_sweep_value(axis: str, flag: str, kind: str, value: str) -> None:
+    """Validate one distinct sweep value with the single-point rules of params.validate."""
+    try:
+        if kind in ("rho", "nu"):
+            validate(**{kind: value}, eta="1")
+        elif axis == "eta":
+            validate(eta=value)
+        else:
+            validate(**{_VALIDATE_KEY[axis]: value}, eta="1")
+    except InputError as exc:
+        if exc.flag == flag:
+            raise
+        raise InputError(flag, str(exc)[len(exc.flag) + 1:]) from None
+
+
+def _source_axis(column: str, axes: Mapping[str, Any]) -> str:
+    """The axis a sweep input column takes its values from (rho_u from --rho-u, else --rho)."""
+    if column in axes:
+        return column
+    if column[:-2] in ("rho", "nu") and column[:-2] in axes:
+        return column[:-2]
+    return column
+
+
+def _sweep_axes(given: Mapping[str, str | None]) -> dict[str, tuple[str, str, str]]:
+    """(spec, flag, kind) per axis: the flags given, else the defaults; the uniform --rho / --nu
+    axis only when some component takes its value from it; η only when given (else η*)."""
+    axes = {}
+    for axis, flag, kind in SWEEP_AXES:
+        spec = given.get(axis)
+        if axis in ("rho", "nu"):
+            if all(given.get(f"{axis}_{c}") is not None for c in "cuw"):
+                continue
+            spec = spec if spec is not None else str(DEFAULTS[axis])
+        elif spec is None and kind not in ("rho", "nu"):
+            default = DEFAULTS[_VALIDATE_KEY[axis]]
+            spec = None if default is None else str(default)
+        if spec is not None:
+            axes[axis] = (spec, flag, kind)
+    return axes
+
+
+def build_sweep(statement: str, given: Mapping[str, str | None], activation: str | None):
+    """Validate the sweep flags and evaluate the grid; returns (DataFrame, swept columns).
+
+    ``statement`` is a registry key (``theorem1_paper`` for the paper route). A statement with a
+    proof route gets a constant ``route`` column, one with the trivial bound B² a ``verdict``
+    column (categorical: guaranteed, vacuous, not_guaranteed; see
+    :func:`boundcalc.api.verdict_column`).
+
+    Example:
+        >>> df, swept = build_sweep("theorem1", {"m": "8,16", "rho": "1,2"}, None)
+        >>> len(df), swept, list(df["rho_u"])
+        (4, ['m', 'rho_c', 'rho_u', 'rho_w'], [1.0, 2.0, 1.0, 2.0])
+        >>> df, _ = build_sweep("theorem1", {"m": "8,4096", "rho": "0.5,3"}, None)
+        >>> list(df["verdict"]), df["route"][0]
+        (['not_guaranteed', 'vacuous', 'not_guaranteed', 'guaranteed'], 'tight')
+    """
+    from decimal import Decimal
+
+    import numpy as np
+    import pandas as pd
+
+    from boundcalc.api import OVERFLOW, VERDICTS, has_verdict, verdict_column
+    from boundcalc.evaluator import activation_values, compiled_statement, evaluate_grid
+
+    st = compiled_statement(statement)
+    specs = _sweep_axes(given)
+    values: dict[str, list[str]] = {}
+    for axis, (spec, flag, kind) in specs.items():
+        values[axis] = parse_values(flag, spec)
+        for v in values[axis]:
+            _check_sweep_value(axis, flag, kind, v)
+    rows = 1
+    for vals in values.values():
+        rows *= len(vals)
+    if rows > MAX_ROWS:
+        worst = max(values, key=lambda a: len(values[a]))
+        sizes = " x ".join(f"{specs[a][1]} {len(v)}" for a, v in values.items() if len(v) > 1)
+        raise InputError(specs[worst][1], f"makes the sweep {rows} rows ({sizes}), more than the "
+                                          f"limit of {MAX_ROWS}; use fewer values")
+    nu_sources = {_source_axis(f"nu_{c}", values) for c in "cuw"}
+    if ("eta" not in values and st.step
+            and all(any(Decimal(v) == 0 for v in values[a]) for a in nu_sources)):
+        raise InputError("--nu", "needs a positive component in every row when --eta is not "
+                                 "given (the theorem's step size is proportional to ||nu||)")
+    act_name = validate(activation=activation or DEFAULTS["activation"], eta="1").activation
+    sigmas = [float(v) for v in activation_values(act_name, 30)]
+    axes = list(values)
+    shape = tuple(len(values[a]) for a in axes)
+    int_axes = {a for a, _, kind in SWEEP_AXES if kind == "int"}
+    grid: dict[str, Any] = {}
+    int64_max = np.iinfo(np.int64).max
+    for position, axis in enumerate(axes):
+        exact = [int(Decimal(v)) if axis in int_axes else float(v) for v in values[axis]]
+        as_int = axis in int_axes and all(abs(v) <= int64_max for v in exact)
+        raw = np.array(exact if as_int else [float(v) for v in exact],
+                       dtype=np.int64 if as_int else float)
+        view = [1] * len(axes)
+        view[position] = len(raw)
+        grid[axis] = raw.reshape(view)
+    columns: dict[str, Any] = {}
+    for column in SWEEP_INPUTS:
+        source = _source_axis(column, grid)
+        columns[column] = grid[source].astype(float) if source in grid else None
+    columns.update(zip(("sigma0", "sigma1", "sigma2"), sigmas, strict=True))
+    result = evaluate_grid(statement, columns)
+    frame: dict[str, Any] = {}
+    for column in SWEEP_INPUTS:
+        source = _source_axis(column, grid)
+        data = grid[source] if source in grid else np.asarray(result[column], dtype=float)
+        frame[column] = _flat(np.broadcast_to(data, shape))
+    frame["activation"] = np.full(rows, act_name, dtype=object)
+    for s, value in zip(("sigma0", "sigma1", "sigma2"), sigmas, strict=True):
+        frame[s] = np.full(rows, value)
+    if st.route:
+        frame["route"] = np.full(rows, st.route, dtype=object)
+    for group in ("constants", "terms", "bound"):
+        for key in getattr(st, group):
+            frame[f"{group}.{key}"] = _flat(result[f"{group}.{key}"])
+    frame["probability"] = _flat(result["probability"])
+    # float64 overflow of the grid evaluation (the inputs are finite): an explicit text cell
+    outputs = [c for c in frame if c.startswith(("constants.", "terms.", "bound."))
+               or c == "probability"]
+    overflow = np.zeros(rows, dtype=bool)
+    for column in outputs:
+        bad = ~np.isfinite(frame[column])
+        if bad.any():
+            overflow |= bad
+            cells = frame[column].astype(object)
+            cells[bad] = OVERFLOW
+            frame[column] = cells
+    guaranteed = np.ones(rows, dtype=bool)
+    for cond in st.conditions:
+        holds = _flat(result[f"condition.{cond.name}"])
+        frame[f"condition.{cond.name}"] = holds
+        guaranteed &= holds
+    frame["guaranteed"] = guaranteed
+    if has_verdict(statement) or overflow.any():
+        if has_verdict(statement):
+            bound, trivial = (np.where(overflow, np.nan, frame[c]).astype(float)
+                              for c in ("bound.min_iterate", "constants.trivial_bound_B2"))
+            codes = verdict_column(guaranteed, bound, trivial)
+        else:  # a statement without B²: the column appears only with an overflowing row
+            codes = np.where(guaranteed, 0, 2).astype(np.int8)
+        codes[overflow] = VERDICTS.index(OVERFLOW)
+        frame["verdict"] = pd.Categorical.from_codes(codes, categories=list(VERDICTS))
+    swept = [c for c in SWEEP_INPUTS
+             if _source_axis(c, grid) in values and len(values[_source_axis(c, grid)]) > 1]
+    return pd.DataFrame(frame, copy=False), swept  # no copy: the columns are fresh arrays
+
+
+def _flat(array: Any) -> Any:
+    """One row per grid point, as an array the DataFrame owns (evaluate_grid returns read-only
+    broadcast views)."""
+    flat = array.reshape(-1)
+    return flat if flat.flags.writeable and flat.base is None else flat.copy()
+
+
+def select_columns(df: Any, spec: str | None, fmt: str, swept: Sequence[str]) -> list[str]:
+    names = [str(c) for c in df.columns]
+    if spec is None:
+        if fmt != "table":
+            return names
+        keep = list(swept) or ["m"]
+        keep += [c for c in names if c.startswith(("terms.", "bound."))]
+        return keep + ["probability", "guaranteed"] + (["verdict"] if "verdict" in names else [])
+    chosen = []
+    for raw in spec.split(","):
+        item = raw.strip()
+        if not item:
+            continue
+        if item in names:
+            chosen.append(item)
+            continue
+        matches = [c for c in names if c.split(".")[-1] == item]
+        if len(matches) != 1:
+            hint = "ambiguous" if matches else "unknown"
+            raise InputError("--columns", f"{hint} column {item!r}; choose from "
+                                          f"{', '.join(names)}")
+        chosen.append(matches[0])
+    if not chosen:
+        raise InputError("--columns", "must name at least one column")
+    return list(dict.fromkeys(chosen))

@@ -1,0 +1,97 @@
+"""The generated-code cache: cached and freshly generated code give the same numbers, a cached
+point evaluation imports no sympy, a damaged or foreign entry is regenerated, an unusable folder
+falls back, and the folder follows the environment."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+import tempfile
+
+from boundcalc import codecache, files
+
+_PROBE = """
+import json, sys
+from boundcalc.api import evaluate
+from boundcalc.evaluator import ARGUMENT_NAMES, evaluate_grid
+from boundcalc.params import validate
+out = {}
+for name in ("theorem1", "prop1", "remark9", "lemma2", "lemma3", "lemma5", "lemma6", "event"):
+    for kw in ({}, {"eta": "1e-4", "activation": "erf", "rho": "2,3,1", "nu": "1,2,3"}):
+        out[name + str(kw)] = evaluate(name, validate(m=512, n=1000, **kw), precision=25).to_dict()
+cols = dict.fromkeys(ARGUMENT_NAMES, 1.0)
+cols.update(m=[8.0, 64.0, 1e6], n=[[10.0], [1e4]], delta=0.05, eta=None, epsilon_mis=0.0)
+grid = evaluate_grid("theorem1", cols)
+out["grid"] = {k: v.tolist() for k, v in grid.items()}
+print(json.dumps({"sympy": "sympy" in sys.modules, "out": out}))
+"""
+
+
+def _probe(env_update: dict[str, str]) -> dict:
+    env = {**os.environ, **env_update}
+    # a neutral working directory: from the repository root `python -c` would import the source
+    # tree's boundcalc/ (which has no theory/ inside) instead of the installed package
+    proc = subprocess.run([sys.executable, "-c", _PROBE], cwd=tempfile.gettempdir(),
+                          capture_output=True, text=True,
+                          env=env, timeout=300, check=True)
+    return json.loads(proc.stdout)
+
+
+def test_cached_and_freshly_generated_code_give_identical_numbers(tmp_path):
+    cache = tmp_path / "cache"
+    fresh = _probe({"BOUNDCALC_CACHE_DIR": str(cache)})  # empty cache: generated with sympy
+    files = sorted(p.name for p in cache.glob("*/*"))
+    assert "theorem1.meta.json" in files and "theorem1.mpmath_star.py" in files
+    cached = _probe({"BOUNDCALC_CACHE_DIR": str(cache)})  # every piece from the cache
+    uncached = _probe({"BOUNDCALC_NO_CACHE": "1"})  # no cache at all
+    assert fresh["sympy"] and uncached["sympy"] and not cached["sympy"]
+    assert cached["out"] == fresh["out"] == uncached["out"]
+
+
+def test_a_cached_point_evaluation_imports_no_sympy(tmp_path):
+    env = {**os.environ, "BOUNDCALC_CACHE_DIR": str(tmp_path)}
+    code = ("import sys; from boundcalc.cli import main; "
+            "code = main(['theorem1', '--m', '512', '--n', '1000', '--rho', '2', '--output', "
+            "'/dev/null']); print(code, 'sympy' in sys.modules)")
+    first = subprocess.run([sys.executable, "-c", code], cwd=tmp_path, capture_output=True,
+                           text=True, env=env, timeout=300, check=True)
+    second = subprocess.run([sys.executable, "-c", code], cwd=tmp_path, capture_output=True,
+                            text=True, env=env, timeout=300, check=True)
+    assert first.stdout.split() == ["0", "True"]
+    assert second.stdout.split() == ["0", "False"]
+
+
+def test_a_damaged_or_foreign_cache_entry_is_regenerated(tmp_path):
+    reference = _probe({"BOUNDCALC_CACHE_DIR": str(tmp_path)})["out"]
+    for path in tmp_path.glob("*/theorem1.*"):
+        text = path.read_text()
+        path.write_text(text.replace("mpmath.sqrt", "mpmath.log").replace('"title"', '"x"'))
+    assert _probe({"BOUNDCALC_CACHE_DIR": str(tmp_path)})["out"] == reference
+
+
+def test_an_unwritable_cache_folder_falls_back(tmp_path):
+    blocked = tmp_path / "blocked"
+    blocked.write_text("a file where the cache folder would be")
+    probe = _probe({"BOUNDCALC_CACHE_DIR": str(blocked / "boundcalc")})
+    assert probe["out"] == _probe({"BOUNDCALC_NO_CACHE": "1"})["out"]
+
+
+def test_sealed_text_is_checked_against_key_and_body():
+    sealed = codecache.seal("def f():\n    return 1\n")
+    assert codecache.unseal(sealed) == "def f():\n    return 1\n"
+    assert codecache.unseal(sealed.replace("return 1", "return 2")) is None
+    head, _, body = sealed.partition("\n")
+    assert codecache.unseal(head.replace(codecache.code_key(), "0" * 32) + "\n" + body) is None
+
+
+def test_cache_location_follows_the_environment(monkeypatch, tmp_path):
+    monkeypatch.delenv("BOUNDCALC_CACHE_DIR", raising=False)
+    monkeypatch.delenv("BOUNDCALC_NO_CACHE", raising=False)
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path))
+    assert files.cache_root() == tmp_path / "boundcalc"
+    monkeypatch.setenv("BOUNDCALC_CACHE_DIR", str(tmp_path / "elsewhere"))
+    assert files.cache_root() == tmp_path / "elsewhere"
+    monkeypatch.setenv("BOUNDCALC_NO_CACHE", "1")
+    assert files.cache_root() is None
