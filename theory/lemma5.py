@@ -103,7 +103,7 @@ def lemma5() -> Statement:
         constants={"log_factor": approximation_log_factor()},
         terms={},
         bound={"eps_app": approximation_error_bound()},
-        probability=1 - delta,
+        probability=approximation_probability(),
         conditions=(m_even_condition(),),
         descriptions=LEMMA_DESCRIPTIONS,
         latex_names=LATEX_NAMES,
