@@ -15,7 +15,7 @@ torch = pytest.importorskip("torch")
 
 from boundcalc.validators import encoder as E  # noqa: E402
 
-from boundcalc.cli_generalization import generalization  # noqa: E402
+from boundcalc.cli.generalization import generalization  # noqa: E402
 from boundcalc.generalization import evaluate_generalization  # noqa: E402
 from boundcalc.params import InputError  # noqa: E402
 

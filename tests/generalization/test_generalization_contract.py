@@ -10,7 +10,7 @@ import pytest
 import typer
 from typer.testing import CliRunner
 
-from boundcalc.cli_generalization import generalization
+from boundcalc.cli.generalization import generalization
 from boundcalc.generalization import NORM_FLAGS, evaluate_generalization, lecun_init_norms
 from boundcalc.params import InputError
 
@@ -166,7 +166,7 @@ def test_calculator_path_never_imports_torch(tmp_path):
     import sys
 
     code = ("import sys; from boundcalc.generalization import evaluate_generalization; "
-            "import boundcalc.cli_generalization; "
+            "import boundcalc.cli.generalization; "
             "evaluate_generalization(N=100, d_m=8, d_s=3, R_X=1, radii=1, delta=0.1, alpha=1, "
             "Phi0=1, seed=0); print('torch' in sys.modules)")
     out = subprocess.run([sys.executable, "-c", code], cwd=tmp_path, capture_output=True,

@@ -25,7 +25,7 @@ from boundcalc.theory.lemma3 import linearization_error_bound, taylor_remainder_
 from boundcalc.theory.lemma5 import approximation_error_bound
 from boundcalc.theory.registry import routed_name
 
-from boundcalc.api import evaluate_grid
+from boundcalc.evaluator import evaluate_grid
 
 TANH = {S.sigma0: 1, S.sigma1: 1, S.sigma2: 4 / (3 * sp.sqrt(3))}
 
