@@ -7,10 +7,10 @@ A run directory holds
   atomically, so an interrupted run loses nothing already computed and a re-run skips it;
 * ``results.json`` / ``results.csv`` — the collected records, rewritten atomically at the end.
 
-Every write goes to a temporary file in the same directory and is moved into place with
-:func:`os.replace`, which is atomic on POSIX: a reader (or a killed run) never sees half a file.
-Written files get the permissions of a plain ``open``: 0o666 less the process umask (0644 under
-umask 022), so collaborators sharing a run directory can read it.
+Every write goes through :func:`boundcalc.files.write_atomic`: a temporary file in the same
+directory, moved into place with :func:`os.replace` (atomic on POSIX), so a reader (or a killed
+run) never sees half a file. Written files get the permissions of a plain ``open``: 0o666 less the
+process umask (0644 under umask 022), so collaborators sharing a run directory can read it.
 Nothing here imports torch; :func:`environment` reports torch's version only if it is loaded.
 
 Damage is healed, not fatal: a cell file that is empty, truncated, not JSON, ``{}`` / ``[]`` or
@@ -38,17 +38,16 @@ import platform
 import re
 import sys
 import tempfile
-import threading
 import time
 from collections.abc import Iterable, Mapping
 from pathlib import Path
 from typing import Any
 
 from boundcalc import __version__
+from boundcalc.files import write_atomic
 from boundcalc.params import InputError
 
 _KEY = re.compile(r"^[A-Za-z0-9_.=,+-]+$")
-_UMASK_LOCK = threading.Lock()
 
 #: Sub-folder of ``cells/`` where damaged cell files are moved.
 CORRUPT = "corrupt"
@@ -59,51 +58,6 @@ class RunDirectoryError(InputError):
 
     def __init__(self, message: str):
         super().__init__("--out", message)
-
-
-def current_umask() -> int:
-    """The process umask, read without changing it where the OS allows (``/proc/self/status``);
-    elsewhere set and restored at once under a lock."""
-    try:
-        with open("/proc/self/status", encoding="ascii") as handle:
-            for line in handle:
-                if line.startswith("Umask:"):
-                    return int(line.split()[1], 8)
-    except (OSError, ValueError, IndexError):
-        pass
-    with _UMASK_LOCK:
-        mask = os.umask(0o077)
-        os.umask(mask)
-    return mask
-
-
-def honour_umask(fd: int, path: str | os.PathLike | None = None) -> None:
-    """Give a file made by :func:`tempfile.mkstemp` (always 0600) the mode a plain ``open``
-    would: 0o666 & ~umask."""
-    mode = 0o666 & ~current_umask()
-    if hasattr(os, "fchmod"):
-        os.fchmod(fd, mode)
-    elif path is not None:  # pragma: no cover - not POSIX
-        os.chmod(path, mode)
-
-
-def atomic_write_text(path: str | os.PathLike, text: str) -> None:
-    """Write ``text`` to ``path`` atomically (temp file in the same folder, fsync, os.replace),
-    with the permissions of a plain ``open`` (0o666 less the umask)."""
-    path = Path(path)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
-    try:
-        with os.fdopen(fd, "w", encoding="utf-8", newline="") as handle:
-            honour_umask(handle.fileno(), tmp)
-            handle.write(text)
-            handle.flush()
-            os.fsync(handle.fileno())
-        os.replace(tmp, path)
-    except BaseException:
-        if os.path.exists(tmp):
-            os.unlink(tmp)
-        raise
 
 
 def _jsonable(value: Any) -> Any:
@@ -262,7 +216,7 @@ class RunDirectory:
                         f"({shown}); choose another --out")
                 self._probe_writable()
             else:
-                atomic_write_text(config_file, dumps({"parameters": params,
+                write_atomic(config_file, dumps({"parameters": params,
                                                       "environment": environment(device)}))
         except OSError as exc:
             raise RunDirectoryError(
@@ -334,7 +288,7 @@ class RunDirectory:
 
     def save_cell(self, key: str, record: Any) -> None:
         """Store one finished cell atomically."""
-        atomic_write_text(self._cell_path(key), dumps(record))
+        write_atomic(self._cell_path(key), dumps(record))
 
     def load_cell(self, key: str) -> Any:
         """Read back a finished cell (check it with :meth:`has_cell` first)."""
@@ -342,9 +296,9 @@ class RunDirectory:
 
     def write_results(self, records: list[Mapping[str, Any]], stem: str = "results") -> None:
         """Write ``<stem>.json`` and ``<stem>.csv`` atomically."""
-        atomic_write_text(self.path / f"{stem}.json", dumps(records))
-        atomic_write_text(self.path / f"{stem}.csv", records_to_csv(records))
+        write_atomic(self.path / f"{stem}.json", dumps(records))
+        write_atomic(self.path / f"{stem}.csv", records_to_csv(records))
 
 
-__all__ = ["CORRUPT", "RunDirectory", "RunDirectoryError", "atomic_write_text", "cell_problem",
-           "current_umask", "dumps", "environment", "honour_umask", "records_to_csv"]
+__all__ = ["CORRUPT", "RunDirectory", "RunDirectoryError", "cell_problem", "dumps", "environment",
+           "records_to_csv"]

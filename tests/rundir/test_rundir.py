@@ -11,27 +11,28 @@ import stat
 
 import pytest
 
+from boundcalc.files import write_atomic
 from boundcalc.params import InputError
-from boundcalc.rundir import RunDirectory, atomic_write_text, dumps, records_to_csv
+from boundcalc.rundir import RunDirectory, dumps, records_to_csv
 
 
 def test_atomic_write_leaves_no_temporary_file(tmp_path):
     target = tmp_path / "a" / "x.json"
-    atomic_write_text(target, "hello")
+    write_atomic(target, "hello")
     assert target.read_text() == "hello"
     assert sorted(p.name for p in target.parent.iterdir()) == ["x.json"]
 
 
 def test_failed_write_keeps_the_previous_file(tmp_path):
     target = tmp_path / "x.txt"
-    atomic_write_text(target, "old")
+    write_atomic(target, "old")
 
     class Boom:
         def __str__(self):
             raise RuntimeError("boom")
 
     with pytest.raises(TypeError):
-        atomic_write_text(target, Boom())  # type: ignore[arg-type]
+        write_atomic(target, Boom())  # type: ignore[arg-type]
     assert target.read_text() == "old"
     assert [p.name for p in tmp_path.iterdir()] == ["x.txt"]
 
@@ -101,7 +102,7 @@ def test_every_run_file_honours_the_umask(tmp_path, umask, mask, mode):
     run.save_cell("lemma2-seed0", {"measured": 0.5})
     run.write_results([{"name": "L"}])
     run.write_results([{"name": "L"}], stem="summary")
-    atomic_write_text(tmp_path / "run" / "table.tex", "x")
+    write_atomic(tmp_path / "run" / "table.tex", "x")
     files = [p for p in (tmp_path / "run").rglob("*") if p.is_file()]
     assert len(files) == 7
     assert {p.name: oct(stat.S_IMODE(p.stat().st_mode)) for p in files} == \
