@@ -24,6 +24,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Iterable
+from fractions import Fraction
 from functools import cache
 from typing import Any
 
@@ -40,7 +41,14 @@ from boundcalc.api import (
     overflows,
     symbol_values,
 )
-from boundcalc.evaluator import ARGUMENTS, DEFAULT_PRECISION
+from boundcalc.evaluator import (
+    ARGUMENTS,
+    DEFAULT_PRECISION,
+    STEP_KEY,
+    compile_function,
+    condition_holds,
+    condition_info,
+)
 from boundcalc.params import DEFAULTS, InputError, Inputs, parse_integer, parse_number, validate
 from boundcalc.search import bisect_even
 from boundcalc.theory import symbols as S
@@ -100,14 +108,20 @@ def nonvacuous_width_prop2(inputs: Inputs, alpha: str | float = DEFAULT_ALPHA,
 
 @cache
 def _compiled_prop2():
-    """Proposition 2 with symbolic α, lambdified once over ARGUMENTS + (α,) for mpmath."""
+    """Proposition 2 with symbolic α, compiled once over ARGUMENTS + (α,) for mpmath by the
+    evaluator, with its conditions."""
     statement = prop2(ALPHA)
     exprs = statement.expressions()
     keys = tuple(exprs)
     args = (*ARGUMENTS, ALPHA)
-    func = sp.lambdify(args, [exprs[k] for k in keys], modules="mpmath")
-    step = sp.lambdify(args, statement.constants["theorem_step_size"], modules="mpmath")
-    return statement, keys, func, step
+    # no common-subexpression elimination: the branches of Proposition 2's Piecewise (below, at
+    # and above the cutoff alpha sigma1 = 1) divide by zero where they are not taken
+    func = compile_function(tuple(exprs[k] for k in keys), args, eliminate=False)
+    step_function = compile_function((statement.constants[STEP_KEY],), args, eliminate=False)
+    rational = [s.name for s in args if s.name not in ("sigma0", "sigma1", "sigma2", "eta")]
+    conditions = tuple(condition_info(c.name, c.relation, c.requirement, c.why, rational)
+                       for c in statement.conditions)
+    return statement, keys, func, lambda *a: step_function(*a)[0], conditions
 
 
 def evaluate_prop2(inputs: Inputs, alpha: str | float = DEFAULT_ALPHA,
@@ -129,7 +143,7 @@ def evaluate_prop2(inputs: Inputs, alpha: str | float = DEFAULT_ALPHA,
     if precision < 10:
         raise ValueError(f"`precision` must be >= 10 digits, got {precision}")
     alpha_text = parse_alpha(alpha)
-    statement, keys, func, step = _compiled_prop2()
+    statement, keys, func, step, infos = _compiled_prop2()
     values = symbol_values(inputs)
     values[ALPHA] = sp.Rational(alpha_text)
     with mpmath.workdps(precision):
@@ -149,9 +163,11 @@ def evaluate_prop2(inputs: Inputs, alpha: str | float = DEFAULT_ALPHA,
         terms = {k: +out[f"terms.{k}"] for k in statement.terms}
         bound = {k: +out[f"bound.{k}"] for k in statement.bound}
         probability = +out["probability"]
+        approximate = {s.name: a for s, a in zip((*ARGUMENTS, ALPHA), args, strict=True)}
+    exact = {s.name: Fraction(int(v.p), int(v.q)) for s, v in values.items() if v.is_Rational}
     conditions = []
-    for cond in statement.conditions:
-        holds = bool(cond.relation.subs(values))
+    for cond, info in zip(statement.conditions, infos, strict=True):
+        holds = condition_holds(info, exact, approximate, precision)
         conditions.append(ConditionResult(cond.name, holds, _condition_detail(cond, values, holds)))
     return Evaluation(statement, result_inputs, constants, terms, bound, probability,
                       tuple(conditions), precision)

@@ -176,15 +176,16 @@ def _printer(kind: str):
 
 
 def _function_source(exprs: Sequence[Any], kind: str,
-                     arguments: Sequence[str] = ARGUMENT_NAMES) -> str:
+                     arguments: Sequence[str] = ARGUMENT_NAMES, eliminate: bool = True) -> str:
     """``def f(<arguments>)`` returning the list of ``exprs``, after common-subexpression
-    elimination, printed for ``kind`` (``mpmath`` or ``numpy``)."""
+    elimination (unless not ``eliminate``), printed for ``kind`` (``mpmath`` or ``numpy``)."""
     import sympy as sp
 
     printer = _printer(kind)
     taken = set(arguments) | {"f", "mpmath", "numpy", "functools"}
     symbols = (sp.Symbol(f"x{i}") for i in range(10**9) if f"x{i}" not in taken)
-    replacements, reduced = sp.cse([sp.sympify(e) for e in exprs], symbols=symbols)
+    exprs = [sp.sympify(e) for e in exprs]
+    replacements, reduced = sp.cse(exprs, symbols=symbols) if eliminate else ([], exprs)
     lines = [f"def f({', '.join(arguments)}):"]
     lines += [f"    {sym.name} = {printer.doprint(value)}" for sym, value in replacements]
     lines.append("    return [" + ", ".join(printer.doprint(e) for e in reduced) + "]")
@@ -192,8 +193,8 @@ def _function_source(exprs: Sequence[Any], kind: str,
 
 
 @cache
-def compile_function(exprs: tuple[Any, ...], symbols: tuple[Any, ...], module: str = "mpmath"
-                     ) -> Callable[..., list[Any]]:
+def compile_function(exprs: tuple[Any, ...], symbols: tuple[Any, ...], module: str = "mpmath",
+                     eliminate: bool = True) -> Callable[..., list[Any]]:
     """``f(*values)`` returning the list of ``exprs`` at ``values`` of ``symbols``: the generated
     code of :func:`statement_function` for any expressions (same printer, same common-
     subexpression elimination), compiled once per distinct arguments.
@@ -202,6 +203,9 @@ def compile_function(exprs: tuple[Any, ...], symbols: tuple[Any, ...], module: s
         exprs: sympy expressions (a tuple: the compiled function is cached on it).
         symbols: the sympy symbols that are the arguments, in order (a tuple).
         module: ``mpmath`` (call it inside ``mpmath.workdps``) or ``numpy``.
+        eliminate: common-subexpression elimination. It evaluates a shared sub-expression once,
+            also where it sits in a branch of a ``Piecewise`` that is not taken, so an expression
+            whose untaken branch divides by zero at the point needs ``eliminate=False``.
 
     Example:
         >>> import sympy as sp
@@ -216,7 +220,8 @@ def compile_function(exprs: tuple[Any, ...], symbols: tuple[Any, ...], module: s
         raise ValueError(f"`module` must be 'mpmath' or 'numpy', got {module!r}")
     names = tuple(f"a{i}" for i in range(len(symbols)))
     renamed = {s: sp.Symbol(n, **s.assumptions0) for s, n in zip(symbols, names, strict=True)}
-    source = _function_source([sp.sympify(e).xreplace(renamed) for e in exprs], module, names)
+    source = _function_source([sp.sympify(e).xreplace(renamed) for e in exprs], module, names,
+                              eliminate)
     return _run(source, "<boundcalc.evaluator.compile_function>", module)
 
 
