@@ -14,6 +14,7 @@ from typer.testing import CliRunner
 torch = pytest.importorskip("torch")
 
 from boundcalc.validators import encoder as E  # noqa: E402
+from boundcalc.validators.generalization_data import measure_data  # noqa: E402
 
 from boundcalc.cli.generalization import generalization  # noqa: E402
 from boundcalc.generalization import evaluate_generalization  # noqa: E402
@@ -169,3 +170,16 @@ def test_command_data_flag_measures_the_same_init_as_the_validators(tmp_path):
     np.savez(bad, A=X.numpy())
     res = CliRunner().invoke(app, ["generalization", "--data", str(bad), "--from-init", "5"])
     assert isinstance(res.exception, InputError) and res.exception.flag == "--data"
+
+
+def test_measure_data_measures_the_init_of_its_seed(tmp_path):
+    X, y = _data(10, 3, 6, seed=2)
+    path = tmp_path / "cell.npz"
+    np.savez(path, X=X.numpy(), y=y.numpy())
+    out = measure_data(str(path), "8", "4")
+    m = E.measure_init(E.lecun_init(8, 6, seed=4), X, y)
+    assert out["seed"] == 4 and out["N"] == 10 and out["d_s"] == 3 and out["d"] == 6
+    assert out["norms"] == m["norms"] and out["alpha"] == m["alpha"] and out["Phi0"] == m["Phi0"]
+    with pytest.raises(InputError) as err:
+        measure_data(str(path), "8", None)
+    assert err.value.flag == "--from-init"

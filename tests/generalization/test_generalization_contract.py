@@ -11,7 +11,8 @@ import typer
 from typer.testing import CliRunner
 
 from boundcalc.cli.generalization import generalization
-from boundcalc.generalization import NORM_FLAGS, evaluate_generalization, lecun_init_norms
+from boundcalc.generalization import evaluate_generalization
+from boundcalc.generalization_inputs import NORM_FLAGS, lecun_init_norms
 from boundcalc.params import InputError
 
 CONTRACT_QUANTITIES = {"eta_Q", "eta_K", "eta_V", "eta_O", "xi_Q", "xi_K", "xi_V", "rho", "z",
@@ -174,7 +175,22 @@ def test_calculator_path_never_imports_torch(tmp_path):
     assert out.stdout.strip() == "False"
 
 
+def test_the_calculator_modules_import_no_validators():
+    import ast
+    from pathlib import Path
+
+    import boundcalc.generalization as gen
+    import boundcalc.generalization_inputs as inputs
+
+    for module in (gen, inputs):
+        tree = ast.parse(Path(module.__file__).read_text(encoding="utf-8"))
+        names = [a.name for n in ast.walk(tree) if isinstance(n, ast.Import) for a in n.names]
+        names += [n.module or "" for n in ast.walk(tree) if isinstance(n, ast.ImportFrom)]
+        assert not [n for n in names if "validators" in n or n == "torch"], module.__name__
+
+
 @pytest.mark.parametrize("module", ["boundcalc.generalization",
+                                    "boundcalc.generalization_inputs",
                                     "boundcalc.theory.generalization"])
 def test_docstring_examples_run(module):
     import doctest
