@@ -30,3 +30,23 @@ def test_calculator_path_never_imports_torch(tmp_path):
     code = ("import sys; from boundcalc.api import evaluate; from boundcalc.params import validate;"
             "import boundcalc.cli; evaluate('theorem1', validate()); print('torch' in sys.modules)")
     assert _probe(code, tmp_path) == "False"
+
+
+def test_an_uninstalled_source_tree_fails_in_one_line_naming_the_editable_install(tmp_path):
+    import shutil
+
+    import boundcalc
+
+    if any("__editable__" in str(getattr(finder, "__module__", "")) for finder in sys.meta_path):
+        import pytest
+
+        pytest.skip("an editable install maps boundcalc.theory by name for any source tree")
+    # a source tree: boundcalc/ beside (not inside) theory/, and the working directory on sys.path
+    shutil.copytree(Path(boundcalc.__file__).parent, tmp_path / "boundcalc",
+                    ignore=shutil.ignore_patterns("theory", "validators", "__pycache__"))
+    proc = subprocess.run([sys.executable, "-c", "import boundcalc"], cwd=tmp_path,
+                          capture_output=True, text=True)
+    assert proc.returncode != 0
+    last = proc.stderr.strip().splitlines()[-1]
+    assert last == f"ImportError: {boundcalc.SOURCE_TREE_MESSAGE}"
+    assert "pip install -e" in last
