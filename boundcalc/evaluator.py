@@ -44,7 +44,8 @@ from boundcalc.codecache import code_key, generated, read_cached, write_cached
 __all__ = [
     "ARGUMENT_NAMES", "DEFAULT_PRECISION", "STEP_KEY", "CompiledStatement", "ConditionInfo",
     "activation_presets", "activation_values", "compile_function", "compiled_statement",
-    "condition_holds", "evaluate_grid", "parse_activation", "statement_function",
+    "condition_holds", "condition_info", "evaluate_expressions", "evaluate_grid",
+    "parse_activation", "statement_function",
 ]
 
 #: Names of the arguments of every generated function, in order (the symbols of
@@ -223,6 +224,30 @@ def compile_function(exprs: tuple[Any, ...], symbols: tuple[Any, ...], module: s
     source = _function_source([sp.sympify(e).xreplace(renamed) for e in exprs], module, names,
                               eliminate)
     return _run(source, "<boundcalc.evaluator.compile_function>", module)
+
+
+def evaluate_expressions(expressions: Mapping[str, Any], values: Mapping[Any, Any],
+                         precision: int = DEFAULT_PRECISION) -> dict[str, float]:
+    """Evaluate named sympy expressions at numeric values of their free symbols, with mpmath at
+    ``precision`` digits, through :func:`compile_function` (the validators' a-posteriori bounds).
+
+    Example:
+        >>> from boundcalc.theory.symbols import m
+        >>> evaluate_expressions({"x": 2 * m}, {m: 3.0})
+        {'x': 6.0}
+    """
+    import sympy as sp
+
+    keys = list(expressions)
+    exprs = tuple(sp.sympify(expressions[k]) for k in keys)
+    symbols = tuple(sorted(set().union(*(e.free_symbols for e in exprs)), key=lambda s: s.name))
+    missing = [s.name for s in symbols if s not in values]
+    if missing:
+        raise ValueError(f"`values` is missing {missing}")
+    func = compile_function(exprs, symbols)
+    with mpmath.workdps(precision):
+        out = func(*[mpmath.mpf(values[s]) for s in symbols])
+    return {k: float(v) for k, v in zip(keys, out, strict=True)}
 
 
 def condition_info(name: str, relation: Any, requirement: str = "", why: str = "",

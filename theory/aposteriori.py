@@ -16,8 +16,6 @@ worst-case geometry, and how much is the inequalities themselves.
 
 from __future__ import annotations
 
-import sympy as sp
-
 from .statement import Statement
 from .symbols import delta
 from .theorem1 import (
@@ -49,29 +47,4 @@ def theorem1_a_posteriori(route: str = "paper") -> Statement:
     )
 
 
-def evaluate_expressions(expressions: dict[str, sp.Expr], values: dict[sp.Symbol, float],
-                         precision: int = 20) -> dict[str, float]:
-    """Evaluate sympy expressions at numeric symbol values with mpmath (validators' helper).
-
-    Example:
-        >>> from boundcalc.theory.symbols import m
-        >>> evaluate_expressions({"x": 2 * m}, {m: 3.0})
-        {'x': 6.0}
-    """
-    import mpmath
-
-    keys = list(expressions)
-    syms = sorted(set().union(*(sp.sympify(e).free_symbols for e in expressions.values())),
-                  key=lambda s: s.name)
-    missing = [s.name for s in syms if s not in values]
-    if missing:
-        raise ValueError(f"`values` is missing {missing}")
-    func = sp.lambdify(syms, [expressions[k] for k in keys], modules="mpmath")
-    with mpmath.workdps(precision):
-        out = func(*[mpmath.mpf(values[s]) for s in syms])
-    return {k: float(v) for k, v in zip(keys, out, strict=True)}
-
-
-__all__ = [
-    "evaluate_expressions", "theorem1_a_posteriori",
-]
+__all__ = ["theorem1_a_posteriori"]

@@ -7,8 +7,10 @@ import pytest
 import sympy as sp
 from boundcalc.theory import get_statement
 from boundcalc.theory import symbols as S
-from boundcalc.theory.aposteriori import evaluate_expressions, theorem1_a_posteriori
+from boundcalc.theory.aposteriori import theorem1_a_posteriori
 from boundcalc.theory.event import event_radius, head_average_radius
+
+from boundcalc.evaluator import evaluate_expressions
 
 
 @pytest.mark.parametrize("route", ["paper", "tight"])
