@@ -98,3 +98,23 @@ def test_output_file_honours_the_umask(tmp_path):
     finally:
         os.umask(old)
     assert (tmp_path / "out.csv").stat().st_mode & 0o777 == 0o644
+
+
+@pytest.mark.parametrize("module", ["boundcalc.cell_text", "boundcalc.latex",
+                                    "boundcalc.result_text", "boundcalc.frame_text",
+                                    "boundcalc.formats"])
+def test_docstring_examples_of_the_renderers_run(module):
+    import doctest
+    import importlib
+
+    result = doctest.testmod(importlib.import_module(module))
+    assert result.failed == 0 and result.attempted > 0
+
+
+def test_formats_names_the_same_objects_as_the_modules_that_define_them():
+    from boundcalc import cell_text, formats, frame_text, latex, result_text
+
+    for name in formats.__all__:
+        home = next(m for m in (cell_text, frame_text, latex, result_text)
+                    if name in m.__all__)
+        assert getattr(formats, name) is getattr(home, name)
