@@ -65,6 +65,7 @@ def with_verdict(name: str, result: Any, inputs: Any, precision: int,
     (int or None) in place of :func:`boundcalc.search.nonvacuous_width` (prop2 at another α).
 
     Example:
+        >>> from boundcalc.api import evaluate
         >>> from boundcalc.params import validate
         >>> inputs = validate(m=512, n=1000, rho="2")
         >>> data = with_verdict("theorem1_paper", evaluate("theorem1_paper", inputs), inputs, 20)
