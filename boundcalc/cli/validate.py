@@ -16,7 +16,7 @@ from typing import Annotated, Any
 
 import typer
 
-from boundcalc.params import InputError, parse_number
+from boundcalc.params import PARAMS, InputError, parse_number
 
 _VALIDATE_HELP = """Check the bounds against the real model: adversarial searches (Lemmas 2, 3, 6,
 and the tight route's constants on the head-average event), probability checks over many inits
@@ -103,6 +103,18 @@ def _run_directory_errors() -> Iterator[None]:
         raise
 
 
+#: The defaults of ``validate`` (small, CPU-fast sizes), from the parameter table.
+_V: dict[str, str] = {p.name: p.validation_default for p in PARAMS.values()
+                      if p.validation_default is not None}
+
+
+def _p(name: str, help: str) -> Any:
+    """The option of parameter ``name`` with its validate default (flag and metavar from the
+    parameter table)."""
+    param = PARAMS[name]
+    return _s(param.flag, _V[name], help, param.metavar)
+
+
 def _s(name: str, default: str, help: str, metavar: str = "NUM") -> Any:
     return typer.Option(name, help=help, metavar=metavar, show_default=default)
 
@@ -141,25 +153,23 @@ def _refuse_unused(ctx: typer.Context, names: list[str]) -> None:
 def validate(
     ctx: typer.Context,
     statements: Annotated[list[str], typer.Argument(help="what to validate", metavar="STATEMENT")],
-    m: Annotated[str, _s("--m", "16", "width m (even, <= 2**24)", "EVEN")] = "16",
-    n: Annotated[str, _s("--n", "64", "training samples (lemma5, theorem1, prop1)", "INT")] = "64",
-    d: Annotated[str, _s("--d", "4", "token dimension", "INT")] = "4",
-    T: Annotated[str, _s("--T", "8", "sequence length", "INT")] = "8",
-    rho: Annotated[str, _s("--rho", "2", "projection radii rho or rho_c,rho_u,rho_w",
-                           "R[,R,R]")] = "2",
-    nu: Annotated[str, _s("--nu", "1", "transport budgets nu or nu_c,nu_u,nu_w",
-                          "V[,V,V]")] = "1",
-    delta: Annotated[str, _s("--delta", "0.05", "failure probability per event (generalization: "
-                             "the delta of Lemma 4 / Theorem 5)", "P")] = "0.05",
-    activation: Annotated[str, _s("--activation", "tanh", "tanh or erf", "NAME")] = "tanh",
-    steps: Annotated[str, _s("--steps", "300", "ProjGD/ProjSGD steps K (generalization: GD "
-                             "steps)", "K")] = "300",
+    m: Annotated[str, _p("m", "width m (even, <= 2**24)")] = _V["m"],
+    n: Annotated[str, _p("n", "training samples (lemma5, theorem1, prop1)")] = _V["n"],
+    d: Annotated[str, _p("d", "token dimension")] = _V["d"],
+    T: Annotated[str, _p("T", "sequence length")] = _V["T"],
+    rho: Annotated[str, _p("rho", "projection radii rho or rho_c,rho_u,rho_w")] = _V["rho"],
+    nu: Annotated[str, _p("nu", "transport budgets nu or nu_c,nu_u,nu_w")] = _V["nu"],
+    delta: Annotated[str, _p("delta", "failure probability per event (generalization: "
+                             "the delta of Lemma 4 / Theorem 5)")] = _V["delta"],
+    activation: Annotated[str, _p("activation", "tanh or erf")] = _V["activation"],
+    steps: Annotated[str, _p("steps", "ProjGD/ProjSGD steps K (generalization: GD "
+                             "steps)")] = _V["steps"],
     seeds: Annotated[str, _s("--seeds", "1", "searches and training runs use seeds 0..S-1 "
                              "(generalization: one cell per init seed)", "S")] = "1",
     rate_seeds: Annotated[str, _s("--rate-seeds", "200",
                                   "inits for the probability checks (event, lemma5)",
                                   "S")] = "200",
-    batch_size: Annotated[str, _s("--batch-size", "8", "ProjSGD minibatch size", "B")] = "8",
+    batch_size: Annotated[str, _p("batch_size", "ProjSGD minibatch size")] = _V["batch_size"],
     teacher_width: Annotated[str, _s("--teacher-width", "8192",
                                      "Monte Carlo width of the teacher", "INT")] = "8192",
     effort: Annotated[str, _s("--effort", "quick", "search effort: quick, standard, thorough",
