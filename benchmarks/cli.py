@@ -98,8 +98,8 @@ def grid_columns():
     """The 10^6-point grid (1000 widths x 1000 sample sizes) as evaluate_grid columns."""
     import numpy as np
 
-    from boundcalc.evaluator import ARGUMENT_NAMES, activation_values
-    from boundcalc.params import validate
+    from boundcalc.evaluator import activation_values
+    from boundcalc.params import ARGUMENT_NAMES, validate
 
     inputs = validate()
     act = [float(v) for v in activation_values(inputs.activation, 30)]

@@ -41,17 +41,15 @@ import mpmath
 from boundcalc import __version__
 from boundcalc.errors import InputError
 from boundcalc.evaluator import (
-    ARGUMENT_NAMES,
     DEFAULT_PRECISION,
     STEP_KEY,
     CompiledStatement,
     activation_values,
     compiled_statement,
     condition_holds,
-    parse_activation,
     statement_function,
 )
-from boundcalc.params import Inputs
+from boundcalc.params import ARGUMENT_NAMES, Inputs, parse_activation
 
 #: Verdicts of a statement whose constants include the trivial bound B² (see
 #: :attr:`Evaluation.verdict`): every condition holds and min_iterate < B²; every condition holds

@@ -39,20 +39,14 @@ from typing import Any
 import mpmath
 
 from boundcalc.codecache import code_key, generated, read_cached, write_cached
+from boundcalc.params import ARGUMENT_NAMES, parse_activation
 
 __all__ = [
-    "ARGUMENT_NAMES", "DEFAULT_PRECISION", "STEP_KEY", "CompiledStatement", "ConditionInfo",
-    "activation_presets", "activation_values", "compile_function", "compiled_statement",
-    "condition_holds", "condition_info", "evaluate_expressions", "evaluate_grid",
-    "parse_activation", "statement_function",
+    "DEFAULT_PRECISION", "STEP_KEY", "CompiledStatement", "ConditionInfo", "activation_values",
+    "compile_function", "compiled_statement", "condition_holds", "condition_info",
+    "evaluate_expressions", "evaluate_grid", "statement_function",
 ]
 
-#: Names of the arguments of every generated function, in order (the symbols of
-#: ``ARGUMENTS``; ``ARGUMENTS`` itself, the sympy symbols, is imported on first use).
-ARGUMENT_NAMES: tuple[str, ...] = (
-    "m", "n", "d", "T", "delta", "rho_c", "rho_u", "rho_w", "nu_c", "nu_u", "nu_w",
-    "sigma0", "sigma1", "sigma2", "K", "eta", "b", "epsilon_mis",
-)
 _ETA = ARGUMENT_NAMES.index("eta")
 
 #: Default mpmath precision (significant decimal digits) of every point evaluation.
@@ -72,10 +66,8 @@ def __getattr__(name: str) -> Any:
 def _arguments() -> tuple[Any, ...]:
     from boundcalc.theory import symbols as S
 
-    args = (S.m, S.n, S.d, S.T, S.delta, S.rho_c, S.rho_u, S.rho_w, S.nu_c, S.nu_u, S.nu_w,
-            S.sigma0, S.sigma1, S.sigma2, S.K, S.eta, S.b, S.eps_mis)
-    assert tuple(s.name for s in args) == ARGUMENT_NAMES
-    return args
+    by_name = {s.name: s for s in S.ALL}
+    return tuple(by_name[name] for name in ARGUMENT_NAMES)
 
 
 @dataclass(frozen=True)
@@ -406,38 +398,6 @@ def _numpy_conditions(name: str) -> Callable[..., list[Any]]:
 @cache
 def _activation_sources() -> dict[str, list[str]]:
     return json.loads(generated("activations.json", _make_activations))
-
-
-def activation_presets() -> tuple[str, ...]:
-    """Names of the activation presets (``tanh``, ``erf``)."""
-    return tuple(_activation_sources())
-
-
-def parse_activation(spec: str) -> tuple[str, tuple[Fraction, Fraction, Fraction] | None]:
-    """(name, exact custom bounds or None for a preset) of an activation spec; ``ValueError``
-    with a message that reads after the flag name (``--activation must be ...``).
-
-    Example:
-        >>> parse_activation("custom:1,0.5,0.25")
-        ('custom:1,0.5,0.25', (Fraction(1, 1), Fraction(1, 2), Fraction(1, 4)))
-    """
-    text = str(spec).strip()
-    key = text.lower()
-    presets = activation_presets()
-    if key in presets:
-        return key, None
-    if key.startswith("custom:"):
-        parts = key[len("custom:"):].split(",")
-        if len(parts) != 3:
-            raise ValueError(f"must be custom:S0,S1,S2 with three bounds, got {spec!r}")
-        try:
-            values = tuple(Fraction(p.strip()) for p in parts)
-        except (ValueError, ZeroDivisionError):
-            raise ValueError(f"must be custom:S0,S1,S2 with three numbers, got {spec!r}") from None
-        if any(v < 0 for v in values):
-            raise ValueError(f"must be custom:S0,S1,S2 with bounds >= 0, got {spec!r}")
-        return text, values  # type: ignore[return-value]
-    raise ValueError(f"must be {', '.join(presets)} or custom:S0,S1,S2, got {spec!r}")
 
 
 def activation_values(spec: str, precision: int = DEFAULT_PRECISION) -> tuple[mpmath.mpf, ...]:

@@ -25,13 +25,15 @@ import math
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from decimal import Decimal, InvalidOperation
+from fractions import Fraction
 from typing import Any
 
 from boundcalc.errors import InputError
+from boundcalc.theory.catalog import ACTIVATIONS, BY_NAME
 
 __all__ = [
-    "DEFAULTS", "PARAMS", "InputError", "Inputs", "Param", "parse_integer", "parse_number",
-    "parse_triple", "validate",
+    "ARGUMENT_NAMES", "DEFAULTS", "PARAMS", "InputError", "Inputs", "Param", "parse_activation",
+    "parse_integer", "parse_number", "parse_triple", "validate",
 ]
 
 
@@ -146,9 +148,37 @@ def _triple(flag: str, text: object) -> tuple[str, str, str]:
     return parse_triple(flag, str(text))
 
 
-def _activation(flag: str, text: object) -> str:
-    from boundcalc.evaluator import parse_activation  # the presets come from the theory
+def parse_activation(spec: str) -> tuple[str, tuple[Fraction, Fraction, Fraction] | None]:
+    """(name, exact custom bounds or None for a preset) of an activation spec: a preset of
+    :data:`boundcalc.theory.catalog.ACTIVATIONS` or ``custom:S0,S1,S2`` (the bounds σ₀, σ₁, σ₂
+    of |σ|, |σ'|, |σ''|); ``ValueError`` with a message that reads after the flag name
+    (``--activation must be ...``).
 
+    Example:
+        >>> parse_activation("custom:1,0.5,0.25")
+        ('custom:1,0.5,0.25', (Fraction(1, 1), Fraction(1, 2), Fraction(1, 4)))
+        >>> parse_activation(" TANH ")
+        ('tanh', None)
+    """
+    text = str(spec).strip()
+    key = text.lower()
+    if key in ACTIVATIONS:
+        return key, None
+    if key.startswith("custom:"):
+        parts = key[len("custom:"):].split(",")
+        if len(parts) != 3:
+            raise ValueError(f"must be custom:S0,S1,S2 with three bounds, got {spec!r}")
+        try:
+            values = tuple(Fraction(p.strip()) for p in parts)
+        except (ValueError, ZeroDivisionError):
+            raise ValueError(f"must be custom:S0,S1,S2 with three numbers, got {spec!r}") from None
+        if any(v < 0 for v in values):
+            raise ValueError(f"must be custom:S0,S1,S2 with bounds >= 0, got {spec!r}")
+        return text, values  # type: ignore[return-value]
+    raise ValueError(f"must be {', '.join(ACTIVATIONS)} or custom:S0,S1,S2, got {spec!r}")
+
+
+def _activation(flag: str, text: object) -> str:
     try:
         name, _ = parse_activation(str(text))
     except ValueError as exc:
@@ -245,6 +275,10 @@ PARAMS: Mapping[str, Param] = _rows(
           commands=("remark9",), example="0.1"),
 )
 
+#: Names of the sympy symbols a statement may contain, in the order of the arguments of every
+#: function the evaluator generates (:mod:`boundcalc.evaluator`): the parameters' symbols.
+ARGUMENT_NAMES: tuple[str, ...] = tuple(sym for p in PARAMS.values() for sym in p.symbols)
+
 #: Defaults shown in every output, by keyword (η: None, the theorem's step size η*).
 DEFAULTS: dict[str, object] = {
     p.name: (int(p.default) if p.kind in ("even", "count") else p.default)
@@ -292,8 +326,6 @@ def _uses_step_size(statement: str | None) -> bool:
     """Whether ``statement`` (a registry key; None: assume so) uses the theorem's step size η*."""
     if statement is None:
         return True
-    from boundcalc.theory.catalog import BY_NAME
-
     return BY_NAME[statement.removesuffix("_paper")].uses_step_size
 
 
@@ -321,7 +353,7 @@ def validate(*, statement: str | None = None, **values: object) -> Inputs:
     checked: dict[str, Any] = {}
     for p in PARAMS.values():
         if p.kind == "activation":
-            continue  # checked last: it may generate the presets' code
+            continue  # checked last, as it always was
         value = values.get(p.name, p.default)
         checked[p.name] = None if value is None else p.check(value)
     if (checked["eta"] is None and _uses_step_size(statement)

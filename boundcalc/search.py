@@ -88,7 +88,7 @@ def width_terms(name: str, args: dict[str, object], m: int, precision: int = 30)
     """
     import mpmath
 
-    from boundcalc.evaluator import ARGUMENT_NAMES
+    from boundcalc.params import ARGUMENT_NAMES
 
     func = _width_function(name)
     with mpmath.workdps(precision):

@@ -103,7 +103,11 @@ NAMES: tuple[str, ...] = tuple(row.name for row in STATEMENTS)
 #: Statements with a proof route (``--route``), in CLI order.
 ROUTED: tuple[str, ...] = tuple(row.name for row in STATEMENTS if row.routed)
 
+#: Names of the activation presets of :mod:`boundcalc.theory.activations` (``--activation``),
+#: kept here as data so that checking the flag needs no sympy (a test checks they agree).
+ACTIVATIONS: tuple[str, ...] = ("tanh", "erf")
+
 #: Name → row.
 BY_NAME: dict[str, StatementInfo] = {row.name: row for row in STATEMENTS}
 
-__all__ = ["BY_NAME", "NAMES", "ROUTED", "STATEMENTS", "StatementInfo"]
+__all__ = ["ACTIVATIONS", "BY_NAME", "NAMES", "ROUTED", "STATEMENTS", "StatementInfo"]

@@ -15,7 +15,8 @@ from boundcalc import codecache, files
 _PROBE = """
 import json, sys
 from boundcalc.api import evaluate
-from boundcalc.evaluator import ARGUMENT_NAMES, evaluate_grid
+from boundcalc.evaluator import evaluate_grid
+from boundcalc.params import ARGUMENT_NAMES
 from boundcalc.params import validate
 out = {}
 for name in ("theorem1", "prop1", "remark9", "lemma2", "lemma3", "lemma5", "lemma6", "event"):

@@ -16,12 +16,11 @@ from hypothesis import strategies as st
 from boundcalc.api import evaluate
 from boundcalc.cli import main
 from boundcalc.evaluator import (
-    ARGUMENT_NAMES,
     activation_values,
     compiled_statement,
     evaluate_grid,
 )
-from boundcalc.params import InputError, validate
+from boundcalc.params import ARGUMENT_NAMES, InputError, validate
 
 STATEMENTS = ("event", "lemma2", "lemma3", "lemma5", "lemma6", "theorem1", "prop1", "remark9")
 GROUPS = ("constants", "terms", "bound")

@@ -71,3 +71,18 @@ def test_importing_the_catalog_imports_no_sympy_and_no_other_theory_module(tmp_p
     out = subprocess.run([sys.executable, "-c", code], cwd=tmp_path, capture_output=True,
                          text=True, check=True)
     assert out.stdout.strip() == "['boundcalc.theory.catalog']"
+
+
+def test_activation_names_are_the_presets_of_the_theory():
+    from boundcalc.theory.activations import PRESETS
+    from boundcalc.theory.catalog import ACTIVATIONS
+
+    assert ACTIVATIONS == tuple(PRESETS)
+
+
+def test_the_parameter_table_sets_every_symbol_a_statement_may_contain():
+    from boundcalc.params import ARGUMENT_NAMES
+    from boundcalc.theory import symbols as S
+
+    assert sorted(ARGUMENT_NAMES) == sorted(s.name for s in S.ALL)
+    assert len(set(ARGUMENT_NAMES)) == len(ARGUMENT_NAMES)
