@@ -77,12 +77,13 @@ def test_activation_names_are_the_presets_of_the_theory():
     from boundcalc.theory.activations import PRESETS
     from boundcalc.theory.catalog import ACTIVATIONS
 
-    assert ACTIVATIONS == tuple(PRESETS)
+    assert tuple(PRESETS) == ACTIVATIONS
 
 
 def test_the_parameter_table_sets_every_symbol_a_statement_may_contain():
-    from boundcalc.params import ARGUMENT_NAMES
     from boundcalc.theory import symbols as S
+
+    from boundcalc.params import ARGUMENT_NAMES
 
     assert sorted(ARGUMENT_NAMES) == sorted(s.name for s in S.ALL)
     assert len(set(ARGUMENT_NAMES)) == len(ARGUMENT_NAMES)
