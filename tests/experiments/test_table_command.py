@@ -22,11 +22,11 @@ import numpy as np
 import pandas as pd
 import pytest
 import torch
-from boundcalc.validators import figure1, figure2, table1
+from boundcalc.validators.experiments import figure1, figure2, table1
 
-from boundcalc import tables
 from boundcalc.cli import main
 from boundcalc.rundir import RunDirectory
+from boundcalc.runs import detect_kind
 
 torch.set_num_threads(1)
 
@@ -139,8 +139,12 @@ def test_table1_csv_equals_the_runs_table1_csv(cli, t1_run):
     _assert_same_numbers(cells, pd.read_csv(t1_run / "table1.csv"))
 
 
-def test_docstring_examples_of_the_tables_module_run():
-    assert doctest.testmod(tables).failed == 0
+@pytest.mark.parametrize("module", ["tables", "runs", "summaries"])
+def test_docstring_examples_of_the_tables_modules_run(module):
+    import importlib
+
+    result = doctest.testmod(importlib.import_module(f"boundcalc.{module}"))
+    assert result.failed == 0 and result.attempted > 0
 
 
 def test_docstring_examples_of_the_stats_module_run():
@@ -362,13 +366,13 @@ def test_bad_format_exits_2_naming_the_flag(cli, t1_run):
 
 
 def test_kind_is_recognised_without_the_experiment_field(tmp_path):
-    assert tables.detect_kind({"widths": [8], "seeds": [1]}) == "figure1"
-    assert tables.detect_kind({"lags": [4], "seeds": [0]}) == "figure2"
-    assert tables.detect_kind({"dms": [16], "Ns": [64]}) == "table1"
+    assert detect_kind({"widths": [8], "seeds": [1]}) == "figure1"
+    assert detect_kind({"lags": [4], "seeds": [0]}) == "figure2"
+    assert detect_kind({"dms": [16], "Ns": [64]}) == "table1"
     (tmp_path / "cells").mkdir()
     (tmp_path / "cells" / "dm16-N64.json").write_text("{}")
-    assert tables.detect_kind({}, tmp_path) == "table1"
-    assert tables.detect_kind({"experiment": "figure9"}, tmp_path) is None
+    assert detect_kind({}, tmp_path) == "table1"
+    assert detect_kind({"experiment": "figure9"}, tmp_path) is None
 
 
 # --------------------------------------------------------------------------- no torch

@@ -1,0 +1,224 @@
+"""Stored experiment runs, read back: which run a directory holds and its finished cells.
+
+``boundcalc reproduce figure1|figure2|table1`` leaves a run directory (:mod:`boundcalc.rundir`):
+``config.json`` (the parameters, ``experiment`` naming the kind) and one JSON file per finished
+cell under ``cells/``. :func:`load_run` reads them back as a :class:`StoredRun` — it never trains,
+never recomputes a cell and never imports torch — so that the tables of a run
+(:mod:`boundcalc.tables`) can be made from an unfinished run, or from cells gathered from several
+machines. A damaged cell file is left in place, counted as missing and named with why. This module
+also names the fields every cell of a kind must hold (:data:`CELL_FIELDS`), which the experiments
+write and the summaries (:mod:`boundcalc.summaries`) read.
+
+Example:
+    >>> import json, tempfile
+    >>> from pathlib import Path
+    >>> folder = Path(tempfile.mkdtemp())
+    >>> (folder / "cells").mkdir()
+    >>> params = {"experiment": "table1", "dms": [16], "Ns": [64, 128]}
+    >>> _ = (folder / "config.json").write_text(json.dumps({"parameters": params}))
+    >>> run = load_run(folder)
+    >>> run.kind, run.missing
+    ('table1', ['dm16-N64', 'dm16-N128'])
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import os
+import re
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from boundcalc.params import InputError
+
+__all__ = ["CELL_FIELDS", "FIGURE1_EXTRA", "FIGURE1_METRICS", "FIGURE2_MODELS", "KINDS",
+           "TABLE1_KEYS", "StoredRun", "detect_kind", "expected_cells", "load_run", "revive"]
+
+#: Experiment kinds a run directory can hold.
+KINDS: tuple[str, ...] = ("figure1", "figure2", "table1")
+
+#: The three panels of figure 1, as each cell stores them.
+FIGURE1_METRICS = ("lin_error", "app_error", "min_train_loss")
+#: Panel (a) at the other boundary alignment, in the cells of runs that store it.
+FIGURE1_EXTRA = ("lin_error_alt",)
+#: The models of figure 2.
+FIGURE2_MODELS = ("transformer", "indrnn")
+#: The fields of a table1 cell, in the order of the run's ``table1.csv``.
+TABLE1_KEYS = ("d_m", "N", "lowest_test_loss", "lowest_test_epoch", "paper_lowest_test_loss",
+               "paper_epoch", "theorem5_bound", "theorem5_bound_printed",
+               "lowest_test_under_bound", "conditions_hold_count", "all_conditions_hold",
+               "conditions_holding", "conditions_failing", "alpha", "Phi0")
+
+#: Keys every stored cell of a kind holds (a cell file without them is damaged).
+CELL_FIELDS: dict[str, tuple[str, ...]] = {
+    "figure1": ("seed", "m", *FIGURE1_METRICS),
+    "figure2": ("model", "L", "T", "seed", "max_jacobian", "min_val_loss", "max_loss_gradient",
+                "diverged", "memory_floats_per_sample"),
+    "table1": TABLE1_KEYS,
+}
+
+_ARG = "RUN_DIR"
+
+
+@dataclass
+class StoredRun:
+    """What a run directory holds: its kind, parameters and finished cells (never recomputed).
+
+    Attributes:
+        label: the run directory as the user named it (shown in tables and messages).
+        path: the folder.
+        kind: ``figure1``, ``figure2`` or ``table1``.
+        params: the ``parameters`` of ``config.json``.
+        records: the finished cells, in the order the experiment lists them.
+        missing: keys of the expected cells with no usable file yet (damaged ones included).
+        damaged: key → why its file is not a finished cell (empty, truncated, ``{}``, a field
+            missing); left in place (``reproduce`` moves such files aside and recomputes them).
+    """
+
+    label: str
+    path: Path
+    kind: str
+    params: dict[str, Any]
+    records: list[dict[str, Any]] = field(default_factory=list)
+    missing: list[str] = field(default_factory=list)
+    damaged: dict[str, str] = field(default_factory=dict)
+
+    @property
+    def expected(self) -> int:
+        """Number of cells the run's parameters call for."""
+        return len(self.records) + len(self.missing)
+
+
+_CELL_PATTERNS = {"figure1": re.compile(r"^m\d+-seed\d+$"),
+                  "figure2": re.compile(r"^(transformer|indrnn)-L\d+-seed\d+$"),
+                  "table1": re.compile(r"^dm\d+-N\d+$")}
+
+
+def detect_kind(params: Mapping[str, Any], path: str | os.PathLike | None = None) -> str | None:
+    """The experiment kind of a run: ``params["experiment"]`` (every run records it), else
+    recognised from the parameter names, else from the output and cell files in ``path``;
+    None when nothing matches (a ``validate`` run, say).
+
+    Example:
+        >>> detect_kind({"experiment": "figure2"}), detect_kind({"widths": [8, 16]})
+        ('figure2', 'figure1')
+        >>> detect_kind({"statements": ["lemma2"]}) is None
+        True
+    """
+    stated = params.get("experiment")
+    if stated is not None:
+        return stated if stated in KINDS else None
+    if "widths" in params:
+        return "figure1"
+    if "lags" in params:
+        return "figure2"
+    if "dms" in params and "Ns" in params:
+        return "table1"
+    if path is None:
+        return None
+    folder = Path(path)
+    for kind, marker in (("figure1", "slopes.csv"), ("figure1", "figure1_table.tex"),
+                         ("figure2", "figure2_table.tex"), ("table1", "table1.csv")):
+        if (folder / marker).exists():
+            return kind
+    stems = [p.stem for p in (folder / "cells").glob("*.json")]
+    for kind, pattern in _CELL_PATTERNS.items():
+        if stems and all(pattern.match(s) for s in stems):
+            return kind
+    return None
+
+
+def expected_cells(kind: str, params: Mapping[str, Any]) -> list[str]:
+    """Cell keys (file stems under ``cells/``) a run of ``kind`` with ``params`` finishes, in the
+    experiment's order: figure1 ``m<m>-seed<s>`` (seed-major), figure2
+    ``<model>-L<L>-seed<s>``, table1 ``dm<d_m>-N<N>``.
+
+    Example:
+        >>> expected_cells("figure1", {"widths": [8, 16], "seeds": [1]})
+        ['m8-seed1', 'm16-seed1']
+    """
+    if kind == "figure1":
+        return [f"m{int(m)}-seed{int(s)}" for s in params["seeds"] for m in params["widths"]]
+    if kind == "figure2":
+        return [f"{model}-L{int(L)}-seed{int(s)}" for s in params["seeds"]
+                for L in params["lags"] for model in FIGURE2_MODELS]
+    if kind == "table1":
+        return [f"dm{int(d)}-N{int(N)}" for d in params["dms"] for N in params["Ns"]]
+    raise ValueError(f"`kind` must be one of {KINDS}, got {kind!r}")
+
+
+def load_run(path: str | os.PathLike, label: str | None = None) -> StoredRun:
+    """Read the config and every finished cell of one run directory (no computation).
+
+    A cell file that is not a finished cell (empty, truncated, ``{}``, lacking a field of
+    :data:`CELL_FIELDS`) is counted as missing and named in :attr:`StoredRun.damaged`; the other
+    cells are tabled.
+
+    Raises:
+        InputError: (flag ``RUN_DIR``) ``path`` is not a directory, has no readable
+            ``config.json`` or holds an unknown kind of run.
+
+    Example:
+        >>> load_run("/nonexistent")
+        Traceback (most recent call last):
+        ...
+        boundcalc.errors.InputError: RUN_DIR '/nonexistent' is not a directory
+    """
+    label = str(path) if label is None else label
+    folder = Path(path)
+    if not folder.is_dir():
+        raise InputError(_ARG, f"{label!r} is not a directory")
+    config_file = folder / "config.json"
+    if not config_file.is_file():
+        raise InputError(_ARG, f"{label!r} has no config.json (not a boundcalc run directory)")
+    try:
+        config = json.loads(config_file.read_text(encoding="utf-8"))
+    except (OSError, ValueError) as exc:
+        raise InputError(_ARG, f"{label!r}: cannot read config.json: {exc}") from None
+    params = config.get("parameters") if isinstance(config, dict) else None
+    if not isinstance(params, dict):
+        raise InputError(_ARG, f"{label!r}: config.json has no 'parameters' object")
+    kind = detect_kind(params, folder)
+    if kind is None:
+        stated = params.get("experiment")
+        what = f"experiment {stated!r}" if stated is not None else "no experiment"
+        raise InputError(_ARG, f"{label!r} holds {what}; boundcalc table reads "
+                               f"{', '.join(KINDS)} runs")
+    try:
+        keys = expected_cells(kind, params)
+    except (KeyError, TypeError, ValueError) as exc:
+        raise InputError(_ARG, f"{label!r}: config.json of a {kind} run lacks {exc}") from None
+    from boundcalc.rundir import cell_problem
+
+    records, missing, damaged = [], [], {}
+    for key in keys:
+        cell = folder / "cells" / f"{key}.json"
+        if not cell.is_file():
+            missing.append(key)
+            continue
+        try:
+            text = cell.read_text(encoding="utf-8")
+        except (OSError, UnicodeDecodeError) as exc:
+            problem: str | None = f"unreadable: {getattr(exc, 'strerror', None) or exc}"
+        else:
+            problem = cell_problem(text, CELL_FIELDS[kind])
+            if problem is None and not isinstance(json.loads(text), dict):
+                problem = "not a JSON object"
+        if problem is not None:
+            missing.append(key)
+            damaged[key] = problem
+            continue
+        records.append({k: revive(v) for k, v in json.loads(text).items()})
+    return StoredRun(label, folder, kind, params, records, missing, damaged)
+
+
+_NON_FINITE = {"nan": math.nan, "inf": math.inf, "-inf": -math.inf}
+
+
+def revive(value: Any) -> Any:
+    """A non-finite float back from the text the run directory stores it as (``"nan"``,
+    ``"inf"``, ``"-inf"``; see :func:`boundcalc.rundir.dumps`)."""
+    return _NON_FINITE.get(value, value) if isinstance(value, str) else value

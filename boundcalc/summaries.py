@@ -1,0 +1,200 @@
+"""Summaries of stored experiment runs: mean ± 95 % CI per cell, the bound beside it, the slopes.
+
+From the finished cells of a run (:class:`boundcalc.runs.StoredRun`) this module computes, per run:
+
+* **figure1** (per width m): mean and 95 % Student-t CI over seeds of the linearization error,
+  the approximation error and the minimum training loss, each next to its theory curve
+  (ε_lin, ε_app, Theorem 1's min-iterate bound, evaluated by the calculator
+  :func:`boundcalc.api.evaluate`, exactly as the run does), and the log–log slope of the means in
+  m with its 95 % CI beside the theory curve's slope;
+* **figure2** (per model and lag L): mean and 95 % CI over seeds of the max Jacobian norm, the
+  min validation loss and the max loss gradient, and the memory per sample (no bound is stored);
+* **table1** (per (d_m, N)): the lowest test loss and its epoch (one run per cell, so no CI) next
+  to the Theorem 5 bound and the number of Lemma 4 conditions that hold.
+
+These are the rows of the run's own ``summary.csv`` / ``slopes.csv`` / ``table1.csv``: the
+experiments (:mod:`boundcalc.validators.experiments`) write them with these same functions, and
+``boundcalc table`` (:mod:`boundcalc.tables`) recomputes them from the stored cells. The
+statistics are :mod:`boundcalc.stats`; nothing here imports torch.
+
+Example:
+    >>> cells = [{"model": "transformer", "L": 2, "T": 3, "diverged": False, "max_jacobian": j,
+    ...           "min_val_loss": 0.5, "max_loss_gradient": 1.0,
+    ...           "memory_floats_per_sample": 8} for j in (1.0, 2.0)]
+    >>> summarize_figure2_records(cells, [2])[0]["max_jacobian_mean"]
+    1.5
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping, Sequence
+from typing import Any
+
+from boundcalc.runs import (
+    FIGURE1_EXTRA,
+    FIGURE1_METRICS,
+    FIGURE2_MODELS,
+    TABLE1_KEYS,
+    StoredRun,
+    revive,
+)
+from boundcalc.stats import fit_slope, mean_ci95
+
+__all__ = ["FIGURE1_THEORY", "FIGURE2_BLOCK", "figure1_slopes", "figure1_theory",
+           "summarize_figure1", "summarize_figure1_records", "summarize_figure2",
+           "summarize_figure2_records", "summarize_table1"]
+
+#: Panel of figure 1 → the calculator's quantity it is compared with.
+FIGURE1_THEORY = {"lin_error": "eps_lin", "app_error": "eps_app",
+                  "min_train_loss": "min_iterate", "lin_error_alt": "eps_lin"}
+#: Model of figure 2 → the block of parameters whose Jacobian norm is measured.
+FIGURE2_BLOCK = {"transformer": "W", "indrnn": "u"}
+
+
+def figure1_theory(m: int, params: Mapping[str, Any]) -> dict[str, float]:
+    """ε_lin, ε_app (at n samples) and Theorem 1's min-iterate bound (at the n_train training
+    samples) at width m — the calculator, as
+    :func:`boundcalc.validators.experiments.figure1.theory_curves`.
+
+    Example:
+        >>> p = {"n": 256, "val_fraction": 0.2, "d": 8, "T": 16, "delta": "0.05", "steps": 100,
+        ...      "rho": [3.0, 3.0, 3.0], "nu": [3.0, 3.0, 3.0], "activation": "tanh"}
+        >>> sorted(figure1_theory(8, p))
+        ['eps_app', 'eps_lin', 'min_iterate']
+    """
+    from boundcalc.api import evaluate
+    from boundcalc.params import validate
+
+    def text(v: Iterable[float]) -> str:
+        return ",".join(repr(float(x)) for x in v)
+
+    n = int(params["n"])
+    n_train = n - int(float(params["val_fraction"]) * n)
+    out = {}
+    for count, keys in ((n, ("eps_lin", "eps_app")), (n_train, ("min_iterate",))):
+        res = evaluate("theorem1", validate(
+            m=int(m), n=count, d=params["d"], T=params["T"], delta=params["delta"],
+            rho=text(params["rho"]), nu=text(params["nu"]), steps=params["steps"],
+            activation=params["activation"]))
+        for key in keys:
+            out[key] = float(res.bound[key] if key in res.bound else res.constants[key])
+    return out
+
+
+def _figure1_metrics(records: Sequence[Mapping[str, Any]]) -> tuple[str, ...]:
+    """The three panels, and the extra metrics every record has (runs before they existed
+    lack them)."""
+    extra = tuple(k for k in FIGURE1_EXTRA if records and all(k in r for r in records))
+    return FIGURE1_METRICS + extra
+
+
+def summarize_figure1(run: StoredRun) -> list[dict[str, Any]]:
+    """One row per width with finished cells: the columns of the run's ``summary.csv``
+    (``m``, ``seeds``, ``<metric>_mean``, ``<metric>_ci95``, ``<metric>_theory``).
+
+    Example:
+        >>> from pathlib import Path
+        >>> run = StoredRun("r", Path("."), "figure1", {"widths": [8]}, [], ["m8-seed1"])
+        >>> summarize_figure1(run)
+        []
+    """
+    return summarize_figure1_records(run.records, run.params)
+
+
+def summarize_figure1_records(records: Sequence[Mapping[str, Any]],
+                              params: Mapping[str, Any]) -> list[dict[str, Any]]:
+    """:func:`summarize_figure1` of cell records and run parameters (``widths`` and those of
+    :func:`figure1_theory`); what ``reproduce figure1`` writes as ``summary.csv``."""
+    rows = []
+    for m in params["widths"]:
+        cell = [r for r in records if r["m"] == m]
+        if not cell:
+            continue
+        row: dict[str, Any] = {"m": m, "seeds": len(cell)}
+        metrics = _figure1_metrics(cell)
+        for key in metrics:
+            mean, ci, _ = mean_ci95([revive(r[key]) for r in cell])
+            row[f"{key}_mean"], row[f"{key}_ci95"] = mean, ci
+        curves = figure1_theory(m, params)
+        for key in metrics:
+            row[f"{key}_theory"] = curves[FIGURE1_THEORY[key]]
+        rows.append(row)
+    return rows
+
+
+def figure1_slopes(summary: Sequence[Mapping[str, Any]]) -> list[dict[str, Any]]:
+    """One row per panel (the columns of ``slopes.csv``): log–log slope of the means in m with its
+    95 % CI and intercept, the theory curve's slope, and the number of widths.
+
+    Example:
+        >>> rows = [{"m": m, **{f"{k}_{s}": 1 / m for k in FIGURE1_METRICS
+        ...                     for s in ("mean", "theory")}} for m in (8, 16, 32)]
+        >>> [round(r["slope"], 9) for r in figure1_slopes(rows)]
+        [-1.0, -1.0, -1.0]
+    """
+    ms = [r["m"] for r in summary]
+    rows = []
+    present = [k for k in FIGURE1_EXTRA if summary and all(f"{k}_mean" in r for r in summary)]
+    for key in FIGURE1_METRICS + tuple(present):
+        slope, ci, intercept = fit_slope(ms, [r[f"{key}_mean"] for r in summary])
+        theory, _, _ = fit_slope(ms, [r[f"{key}_theory"] for r in summary])
+        rows.append({"panel": key, "slope": slope, "slope_ci95": ci, "intercept": intercept,
+                     "theory_slope": theory, "widths": len(ms)})
+    return rows
+
+
+def summarize_figure2(run: StoredRun) -> list[dict[str, Any]]:
+    """One row per (model, L) with finished cells: the columns of the run's ``summary.csv``.
+
+    Example:
+        >>> cells = [{"model": "indrnn", "L": 4, "T": 5, "diverged": False, "max_jacobian": j,
+        ...           "min_val_loss": 0.5, "max_loss_gradient": 1.0,
+        ...           "memory_floats_per_sample": 16} for j in (1.0, 3.0)]
+        >>> from pathlib import Path
+        >>> run = StoredRun("r", Path("."), "figure2", {"lags": [4]}, cells)
+        >>> row = summarize_figure2(run)[0]
+        >>> row["model"], row["max_jacobian_mean"], row["seeds"]
+        ('indrnn', 2.0, 2)
+    """
+    return summarize_figure2_records(run.records, run.params["lags"])
+
+
+def summarize_figure2_records(records: Sequence[Mapping[str, Any]],
+                              lags: Iterable[int]) -> list[dict[str, Any]]:
+    """:func:`summarize_figure2` of cell records and the run's lags; what ``reproduce figure2``
+    writes as ``summary.csv``."""
+    rows = []
+    lags = list(lags)
+    for model in FIGURE2_MODELS:
+        for L in lags:
+            cell = [{k: revive(v) for k, v in r.items()} for r in records
+                    if r["model"] == model and r["L"] == L]
+            if not cell:
+                continue
+            jac_mean, jac_ci, _ = mean_ci95([r["max_jacobian"] for r in cell])
+            val_mean, val_ci, _ = mean_ci95([r["min_val_loss"] for r in cell])
+            grad_mean, grad_ci, _ = mean_ci95([r["max_loss_gradient"] for r in cell])
+            rows.append({
+                "model": model, "L": L, "T": cell[0]["T"], "seeds": len(cell),
+                "diverged": sum(bool(r["diverged"]) for r in cell),
+                "jacobian_block": FIGURE2_BLOCK[model],
+                "max_jacobian_mean": jac_mean, "max_jacobian_ci95": jac_ci,
+                "max_jacobian_min": min(r["max_jacobian"] for r in cell),
+                "max_jacobian_max": max(r["max_jacobian"] for r in cell),
+                "min_val_loss_mean": val_mean, "min_val_loss_ci95": val_ci,
+                "max_loss_gradient_mean": grad_mean, "max_loss_gradient_ci95": grad_ci,
+                "memory_floats_per_sample": cell[0]["memory_floats_per_sample"],
+            })
+    return rows
+
+
+def summarize_table1(run: StoredRun) -> list[dict[str, Any]]:
+    """One row per finished (d_m, N) cell: the columns of the run's ``table1.csv``.
+
+    Example:
+        >>> cell = {k: 0 for k in TABLE1_KEYS} | {"d_m": 16, "N": 64, "wall_s": 1.0}
+        >>> from pathlib import Path
+        >>> list(summarize_table1(StoredRun("r", Path("."), "table1", {}, [cell]))[0])[:3]
+        ['d_m', 'N', 'lowest_test_loss']
+    """
+    return [{k: r.get(k) for k in TABLE1_KEYS} for r in run.records]
