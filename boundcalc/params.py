@@ -351,9 +351,12 @@ def validate(*, statement: str | None = None, **values: object) -> Inputs:
     if unknown:
         raise TypeError(f"validate() got unexpected keyword arguments {unknown}")
     checked: dict[str, Any] = {}
-    for p in PARAMS.values():
+    # the scalars first, then rho and nu, then the activation (the order of the messages when
+    # several flags are wrong)
+    for p in sorted(PARAMS.values(), key=lambda p: ("triple", "activation").index(p.kind) + 1
+                    if p.kind in ("triple", "activation") else 0):
         if p.kind == "activation":
-            continue  # checked last, as it always was
+            continue
         value = values.get(p.name, p.default)
         checked[p.name] = None if value is None else p.check(value)
     if (checked["eta"] is None and _uses_step_size(statement)
