@@ -1,0 +1,93 @@
+"""The structure docs/architecture.md describes: adding a statement takes a theory module and a
+catalog row, a flag reaches its formula through its parameter row, and the calculator path
+imports neither torch nor the validators."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+import tempfile
+
+from boundcalc.theory.catalog import STATEMENTS
+
+from boundcalc.params import ARGUMENT_NAMES, PARAMS
+
+#: A toy statement added the documented way (a module with a builder named like the command, a
+#: catalog row), in a fresh process; then its command runs.
+_ADD_A_STATEMENT = """
+import sys, types
+import sympy as sp
+from boundcalc.theory import catalog
+from boundcalc.theory import symbols as S
+from boundcalc.theory.statement import Condition, Statement
+
+module = types.ModuleType("boundcalc.theory.toy")
+def toy():
+    width_term = S.rho_c / sp.sqrt(S.m)
+    return Statement(
+        name="toy", title="Toy bound", summary="rho_c / sqrt(m), doubled.",
+        constants={"width_term": width_term}, terms={}, bound={"doubled": 2 * width_term},
+        probability=1 - S.delta,
+        conditions=(Condition("m_even", sp.Eq(sp.Mod(S.m, 2), 0), "m even", "symmetric init"),),
+        descriptions={"width_term": "rho_c / sqrt(m)", "doubled": "twice that"})
+module.toy = toy
+sys.modules["boundcalc.theory.toy"] = module
+row = catalog.StatementInfo(name="toy", module="toy", routed=False, what="Toy (a test)",
+                            help="Toy (a test).", uses_step_size=False)
+catalog.STATEMENTS += (row,)
+catalog.NAMES += ("toy",)
+catalog.BY_NAME["toy"] = row
+
+from boundcalc.cli import main
+sys.exit(main(sys.argv[1:]))
+"""
+
+
+def _run(*args: str) -> subprocess.CompletedProcess:
+    env = {**os.environ, "BOUNDCALC_NO_CACHE": "1"}
+    return subprocess.run([sys.executable, "-c", _ADD_A_STATEMENT, *args], capture_output=True,
+                          text=True, env=env, cwd=tempfile.gettempdir(), timeout=300)
+
+
+def test_a_statement_added_as_documented_gets_its_command_sweep_and_explain():
+    point = _run("toy", "--m", "16", "--rho", "2", "--format", "json")
+    assert point.returncode == 0, point.stderr
+    data = json.loads(point.stdout)
+    assert data["statement"]["title"] == "Toy bound"
+    assert data["bound"]["doubled"] == 1.0  # 2 * 2 / sqrt(16)
+    assert data["conditions"] == [
+        {"name": "m_even", "holds": True, "detail": "m even holds (m = 16)"}]
+    sweep = _run("sweep", "toy", "--m", "4,16", "--format", "csv", "--columns", "m,doubled")
+    assert sweep.returncode == 0, sweep.stderr
+    assert sweep.stdout.split() == ["m,bound.doubled", "4,2.0", "16,1.0"]
+    explain = _run("explain", "toy")
+    assert explain.returncode == 0 and "rho_c / sqrt(m)" in explain.stdout
+    listing = _run("--help")
+    assert "toy" in listing.stdout and "Toy (a test)." in listing.stdout
+
+
+def test_every_flag_names_symbols_of_the_theory_and_every_statement_a_module():
+    from importlib import import_module
+
+    from boundcalc.theory import symbols as S
+
+    names = {s.name for s in S.ALL}
+    for param in PARAMS.values():
+        assert param.flag.startswith("--") and set(param.symbols) <= names, param
+    assert set(ARGUMENT_NAMES) == names
+    for row in STATEMENTS:
+        builder = getattr(import_module(f"boundcalc.theory.{row.module}"), row.name)
+        assert builder().name == row.name
+
+
+def test_the_calculator_imports_neither_torch_nor_the_validators():
+    code = ("import sys; from boundcalc.cli import main; "
+            "main(['theorem1', '--output', '/dev/null']); main(['sweep', 'theorem1', '--m', "
+            "'8,16', '--output', '/dev/null']); main(['explain', 'lemma2', '--output', "
+            "'/dev/null']); print(sorted(m for m in sys.modules if m == 'torch' or "
+            "m.startswith('boundcalc.validators')))")
+    proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                          cwd=tempfile.gettempdir(), timeout=300, check=True)
+    assert proc.stdout.split("\n")[-2] == "[]"
