@@ -58,7 +58,7 @@ def test_a_measurement_above_its_bound_exits_1(tmp_path, monkeypatch, capsys):
         return lambda: [{"name": "lemma3.eps_lin", "method": "fake", "measured": 2.0,
                          "bound": 1.0, "ratio": 2.0, "holds": False}]
 
-    monkeypatch.setattr(validation, "_cell_runner", fake_runner)
+    monkeypatch.setattr(validation, "cell_runner", fake_runner)
     code = main(["validate", "lemma3", *SMALL, "--out", str(tmp_path)])
     assert code == 1
     assert "VIOLATION" in capsys.readouterr().out
@@ -98,3 +98,23 @@ def test_bad_validate_input_names_the_flag_and_exits_2(args, flag, capsys):
 def test_all_expands_to_every_statement_once():
     assert validation.expand_statements(["lemma2", "all"]) == [
         "lemma2", *[s for s in validation.STATEMENTS if s != "lemma2"]]
+
+
+@pytest.mark.parametrize("module", ["validation_settings", "validation_cells",
+                                    "validation_progress", "validation_summary"])
+def test_docstring_examples_of_the_validation_modules_run(module):
+    import doctest
+    import importlib
+
+    result = doctest.testmod(importlib.import_module(f"boundcalc.{module}"))
+    assert result.failed == 0 and result.attempted > 0
+
+
+def test_validation_names_the_objects_of_the_modules_that_define_them():
+    from boundcalc import validation_settings, validation_summary
+
+    for name in validation.__all__:
+        if name != "run_validation":
+            home = (validation_settings if name in validation_settings.__all__
+                    else validation_summary)
+            assert getattr(validation, name) is getattr(home, name)

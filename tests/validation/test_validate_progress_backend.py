@@ -1,11 +1,11 @@
-"""Issue 12 items 19 and 16: ``validate`` reports progress with an ETA on stderr (silenced by
+"""``validate`` reports progress with an ETA on stderr (silenced by
 ``--quiet``) and records the training backend in config.json."""
 
 from __future__ import annotations
 
 import re
 
-from boundcalc import validation
+from boundcalc import validation, validation_progress
 from boundcalc.cli import main
 
 TINY = ["--m", "4", "--d", "2", "--T", "2", "--n", "16", "--effort", "quick", "--seeds", "2",
@@ -33,8 +33,8 @@ def test_validate_quiet_prints_no_progress(tmp_path, capsys):
 def test_heartbeat_reports_a_running_cell_with_its_eta(tmp_path, monkeypatch):
     import time
 
-    monkeypatch.setattr(validation, "PROGRESS_HEARTBEAT_S", 0.05)
-    monkeypatch.setattr(validation, "_cell_runner",
+    monkeypatch.setattr(validation_progress, "PROGRESS_HEARTBEAT_S", 0.05)
+    monkeypatch.setattr(validation, "cell_runner",
                         lambda statement, s, seed: lambda: (time.sleep(0.4), [])[1])
     settings = validation.make_settings(
         m="4", n="16", d="2", T="2", rho="2", nu="1", delta="0.05", activation="tanh",

@@ -1,4 +1,4 @@
-"""Issue 12 hardening of ``validate`` / ``reproduce``: small n, huge m, unwritable run
+"""Hard inputs of ``validate`` / ``reproduce``: small n, huge m, unwritable run
 directories, reused ``--out``, a missing matplotlib, non-positive printed bounds."""
 
 from __future__ import annotations
@@ -108,7 +108,7 @@ def test_reproduce_without_matplotlib_refuses_before_computing(experiment, tmp_p
                                                               monkeypatch):
     import importlib
 
-    module = importlib.import_module(f"boundcalc.validators.{experiment}")
+    module = importlib.import_module(f"boundcalc.validators.experiments.{experiment}")
 
     def must_not_run(*args, **kwargs):
         raise AssertionError("computed cells although matplotlib is missing")
@@ -137,7 +137,7 @@ def _generalization_records(bound: float) -> list[dict]:
 @pytest.mark.parametrize("fmt", ["table", "json"])
 def test_a_negative_printed_bound_is_not_applicable_with_no_ratio(fmt, tmp_path, capsys,
                                                                   monkeypatch):
-    monkeypatch.setattr(validation, "_cell_runner",
+    monkeypatch.setattr(validation, "cell_runner",
                         lambda statement, settings, seed: lambda: _generalization_records(-39210.3))
     code = main(["validate", "generalization", "--steps", "2", "--device", "cpu",
                  "--out", str(tmp_path / "r"), "--format", fmt])
