@@ -37,7 +37,7 @@ import sys
 import time
 
 import torch
-from boundcalc.validators.data import synthetic_inputs
+from boundcalc.validators.data.inputs import synthetic_inputs
 from boundcalc.validators.model import (
     Params,
     forward,

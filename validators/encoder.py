@@ -1,7 +1,7 @@
 """Paper 003's shallow Transformer encoder (Wu et al. 2024) in torch, plain GD, and the
 measurements that confront Lemma 4 and Theorem 5 with real runs.
 
-Model (paper 003 §3.1.2, L45–L85 of ``shared/papers/003_ca845a00a60efb13.txt``), for a batch
+Model (paper 003 §3.1.2, lines 45–85 of its extracted text), for a batch
 X ∈ R^{N×d_s×d}:
 
     S_n     = softmax_rows((X_n W_Qᵀ)(X_n W_Kᵀ)ᵀ / √d_m)        (d_s × d_s, row-wise softmax)
@@ -12,14 +12,14 @@ with W_Q, W_K, W_V ∈ R^{d_m×d}, w_O ∈ R^{d_m} and the LeCun init of §3.1.3
 w_O entries N(0, 1/d_m)); the paper sets d = d_m (L145), here ``d`` defaults to the input's last
 dimension. F_pre ∈ R^{N×d_m} stacks the f_pre,n.
 
-Measured (issue 5, item 2): the seven norms of θ⁰ (keys of
+Measured: the seven norms of θ⁰ (keys of
 :data:`boundcalc.generalization.NORM_FLAGS`), α = σ_min(F_pre⁰), Φ(θ⁰) = ½‖f(θ⁰) − y‖², R_X =
 max_n ‖X_n‖_F/√d_s (Assumption 3), and along GD the block distances ‖W_•^t − W_•⁰‖, Φ(θ^t), the
 empirical loss L_S(f_{θ^t}) and a held-out loss. :func:`check_run` turns them into the inputs of
 :func:`boundcalc.generalization.evaluate_generalization` (radii = distances actually travelled)
 and reports which conditions of Lemma 4 hold and whether the measured losses stay under the
 bounds; a violation with all conditions holding is flagged as a finding.
-:func:`load_generalization_data`, :func:`validation_records` and :func:`validate_cell` serve
+:func:`validation_records` and :func:`validate_cell` serve
 ``boundcalc validate generalization`` (:mod:`boundcalc.validation`): one measured-vs-bound record
 per (check, form) with the conditions of that check as columns.
 
@@ -45,6 +45,13 @@ from typing import Any, NamedTuple
 
 import torch
 from torch import Tensor
+
+from .data.digits import input_scale
+
+__all__ = ["EVAL_LOSSES", "MIN_ALPHA", "MIN_RADIUS", "OBJECTIVES", "EncoderParams", "EncoderRun",
+           "alpha_of", "check_run", "eval_loss_value", "forward", "init_norms", "lecun_init",
+           "measure_init", "objective_value", "phi", "pre_features", "train_gd", "validate_cell",
+           "validation_records"]
 
 OBJECTIVES = ("phi", "mse", "cross_entropy")
 EVAL_LOSSES = ("absolute", "logistic")
@@ -150,12 +157,6 @@ def alpha_of(params: EncoderParams, X: Tensor) -> float:
     """α = σ_min(F_pre): the smallest of the min(N, d_m) singular values (L215)."""
     feats = pre_features(params.detach(), X).to(torch.float64)
     return float(torch.linalg.svdvals(feats)[-1])
-
-
-def input_scale(X: Tensor) -> float:
-    """R_X = max_n ‖X_n‖_F / √d_s, the smallest R_X with ‖X_n‖_F ≤ √d_s R_X (Assumption 3)."""
-    norms = torch.linalg.matrix_norm(X.to(torch.float64), "fro")
-    return float(norms.max()) / math.sqrt(X.shape[1])
 
 
 def measure_init(params: EncoderParams, X: Tensor, y: Tensor) -> dict[str, Any]:
@@ -386,88 +387,8 @@ def check_run(X: Tensor, y: Tensor, *, d_m: int, seed: int, steps: int, lr: floa
 
 
 # ---------------------------------------------------------------------------------------------
-# ``boundcalc validate generalization``: data and one (seed) cell as measured-vs-bound records
+# ``boundcalc validate generalization``: one (seed) cell as measured-vs-bound records
 # ---------------------------------------------------------------------------------------------
-
-#: Held-out samples of the default data set (the test split of ``reproduce table1 --preset quick``).
-DEFAULT_N_TEST = 128
-
-
-def load_generalization_data(N: int, n_test: int = DEFAULT_N_TEST, data: str | None = None
-                             ) -> dict[str, Any]:
-    """Training and held-out tokens for ``validate generalization``.
-
-    * ``data=None``: the generated two-class image set of ``reproduce table1 --preset quick``
-      (:func:`validators.mnist.synthetic_digits`, seed 1; the first ``n_test`` images held out,
-      the N training images the first N of a seed-0 permutation of the rest; 8 × 8-patch tokens,
-      pixels in [0, 1], so R_X = 8 a priori). With N ≤ 128 and n_test = 128 these are exactly that
-      preset's images.
-    * ``data`` an ``.npz`` with ``X`` (M, d_s, d) and ``y`` (M,) (the calculator's ``--data``
-      layout), optionally ``X_test``, ``y_test``: tokens as given; without a test split the first N
-      of a seed-0 permutation train and the next ``n_test`` are held out. R_X is measured,
-      max_n ‖X_n‖_F/√d_s over training and held-out samples.
-    * otherwise MNIST (IDX folder or .npz with ``x_train`` …, :func:`validators.mnist.load_mnist`):
-      digits 0 vs 1 as in Table 1, the first ``n_test`` test images held out, R_X = 8 a priori.
-
-    Returns ``{"X", "y", "X_test", "y_test"}`` (float64 numpy arrays, labels as given, 0/1 for
-    images), ``R_X`` and ``source`` (one line). Raises a one-line ``ValueError`` on unusable data.
-    """
-    import numpy as np
-
-    from .mnist import r_x_bound
-
-    if N < 2 or n_test < 1:
-        raise ValueError(f"need N >= 2 and n_test >= 1, got N={N}, n_test={n_test}")
-    if data is not None and str(data).endswith(".npz"):
-        try:
-            with np.load(str(data), allow_pickle=False) as archive:
-                arrays = {k: np.asarray(archive[k], dtype=np.float64) for k in archive.files
-                          if k in ("X", "y", "X_test", "y_test")}
-        except (OSError, ValueError) as exc:
-            raise ValueError(f"{data}: cannot read as .npz ({exc})") from None
-        if "X" in arrays and "y" in arrays:
-            return _token_data(arrays, N, n_test, str(data))
-    from .table1 import load_data, make_config
-
-    n_generated = max(257, N + n_test + 1)
-    cfg = make_config("quick", data=data, Ns=(N,), n_test=n_test, n_generated=n_generated)
-    arrays = load_data(cfg)
-    source = (f"{data}: MNIST digits 0 vs 1" if data is not None else
-              "generated rings vs bars (reproduce table1 --preset quick's set)")
-    return {"X": arrays["X_pool"][:N], "y": arrays["y_pool"][:N], "X_test": arrays["X_test"],
-            "y_test": arrays["y_test"], "R_X": r_x_bound(cfg.patch, cfg.scale),
-            "source": f"{source}, 8x8-patch tokens, R_X = 8 a priori"}
-
-
-def _token_data(arrays: dict[str, Any], N: int, n_test: int, path: str) -> dict[str, Any]:
-    import numpy as np
-
-    X, y = arrays["X"], arrays["y"]
-    if X.ndim != 3 or y.shape != (X.shape[0],):
-        raise ValueError(f"{path}: needs X of shape (M, d_s, d) and y of shape (M,), got X "
-                         f"{X.shape}, y {y.shape}")
-    if "X_test" in arrays and "y_test" in arrays:
-        X_te, y_te = arrays["X_test"][:n_test], arrays["y_test"][:n_test]
-        if X.shape[0] < N:
-            raise ValueError(f"{path}: {X.shape[0]} training samples, N is {N}")
-        X_tr, y_tr = X[:N], y[:N]
-        if X_te.ndim != 3 or X_te.shape[1:] != X.shape[1:] or y_te.shape != (X_te.shape[0],):
-            raise ValueError(f"{path}: X_test / y_test do not match X's (d_s, d) = {X.shape[1:]}")
-    else:
-        if X.shape[0] < N + 1:
-            raise ValueError(f"{path}: {X.shape[0]} samples, need N + 1 = {N + 1} or more "
-                             f"(N to train, the rest held out) or X_test / y_test")
-        order = np.random.default_rng(0).permutation(X.shape[0])
-        X_tr, y_tr = X[order[:N]], y[order[:N]]
-        X_te, y_te = X[order[N:N + n_test]], y[order[N:N + n_test]]
-    if X_te.shape[0] < 1:
-        raise ValueError(f"{path}: no held-out samples")
-    if not all(np.isfinite(a).all() for a in (X_tr, y_tr, X_te, y_te)):
-        raise ValueError(f"{path}: contains non-finite values")
-    both = torch.from_numpy(np.concatenate([X_tr, X_te]))
-    return {"X": X_tr, "y": y_tr, "X_test": X_te, "y_test": y_te, "R_X": input_scale(both),
-            "source": f"{path}: tokens as given, R_X measured on train and held-out samples"}
-
 
 #: ``validate generalization`` checks: (record name, claim, where the bound sits in the
 #: calculator's output, the measured key of :func:`check_run`'s report).

@@ -103,7 +103,7 @@ def _erf_fn(x: Tensor) -> Tensor:
 
 
 def _erf_d1(x: Tensor) -> Tensor:
-    # d/dx erf(x/√2) = √(2/π) e^{−x²/2}  (the authors' script is off by √2 here; paper-notes §5)
+    # d/dx erf(x/√2) = √(2/π) e^{−x²/2}  (the authors' public script is off by a factor √2 here)
     return _SQRT_2_OVER_PI * torch.exp(-0.5 * x**2)
 
 

@@ -17,7 +17,7 @@ feature map of Lemma 4 at anchor r scaled into the sup-norm ball, so |v_c| ≤ �
 **Target.** With ψ(U, W; X) = v_c σ(Uᵀa) + σ'(Uᵀa) aᵀv_u + σ'(Uᵀa) ⟨G U qᵀ, v_w⟩_F,
 Lemma 5's target is the exact expectation f*(X) = E_{(U,W)~init} ψ(U, W; X). It has no closed
 form (W enters through a softmax), so the teacher is the Monte Carlo mean over M fresh
-init samples (U_s, W_s) ~ N(0, I) (default M = 8192, paper-notes §4):
+init samples (U_s, W_s) ~ N(0, I) (default M = 8192):
 
     f*_M(X) = (1/M) Σ_s ψ(U_s, W_s; X)      — :meth:`Teacher.__call__`, exactly this mean.
 
@@ -57,7 +57,7 @@ from functools import cached_property
 import torch
 from torch import Tensor
 
-from .data import derived_seed, synthetic_inputs
+from .data.inputs import derived_seed, synthetic_inputs
 from .model import Activation, Params, get_activation, head_features, last_token_query
 
 #: Elements allowed in one (chunk, samples, T) intermediate tensor.

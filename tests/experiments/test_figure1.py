@@ -14,7 +14,7 @@ import time
 from pathlib import Path
 
 import pytest
-from boundcalc.validators.figure1 import (
+from boundcalc.validators.experiments.figure1 import (
     PRESETS,
     all_cells,
     fit_slope,
@@ -98,7 +98,7 @@ def test_seed_parts_run_apart_merge_into_the_same_summary(quick_run, tmp_path, m
     cell is computed again) and writes the same summary as one uninterrupted run."""
     import shutil
 
-    from boundcalc.validators import figure1
+    from boundcalc.validators.experiments import figure1
 
     whole, _ = quick_run
     parts = [run_figure1("quick", seeds=[s], out=tmp_path / f"part{s}", progress=False)
@@ -119,7 +119,7 @@ def test_seed_parts_run_apart_merge_into_the_same_summary(quick_run, tmp_path, m
 
 
 def test_teacher_is_built_once_per_seed(tmp_path, monkeypatch):
-    from boundcalc.validators import figure1
+    from boundcalc.validators.experiments import figure1
 
     calls = []
     original = figure1.build_teacher
@@ -161,7 +161,7 @@ def test_slope_fit_and_config():
 
 
 def test_cli_reproduce_figure1(tmp_path, monkeypatch):
-    from boundcalc.validators import figure1
+    from boundcalc.validators.experiments import figure1
     from typer.testing import CliRunner
 
     from boundcalc.cli import app
@@ -188,7 +188,7 @@ def test_cli_lin_align_and_dtype_reach_the_config_and_are_checked(tmp_path, monk
     """``--lin-align output`` and ``--dtype float32`` are passed to the run; a bad value or an
     experiment without the option exits 2 with a one-line message naming the flag; the paper
     preset defaults to ``feature``."""
-    from boundcalc.validators import figure1
+    from boundcalc.validators.experiments import figure1
     from typer.testing import CliRunner
 
     from boundcalc.cli import app

@@ -10,8 +10,8 @@ import time
 
 import numpy as np
 import pytest
-from boundcalc.validators.mnist import synthetic_digits, write_idx
-from boundcalc.validators.table1 import PRESETS, all_cells, run_table1
+from boundcalc.validators.data.mnist import synthetic_digits, write_idx
+from boundcalc.validators.experiments.table1 import PRESETS, all_cells, run_table1
 
 OUTPUTS = ("config.json", "results.csv", "results.json", "table1.csv", "table1_table.tex")
 
@@ -113,7 +113,7 @@ def test_cli_paper_without_data_names_data(tmp_path, capsys):
 
 
 def test_cli_quick_runs(tmp_path, monkeypatch):
-    from boundcalc.validators import table1
+    from boundcalc.validators.experiments import table1
     from typer.testing import CliRunner
 
     from boundcalc.cli import app
@@ -178,7 +178,7 @@ def test_paper_preset_runs_on_when_the_measured_alpha_is_zero(tmp_path):
 def test_cli_paper_preset_with_alpha_zero_exits_0_naming_no_flag(tmp_path, monkeypatch, capsys):
     from dataclasses import replace
 
-    from boundcalc.validators import table1
+    from boundcalc.validators.experiments import table1
 
     from boundcalc.cli import main
 

@@ -6,7 +6,7 @@ import math
 
 import pytest
 import torch
-from boundcalc.validators.ar_task import (
+from boundcalc.validators.data.ar_task import (
     ar_series,
     context_floats_per_sample,
     make_ar_data,

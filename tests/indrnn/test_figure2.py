@@ -8,7 +8,7 @@ import math
 import time
 
 import pytest
-from boundcalc.validators.figure2 import (
+from boundcalc.validators.experiments.figure2 import (
     PRESETS,
     all_cells,
     make_config,

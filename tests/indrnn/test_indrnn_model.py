@@ -11,7 +11,7 @@ from boundcalc.theory import symbols as S
 from boundcalc.theory.activations import TANH
 from boundcalc.theory.prop2 import unit_gradient_bound, unit_hessian_bound
 from boundcalc.validators import indrnn
-from boundcalc.validators.figure2 import transformer_quantities
+from boundcalc.validators.experiments.figure2 import transformer_quantities
 from boundcalc.validators.model import (
     get_activation,
     init_params,

@@ -155,6 +155,6 @@ def test_compare_rnn_path_never_imports_torch(tmp_path):
 
 @pytest.mark.parametrize("module", ["boundcalc.theory.prop2", "boundcalc.compare_rnn",
                                     "boundcalc.validators.indrnn",
-                                    "boundcalc.validators.ar_task"])
+                                    "boundcalc.validators.data.ar_task"])
 def test_docstring_examples_run(module):
     assert doctest.testmod(importlib.import_module(module)).failed == 0

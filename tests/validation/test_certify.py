@@ -11,14 +11,15 @@ import numpy as np
 import pytest
 import torch
 from boundcalc.theory import symbols as S
-from boundcalc.theory.aposteriori import evaluate_expressions, theorem1_a_posteriori
-from boundcalc.validators import certify as C
-from boundcalc.validators.data import derived_seed
+from boundcalc.theory.aposteriori import theorem1_a_posteriori
+from boundcalc.validators.checks import certify as C
+from boundcalc.validators.data.inputs import derived_seed
 from boundcalc.validators.model import Params, forward
 from boundcalc.validators.train import proj_gd, proj_sgd
 
 from boundcalc.api import symbol_values
 from boundcalc.cli import main
+from boundcalc.evaluator import evaluate_expressions
 from boundcalc.params import validate
 
 SMALL = {"m": 8, "n": 32, "d": 4, "T": 4}

@@ -6,7 +6,7 @@ import math
 
 import pytest
 import torch
-from boundcalc.validators.data import synthetic_inputs
+from boundcalc.validators.data.inputs import synthetic_inputs
 from boundcalc.validators.model import (
     Params,
     displacement_radii,

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 import torch
-from boundcalc.validators.data import synthetic_inputs
+from boundcalc.validators.data.inputs import synthetic_inputs
 from boundcalc.validators.model import (
     Params,
     forward,

@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 import torch
-from boundcalc.validators.data import (
+from boundcalc.validators.data.inputs import (
     derived_seed,
     load_inputs,
     load_labels,

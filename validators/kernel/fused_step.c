@@ -25,7 +25,7 @@
  *
  * Softmax: e_t = 2^(z'_t − max_t z'_t) (z' = log2(e) z), S = Σ_t e_t ≥ 1: the exact max shift.
  * exp2 and tanh are polynomials accurate to a few units in the last place (tested against
- * torch in tests/validators/test_cpu_kernel.py). Sums run in a fixed order: deterministic.
+ * torch in tests/validators/kernel/test_cpu_kernel.py). Sums run in a fixed order: deterministic.
  */
 #include <stdint.h>
 #include <stdlib.h>

@@ -9,7 +9,7 @@ import shutil
 
 import pytest
 import torch
-from boundcalc.validators.data import synthetic_inputs
+from boundcalc.validators.data.inputs import synthetic_inputs
 from boundcalc.validators.kernel import cpu_kernel
 from boundcalc.validators.model import (
     Params,

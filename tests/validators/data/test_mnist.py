@@ -1,4 +1,4 @@
-"""validators/mnist.py: IDX/.npz loading (plain and gzip), bad files, tokens, generated digits."""
+"""validators/data/mnist.py: IDX/.npz loading (plain, gzip), bad files, tokens, generated digits."""
 
 from __future__ import annotations
 
@@ -7,7 +7,7 @@ import struct
 
 import numpy as np
 import pytest
-from boundcalc.validators.mnist import (
+from boundcalc.validators.data.mnist import (
     images_to_tokens,
     load_mnist,
     r_x_bound,

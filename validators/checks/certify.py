@@ -1,7 +1,7 @@
 """Run-certified accounting of Theorem 1 / Proposition 1 (``validate theorem1 --certify``).
 
 Along one actual ProjGD (ProjSGD) run on the validators' teacher–student problem (the setup of
-:mod:`boundcalc.validators.check_training`: teacher, data, init and θ̄ of eq. 11) every quantity
+:mod:`boundcalc.validators.checks.training`: teacher, data, init and θ̄ of eq. 11) every quantity
 of the proof is measured at every step k, and the bound is rebuilt from the a-priori constants
 down to the measured loss, one proof inequality at a time. Each level is an upper bound on the
 next, so the ratio of consecutive levels is the slack of exactly one inequality.
@@ -17,7 +17,7 @@ next, so the ratio of consecutive levels is the slack of exactly one inequality.
 The split of A_j − M_j into A_j and M_j needs the exact f*, an expectation that is never
 computed: the labels are the Monte Carlo teacher y = f*_M, so against f*_M the measured A_j is
 f_lin,j(θ̄) − y_j and M_j = 0, while against f* |M_j| ≤ ε_mis = ε_T (the teacher's Monte Carlo
-bound, w.p. ≥ 1 − δ_T; check_training's module docstring). The difference A_j − M_j is exact.
+bound, w.p. ≥ 1 − δ_T; the module docstring of checks.training). The difference A_j − M_j is exact.
 The paper route splits the same e_j as [f_lin,j − f_j] + C^full_j − (A_j − M_j) with
 C^full_j = ⟨∇f_j(θ_k) − ∇f_j(θ(0)), θ_k − θ̄⟩ (|·| ≤ ε_lin and the paper's ε_cf).
 
@@ -26,7 +26,7 @@ All per-sample quantities come from Lemma 1's closed forms (directional derivati
 the samples per step; ⟨∇f(θ(0)), ·⟩ from the initial features, computed once). The same pass
 gives ∇R̂(θ_k) (and the minibatch gradient g_k of ProjSGD), so the run *is* ProjGD / ProjSGD:
 θ_{k+1} = Π_{Ω_ρ}(θ_k − η g_k) with :func:`boundcalc.validators.model.project`, minibatches from
-:func:`boundcalc.validators.train.minibatch_indices` with the seed of check_training's first
+:func:`boundcalc.validators.train.minibatch_indices` with the seed of checks.training's first
 ProjSGD run. Every per-step scalar is kept for every k (so the chain's sums are exact); the
 per-sample vectors r, T, C, f_lin − f, C^full and d are kept every ``record_every``-th step and
 at the last step.
@@ -49,6 +49,11 @@ import numpy as np
 import torch
 from torch import Tensor
 
+from ..data.inputs import derived_seed
+from ..device import resolve_device, resolve_dtype
+from ..model import Activation, Params, init_params, project
+from ..teacher import build_teacher, transported_params
+from ..train import intra_op_threads, minibatch_indices, small_work_threads
 from .certify_chain import (
     ROUTES,
     SAMPLE_ARRAYS,
@@ -65,19 +70,7 @@ from .certify_chain import (
     plot_chains,
     write_files,
 )
-from .check_training import (
-    DEFAULT_TEACHER_DELTA,
-    _data,
-    _eps_teacher,
-    _evaluate,
-    _inputs,
-    _triple,
-)
-from .data import derived_seed
-from .device import resolve_device, resolve_dtype
-from .model import Activation, Params, init_params, project
-from .teacher import build_teacher, transported_params
-from .train import intra_op_threads, minibatch_indices, small_work_threads
+from .training import DEFAULT_TEACHER_DELTA, _data, _eps_teacher, _evaluate, _inputs, _triple
 
 #: (sample, token, head) entries per chunk of the per-step pass: CPU (cache-sized, but at least
 #: CPU_MIN_CHUNK samples), accelerators.
@@ -438,7 +431,7 @@ def certify(kind: str = "theorem1", *, m: int, n: int, d: int, T: int, rho=2.0, 
     """Certified accounting of one ProjGD (``kind="theorem1"``) or ProjSGD (``"prop1"``,
     minibatch ``batch_size``) run of seed ``seed`` (module docstring).
 
-    The teacher, data, labels y = f*_M, init θ(0) and θ̄ are check_training's
+    The teacher, data, labels y = f*_M, init θ(0) and θ̄ are checks.training's
     (``measure_theorem1`` / the first run of ``measure_prop1``); η = η* of ``evaluate(kind)``
     unless ``eta`` is given; the a-priori bounds are Remark 9's at ε_mis = ε_T (tight route:
     ``remark9``, paper route: ``remark9_paper``).

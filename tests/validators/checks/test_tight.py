@@ -9,8 +9,10 @@ import pytest
 
 torch = pytest.importorskip("torch")
 
-from boundcalc.validators import check_tight  # noqa: E402
-from boundcalc.validators.adversarial import (  # noqa: E402
+from boundcalc.validators.checks import tight as check_tight  # noqa: E402
+from boundcalc.validators.checks.label_envelope import expected_norm_exact  # noqa: E402
+from boundcalc.validators.checks.lemma5 import measure_lemma5  # noqa: E402
+from boundcalc.validators.checks.space import (  # noqa: E402
     SearchSpace,
     batched_forward,
     init_of,
@@ -19,10 +21,9 @@ from boundcalc.validators.adversarial import (  # noqa: E402
     random_configuration,
     theta_of,
 )
-from boundcalc.validators.check_tight import (  # noqa: E402
+from boundcalc.validators.checks.tight import (  # noqa: E402
     a_posteriori_tight,
     change_of_feature_direction,
-    expected_norm_exact,
     head_average_failure_exact,
     head_average_norm,
     per_head_change_of_feature,
@@ -31,10 +32,10 @@ from boundcalc.validators.check_tight import (  # noqa: E402
     validate_head_average_event,
     validate_tight,
 )
-from boundcalc.validators.check_training import measure_lemma5, measure_theorem1  # noqa: E402
+from boundcalc.validators.checks.training import measure_theorem1  # noqa: E402
 from boundcalc.validators.model import Params, get_activation, init_params  # noqa: E402
 
-from boundcalc import validation  # noqa: E402
+from boundcalc import validation, validation_settings  # noqa: E402
 from boundcalc.api import evaluate  # noqa: E402
 from boundcalc.cli import main  # noqa: E402
 from boundcalc.params import validate  # noqa: E402
@@ -289,7 +290,7 @@ def test_a_posteriori_tight_constants_equal_the_a_priori_ones_at_the_worst_case_
 # --- d-free ε_app and Theorem 1 on both routes ----------------------------------------------------
 
 def test_d_free_approximation_error_rate_and_its_falsifiability(monkeypatch):
-    from boundcalc.validators import check_training
+    from boundcalc.validators.checks import lemma5
 
     kw = {"m": 8, "n": 32, "d": 4, "T": 4, "nu": (1.0, 2.0, 1.5), "seeds": 100,
           "teacher_width": 1024, "anchors": 4}
@@ -300,7 +301,7 @@ def test_d_free_approximation_error_rate_and_its_falsifiability(monkeypatch):
     ref = evaluate("theorem1", validate(m=8, n=32, d=4, nu="1.0,2.0,1.5"))
     assert tight["bound"] == pytest.approx(float(ref.constants["eps_app"]), rel=1e-12)
     # a bound below most measured errors (after the teacher's ε_T) is a violation rate > δ
-    real = check_training._evaluate
+    real = lemma5._evaluate
     too_small = tight["teacher_mc_error_bound"] + 0.5 * tight["mean_error"]
 
     class Scaled:
@@ -308,7 +309,7 @@ def test_d_free_approximation_error_rate_and_its_falsifiability(monkeypatch):
             self.bound, self.constants = ev.bound, dict(ev.constants)
             self.constants["eps_app"] = too_small
 
-    monkeypatch.setattr(check_training, "_evaluate",
+    monkeypatch.setattr(lemma5, "_evaluate",
                         lambda name, inputs: Scaled(real(name, inputs)) if name == "theorem1"
                         else real(name, inputs))
     (bad,) = measure_lemma5(**kw, routes=("tight",))
@@ -318,10 +319,10 @@ def test_d_free_approximation_error_rate_and_its_falsifiability(monkeypatch):
 def test_theorem1_compares_one_run_with_both_routes_a_priori_and_a_posteriori():
     import sympy as sp
     from boundcalc.theory import symbols as S
-    from boundcalc.theory.aposteriori import evaluate_expressions
     from boundcalc.theory.theorem1 import build_bound
 
     from boundcalc.api import symbol_values
+    from boundcalc.evaluator import evaluate_expressions
 
     recs = measure_theorem1(m=8, n=32, d=2, T=4, rho=2.0, nu=1.0, steps=20, seeds=1,
                             teacher_width=512, anchors=2)
@@ -370,9 +371,9 @@ def test_validate_all_runs_the_tight_statement_and_reports_a_violation_with_exit
         return out
 
     monkeypatch.setattr(check_tight, "tight_bounds", scaled)
-    monkeypatch.setattr(validation, "EFFORT", {**validation.EFFORT,
-                                               "quick": {"starts": 2, "search_steps": 5,
-                                                         "samples": 2}})
+    monkeypatch.setattr(validation_settings, "EFFORT",
+                        {**validation_settings.EFFORT,
+                         "quick": {"starts": 2, "search_steps": 5, "samples": 2}})
     code = main(["validate", "tight", *ARGS, "--out", str(tmp_path / "run")])
     captured = capsys.readouterr()
     assert code == 1

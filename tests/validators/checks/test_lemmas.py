@@ -9,7 +9,26 @@ import pytest
 
 torch = pytest.importorskip("torch")
 
-from boundcalc.validators.adversarial import (  # noqa: E402
+from boundcalc.validators.checks.event import validate_event  # noqa: E402
+from boundcalc.validators.checks.grid import GRID, summarize  # noqa: E402
+from boundcalc.validators.checks.lemma2 import (  # noqa: E402
+    lipschitz_supremum,
+    lipschitz_worst_case,
+    validate_lemma2,
+)
+from boundcalc.validators.checks.lemma3 import paper_boundary_point, validate_lemma3  # noqa: E402
+from boundcalc.validators.checks.lemma6 import validate_lemma6  # noqa: E402
+from boundcalc.validators.checks.records import a_posteriori, a_priori  # noqa: E402
+from boundcalc.validators.checks.remark3 import REMARK3_T, remark3_table  # noqa: E402
+from boundcalc.validators.checks.search import (  # noqa: E402
+    autograd_gradient_norm,
+    clone_best_head,
+    per_head_gradient_sq,
+    per_head_linearization_terms,
+    search_lipschitz,
+    synthetic_inputs,
+)
+from boundcalc.validators.checks.space import (  # noqa: E402
     SearchSpace,
     batched_forward,
     batched_gradient_norm,
@@ -18,27 +37,6 @@ from boundcalc.validators.adversarial import (  # noqa: E402
     queries_of,
     random_configuration,
     theta_of,
-)
-from boundcalc.validators.check_lemmas import (  # noqa: E402
-    GRID,
-    REMARK3_T,
-    a_posteriori,
-    a_priori,
-    autograd_gradient_norm,
-    clone_best_head,
-    lipschitz_supremum,
-    lipschitz_worst_case,
-    paper_boundary_point,
-    per_head_gradient_sq,
-    per_head_linearization_terms,
-    remark3_table,
-    search_lipschitz,
-    summarize,
-    synthetic_inputs,
-    validate_event,
-    validate_lemma2,
-    validate_lemma3,
-    validate_lemma6,
 )
 from boundcalc.validators.model import (  # noqa: E402
     displacement_radii,
@@ -147,7 +145,7 @@ def test_no_lemma_bound_is_violated_on_a_representative_subset(m, d, T, rho, act
 @pytest.mark.slow
 def test_no_lemma_bound_is_violated_on_every_m_d_T_of_the_grid():
     """Every (m, d, T) of the issue's grid once, ρ and activation cycling (reduced effort; the
-    full grid with stronger settings is run by `python -m boundcalc.validators.check_lemmas`,
+    full grid with stronger settings is run by `boundcalc.validators.checks.grid.run_grid`,
     results in docs/validation.md)."""
     combos = list(itertools.product(GRID["m"], GRID["d"], GRID["T"]))
     cycle = list(itertools.product(GRID["rho"], GRID["activation"]))
@@ -364,8 +362,8 @@ def test_exact_xjx_operator_norm_matches_float_and_certifies_the_equality_case()
     """The exact (mpmath) λ_max(X J Xᵀ) agrees with float64 eigvalsh on random heads, equals 1
     on the hand-built equality case even at T = 1024, and exceeds 1 once a token leaves the
     unit ball (so the check can fail)."""
-    from boundcalc.validators.adversarial import _shrink
-    from boundcalc.validators.check_lemmas import xjx_op_exact
+    from boundcalc.validators.checks.remark3 import xjx_op_exact
+    from boundcalc.validators.checks.space import _shrink
 
     gen = torch.Generator().manual_seed(3)
     for T in (1, 5, 64):

@@ -1,19 +1,21 @@
-"""Measurements against Lemma 5, Theorem 1 and Proposition 1.
+"""Measurements against Theorem 1 and Proposition 1 on real ProjGD / ProjSGD runs, and the
+teacher–student set-up they share with Lemma 5 (:mod:`.lemma5`).
 
 Every function takes plain arguments (m, n, d, T, rho, nu, delta, activation, steps, seeds, device,
 dtype, …) and returns a list of records ``{name, measured, bound, ratio, holds, …details}``; the
 bounds come from :func:`boundcalc.api.evaluate`, i.e. the same sympy expressions the calculator
 prints.
 
-Teacher Monte Carlo error (see validators/teacher.py and docs/validation.md). The labels are the
-Monte Carlo teacher f*_M (M = ``teacher_width`` fresh init samples), not the exact expectation
-f* of Lemma 5. Its error is bounded by the Lemma 5 expression itself at m = 2M:
+Teacher Monte Carlo error (see :mod:`boundcalc.validators.teacher` and docs/validation.md). The
+labels are the Monte Carlo teacher f*_M (M = ``teacher_width`` fresh init samples), not the exact
+expectation f* of Lemma 5. Its error is bounded by the Lemma 5 expression itself at m = 2M:
 max_j |f*_M(X_j) − f*(X_j)| ≤ ε_T with probability ≥ 1 − δ_T over the teacher's samples
 (``teacher_delta``, default 10⁻⁶). Hence
 
-* :func:`measure_lemma5` counts a seed as a violation when max_j |f_lin(X_j; θ̄) − f*_M(X_j)| >
-  ε_app − ε_T (it cannot certify the lemma's inequality for the exact f*); this over-counts, so
-  a rate ≤ δ is evidence for the lemma, and any true violation would be counted;
+* :func:`~.lemma5.measure_lemma5` counts a seed as a violation when
+  max_j |f_lin(X_j; θ̄) − f*_M(X_j)| > ε_app − ε_T (it cannot certify the lemma's inequality for
+  the exact f*); this over-counts, so a rate ≤ δ is evidence for the lemma, and any true
+  violation would be counted;
 * :func:`measure_theorem1` / :func:`measure_prop1` train on y = f*_M, which are f* up to
   ε_mis ≤ ε_T, and compare with Remark 9's bound at ε_mis = ε_T and the step size η* of the
   realizable Theorem 1 (any η > 0 is admissible in the derivation); the realizable bound is
@@ -22,14 +24,14 @@ max_j |f*_M(X_j) − f*(X_j)| ≤ ε_T with probability ≥ 1 − δ_T over the 
   ``theorem1`` / ``prop1`` / ``remark9``, on E_avg) and the paper's (``*_paper``, on E_U), each
   a priori and a posteriori (measured u0_rms = √((1/m)Σ_i ‖U_i(0)‖²) on the tight route,
   u0_max = max_i ‖U_i(0)‖ on the paper route); the step is η* of the first route.
-* :func:`measure_lemma5` compares the same errors with the paper route's ε_app (d degrees of
-  freedom, record ``lemma5``) and, with ``routes`` containing ``"tight"``, with the tight route's
+* :func:`~.lemma5.measure_lemma5` compares the same errors with the paper route's ε_app (d degrees
+  of freedom, record ``lemma5``) and, with ``routes`` containing ``"tight"``, with the tight route's
   d-free ε_app (``attention_dof="one"``, record ``tight.eps_app``); ε_T is the paper route's in
   both (it does not rely on the d-free claim under test).
 
 Seeds: seed s gives the student initialisation ``init_params(m, d, seed=s)``; its teacher, data
-and minibatches use streams derived from s (:func:`boundcalc.validators.data.derived_seed`), so
-the teacher's samples are independent of the student's heads.
+and minibatches use streams derived from s (:func:`boundcalc.validators.data.inputs.derived_seed`),
+so the teacher's samples are independent of the student's heads.
 """
 
 from __future__ import annotations
@@ -41,11 +43,14 @@ from functools import cache
 
 import torch
 
-from .data import derived_seed, synthetic_inputs
-from .device import resolve_device, resolve_dtype
-from .model import init_params, linearized_output
-from .teacher import Teacher, build_teacher, transported_params
-from .train import intra_op_threads, proj_gd, proj_sgd, small_work_threads
+from ..data.inputs import derived_seed, synthetic_inputs
+from ..device import resolve_device, resolve_dtype
+from ..model import init_params
+from ..teacher import Teacher, build_teacher
+from ..train import proj_gd, proj_sgd
+
+__all__ = ["DEFAULT_TEACHER_DELTA", "ROUTES", "measure_prop1", "measure_theorem1"]
+
 
 DEFAULT_TEACHER_DELTA = 1e-6
 
@@ -125,75 +130,6 @@ def _data(teacher: Teacher, n: int, T: int, d: int, seed: int, dtype, device):
     q = teacher.queries(X)
     y = teacher(X, q)
     return X.to(dtype), q.to(dtype), y.to(dtype)
-
-
-# ------------------------------------------------------------------------------------ Lemma 5
-
-def measure_lemma5(*, m: int, n: int, d: int, T: int, nu=1.0, delta: float = 0.05,
-                   activation: str = "tanh", seeds=200, teacher_seed: int = 0,
-                   data_seed: int = 0, teacher_width: int = 8192, anchors: int = 16,
-                   teacher_delta: float = DEFAULT_TEACHER_DELTA, device="cpu",
-                   dtype="float64", routes=("paper",)) -> list[dict]:
-    """Lemma 5: max_j |f_lin(X_j; θ̄) − f*(X_j)| ≤ ε_app w.p. ≥ 1 − δ over the initialisation.
-
-    One teacher (``teacher_seed``) and one data set X (n, T, d) (``data_seed``) are fixed, as in
-    the lemma; for every student seed s, θ̄ is built from ``init_params(m, d, seed=s)`` by eq. (11)
-    and E_s = max_j |f_lin(X_j; θ̄) − f*_M(X_j)| is measured.
-
-    Returns one record per route of ``routes`` (the same errors E_s): ``lemma5`` for
-    ``"paper"`` (ε_app of ``evaluate('lemma5')``, d degrees of freedom) and ``tight.eps_app``
-    for ``"tight"`` (the d-free ε_app of ``evaluate('theorem1')``). measured = max_s E_s,
-    bound = ε_app, ratio; holds = (conservative violation rate ≤ δ) where a violation is
-    E_s > ε_app − ε_T (module docstring). Details: both violation rates, ε_T, the (1 − δ)-quantile
-    and mean of E_s, seeds.
-    """
-    nu_t = _triple("nu", nu)
-    routes = _routes(routes)
-    dev, dt = resolve_device(device), resolve_dtype(dtype)
-    seed_list = _seed_list(seeds)
-    start = time.perf_counter()
-    inputs = _inputs(m=m, n=n, d=d, T=T, delta=delta, rho=nu_t, nu=nu_t, steps=1,
-                     activation=activation)
-    bounds = {"paper": float(_evaluate("lemma5", inputs).bound["eps_app"])}
-    if "tight" in routes:
-        bounds["tight"] = float(_evaluate("theorem1", inputs).constants["eps_app"])
-    teacher = build_teacher(d, T, seed=teacher_seed, nu=nu_t, anchors=anchors,
-                            width=teacher_width, activation=activation, device=dev)
-    X = synthetic_inputs(n, T, d, seed=derived_seed(data_seed, "data"), device=dev)
-    q = teacher.queries(X)
-    target = teacher(X, q).to(dt)
-    Xd, qd = X.to(dt), q.to(dt)
-    eps_t = teacher.mc_error_bound(n, teacher_delta)
-    errors = []
-    with intra_op_threads(small_work_threads(n * T * m, dev)):
-        for s in seed_list:
-            p0 = init_params(m, d, seed=s, dtype=dt, device=dev)
-            f_lin = linearized_output(p0, transported_params(p0, teacher), Xd, qd, teacher.act)
-            errors.append(float((f_lin - target).abs().max()))
-    err = torch.tensor(errors, dtype=torch.float64)
-    seconds = time.perf_counter() - start
-    records = []
-    for route in routes:
-        eps_app = bounds[route]
-        rate_conservative = float((err > eps_app - eps_t).double().mean())
-        rate_vs_teacher = float((err > eps_app).double().mean())
-        tight = route == "tight"
-        records.append(_record(
-            "tight.eps_app" if tight else "lemma5", float(err.max()), eps_app,
-            holds=rate_conservative <= float(delta),
-            statement=("Lemma 5" + (" (d-free attention part, tight route)" if tight else "")
-                       + ": max_j |f_lin(X_j; theta_bar) - f*(X_j)| <= eps_app w.p. >= "
-                       "1 - delta"),
-            violation_rate=rate_conservative, violation_rate_vs_mc_teacher=rate_vs_teacher,
-            delta=float(delta), seeds=len(seed_list),
-            quantile_1_minus_delta=float(torch.quantile(err, 1 - float(delta))),
-            mean_error=float(err.mean()), teacher_mc_error_bound=eps_t,
-            teacher_delta=float(teacher_delta), teacher_width=teacher.width,
-            label_sup=float(target.abs().max()), m=m, n=n, d=d, T=T, nu=list(nu_t),
-            activation=activation, route=route, device=str(dev),
-            dtype=str(dt).replace("torch.", ""), seconds=seconds,
-        ))
-    return records
 
 
 # --------------------------------------------------------------------- Theorem 1 / Prop. 1
@@ -357,7 +293,7 @@ def _training_measurement(kind: str, *, m, n, d, T, rho, nu, delta, activation, 
 
 def _eps_teacher(n: int, d: int, nu, activation: str, width: int, delta: float) -> float:
     """ε_T: Lemma 5 at m = 2M (the teacher's Monte Carlo error bound; teacher.py)."""
-    from .teacher import _eps_app
+    from ..teacher import _eps_app
 
     return _eps_app(2 * int(width), n, d, delta, nu, activation)
 
@@ -414,9 +350,3 @@ def measure_prop1(*, m: int, n: int, d: int, T: int, rho=2.0, nu=1.0, delta: flo
         steps=steps, seeds=seeds, eta=eta, batch_size=batch_size, runs=int(runs),
         teacher_width=teacher_width, anchors=anchors, teacher_delta=teacher_delta,
         device=device, dtype=dtype, routes=routes)
-
-
-__all__ = [
-    "DEFAULT_TEACHER_DELTA", "ROUTES", "measure_lemma5", "measure_prop1", "measure_theorem1",
-    "resolve_device", "resolve_dtype",
-]

@@ -2,7 +2,7 @@
 MNIST 0 vs 1, per (d_m, N), beside the Theorem 5 bound.
 
 Protocol (paper L429): digits 0 and 1 of MNIST, each 28 × 28 image cut into tokens of dimension 64
-(:mod:`validators.mnist`: 8 × 8 patches of the image zero-padded to 32 × 32 → d_s = 16; pixels
+(:mod:`validators.data.mnist`: 8 × 8 patches of the image zero-padded to 32 × 32 → d_s = 16; pixels
 in [0, 1], so every token has norm ≤ 8, hence R_X = 8 a priori; ``scale="unit"`` gives R_X = 1),
 the encoder of §3.1.2 (:mod:`validators.encoder`, LeCun init, d = 64), **full-batch** GD with
 step 0.1 on the cross-entropy (logistic loss of the scalar output, labels 0/1),
@@ -34,9 +34,9 @@ Cells are saved atomically in a :class:`boundcalc.rundir.RunDirectory` and skipp
 run writes ``results.csv`` / ``results.json`` (every measured quantity per cell), ``table1.csv``
 (one row per cell: lowest test loss, epoch, bound, conditions) and ``table1_table.tex`` (booktabs).
 
-Presets: ``paper`` (needs the MNIST files: ``data=PATH``, see :func:`validators.mnist.load_mnist`;
-float32) and ``quick`` (generated ring-vs-bar images, d_m ∈ {16, 32}, N ∈ {64, 128}, 300 epochs,
-float64; well under a minute on a 2-core CPU).
+Presets: ``paper`` (needs the MNIST files: ``data=PATH``, see
+:func:`validators.data.mnist.load_mnist`; float32) and ``quick`` (generated ring-vs-bar images,
+d_m ∈ {16, 32}, N ∈ {64, 128}, 300 epochs, float64; well under a minute on a 2-core CPU).
 """
 
 from __future__ import annotations
@@ -52,19 +52,14 @@ from typing import Any
 import numpy as np
 import torch
 
-from boundcalc.rundir import RunDirectory, atomic_write_text, records_to_csv
-from boundcalc.tables import CELL_FIELDS
+from boundcalc.files import write_atomic
+from boundcalc.rundir import RunDirectory, records_to_csv
+from boundcalc.runs import CELL_FIELDS
 
-from .encoder import MIN_ALPHA, MIN_RADIUS, lecun_init, measure_init, train_gd
+from ..data.digits import load_digit_tokens
+from ..data.mnist import SCALES, r_x_bound
+from ..encoder import MIN_ALPHA, MIN_RADIUS, lecun_init, measure_init, train_gd
 from .experiment import run_experiment
-from .mnist import (
-    SCALES,
-    images_to_tokens,
-    load_mnist,
-    r_x_bound,
-    select_digits,
-    synthetic_digits,
-)
 
 #: The paper's Table 1 (L446–L455): (d_m, N) → (lowest test loss, epoch).
 PAPER_TABLE1 = {
@@ -83,7 +78,7 @@ class Table1Config:
     steps: int = 1000
     lr: float = 0.1
     patch: int = 8
-    scale: str = "pixel"               # validators.mnist: "pixel" (R_X = patch) or "unit" (1)
+    scale: str = "pixel"               # data.mnist: "pixel" (R_X = patch) or "unit" (1)
     digits: tuple[int, int] = (0, 1)
     n_test: int | None = None          # None = the whole 0/1 test split
     seed: int = 0
@@ -138,33 +133,6 @@ def make_config(preset: str, data: str | os.PathLike | None = None, device: str 
     cfg = replace(PRESETS[preset], device=str(device), **overrides)
     cfg.check()
     return cfg
-
-
-def load_data(cfg: Table1Config) -> dict[str, np.ndarray]:
-    """Token arrays: ``X_pool`` (training pool, seeded permutation), ``y_pool``, ``X_test``,
-    ``y_test`` (float64, labels 0/1)."""
-    rng = np.random.default_rng(cfg.seed)
-    if cfg.data is None:
-        images, labels = synthetic_digits(cfg.n_generated, seed=cfg.seed + 1)
-        n_test = cfg.n_test or 0
-        x_te, y_te = images[:n_test], labels[:n_test]
-        x_tr, y_tr = images[n_test:], labels[n_test:]
-    else:
-        x_tr, y_tr, x_te, y_te = load_mnist(cfg.data)
-        x_tr, y_tr = select_digits(x_tr, y_tr, cfg.digits)
-        x_te, y_te = select_digits(x_te, y_te, cfg.digits)
-        if cfg.n_test is not None:
-            x_te, y_te = x_te[:cfg.n_test], y_te[:cfg.n_test]
-    if len(y_tr) < max(cfg.Ns):
-        raise ValueError(f"{cfg.data or 'generated data'}: {len(y_tr)} training images of digits "
-                         f"{cfg.digits}, the largest N is {max(cfg.Ns)}")
-    if len(y_te) < 1:
-        raise ValueError(f"{cfg.data or 'generated data'}: no test images of digits {cfg.digits}")
-    order = rng.permutation(len(y_tr))
-    return {"X_pool": images_to_tokens(x_tr[order], cfg.patch, cfg.scale),
-            "y_pool": y_tr[order].astype(np.float64),
-            "X_test": images_to_tokens(x_te, cfg.patch, cfg.scale),
-            "y_test": y_te.astype(np.float64)}
 
 
 def cell_key(d_m: int, N: int) -> str:
@@ -343,8 +311,8 @@ def write_outputs(run: RunDirectory, cfg: Table1Config) -> list[dict[str, Any]]:
     """results.csv/json, table1.csv and table1_table.tex from the stored cells."""
     records = collect(run, cfg)
     run.write_results(records)
-    atomic_write_text(run.path / "table1.csv", records_to_csv(table_rows(records)))
-    atomic_write_text(run.path / "table1_table.tex", latex_table(records, cfg))
+    write_atomic(run.path / "table1.csv", records_to_csv(table_rows(records)))
+    write_atomic(run.path / "table1_table.tex", latex_table(records, cfg))
     return records
 
 
@@ -356,7 +324,7 @@ def run_table1(preset: str = "quick", data: str | os.PathLike | None = None,
 
     Args:
         preset: ``paper`` (needs ``data``) or ``quick`` (generated images, small sizes).
-        data: MNIST IDX folder or .npz (:func:`validators.mnist.load_mnist`).
+        data: MNIST IDX folder or .npz (:func:`validators.data.mnist.load_mnist`).
         device: ``cpu`` or ``cuda[:k]``.
         out: run directory (resumed when it holds the same run). None = ``runs/table1-<preset>``.
         progress: one line per finished cell on stderr.
@@ -369,7 +337,9 @@ def run_table1(preset: str = "quick", data: str | os.PathLike | None = None,
         pending = [c for c in all_cells(cfg) if not is_done(run, c)]
         if max_cells is not None:
             pending = pending[:max(0, int(max_cells))]
-        data_arrays = load_data(cfg) if pending else None
+        data_arrays = (load_digit_tokens(cfg.data, Ns=cfg.Ns, seed=cfg.seed, n_test=cfg.n_test,
+                                         n_generated=cfg.n_generated, digits=cfg.digits,
+                                         patch=cfg.patch, scale=cfg.scale) if pending else None)
         trained = 0
         for d_m, N in pending:
             record = train_cell(d_m, N, data_arrays, cfg)
@@ -389,5 +359,5 @@ def run_table1(preset: str = "quick", data: str | os.PathLike | None = None,
 
 
 __all__ = ["PAPER_TABLE1", "PRESETS", "Table1Config", "all_cells", "cell_key", "collect",
-           "latex_table", "load_data", "make_config", "run_table1", "table_rows", "train_cell",
+           "latex_table", "make_config", "run_table1", "table_rows", "train_cell",
            "write_outputs"]

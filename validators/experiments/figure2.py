@@ -3,7 +3,7 @@
 For every lag L ∈ {4, 16, 72, 96} (T = L + 1), every seed and both models, one *cell* trains the
 model from its symmetric init (Section 5.2 / App. B.1, so f ≡ 0 at step 0) by full-batch gradient
 descent **without projection**, θ_{k+1} = θ_k − η ∇R̂(θ_k), R̂ = (1/n) Σ_j (f(X_j) − y_j)², on the
-training windows of :mod:`validators.ar_task`, and records along the K + 1 iterates θ_0 … θ_K:
+training windows of :mod:`validators.data.ar_task`, and records along the K + 1 iterates θ_0 … θ_K:
 
 * ``max_jacobian`` — max_k J(θ_k), the paper's "maximum Jacobian norm over training", with
 
@@ -49,14 +49,15 @@ from typing import Any
 import numpy as np
 import torch
 
-from boundcalc.rundir import RunDirectory, atomic_write_text, dumps
+from boundcalc.files import write_atomic
+from boundcalc.rundir import RunDirectory, dumps
+from boundcalc.runs import CELL_FIELDS
 from boundcalc.stats import mean_ci95
-from boundcalc.tables import CELL_FIELDS
 
-from . import indrnn
-from .ar_task import context_floats_per_sample, data_seed, make_ar_data
+from .. import indrnn
+from ..data.ar_task import context_floats_per_sample, data_seed, make_ar_data
+from ..model import Params, forward, get_activation, head_features, init_params, last_token_query
 from .experiment import run_experiment
-from .model import Params, forward, get_activation, head_features, init_params, last_token_query
 from .workers import worker_pool
 
 MODELS = ("transformer", "indrnn")
@@ -332,7 +333,7 @@ def _train_and_save(run_path: str, cfg: Figure2Config,
     records = train_group(model, L, group, cfg)
     for record in records:
         path = Path(run_path) / "cells" / f"{cell_key(model, L, record['seed'])}.json"
-        atomic_write_text(path, dumps(record))
+        write_atomic(path, dumps(record))
     return records
 
 
@@ -345,8 +346,8 @@ def _worker(run_path: str, cfg_dict: dict[str, Any], unit: tuple[str, int, tuple
 
 def summarize(records: list[dict[str, Any]], cfg: Figure2Config) -> list[dict[str, Any]]:
     """One row per (model, L): mean and 95 % CI over seeds of the two metrics, and the memory
-    (:func:`boundcalc.tables.summarize_figure2_records`, which ``boundcalc table`` uses too)."""
-    from boundcalc.tables import summarize_figure2_records
+    (:func:`boundcalc.summaries.summarize_figure2_records`, which ``boundcalc table`` uses too)."""
+    from boundcalc.summaries import summarize_figure2_records
 
     return summarize_figure2_records(records, cfg.lags)
 
@@ -481,7 +482,7 @@ def write_outputs(run: RunDirectory, cfg: Figure2Config) -> list[dict[str, Any]]
     run.write_results(records)
     summary = summarize(records, cfg)
     run.write_results(summary, stem="summary")
-    atomic_write_text(run.path / "figure2_table.tex", latex_table(summary, cfg))
+    write_atomic(run.path / "figure2_table.tex", latex_table(summary, cfg))
     plot_figure(summary, cfg, run.path / "figure2")
     return summary
 

@@ -8,25 +8,27 @@ import pytest
 
 torch = pytest.importorskip("torch")
 
-from boundcalc.validators.adversarial import (  # noqa: E402
+from boundcalc.validators.checks.ascent import (  # noqa: E402
+    ascend,
+    flatten_heads,
+    head_lanczos,
+    rayleigh_quotients,
+    unflatten_heads,
+)
+from boundcalc.validators.checks.space import (  # noqa: E402
     INIT_VARS,
     INPUT_VARS,
     THETA_VARS,
     SearchSpace,
-    ascend,
     batched_forward,
     batched_gradient_norm,
     batched_linearized_output,
-    flatten_heads,
-    head_lanczos,
     init_of,
     perturb,
     project_,
     queries_of,
     random_configuration,
-    rayleigh_quotients,
     theta_of,
-    unflatten_heads,
 )
 from boundcalc.validators.model import (  # noqa: E402
     Params,
@@ -167,7 +169,7 @@ def test_ascent_finds_the_maximum_of_a_linear_objective_on_the_balls(method):
     if method == "adam":
         # Projected Adam's fixed point need not be the constrained maximiser (its step is scaled
         # per coordinate, the projection is Euclidean: seen up to 28 % short for some g), so
-        # every search polishes with the normalized method afterwards, as check_lemmas.drive does.
+        # every search polishes with the normalized method afterwards, as checks.search.drive does.
         res = ascend(space, res.config, objective, free=("dU",), steps=200, method="normalized")
     expected = space.radii[1] * g.norm(dim=-1).max()
     assert float(res.best.max()) == pytest.approx(float(expected), rel=1e-4)
@@ -291,7 +293,7 @@ def test_ascent_rejects_bad_arguments_by_name():
 def test_projected_blocks_lie_inside_their_ball_in_floating_point(dtype):
     """Rescaling to the radius can round one ulp outside; the projection must not (the bounds are
     claims about the closed domain, which the searches reach with equality)."""
-    from boundcalc.validators.adversarial import _shrink
+    from boundcalc.validators.checks.space import _shrink
 
     gen = torch.Generator().manual_seed(11)
     x = (3 * torch.randn(20000, 7, generator=gen, dtype=torch.float64)).to(dtype)
@@ -309,7 +311,7 @@ def test_projected_blocks_lie_inside_their_ball_exactly(dtype):
     radius fails this for a sizeable fraction of blocks)."""
     from fractions import Fraction
 
-    from boundcalc.validators.adversarial import _shrink
+    from boundcalc.validators.checks.space import _shrink
 
     gen = torch.Generator().manual_seed(12)
     x = (3 * torch.randn(2000, 8, generator=gen, dtype=torch.float64)).to(dtype)

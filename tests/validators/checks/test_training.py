@@ -6,13 +6,9 @@ import math
 
 import pytest
 import torch
-from boundcalc.validators.check_training import (
-    measure_lemma5,
-    measure_prop1,
-    measure_theorem1,
-    resolve_device,
-    resolve_dtype,
-)
+from boundcalc.validators.checks.lemma5 import measure_lemma5
+from boundcalc.validators.checks.training import measure_prop1, measure_theorem1
+from boundcalc.validators.device import resolve_device, resolve_dtype
 
 from boundcalc.api import evaluate
 from boundcalc.params import validate
@@ -113,10 +109,11 @@ def test_device_resolution():
 def test_a_posteriori_bounds_are_the_theory_expressions_at_measured_values():
     import sympy as sp
     from boundcalc.theory import symbols as S
-    from boundcalc.theory.aposteriori import evaluate_expressions, theorem1_a_posteriori
-    from boundcalc.validators.check_training import _a_posteriori, _inputs
+    from boundcalc.theory.aposteriori import theorem1_a_posteriori
+    from boundcalc.validators.checks.training import _a_posteriori, _inputs
 
     from boundcalc.api import symbol_values
+    from boundcalc.evaluator import evaluate_expressions
 
     inputs = _inputs(m=16, n=64, d=4, T=8, delta=0.05, rho=(2, 2, 2), nu=(1, 1, 1), steps=100,
                      activation="tanh", eta=0.01, misspecification=0.25)

@@ -6,8 +6,9 @@ y_j = f*_M(X_j) are drawn. For every width m one *cell* (seed, m) draws a symmet
 θ(0) and measures
 
 * (a) ``lin_error`` — mean_j |f(X_j; θ(0) + Δ) − f_lin(X_j; θ(0) + Δ)| at the paper's
-  gradient-aligned boundary point Δ of Ω_ρ (:func:`validators.check_lemmas.paper_boundary_point`),
-  over all n samples. ``lin_align`` chooses what each head's ΔU_i, ΔW_i align with:
+  gradient-aligned boundary point Δ of Ω_ρ
+  (:func:`boundcalc.validators.checks.lemma3.paper_boundary_point`), over all n samples.
+  ``lin_align`` chooses what each head's ΔU_i, ΔW_i align with:
   ``"feature"`` (default) the gradient of the head's own output σ(U_iᵀa_i), ``"output"`` that of
   f, the literal reading of the public script. Under the mirrored init the ``"output"`` point
   moves mirrored heads in opposite directions and the second-order terms cancel in pairs, so
@@ -43,17 +44,19 @@ from typing import Any
 import numpy as np
 import torch
 
-from boundcalc.rundir import RunDirectory, atomic_write_text
+from boundcalc.files import write_atomic
+from boundcalc.rundir import RunDirectory
+from boundcalc.runs import CELL_FIELDS, FIGURE1_EXTRA, FIGURE1_METRICS
 from boundcalc.stats import fit_slope
-from boundcalc.tables import CELL_FIELDS, FIGURE1_EXTRA, FIGURE1_METRICS, FIGURE1_THEORY
+from boundcalc.summaries import FIGURE1_THEORY
 
-from .check_lemmas import paper_boundary_point
-from .data import derived_seed, synthetic_inputs
+from ..checks.lemma3 import paper_boundary_point
+from ..data.inputs import derived_seed, synthetic_inputs
+from ..model import forward, get_activation, init_params, last_token_query, linearized_output
+from ..teacher import build_teacher, transported_params
+from ..train import _kernel_for, proj_gd
 from .experiment import run_experiment
 from .figure2 import resolve_device
-from .model import forward, get_activation, init_params, last_token_query, linearized_output
-from .teacher import build_teacher, transported_params
-from .train import _kernel_for, proj_gd
 from .workers import worker_pool
 
 METRICS = FIGURE1_METRICS        # the three panels
@@ -257,7 +260,7 @@ def _seed_worker(run_path: str, cfg_dict: dict[str, Any], seed: int, widths: lis
 def _save(run_path: Path, seed: int, m: int, record: dict[str, Any]) -> None:
     from boundcalc.rundir import dumps
 
-    atomic_write_text(run_path / "cells" / f"{cell_key(seed, m)}.json", dumps(record))
+    write_atomic(run_path / "cells" / f"{cell_key(seed, m)}.json", dumps(record))
 
 
 def run_cells(run: RunDirectory, cfg: Figure1Config, jobs: int = 1, progress: bool = True,
@@ -317,24 +320,24 @@ def collect(run: RunDirectory, cfg: Figure1Config) -> list[dict[str, Any]]:
 
 def theory_curves(m: int, cfg: Figure1Config) -> dict[str, float]:
     """ε_lin, ε_app (n samples) and Theorem 1's min-iterate bound (n_train) at width m
-    (:func:`boundcalc.tables.figure1_theory`)."""
-    from boundcalc.tables import figure1_theory
+    (:func:`boundcalc.summaries.figure1_theory`)."""
+    from boundcalc.summaries import figure1_theory
 
     return figure1_theory(m, asdict(cfg))
 
 
 def summarize(records: list[dict[str, Any]], cfg: Figure1Config) -> list[dict[str, Any]]:
     """One row per width: mean, 95 % CI and count over seeds of each metric, and the theory
-    (:func:`boundcalc.tables.summarize_figure1_records`, which ``boundcalc table`` uses too)."""
-    from boundcalc.tables import summarize_figure1_records
+    (:func:`boundcalc.summaries.summarize_figure1_records`, which ``boundcalc table`` uses too)."""
+    from boundcalc.summaries import summarize_figure1_records
 
     return summarize_figure1_records(records, asdict(cfg))
 
 
 def slopes(summary: list[dict[str, Any]]) -> list[dict[str, Any]]:
     """One row per panel: fitted log–log slope of the means (with CI) and of the theory
-    (:func:`boundcalc.tables.figure1_slopes`)."""
-    from boundcalc.tables import figure1_slopes
+    (:func:`boundcalc.summaries.figure1_slopes`)."""
+    from boundcalc.summaries import figure1_slopes
 
     return figure1_slopes(summary)
 
@@ -440,7 +443,7 @@ def write_outputs(run: RunDirectory, cfg: Figure1Config) -> list[dict[str, Any]]
     run.write_results(summary, stem="summary")
     fits = slopes(summary)
     run.write_results(fits, stem="slopes")
-    atomic_write_text(run.path / "figure1_table.tex", latex_table(summary, fits))
+    write_atomic(run.path / "figure1_table.tex", latex_table(summary, fits))
     plot_figure(summary, fits, cfg, run.path / "figure1")
     return summary
 

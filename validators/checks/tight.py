@@ -23,7 +23,7 @@ Y                   |f*(X)| ≤ σ₀ν_c + σ₁ν_u + σ₁ν_w, through E_U�
 ==================  ===============================================================================
 
 The deterministic constants (L, ε_lin, ε_tay, ε_cf, F) are measured by the adversarial schedule
-of :func:`boundcalc.validators.check_lemmas.drive` over θ ∈ Ω_ρ, W(0), the inputs and U(0) in the
+of :func:`boundcalc.validators.checks.search.drive` over θ ∈ Ω_ρ, W(0), the inputs and U(0) in the
 **root-mean-square ball** √((1/m)Σ_i ‖U_i(0)‖²) ≤ ū (``SearchSpace(init_event='average')``; the
 paper route's searches use the per-head ball ‖U_i(0)‖ ≤ u_∞), under the symmetric init (heads i
 and i + m/2 share U(0), W(0) and carry c, −c, as E_avg is stated for) and, for L, ε_lin, ε_tay and
@@ -37,16 +37,16 @@ attained by θ̄_i − θ_i(0) = (ν_c/√m)·sign(D_{c,i}), (r_ν/√m)·D_{(U,
 (:func:`change_of_feature_direction`; a test checks the value against autograd at that θ̄).
 The probability claims (E_avg, the d-free ε_app) are measured as violation rates over many seeded
 inits (:func:`validate_head_average_event`; ε_app by
-:func:`boundcalc.validators.check_training.measure_lemma5` with ``routes=("paper", "tight")``).
+:func:`boundcalc.validators.checks.lemma5.measure_lemma5` with ``routes=("paper", "tight")``).
 
 Y is measured twice: ``tight.label_attention`` — the step that removed √d, sup over tokens, W and
 q of E_U‖G U‖·‖q‖ (U ~ N(0, I_d)) against its bound 1, the expectation evaluated exactly at the
 maximiser (:func:`expected_norm_exact`); ``tight.label_envelope_Y`` — sup over the input of
 sup_v f*(X) = E_{U,W}[ν_c|σ(p)| + ν_uσ'(p)‖a‖ + ν_wσ'(p)‖G U‖‖q‖] (the transport map v chosen
 pointwise, which is admissible), a Monte Carlo mean over init draws, re-estimated on fresh draws
-at the maximiser (both searches: :mod:`boundcalc.validators.label_envelope`).
+at the maximiser (both searches: :mod:`boundcalc.validators.checks.label_envelope`).
 
-Every record has the fields of :mod:`boundcalc.validators.check_lemmas` (``name``, ``method``,
+Every record has the fields of :mod:`boundcalc.validators.checks.records` (``name``, ``method``,
 ``measured``, ``bound``, ``ratio``, ``holds`` without tolerance, the settings) and, for the
 ``data`` records (one seeded init and synthetic inputs, ascent over θ only), the a-posteriori
 bound of ``theorem1_a_posteriori('tight')`` at the measured u0_rms = √((1/m)Σ_i ‖U_i(0)‖²), token
@@ -68,20 +68,16 @@ from torch.func import vmap
 from boundcalc.api import evaluate
 from boundcalc.params import validate
 
-from .adversarial import (
-    THETA_VARS,
-    Config,
-    SearchResult,
-    SearchSpace,
-    batched_gradient_norm,
-    init_of,
-    queries_of,
-    random_configuration,
-    select,
-    theta_of,
+from ..device import resolve_device, resolve_dtype
+from ..model import Activation, Params, get_activation, head_features, init_params
+from .ascent import SearchResult
+from .label_envelope import (
+    DEFAULT_DRAWS,
+    search_label_attention,
+    search_label_envelope,
 )
-from .check_lemmas import (
-    ALL_VARS,
+from .lemma2 import lipschitz_worst_case
+from .records import (
     DEFAULT_SAMPLES,
     DEFAULT_STARTS,
     DEFAULT_STEPS,
@@ -90,11 +86,13 @@ from .check_lemmas import (
     _record,
     _rho_text,
     _settings,
-    _signs,
     _threads,
+)
+from .search import (
+    ALL_VARS,
+    _signs,
     drive,
     fixed_init_config,
-    lipschitz_worst_case,
     measured_geometry,
     search_linearization,
     search_lipschitz,
@@ -102,14 +100,17 @@ from .check_lemmas import (
     search_output,
     synthetic_inputs,
 )
-from .device import resolve_device, resolve_dtype
-from .label_envelope import (
-    DEFAULT_DRAWS,
-    expected_norm_exact,
-    search_label_attention,
-    search_label_envelope,
+from .space import (
+    THETA_VARS,
+    Config,
+    SearchSpace,
+    batched_gradient_norm,
+    init_of,
+    queries_of,
+    random_configuration,
+    select,
+    theta_of,
 )
-from .model import Activation, Params, get_activation, head_features, init_params
 
 #: Keys of the tight route's constants that the searches measure (``evaluate('theorem1')``).
 TIGHT_KEYS = ("u_bar", "u_rms", "lipschitz_L", "eps_lin", "eps_taylor", "eps_cf",
@@ -389,7 +390,7 @@ def validate_tight(m: int, d: int, T: int, rho: object, *, nu: object = "1",
     ``samples`` synthetic inputs, ascent over θ only, with the a-posteriori bound at u0_rms.
 
     * ``tight.lipschitz_L`` — max ‖∇_θ f‖ (the hand-built configuration of
-      :func:`~boundcalc.validators.check_lemmas.lipschitz_worst_case`, every U(0) = ū e₁, is a
+      :func:`~boundcalc.validators.checks.lemma2.lipschitz_worst_case`, every U(0) = ū e₁, is a
       start, and is reported alone as method ``hand_built``: value c_max σ₁ u_rms);
     * ``tight.eps_lin`` — max |f − f_lin|;
     * ``tight.eps_taylor`` — max |f(θ(0)) − f(θ) + ⟨∇f(θ), θ − θ(0)⟩|;
@@ -503,10 +504,8 @@ def _data_records(m, d, T, rho, nu, rho_f, nu_f, act, bounds, settings, steps, s
 
 
 __all__ = [
-    "DEFAULT_DRAWS", "TIGHT_KEYS", "a_posteriori_tight",
-    "change_of_feature_direction", "expected_norm_exact", "gradient_change_blocks",
+    "TIGHT_KEYS", "a_posteriori_tight", "change_of_feature_direction", "gradient_change_blocks",
     "head_average_failure_exact", "head_average_norm", "per_head_change_of_feature",
-    "per_head_taylor_terms", "search_change_of_feature", "search_label_attention",
-    "search_label_envelope", "search_taylor", "tight_bounds", "validate_head_average_event",
-    "validate_tight",
+    "per_head_taylor_terms", "search_change_of_feature", "search_taylor", "tight_bounds",
+    "validate_head_average_event", "validate_tight",
 ]

@@ -40,7 +40,7 @@ from typing import Any
 
 import numpy as np
 
-from .model import Params
+from ..model import Params
 
 #: Per-step scalars recorded at every step k (columns of ``certify_steps.csv``).
 STEP_COLUMNS = (
@@ -453,22 +453,23 @@ def write_files(folder: str | Path, results: Sequence[dict[str, Any]],
     (the chains and parts, a ``table`` column says which), ``certify_steps.csv`` (every step of
     every run), ``certify_samples.npz`` (per-sample vectors at the recorded steps, keys
     ``<statement>-seed<s>.<name>``) and ``certify.pdf`` / ``certify.png`` in ``folder``."""
-    from boundcalc.rundir import atomic_write_text, dumps, records_to_csv
+    from boundcalc.files import write_atomic
+    from boundcalc.rundir import dumps, records_to_csv
 
     folder = Path(folder)
     folder.mkdir(parents=True, exist_ok=True)
     ready = [_json_ready(r) if "samples" in r else r for r in results]
-    atomic_write_text(folder / "certify.json", dumps(ready))
+    write_atomic(folder / "certify.json", dumps(ready))
     table = ([{"table": "chain", **row} for r in ready for row in r["chain"]]
              + [{"table": "part", **row} for r in ready for row in r["parts"]])
-    atomic_write_text(folder / "certify.csv", records_to_csv(table))
+    write_atomic(folder / "certify.csv", records_to_csv(table))
     step_rows = []
     for r in ready:
         tag = {"statement": r["summary"]["statement"], "seed": r["summary"]["seed"]}
         cols = r["steps"]
         step_rows.extend({**tag, **{k: cols[k][i] for k in _JSON_STEP_KEYS}}
                          for i in range(len(cols["k"])))
-    atomic_write_text(folder / "certify_steps.csv", records_to_csv(step_rows))
+    write_atomic(folder / "certify_steps.csv", records_to_csv(step_rows))
     paths = [folder / "certify.json", folder / "certify.csv", folder / "certify_steps.csv"]
     if samples:
         _save_npz(folder / "certify_samples.npz",

@@ -1,6 +1,6 @@
 """The tight route's label envelope Y measured (``tight.label_attention``,
 ``tight.label_envelope_Y``; docs/derivations.md §6.1 and §5.1 step 2; the module docstring of
-:mod:`boundcalc.validators.check_tight`, which runs these searches in ``validate_tight``).
+:mod:`boundcalc.validators.checks.tight`, which runs these searches in ``validate_tight``).
 
 * the attention factor E_U‖G U‖·‖q‖ (U ~ N(0, I_d), G = X J Xᵀ) against its bound 1: projected
   ascent over tokens, W and q on a Monte Carlo mean, then the exact expectation at the maximiser
@@ -18,17 +18,10 @@ import torch
 from torch import Tensor
 from torch.func import vmap
 
-from .adversarial import (
-    INPUT_VARS,
-    Config,
-    SearchResult,
-    SearchSpace,
-    queries_of,
-    random_configuration,
-    select,
-)
-from .check_lemmas import _covariance, drive
-from .model import Activation, Params, head_features
+from ..model import Activation, Params, head_features
+from .ascent import SearchResult
+from .search import _covariance, drive
+from .space import INPUT_VARS, Config, SearchSpace, queries_of, random_configuration, select
 
 #: Monte Carlo init draws of the label envelope's search (the re-estimate uses 4 times as many).
 DEFAULT_DRAWS = 1024

@@ -1,0 +1,104 @@
+"""Lemma 6: the output envelope |f| ≤ F and the loss-gradient envelope ‖∇R̂‖ ≤ 2LB on Ω_ρ.
+
+:func:`validate_lemma6` ascends |f(X; θ)| and the loss gradient's norm over θ ∈ Ω_ρ, the init, the
+inputs and labels |y| ≤ Y, against the calculator's F and 2LB (``evaluate('lemma6')``), and on one
+seeded init and synthetic data against the a-posteriori ones.
+"""
+
+from __future__ import annotations
+
+import torch
+
+from .records import (
+    DEFAULT_SAMPLES,
+    DEFAULT_STARTS,
+    DEFAULT_STEPS,
+    _attach,
+    _check_args,
+    _data_record,
+    _geo_args,
+    _record,
+    _settings,
+    _setup,
+    _threads,
+    a_posteriori,
+)
+from .search import (
+    _data,
+    _loss_gradient_norm,
+    fixed_init_config,
+    search_loss_gradient,
+    search_output,
+)
+from .space import THETA_VARS, SearchSpace, random_configuration, select
+
+__all__ = ["validate_lemma6"]
+
+
+def validate_lemma6(m: int, d: int, T: int, rho: object, *, delta: object = "0.05",
+                    activation: str = "tanh", nu: object = "1", starts: int = DEFAULT_STARTS,
+                    steps: int = DEFAULT_STEPS, seed: int = 0, samples: int = DEFAULT_SAMPLES,
+                    draws: int = 64, query: str = "free", device: str | torch.device = "cpu",
+                    dtype: torch.dtype | str = torch.float64, threads: int | None = 1,
+                    keep_argmax: bool = False) -> list[dict]:
+    """Lemma 6: envelopes F ≥ sup|f| and 2LB ≥ ‖∇R̂‖ on Ω_ρ.
+
+    Records:
+        ``lemma6.output_envelope_F``: ``adversarial`` — ascent on ±f over θ, the symmetric init
+        (U(0) in the event ball; the envelope uses f(θ(0)) ≡ 0) and inputs; ``data`` — ascent over
+        θ on one seeded init and synthetic inputs (a-posteriori F).
+        ``lemma6.loss_gradient_envelope``: ``random`` — ‖∇R̂‖ at ``draws`` random θ ∈ Ω_ρ on the
+        seeded init and data with random labels |y| ≤ the a-posteriori Y (a-posteriori 2LB);
+        ``adversarial`` —
+        ascent over θ, init, inputs and labels |y| ≤ Y (Y = the a-priori label envelope).
+    """
+    _check_args(m=m, d=d, T=T, starts=starts, steps=steps, seed=seed, activation=activation,
+                samples=samples)
+    dev, dt, act, ev, rho_t, rho_f = _setup("lemma6", m=m, d=d, rho=rho, delta=delta,
+                                             activation=activation, device=device,
+                                             dtype=dtype, nu=nu)
+    F_bound, env = ev["bound"]["output_envelope_F"], ev["bound"]["loss_gradient_envelope"]
+    Y = ev["bound"]["label_envelope_Y"]
+    u_inf = ev["constants"]["u_inf"]
+    settings = _settings(m, d, T, rho_t, delta, act.name, starts, steps, seed, dev, dt)
+    records = []
+    with _threads(dev, threads):
+        space = SearchSpace(m=m, d=d, T=T, rho=rho_f, u_inf=u_inf, query=query, symmetric=True)
+        res = search_output(space, act, starts=starts, steps=steps, seed=seed, dtype=dt,
+                            device=dev)
+        rec = _record("lemma6.output_envelope_F", "adversarial", res.value, F_bound, settings,
+                      query=query)
+        records.append(_attach(rec, space, select(res.config, res.argmax), keep_argmax))
+        params0, X, q, geo = _data(m, d, T, samples, seed, dt, dev, act)
+        post = a_posteriori(m=m, d=d, rho=rho, activation=activation, nu=nu, **_geo_args(geo))
+        on_event = geo["u0_max"] <= u_inf
+        dspace = SearchSpace(m=m, d=d, T=T, rho=rho_f, u_inf=max(u_inf, geo["u0_max"]),
+                             query="last", symmetric=True)
+        S = 2 * samples
+        disp = random_configuration(dspace, S, seed=seed + 4, dtype=dt, device=dev)
+        dcfg = fixed_init_config(dspace, params0, X.repeat_interleave(2, dim=0).unsqueeze(1), disp)
+        dres = search_output(dspace, act, starts=S, steps=steps, seed=seed, dtype=dt, device=dev,
+                             base=dcfg, free=THETA_VARS)
+        records.append(_data_record("lemma6.output_envelope_F", dres.value, F_bound,
+                                    post["output_envelope_F"], settings, geo, on_event,
+                                    samples))
+        # ‖∇R̂‖ at random θ ∈ Ω_ρ with random labels |y| ≤ Y on the actual init and data
+        # labels within the a-posteriori label envelope, so that both envelopes apply
+        y_post = post["label_envelope_Y"]
+        lspace = SearchSpace(m=m, d=d, T=T, rho=rho_f, u_inf=max(u_inf, geo["u0_max"]),
+                             samples=samples, query="last", symmetric=True, label_max=y_post)
+        ldisp = random_configuration(lspace, draws, seed=seed + 5, dtype=dt, device=dev)
+        lcfg = fixed_init_config(lspace, params0, X.expand(draws, -1, -1, -1), ldisp)
+        with torch.no_grad():
+            gnorm = _loss_gradient_norm(lspace, lcfg, act)
+        records.append(_data_record("lemma6.loss_gradient_envelope", float(gnorm.max()), env,
+                                    post["loss_gradient_envelope"], settings, geo, on_event,
+                                    samples, method="random", draws=draws, label_max=y_post))
+        aspace = SearchSpace(m=m, d=d, T=T, rho=rho_f, u_inf=u_inf, samples=1, query=query,
+                             symmetric=True, label_max=Y)
+        ares = search_loss_gradient(aspace, act, starts=starts, steps=steps, seed=seed + 6,
+                                    dtype=dt, device=dev)
+        rec = _record("lemma6.loss_gradient_envelope", "adversarial", ares.value, env, settings,
+                      query=query, label_max=Y)
+        records.append(_attach(rec, aspace, select(ares.config, ares.argmax), keep_argmax))
+    return records
