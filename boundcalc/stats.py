@@ -1,9 +1,9 @@
 """Summary statistics of the experiments: Student-t confidence intervals and log–log slopes.
 
 The experiments (:mod:`boundcalc.validators.experiments.figure1`,
-:mod:`boundcalc.validators.experiments.figure2`) and
-``boundcalc table`` (:mod:`boundcalc.tables`) report the same numbers from the same stored cells,
-so they share these functions. numpy and mpmath only (no scipy, no torch): the t quantile is
+:mod:`boundcalc.validators.experiments.figure2`) and ``boundcalc table`` report the same numbers
+from the same stored cells (both through :mod:`boundcalc.summaries`), so they share these
+functions. numpy and mpmath only (no scipy, no torch): the t quantile is
 found by bisection on the regularised incomplete beta function.
 """
 
