@@ -264,6 +264,11 @@ def condition_info(name: str, relation: Any, requirement: str = "", why: str = "
     return ConditionInfo(name, requirement, why, symbols, code, exact)
 
 
+#: The only names generated condition code may use besides its symbols (sympy prints Max / Min
+#: of numbers as the builtins).
+_CONDITION_GLOBALS: dict[str, Any] = {"__builtins__": {"max": max, "min": min, "abs": abs}}
+
+
 def condition_holds(info: ConditionInfo, exact: Mapping[str, Any], approximate: Mapping[str, Any],
                     precision: int = DEFAULT_PRECISION) -> bool:
     """Whether the hypothesis ``info`` holds: its exact code on the exact values (``exact``: ints
@@ -271,10 +276,10 @@ def condition_holds(info: ConditionInfo, exact: Mapping[str, Any], approximate: 
     ``precision`` + 10 digits. The one way every condition of every statement is decided."""
     if info.exact:
         scope: dict[str, Any] = {"Fraction": Fraction, **{s: exact[s] for s in info.symbols}}
-        return bool(eval(info.code, {"__builtins__": {}}, scope))  # generated code
+        return bool(eval(info.code, _CONDITION_GLOBALS, scope))  # generated code
     with mpmath.workdps(precision + 10):
         scope = {"mpmath": mpmath, **{s: +mpmath.mpf(approximate[s]) for s in info.symbols}}
-        return bool(eval(info.code, {"__builtins__": {}}, scope))  # generated code
+        return bool(eval(info.code, _CONDITION_GLOBALS, scope))  # generated code
 
 
 def _statement(name: str):

@@ -35,6 +35,7 @@ import mpmath
 import sympy as sp
 
 from boundcalc import __version__
+from boundcalc.evaluator import compile_function, condition_holds, condition_info
 from boundcalc.generalization_inputs import (
     NORM_FLAGS,
     GeneralizationInputs,
@@ -46,7 +47,7 @@ from boundcalc.generalization_inputs import (
 from boundcalc.theory import generalization as G
 from boundcalc.theory import generalization_symbols as GS
 
-__all__ = ["DEFAULT_PRECISION", "GENERALIZATION_PRECISION", "NORM_FLAGS", "QUANTITY_KEYS",
+__all__ = ["GENERALIZATION_PRECISION", "NORM_FLAGS", "QUANTITY_KEYS",
            "GeneralizationInputs", "evaluate_generalization", "evaluate_inputs",
            "lecun_init_norms", "parse_hidden_constants", "parse_radii", "render_descriptions",
            "render_latex_names", "symbolic_generalization", "symbolic_text",
@@ -72,30 +73,26 @@ QUANTITY_KEYS: tuple[str, ...] = (
 #: recorded CLI commands and the test suite's points 20 and 30 digits print the same numbers.)
 GENERALIZATION_PRECISION = 30
 
-#: The same value under the name the CLI imports.
-DEFAULT_PRECISION = GENERALIZATION_PRECISION
-
 
 # ---------------------------------------------------------------------------------------------
 # Evaluation
 # ---------------------------------------------------------------------------------------------
 
-_OPS = {">=": lambda a, b: a >= b, ">": lambda a, b: a > b,
-        "<=": lambda a, b: a <= b, "<": lambda a, b: a < b}
-
-
 @cache
 def _compiled(as_printed: bool):
-    """lambdify (mpmath) every expression and both sides of every condition, once per form."""
+    """Every expression and both sides of every condition compiled by the evaluator (mpmath),
+    with each condition's code for :func:`boundcalc.evaluator.condition_holds`, once per form."""
     statement = G.theorem5(as_printed)
     exprs = statement.expressions()
     keys = tuple(exprs)
-    func = sp.lambdify(GS.ARGUMENTS, [exprs[k] for k in keys], modules="mpmath")
+    arguments = tuple(GS.ARGUMENTS)
+    func = compile_function(tuple(exprs[k] for k in keys), arguments)
     conds = []
     for cond in statement.conditions:
         rel = cond.relation
-        sides = sp.lambdify(GS.ARGUMENTS, [rel.lhs, rel.rhs], modules="mpmath")
-        conds.append((cond, rel.rel_op, sides))
+        sides = compile_function((rel.lhs, rel.rhs), arguments)
+        info = condition_info(cond.name, rel, cond.requirement, cond.why)
+        conds.append((cond, rel.rel_op, sides, info))
     return statement, keys, func, tuple(conds)
 
 
@@ -123,10 +120,11 @@ def evaluate_inputs(inputs: GeneralizationInputs,
         terms = {k: _finite(k, out[f"terms.{k}"]) for k in statement.terms}
         bound = {k: _finite(k, out[f"bound.{k}"]) for k in statement.bound}
         probability = _finite("probability", out["probability"])
+        approximate = {s.name: a for s, a in zip(GS.ARGUMENTS, args, strict=True)}
         conditions = []
-        for cond, op, sides in conds:
+        for cond, op, sides, info in conds:
             lhs, rhs = sides(*args)
-            holds = bool(_OPS[op](lhs, rhs))
+            holds = condition_holds(info, {}, approximate, precision)
             detail = (f"{cond.requirement}: {mpmath.nstr(lhs, 6)} {op} {mpmath.nstr(rhs, 6)} "
                       f"{'holds' if holds else 'FAILS'}")
             if not holds:

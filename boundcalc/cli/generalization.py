@@ -10,7 +10,7 @@ statements and its derivations, both forms side by side.
 
 ``--data PATH`` (an ``.npz`` with ``X`` (N, d_s, d) and ``y`` (N,)) measures N, d_s, R_X, the init
 norms, α and Φ(θ⁰) at the torch LeCun init seeded by ``--from-init`` (the only path that imports
-torch, lazily; see :func:`boundcalc.generalization.measure_data`).
+torch, lazily; see :func:`boundcalc.validators.generalization_data.measure_data`).
 
 Example:
     boundcalc generalization --N 10000 --dm 64 --ds 13 --rx 1 --radii 1,1,1,1 --delta 0.05 \\
@@ -165,7 +165,7 @@ def generalization(
     """
     from boundcalc.formats import FORMATS, guarantee_line
     from boundcalc.generalization import (
-        DEFAULT_PRECISION,
+        GENERALIZATION_PRECISION,
         NORM_FLAGS,
         evaluate_inputs,
         validate_generalization,
@@ -178,7 +178,7 @@ def generalization(
     if symbolic and fmt == "csv":
         raise InputError("--symbolic", "works with --format table, json, markdown or latex, "
                                        "got --format csv")
-    digits = DEFAULT_PRECISION
+    digits = GENERALIZATION_PRECISION
     if precision is not None:
         digits = parse_integer("--precision", precision)
         if not 10 <= digits <= 1000:
@@ -201,7 +201,7 @@ def generalization(
     seed: str | None = from_init
     measured_source: tuple[str, int] | None = None
     if data is not None:
-        from boundcalc.generalization import measure_data
+        from boundcalc.validators.generalization_data import measure_data
 
         clash = [flag for flag, v in (("--alpha", alpha), ("--phi0", phi0), ("--N", N),
                                       ("--ds", ds), ("--d", d)) if v is not None]
