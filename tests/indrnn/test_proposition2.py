@@ -19,8 +19,8 @@ from boundcalc.theory.prop2 import (
     recurrent_factor,
 )
 
-from boundcalc.api import ARGUMENTS
 from boundcalc.compare_rnn import compare_rnn, evaluate_prop2
+from boundcalc.evaluator import ARGUMENTS
 from boundcalc.params import InputError, validate
 
 # every symbol but T (and alpha) fixed: m = 64, rho_u / sqrt(m) = 1/4, so lambda = alpha + 1/4
