@@ -1,4 +1,4 @@
-"""Adversarial search machinery: projected gradient ascent over Ω_ρ, the init ball and the inputs.
+"""The space the adversarial searches run over: Ω_ρ, the init ball and the inputs, batched.
 
 The a-priori statements of Definition 1 and Lemmas 2, 3 and 6 hold for *every* W(0), every U(0)
 with max_i ‖U_i(0)‖ ≤ u_∞ (the event E_U), every θ ∈ Ω_ρ (Definition 2) and every input with token
@@ -30,21 +30,12 @@ vc, vU, vW  (S, m), (S, m, d), (S, m, d, d)   one unit vector per head (only wit
 m' = m/2 with ``symmetric=True`` (heads i and i + m/2 share U(0), W(0) and c0 is (c, −c), so
 f(·; θ(0)) ≡ 0 as in Section 5.2), else m' = m. θ = (c0 + dc, U0 + dU, W0 + dW).
 
-**Ascent.** :func:`ascend` maximises a per-start objective by Adam steps (``maximize=True``) on the
-free variables followed by the exact Euclidean projection of every variable onto its set (all
-sets are products of balls, so the projection is a radial shrink per block). Learning rates are
-scaled by each block's radius and follow a cosine decay. The best *projected* point of every start
-is kept, so every reported value is attained by a feasible configuration.
-
-**Hessians.** The Hessian of θ ↦ f(X; θ) is block-diagonal across heads, so one Hessian-vector
-product (autograd double backward) applied to a vector with one block per head returns every
-head's block product at once; :func:`head_lanczos` runs an independent Lanczos iteration (full
-reorthogonalisation) per (start, head). Ritz values lie inside the spectrum, so the reported
-|eigenvalue| is a *lower* bound of the true ‖∇²_θ f‖_op: a value above β is a real violation.
+The exact projection onto these sets is :func:`project_` (a radial shrink per block);
+:mod:`.ascent` moves the free variables between projections.
 
 Everything is batched over starts × samples × heads (``torch.func.vmap`` over the start
-dimension of the model functions of :mod:`boundcalc.validators.model`); there is no Python loop over
-samples or heads.
+dimension of the model functions of :mod:`boundcalc.validators.model`); there is no Python loop
+over samples or heads.
 """
 
 from __future__ import annotations
