@@ -40,6 +40,8 @@ from typing import Any
 
 import numpy as np
 
+from boundcalc.evaluator import compile_function
+
 from ..model import Params
 
 #: Per-step scalars recorded at every step k (columns of ``certify_steps.csv``).
@@ -109,7 +111,7 @@ def _a_posteriori_functions(route: str):
     keys = list(exprs)
     syms = sorted(set().union(*(sp.sympify(e).free_symbols for e in exprs.values())),
                   key=lambda s: s.name)
-    return keys, syms, sp.lambdify(syms, [exprs[k] for k in keys], modules="mpmath")
+    return keys, syms, compile_function(tuple(exprs[k] for k in keys), tuple(syms))
 
 
 def a_posteriori_values(inputs, route: str, *, eta: float, eps_mis: float,

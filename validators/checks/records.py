@@ -27,6 +27,7 @@ import sympy as sp
 import torch
 
 from boundcalc.api import evaluate
+from boundcalc.evaluator import compile_function
 from boundcalc.params import validate
 
 from ..device import resolve_device, resolve_dtype
@@ -90,7 +91,7 @@ def _a_posteriori_function():
     constants = theorem1_a_posteriori().constants
     exprs = [constants[k] for k in _POSTERIORI_KEYS]
     syms = sorted(set().union(*(e.free_symbols for e in exprs)), key=lambda s: s.name)
-    return syms, sp.lambdify(syms, exprs, modules="mpmath")
+    return syms, compile_function(tuple(exprs), tuple(syms))
 
 
 def a_posteriori(*, m: int, d: int, rho: object, activation: str, nu: object = "1",

@@ -43,6 +43,8 @@ from functools import cache
 
 import torch
 
+from boundcalc.evaluator import compile_function
+
 from ..data.inputs import derived_seed, synthetic_inputs
 from ..device import resolve_device, resolve_dtype
 from ..model import init_params
@@ -182,8 +184,8 @@ def _a_posteriori_functions(route: str = "paper"):
         keys = list(exprs)
         syms = sorted(set().union(*(sp.sympify(e).free_symbols for e in exprs.values())),
                       key=lambda s: s.name)
-        functions[label] = (keys, syms, sp.lambdify(syms, [exprs[k] for k in keys],
-                                                    modules="mpmath"))
+        functions[label] = (keys, syms, compile_function(tuple(exprs[k] for k in keys),
+                                                         tuple(syms)))
     return functions
 
 
