@@ -1,24 +1,13 @@
-"""Evaluate the paper's statements for concrete sizes: the Python API behind the CLI.
+"""Evaluate a statement at one parameter point: the Python API behind the point commands.
 
-Two evaluators read the same sympy expressions of :mod:`boundcalc.theory`:
-
-* :func:`evaluate` — one parameter point, mpmath at ``precision`` significant digits (inputs are
-  passed as exact decimal strings, so ``δ = 0.05`` is 1/20 rounded once to the working precision,
-  not its binary float; conditions are decided exactly, with :class:`fractions.Fraction`);
-* :func:`evaluate_grid` — numpy-vectorised over arrays of parameters, for sweeps. Inputs are not
-  broadcast before the evaluation, so a quantity that depends on m only is computed once per m.
-
-Both run Python functions *generated* from the sympy expressions (common-subexpression
-elimination, then sympy's mpmath / numpy code printers: what ``sympy.lambdify`` does). The
-generated code and the metadata the CLI shows (names, descriptions, conditions) are kept in a user
-cache, ``$XDG_CACHE_HOME/boundcalc`` (``~/.cache/boundcalc``; ``BOUNDCALC_CACHE_DIR`` overrides it,
-``BOUNDCALC_NO_CACHE=1`` turns it off), keyed by a hash of every ``theory`` source file, of this
-module and of sympy's version, so that a point evaluation imports neither sympy nor the theory
-once the cache holds its statement. The sympy expressions stay the single source of truth: code
-is only ever generated from them, a changed theory file changes the key, and the cached and the
-freshly generated code are the same text, run the same way (a test checks the numbers agree).
-
-Neither evaluator imports torch.
+:func:`evaluate` runs the generated code of a statement (:mod:`boundcalc.evaluator`) with mpmath at
+``precision`` significant digits. The inputs (:class:`boundcalc.params.Inputs`) are exact decimal
+strings, so ``δ = 0.05`` is 1/20 rounded once to the working precision, not its binary float; the
+conditions are decided exactly with :class:`fractions.Fraction` where every value is rational.
+The result, :class:`Evaluation`, carries the verdict against the trivial bound B² and the
+overflow contract (a value beyond float64 is text, never ``inf``); ``to_dict()`` is the JSON
+contract. Where the generated code divides by zero (a quantity undefined at the point) each
+expression is evaluated on its own from exact sympy values. Nothing here imports torch.
 
 Example:
     >>> from boundcalc.api import evaluate
