@@ -100,17 +100,6 @@ def test_output_file_honours_the_umask(tmp_path):
     assert (tmp_path / "out.csv").stat().st_mode & 0o777 == 0o644
 
 
-@pytest.mark.parametrize("module", ["boundcalc.cell_text", "boundcalc.latex",
-                                    "boundcalc.result_text", "boundcalc.frame_text",
-                                    "boundcalc.formats"])
-def test_docstring_examples_of_the_renderers_run(module):
-    import doctest
-    import importlib
-
-    result = doctest.testmod(importlib.import_module(module))
-    assert result.failed == 0 and result.attempted > 0
-
-
 def test_formats_names_the_same_objects_as_the_modules_that_define_them():
     from boundcalc import cell_text, formats, frame_text, latex, result_text
 

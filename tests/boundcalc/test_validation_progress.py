@@ -5,8 +5,13 @@ from __future__ import annotations
 
 import re
 
+import pytest
+
 from boundcalc import validation, validation_progress
 from boundcalc.cli import main
+
+#: drives the torch validators (validate, reproduce, figures): skipped where torch is absent
+pytestmark = pytest.mark.needs_torch
 
 TINY = ["--m", "4", "--d", "2", "--T", "2", "--n", "16", "--effort", "quick", "--seeds", "2",
         "--device", "cpu"]

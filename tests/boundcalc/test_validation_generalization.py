@@ -14,6 +14,9 @@ from boundcalc.validators import encoder as E
 from boundcalc import validation
 from boundcalc.cli import main
 
+#: drives the torch validators (validate, reproduce, figures): skipped where torch is absent
+pytestmark = pytest.mark.needs_torch
+
 TINY = ["--dm", "4", "--N", "8", "--n-test", "8", "--steps", "5", "--lr", "0.001",
         "--device", "cpu", "--quiet"]
 CONDITIONS = {"cond_width", "cond_alpha_square", "cond_alpha_cube", "cond_probability_positive",

@@ -4,8 +4,13 @@ from __future__ import annotations
 
 import json
 
+import pytest
+
 from boundcalc import validation
 from boundcalc.cli import main
+
+#: drives the torch validators (validate, reproduce, figures): skipped where torch is absent
+pytestmark = pytest.mark.needs_torch
 
 TINY = ["--m", "8", "--d", "3", "--T", "6", "--device", "cpu", "--quiet"]
 

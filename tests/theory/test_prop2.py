@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-import doctest
-import importlib
 import subprocess
 import sys
 
@@ -151,10 +149,3 @@ def test_compare_rnn_path_never_imports_torch(tmp_path):
     out = subprocess.run([sys.executable, "-c", code], cwd=tmp_path, capture_output=True,
                          text=True, check=True)
     assert out.stdout.strip() == "False"
-
-
-@pytest.mark.parametrize("module", ["boundcalc.theory.prop2", "boundcalc.compare_rnn",
-                                    "boundcalc.validators.indrnn",
-                                    "boundcalc.validators.data.ar_task"])
-def test_docstring_examples_run(module):
-    assert doctest.testmod(importlib.import_module(module)).failed == 0

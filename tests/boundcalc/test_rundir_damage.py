@@ -10,6 +10,9 @@ import pytest
 
 from boundcalc.cli import main
 
+#: drives the torch validators (validate, reproduce, figures): skipped where torch is absent
+pytestmark = pytest.mark.needs_torch
+
 VALIDATE = ["validate", "lemma5", "--m", "4", "--n", "8", "--quiet", "--device", "cpu",
             "--format", "json"]
 DAMAGE = {"truncated": lambda text: text[: len(text) // 2], "empty": lambda text: "",

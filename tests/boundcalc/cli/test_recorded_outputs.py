@@ -1,13 +1,13 @@
 """The CLI's output is byte-identical to a recorded set of commands.
 
 Each command of :data:`COMMANDS` runs in-process; its exit code, stdout and stderr must equal the
-file recorded under ``tests/cli/recorded/``. Refactors keep these files unchanged; a change that is
-meant to alter an output re-records it on purpose::
+file recorded under ``tests/boundcalc/cli/recorded/``. Refactors keep these files unchanged; a
+change that is meant to alter an output re-records it on purpose::
 
-    python tests/cli/test_recorded_outputs.py --record
+    python tests/boundcalc/cli/test_recorded_outputs.py --record
 
-and the diff of ``tests/cli/recorded/`` is then part of the review. Help layout (typer, click,
-rich) and the last digit of a float (numpy, sympy, mpmath) depend on library versions, so the
+and the diff of ``tests/boundcalc/cli/recorded/`` is then part of the review. Help layout (typer,
+click, rich) and the last digit of a float (numpy, sympy, mpmath) depend on library versions, so the
 recording stores the versions it was made with (``ENVIRONMENT.json``) and the comparison is skipped,
 saying why, under other versions (the lowest-pins CI step).
 """
@@ -123,7 +123,7 @@ if __name__ == "__main__":  # pragma: no cover - maintenance entry point
     import os
 
     if sys.argv[1:] != ["--record"]:
-        sys.exit("usage: python tests/cli/test_recorded_outputs.py --record")
+        sys.exit("usage: python tests/boundcalc/cli/test_recorded_outputs.py --record")
     os.environ["COLUMNS"] = "100"
     RECORDED.mkdir(exist_ok=True)
     (RECORDED / "ENVIRONMENT.json").write_text(json.dumps(_environment(), indent=1) + "\n")

@@ -10,6 +10,9 @@ import torch
 from boundcalc import validation
 from boundcalc.cli import main
 
+#: drives the torch validators (validate, reproduce, figures): skipped where torch is absent
+pytestmark = pytest.mark.needs_torch
+
 SMALL = ["--m", "4", "--d", "2", "--T", "3", "--n", "16", "--rate-seeds", "20", "--steps", "20",
          "--teacher-width", "256", "--device", "cpu", "--quiet"]
 

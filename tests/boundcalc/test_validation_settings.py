@@ -10,6 +10,9 @@ import pytest
 from boundcalc import validation
 from boundcalc.cli import main
 
+#: drives the torch validators (validate, reproduce, figures): skipped where torch is absent
+pytestmark = pytest.mark.needs_torch
+
 TINY = ["--m", "2", "--d", "1", "--T", "1", "--rate-seeds", "5", "--device", "cpu", "--quiet"]
 
 

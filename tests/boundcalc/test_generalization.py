@@ -187,14 +187,3 @@ def test_the_calculator_modules_import_no_validators():
         names = [a.name for n in ast.walk(tree) if isinstance(n, ast.Import) for a in n.names]
         names += [n.module or "" for n in ast.walk(tree) if isinstance(n, ast.ImportFrom)]
         assert not [n for n in names if "validators" in n or n == "torch"], module.__name__
-
-
-@pytest.mark.parametrize("module", ["boundcalc.generalization",
-                                    "boundcalc.generalization_inputs",
-                                    "boundcalc.theory.generalization"])
-def test_docstring_examples_run(module):
-    import doctest
-    import importlib
-
-    result = doctest.testmod(importlib.import_module(module))
-    assert result.failed == 0 and result.attempted > 0
