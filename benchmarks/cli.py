@@ -6,7 +6,7 @@ Usage (from the repository root, after ``pip install -e .``)::
     python benchmarks/cli.py --runs 15 --sweep-runs 1 --json out.json
     python benchmarks/cli.py --no-csv        # skip the (slow, ~470 MB) CSV sweep
 
-Issue 2's goals, each measured here and printed with PASS / MISS:
+The calculator's speed goals, each measured here and printed with PASS / MISS:
 
 * **cold start** — wall time of ``boundcalc theorem1 --m 512 --n 1000 --rho 2`` in a fresh
   process (stdout to /dev/null), as a ratio to ``python -c "import sympy"`` measured in the same

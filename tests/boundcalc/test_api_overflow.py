@@ -1,4 +1,4 @@
-"""The overflow contract (issue 12, items 1-4): a quantity beyond the float range is never a
+"""The overflow contract: a quantity beyond the float range is never a
 number and never ``inf``. Point commands print its exact mpmath value as text, verdict
 ``overflow`` (JSON: the value as a string plus a top-level ``overflow`` list); sweeps mark such
 rows ``overflow`` (an explicit CSV cell, never an empty one) and reject inputs that float64 cannot

@@ -1,4 +1,4 @@
-"""Issue 12 items 5 and 14: ``compare-rnn``'s format / output / metavars, ``prop2 --help`` on T,
+"""``compare-rnn``'s format / output / metavars, ``prop2 --help`` on T,
 Remark 9's own summary, and ``width``'s comparisons shown with enough digits."""
 
 from __future__ import annotations

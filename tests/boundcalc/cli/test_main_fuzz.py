@@ -1,7 +1,7 @@
-"""Property test (hypothesis) over hostile input (issue 12, "Done when", second bullet).
+"""Property test (hypothesis) over hostile input.
 
 Every calculator command (not the torch ones: validate, reproduce) is driven in-process with values
-drawn from the classes of issue 12: negative, zero, nan, inf, 1e±400, text, empty, odd / huge m,
+drawn from these classes: negative, zero, nan, inf, 1e±400, text, empty, odd / huge m,
 n = 1, δ ∈ {0, 1, 1e-300}, wrong component counts, unknown / degenerate activations, precision
 extremes, unwritable / odd ``--output``. Whatever the input:
 
@@ -218,7 +218,7 @@ def test_hostile_input_never_breaks_a_command(inv, tmp_path_factory, monkeypatch
 # --- regressions: exact inputs the property found ----------------------------------------------
 
 REGRESSIONS: list[tuple[list[str], str | None, str | None]] = [
-    # issue 12's own cases, and `--output -` (a file named '-', read back by the check)
+    # hand-picked hostile cases, and `--output -` (a file named '-', read back by the check)
     (["prop2", "--m", "512", "--T", "1024", "--format", "json"], None, "json"),
     (["theorem1", "--rho", "1e300", "--format", "json"], None, "json"),
     (["theorem1", "--eta", "5e-324", "--format", "json"], "file", "json"),

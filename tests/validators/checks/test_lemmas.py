@@ -96,7 +96,7 @@ def _assert_in_event_and_omega(space, cfg):
 
 @pytest.mark.parametrize(("m", "d", "T", "rho", "act"), STRENGTH)
 def test_search_from_random_starts_reaches_95_percent_of_the_true_maximum(m, d, T, rho, act):
-    """Issue 3 acceptance: no hand-built start; the random-start search alone gets ≥ 0.95 of the
+    """No hand-built start: the random-start search alone gets ≥ 0.95 of the
     true sup of ‖∇f‖ (lipschitz_supremum: a proven upper bound attained by the hand-built case)."""
     sup = lipschitz_supremum(m=m, d=d, T=T, rho=rho, activation=act)
     space = SearchSpace(m=m, d=d, T=T, rho=(float(rho),) * 3,
