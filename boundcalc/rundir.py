@@ -2,7 +2,9 @@
 
 A run directory holds
 
-* ``config.json`` — every parameter, the seeds, package versions, device and the command line;
+* ``config.json`` — every parameter, the seeds, the version of every installed package, the git
+  commit when run from a checkout, device and the command line; after each invocation, its
+  executor and where each cell it computed ran (host, device, training backend);
 * ``cells/<key>.json`` — one finished unit of work (a (statement, seed, width) cell, say), written
   atomically, so an interrupted run loses nothing already computed and a re-run skips it;
 * ``results.json`` / ``results.csv`` — the collected records, rewritten atomically at the end.
@@ -114,6 +116,10 @@ def environment(device: str | None = None) -> dict[str, Any]:
         module = sys.modules.get(name)
         if module is not None:
             env[name] = getattr(module, "__version__", "?")
+    commit = git_commit()
+    if commit is not None:
+        env["git_commit"] = commit
+    env["packages"] = package_versions()
     torch = sys.modules.get("torch")
     if torch is not None:
         env["torch"] = torch.__version__
@@ -129,6 +135,37 @@ def environment(device: str | None = None) -> dict[str, Any]:
         if report:
             env["cpu_kernel"] = report
     return env
+
+
+def git_commit() -> str | None:
+    """The commit of the checkout boundcalc runs from (``+dirty`` with uncommitted changes to
+    tracked files), or None when it is not run from a git checkout."""
+    import subprocess
+
+    root = Path(__file__).resolve().parents[1]
+    if not (root / ".git").exists():
+        return None
+    try:
+        head = subprocess.run(["git", "-C", str(root), "rev-parse", "HEAD"], capture_output=True,
+                              text=True, timeout=10, check=True).stdout.strip()
+        dirty = subprocess.run(["git", "-C", str(root), "status", "--porcelain",
+                                "--untracked-files=no"], capture_output=True, text=True,
+                               timeout=10).stdout.strip()
+    except (OSError, subprocess.SubprocessError):
+        return None
+    return f"{head}+dirty" if dirty else head or None
+
+
+def package_versions() -> dict[str, str]:
+    """Every installed distribution and its version, by name (sorted)."""
+    from importlib import metadata
+
+    found: dict[str, str] = {}
+    for dist in metadata.distributions():
+        name = dist.metadata["Name"] if dist.metadata else None
+        if name:
+            found.setdefault(str(name), str(dist.version))
+    return dict(sorted(found.items(), key=lambda kv: kv[0].lower()))
 
 
 def cell_problem(text: str, required: Iterable[str] = ()) -> str | None:
@@ -294,6 +331,23 @@ class RunDirectory:
         """Read back a finished cell (check it with :meth:`has_cell` first)."""
         return json.loads(self._cell_path(key).read_text(encoding="utf-8"))
 
+    def record_execution(self, executor: Mapping[str, Any],
+                         cells: Mapping[str, Mapping[str, Any]]) -> None:
+        """Add to ``config.json`` the executor of this invocation and where each cell it
+        computed ran (host, device, training backend); cells of earlier invocations keep their
+        entries. The parameters are untouched."""
+        config_file = self.path / "config.json"
+        data = json.loads(config_file.read_text(encoding="utf-8"))
+        execution = data.get("execution") if isinstance(data.get("execution"), dict) else {}
+        runs = list(execution.get("invocations", []))
+        runs.append({"executor": dict(executor), "host": platform.node(),
+                     "finished_utc": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
+                     "cells_computed": len(cells)})
+        where = dict(execution.get("cells", {}))
+        where.update({k: dict(v) for k, v in cells.items()})
+        data["execution"] = {"executor": dict(executor), "invocations": runs, "cells": where}
+        write_atomic(config_file, dumps(data))
+
     def write_results(self, records: list[Mapping[str, Any]], stem: str = "results") -> None:
         """Write ``<stem>.json`` and ``<stem>.csv`` atomically."""
         write_atomic(self.path / f"{stem}.json", dumps(records))
@@ -301,4 +355,4 @@ class RunDirectory:
 
 
 __all__ = ["CORRUPT", "RunDirectory", "RunDirectoryError", "cell_problem", "dumps", "environment",
-           "records_to_csv"]
+           "git_commit", "package_versions", "records_to_csv"]

@@ -1,26 +1,32 @@
 """The frame every experiment runs in: threads, a resumable run directory, outputs, a summary line.
 
-``figure1``, ``figure2`` and ``table1`` differ in their cells and outputs; how a run is opened,
-resumed and closed is the same and lives here once.
+``figure1``, ``figure2`` and ``table1`` differ in their cells and outputs; how a run is opened
+(and locked: one driver per run directory), resumed, computed on an executor
+(:mod:`boundcalc.executors`: this machine's processes, Dask or Slurm) and closed is the same and
+lives here once.
 """
 
 from __future__ import annotations
 
+import socket
 import sys
 import time
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
 import torch
 
+from boundcalc.engines import run_tasks
+from boundcalc.executors import ExecutorSettings, cell_meta, owned
 from boundcalc.rundir import RunDirectory
 
 
 def run_experiment(name: str, preset: str, config: Mapping[str, Any], device: str,
                    out: str | Path | None, compute: Callable[[RunDirectory], int],
                    write_outputs: Callable[[RunDirectory], Any], *, progress: bool = True,
-                   threads: int | None = None, verb: str = "trained") -> Path:
+                   threads: int | None = None, verb: str = "trained",
+                   executor: ExecutorSettings | None = None) -> Path:
     """Open (or resume) ``runs/<name>-<preset>`` (or ``out``), compute the missing cells, write.
 
     Args:
@@ -35,6 +41,8 @@ def run_experiment(name: str, preset: str, config: Mapping[str, Any], device: st
         write_outputs: writes the summary files from every finished cell.
         progress: one closing line on stderr.
         verb: how the closing line names the work ("trained", "computed").
+        executor: where the cells run (recorded in ``config.json`` with where each cell ran);
+            None = this machine's processes.
 
     Returns:
         The run directory.
@@ -44,17 +52,52 @@ def run_experiment(name: str, preset: str, config: Mapping[str, Any], device: st
     previous = torch.get_num_threads()
     if threads is not None or device == "cpu":
         torch.set_num_threads(max(1, int(threads or 1)))
-    try:
-        run = RunDirectory(path, config={"experiment": name, "preset": preset, **config},
-                           device=device)
-        done = compute(run)
-    finally:
-        torch.set_num_threads(previous)
-    write_outputs(run)
+    executor = executor or ExecutorSettings()
+    with owned(path):
+        try:
+            run = RunDirectory(path, config={"experiment": name, "preset": preset, **config},
+                               device=device)
+            before = {p.stem for p in run.cells.glob("*.json")}
+            done = compute(run)
+        finally:
+            torch.set_num_threads(previous)
+        where = getattr(run, "where", {})
+        here = cell_meta({"device": device})
+        new = sorted({p.stem for p in run.cells.glob("*.json")} - before)
+        run.record_execution(executor.as_dict(), {k: where.get(k, here) for k in new})
+        write_outputs(run)
     if progress:
         print(f"[{name}] {done} cells {verb} in {time.perf_counter() - started:.1f} s; "
               f"outputs in {run.path}", file=sys.stderr, flush=True)
     return run.path
 
 
-__all__ = ["run_experiment"]
+def threads_of(device: str, threads: int | None) -> int:
+    """The torch threads a cell runs with, in this process or a worker: as :func:`run_experiment`
+    sets them for ``--jobs 1`` (``threads``, else 1 on the CPU), so every engine gives the same
+    numbers."""
+    if threads is not None or device == "cpu":
+        return max(1, int(threads or 1))
+    return torch.get_num_threads()
+
+
+def engine_cells(run: RunDirectory, name: str, tasks: Sequence[Sequence[tuple[str, Any]]],
+                 total: int, fn: Callable[..., Iterable[tuple[str, Any]]],
+                 context: dict[str, Any], executor: ExecutorSettings, progress: bool,
+                 describe: Callable[[str, Any], str] | None = None) -> int:
+    """Compute the cells of ``tasks`` (tuples of (key, cell) pairs; ``total`` cells in the run)
+    on a Dask or Slurm executor (:func:`boundcalc.executors.run_tasks`); returns how many. Where
+    each ran is kept on ``run.where`` for :func:`run_experiment` to record."""
+    if not tasks:
+        return 0
+    write = (lambda line: print(line, file=sys.stderr, flush=True)) if progress else None
+    if write is not None:
+        write(f"[{name}] {sum(len(t) for t in tasks)} cell(s) in {len(tasks)} task(s) on "
+              f"{executor.kind} (driver {socket.gethostname()})")
+    where = run_tasks(run, fn, tasks, context, executor, name, total=total,
+                      describe=describe, write=write)
+    run.where = {**getattr(run, "where", {}), **where}
+    return len(where)
+
+
+__all__ = ["engine_cells", "run_experiment", "threads_of"]

@@ -1,0 +1,136 @@
+"""The engine adapters of :mod:`boundcalc.executors`: Dask distributed and Slurm (submitit).
+
+Each adapter submits the tasks of a run and yields, as tasks finish, either the task's list of
+``(key, record, where)`` (from :func:`boundcalc.executors.execute_task`) or the exception of a
+failed task. dask / distributed and submitit are imported only here, only when used (the extras
+``boundcalc[dask]`` and ``boundcalc[slurm]``).
+
+``BOUNDCALC_SLURM_CLUSTER=local`` makes the slurm engine use submitit's local executor: the same
+code path (array submission, pickled tasks in separate processes, logs, result files) run on this
+machine, as the tests do; ``debug`` runs the tasks in this process.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import logging
+import os
+import time
+from collections.abc import Callable, Iterable, Iterator, Sequence
+from pathlib import Path
+from typing import Any
+
+from boundcalc.executors import (
+    ExecutorSettings,
+    Progress,
+    execute_task,
+    require_extra,
+    slurm_parameters,
+)
+
+__all__ = ["POLL_S", "dask_results", "run_tasks", "slurm_results"]
+
+#: Seconds between the slurm driver's looks at its jobs.
+POLL_S = 1.0
+
+Outcome = list[tuple[str, Any, dict[str, Any]]] | BaseException
+
+
+def dask_results(fn: Callable[..., Any], tasks: Sequence[Any], context: dict[str, Any],
+                 settings: ExecutorSettings, run_path: Path, name: str) -> Iterator[Outcome]:
+    """Run the tasks on a Dask scheduler (``settings.dask_address``, else
+    ``DASK_SCHEDULER_ADDRESS``, else a ``LocalCluster`` of ``settings.jobs`` single-threaded
+    worker processes); the workers return the records, nothing is written by them."""
+    require_extra("dask")
+    from distributed import Client, LocalCluster, as_completed
+
+    address = settings.dask_address or os.environ.get("DASK_SCHEDULER_ADDRESS")
+    cluster = None
+    if address:
+        client = Client(address)
+    else:
+        cluster = LocalCluster(n_workers=max(1, settings.jobs), threads_per_worker=1,
+                               processes=True, dashboard_address=None,
+                               silence_logs=logging.ERROR)
+        client = Client(cluster)
+    try:
+        futures = [client.submit(execute_task, fn, task, context, None, pure=False,
+                                 key=f"boundcalc-{name}-{task[0][0]}-{time.time_ns()}")
+                   for task in tasks]
+        for future in as_completed(futures):
+            try:
+                yield future.result()
+            except Exception as exc:  # a failed task: reported, the others go on
+                yield exc
+    finally:
+        client.close()
+        if cluster is not None:
+            cluster.close()
+
+
+def slurm_results(fn: Callable[..., Any], tasks: Sequence[Any], context: dict[str, Any],
+                  settings: ExecutorSettings, run_path: Path, name: str) -> Iterator[Outcome]:
+    """Submit the tasks as one Slurm array job through submitit (logs in
+    ``<run>/submitit/``); each task writes its cells into the run directory as it goes and skips
+    those already there."""
+    require_extra("slurm")
+    import submitit
+
+    cluster = os.environ.get("BOUNDCALC_SLURM_CLUSTER") or "slurm"
+    executor = submitit.AutoExecutor(folder=Path(run_path) / "submitit" / "%j", cluster=cluster)
+    params = slurm_parameters(settings, name)
+    if cluster != "slurm" and "slurm_setup" in params:
+        params[f"{cluster}_setup"] = params["slurm_setup"]
+    executor.update_parameters(**params)
+    store = str(Path(run_path).resolve())
+    n = len(tasks)
+    jobs = executor.map_array(execute_task, [fn] * n, list(tasks), [context] * n, [store] * n)
+    pending = list(jobs)
+    try:
+        while pending:
+            finished = [job for job in pending if job.done()]
+            for job in finished:
+                pending.remove(job)
+                try:
+                    yield job.result()
+                except Exception as exc:  # a failed task: reported, the others go on
+                    yield exc
+            if pending and not finished:
+                time.sleep(POLL_S)
+    except BaseException:
+        for job in pending:   # the driver stops: so do its tasks
+            with contextlib.suppress(Exception):
+                job.cancel(check=False)
+        raise
+
+
+def run_tasks(run: Any, fn: Callable[..., Iterable[tuple[str, Any]]],
+              tasks: Sequence[Sequence[tuple[str, Any]]], context: dict[str, Any],
+              settings: ExecutorSettings, name: str, *, total: int,
+              describe: Callable[[str, Any], str] | None = None,
+              write: Callable[[str], None] | None = None) -> dict[str, dict[str, Any]]:
+    """Compute the cells of ``tasks`` (the missing ones of ``run``, :func:`tasks_of`) on
+    ``settings``' engine; the driver saves each returned record atomically in ``run`` and prints
+    a progress line. Returns where each cell was computed, by key. A failed task is reported and
+    the others go on; then an error names the failures (a re-run computes only the cells still
+    missing)."""
+    progress = Progress(name, total, total - sum(len(t) for t in tasks), write)
+    where: dict[str, dict[str, Any]] = {}
+    failures = []
+    results = (dask_results if settings.kind == "dask" else slurm_results)
+    for outcome in results(fn, tasks, context, settings, run.path, name):
+        if isinstance(outcome, BaseException):
+            failures.append(outcome)
+            if write is not None:
+                write(f"[{name}] a task failed: {type(outcome).__name__}: {outcome}")
+            continue
+        for key, record, meta in outcome:
+            run.save_cell(key, record)
+            where[key] = meta
+            progress.cell(key, describe(key, record) if describe else "")
+    if failures:
+        raise RuntimeError(f"{len(failures)} of {len(tasks)} {settings.kind} task(s) failed "
+                           f"(first: {type(failures[0]).__name__}: {failures[0]}); the finished "
+                           f"cells are stored: re-run the same command to compute only the "
+                           f"missing ones")
+    return where

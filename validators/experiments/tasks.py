@@ -1,0 +1,183 @@
+"""The experiments' cells as executor tasks: ``reproduce … --executor dask|slurm``.
+
+Each experiment names its cells (key and cell), how they group (figure 2 trains a seed group of
+one (model, L) together, so its groups are never split) and a picklable top-level generator that
+computes given cells in any process, from the run's config alone, with the torch threads of
+``--jobs 1`` (:func:`~.experiment.threads_of`) and the same seeds and per-cell computation as the
+``processes`` path, so every executor writes the same numbers. :func:`run_on_executor` opens the
+run like the experiment's own ``run_*`` function (same config, same outputs) and computes the
+missing cells on the engine (:func:`boundcalc.executors.run_tasks`). An experiment added later is
+one more :data:`EXPERIMENTS` row.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from collections.abc import Callable, Iterable, Iterator
+from dataclasses import asdict, dataclass
+from pathlib import Path
+from typing import Any
+
+import torch
+
+from boundcalc.executors import ExecutorSettings
+from boundcalc.rundir import RunDirectory
+
+from . import figure1, figure2, table1
+from .experiment import engine_cells, run_experiment, threads_of
+
+__all__ = ["EXPERIMENTS", "ExperimentTasks", "figure1_task", "figure2_task", "run_on_executor",
+           "table1_task"]
+
+
+def _config(cls: type, values: dict[str, Any]) -> Any:
+    """The config dataclass from its ``asdict`` (lists back to tuples)."""
+    names = {f.name for f in dataclasses.fields(cls)}
+    return cls(**{k: tuple(v) if isinstance(v, list) else v for k, v in values.items()
+                  if k in names})
+
+
+def figure1_task(cells: tuple[tuple[str, Any], ...], context: dict[str, Any]
+                 ) -> Iterator[tuple[str, dict[str, Any]]]:
+    """Figure 1's (seed, m) cells: the seed's teacher built once per task and seed."""
+    torch.set_num_threads(context["threads"])
+    cfg = _config(figure1.Figure1Config, context["config"])
+    data: dict[int, Any] = {}
+    for key, (seed, m) in cells:
+        if seed not in data:
+            data = {seed: figure1.seed_data(seed, cfg)}
+        yield key, figure1.compute_cell(seed, m, data[seed], cfg)
+
+
+def figure2_task(cells: tuple[tuple[str, Any], ...], context: dict[str, Any]
+                 ) -> Iterator[tuple[str, dict[str, Any]]]:
+    """Figure 2's (model, L, seed) cells: each trained in its whole work unit (its seed group
+    trained together, as the ``processes`` path does), the cells asked for returned."""
+    torch.set_num_threads(context["threads"])
+    cfg = _config(figure2.Figure2Config, context["config"])
+    wanted = {tuple(cell): key for key, cell in cells}
+    for model, L, group in figure2.work_units(cfg):
+        asked = [s for s in group if (model, L, s) in wanted]
+        if not asked:
+            continue
+        for record in figure2.train_group(model, L, group, cfg):
+            if record["seed"] in asked:
+                yield wanted[(model, L, record["seed"])], record
+
+
+def table1_task(cells: tuple[tuple[str, Any], ...], context: dict[str, Any]
+                ) -> Iterator[tuple[str, dict[str, Any]]]:
+    """Table 1's (d_m, N) cells: the data set loaded once per task."""
+    torch.set_num_threads(context["threads"])
+    cfg = _config(table1.Table1Config, context["config"])
+    data = table1.load_digit_tokens(cfg.data, Ns=cfg.Ns, seed=cfg.seed, n_test=cfg.n_test,
+                                    n_generated=cfg.n_generated, digits=cfg.digits,
+                                    patch=cfg.patch, scale=cfg.scale)
+    for key, (d_m, N) in cells:
+        yield key, table1.train_cell(d_m, N, data, cfg)
+
+
+def _figure1_groups(cfg: Any, run: RunDirectory) -> list[list[tuple[str, Any]]]:
+    return [[(figure1.cell_key(*c), c)] for c in figure1.all_cells(cfg)
+            if not figure1.is_done(run, c)]
+
+
+def _figure2_groups(cfg: Any, run: RunDirectory) -> list[list[tuple[str, Any]]]:
+    groups = []
+    for model, L, group in figure2.work_units(cfg):
+        cells = [(model, L, s) for s in group]
+        if not all(figure2.is_done(run, c) for c in cells):
+            groups.append([(figure2.cell_key(*c), c) for c in cells])
+    return groups
+
+
+def _table1_groups(cfg: Any, run: RunDirectory) -> list[list[tuple[str, Any]]]:
+    return [[(table1.cell_key(*c), c)] for c in table1.all_cells(cfg)
+            if not table1.is_done(run, c)]
+
+
+def _figure1_describe(key: str, r: dict[str, Any]) -> str:
+    return (f"lin={r['lin_error']:.3g} app={r['app_error']:.3g} "
+            f"train={r['min_train_loss']:.3g} ({r['wall_s']:.1f} s)")
+
+
+def _figure2_describe(key: str, r: dict[str, Any]) -> str:
+    return f"max J={r['max_jacobian']:.3g} ({r['wall_s_per_seed']:.1f} s)"
+
+
+def _table1_describe(key: str, r: dict[str, Any]) -> str:
+    return (f"lowest test loss {r['lowest_test_loss']:.4g} at epoch {r['lowest_test_epoch']}, "
+            f"bound {r['theorem5_bound']:.4g} ({r['wall_s']:.1f} s)")
+
+
+def _figure1_prepare(cfg: Any) -> dict[str, Any]:
+    # as run_figure1: the CPU kernel is built (or its absence noted) before config.json is written
+    from ..model import get_activation
+    from ..train import _kernel_for
+
+    _kernel_for(get_activation(cfg.activation), getattr(torch, cfg.dtype),
+                torch.device(cfg.device), cfg.d)
+    return {**asdict(cfg), "eta": cfg.eta}
+
+
+@dataclass(frozen=True)
+class ExperimentTasks:
+    """One experiment as executor tasks: its config, missing cell groups, task, outputs."""
+
+    make_config: Callable[..., Any]
+    stored_config: Callable[[Any], dict[str, Any]]
+    groups: Callable[[Any, RunDirectory], list[list[tuple[str, Any]]]]
+    task: Callable[..., Iterable[tuple[str, Any]]]
+    write_outputs: Callable[[RunDirectory, Any], Any]
+    all_cells: Callable[[Any], list[Any]]
+    describe: Callable[[str, Any], str]
+    verb: str = "trained"
+
+
+EXPERIMENTS: dict[str, ExperimentTasks] = {
+    "figure1": ExperimentTasks(figure1.make_config, _figure1_prepare, _figure1_groups,
+                               figure1_task, figure1.write_outputs, figure1.all_cells,
+                               _figure1_describe, verb="computed"),
+    "figure2": ExperimentTasks(figure2.make_config, asdict, _figure2_groups, figure2_task,
+                               figure2.write_outputs, figure2.all_cells, _figure2_describe),
+    "table1": ExperimentTasks(table1.make_config, asdict, _table1_groups, table1_task,
+                              table1.write_outputs, table1.all_cells, _table1_describe),
+}
+
+
+def run_on_executor(experiment: str, preset: str, executor: ExecutorSettings, *,
+                    config_args: tuple[Any, ...] = (), out: str | Path | None = None,
+                    progress: bool = True, threads: int | None = None,
+                    device: str = "cpu", **overrides: Any) -> Path:
+    """Run (or resume) ``experiment`` with its cells on ``executor``'s engine (Dask or Slurm)
+    and write its outputs; returns the run directory. ``config_args`` and ``overrides`` go to
+    the experiment's ``make_config`` after the preset (figure1 / figure2: ``(seeds,)``; table1:
+    ``(data,)``), ``device`` too."""
+    spec = EXPERIMENTS[experiment]
+    cfg = spec.make_config(preset, *config_args, device=device, **overrides)
+    context = {"config": asdict(cfg), "threads": threads_of(cfg.device, threads),
+               "device": cfg.device}
+
+    def compute(run: RunDirectory) -> int:
+        tasks = _packed(spec.groups(cfg, run), executor.cells_per_task)
+        return engine_cells(run, experiment, tasks, len(spec.all_cells(cfg)), spec.task,
+                            context, executor, progress, spec.describe)
+
+    return run_experiment(experiment, preset, spec.stored_config(cfg), cfg.device, out, compute,
+                          lambda run: spec.write_outputs(run, cfg), progress=progress,
+                          threads=threads, verb=spec.verb, executor=executor)
+
+
+def _packed(groups: list[list[tuple[str, Any]]], per_task: int
+            ) -> list[tuple[tuple[str, Any], ...]]:
+    """Whole groups packed into tasks of at most ``per_task`` cells (a larger group alone)."""
+    tasks: list[tuple[tuple[str, Any], ...]] = []
+    current: list[tuple[str, Any]] = []
+    for group in groups:
+        if current and len(current) + len(group) > max(1, per_task):
+            tasks.append(tuple(current))
+            current = []
+        current.extend(group)
+    if current:
+        tasks.append(tuple(current))
+    return tasks
