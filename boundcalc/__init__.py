@@ -1,6 +1,8 @@
 """boundcalc: bound calculator and verification toolkit for the finite-time theory of gradient
 descent on shallow Transformers (Arda, Cayci & Eryilmaz, AISTATS 2026).
 
+* :func:`evaluate` and :func:`sweep` — the notebook API (:mod:`boundcalc.notebook`): a statement
+  at one point (an :class:`~boundcalc.api.Evaluation`, floats) or over a grid (a DataFrame).
 * :mod:`boundcalc.theory` — sympy statements (one module per result, named like its command).
 * :mod:`boundcalc.params` — the parameter table; :mod:`boundcalc.evaluator` — the one evaluator.
 * :mod:`boundcalc.api` — evaluate a statement for concrete sizes (no torch).
@@ -10,11 +12,18 @@ descent on shallow Transformers (Arda, Cayci & Eryilmaz, AISTATS 2026).
 ``theory/`` and ``validators/`` sit at the top of the repository and are installed inside this
 package (``package-dir`` in ``pyproject.toml``); imported from a source tree that is not
 installed, this package cannot see them, and says so in one line instead of failing later.
+Importing the package loads none of sympy, pandas or torch: :func:`evaluate` and :func:`sweep` are
+loaded on first use.
+
+Example:
+    >>> import boundcalc
+    >>> boundcalc.evaluate("theorem1", m=512, n=1000, rho=2).verdict
+    'guaranteed'
+    >>> boundcalc.sweep("theorem1", m=[256, 512, 1024], n=1000, rho=2)["verdict"].tolist()
+    ['guaranteed', 'guaranteed', 'guaranteed']
 """
 
 import importlib.util as _importlib_util
-
-__version__ = "0.1.0"
 
 #: Raised on import when ``boundcalc.theory`` is missing: a source tree that is not installed.
 SOURCE_TREE_MESSAGE = (
@@ -25,3 +34,27 @@ SOURCE_TREE_MESSAGE = (
 
 if _importlib_util.find_spec(f"{__name__}.theory") is None:  # pragma: no cover - a subprocess
     raise ImportError(SOURCE_TREE_MESSAGE)
+
+from typing import TYPE_CHECKING, Any  # noqa: E402
+
+from boundcalc.version import __version__  # noqa: E402
+
+if TYPE_CHECKING:  # pragma: no cover
+    from boundcalc.notebook import evaluate, sweep
+
+__all__ = ["SOURCE_TREE_MESSAGE", "__version__", "evaluate", "sweep"]
+
+#: Names loaded on first use from :mod:`boundcalc.notebook` (which imports numpy and mpmath).
+_LAZY = ("evaluate", "sweep")
+
+
+def __getattr__(name: str) -> Any:
+    if name in _LAZY:
+        from boundcalc import notebook
+
+        return getattr(notebook, name)
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
+
+def __dir__() -> list[str]:
+    return sorted({*globals(), *_LAZY})

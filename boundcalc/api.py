@@ -19,6 +19,8 @@ Example:
 
 from __future__ import annotations
 
+import dataclasses
+import html
 import sys
 from collections.abc import Mapping
 from dataclasses import dataclass
@@ -27,7 +29,6 @@ from typing import Any
 
 import mpmath
 
-from boundcalc import __version__
 from boundcalc.errors import InputError
 from boundcalc.evaluator import (
     DEFAULT_PRECISION,
@@ -39,6 +40,11 @@ from boundcalc.evaluator import (
     statement_function,
 )
 from boundcalc.params import ARGUMENT_NAMES, Inputs, parse_activation
+from boundcalc.version import __version__
+
+__all__ = ["DRIFT_BOUNDS", "FLOAT_MAX", "OVERFLOW", "TRIVIAL_KEY", "VERDICTS", "VERDICT_BOUND",
+           "ConditionResult", "Evaluation", "evaluate", "has_verdict", "mp_arguments",
+           "overflow_text", "overflows", "show_number", "symbol_values", "verdict_column"]
 
 #: Verdicts of a statement whose constants include the trivial bound B² (see
 #: :attr:`Evaluation.verdict`): every condition holds and min_iterate < B²; every condition holds
@@ -112,6 +118,19 @@ class Evaluation:
 
     ``statement`` is the :class:`CompiledStatement` (or any object with ``name``, ``title`` and
     ``summary``, such as a sympy :class:`~boundcalc.theory.statement.Statement`).
+
+    :func:`evaluate` gives mpmath values; :meth:`floats` the same result with Python floats
+    (``exact`` then holds the mpmath one, from which the verdict, the overflow list and
+    ``to_dict()`` are still decided). :meth:`to_frame` is one row per quantity and condition, and
+    a notebook shows the result as HTML tables (``_repr_html_``).
+
+    Example:
+        >>> from boundcalc.params import validate
+        >>> res = evaluate("theorem1", validate(m=512, n=1000, rho="2")).floats()
+        >>> type(res.bound["min_iterate"]).__name__, res.verdict
+        ('float', 'guaranteed')
+        >>> res.to_frame().columns.tolist()
+        ['section', 'name', 'value', 'description']
     """
 
     statement: Any
@@ -122,6 +141,8 @@ class Evaluation:
     probability: mpmath.mpf
     conditions: tuple[ConditionResult, ...]
     precision: int
+    #: The mpmath evaluation this float view was rounded from (:meth:`floats`); None: this one.
+    exact: Evaluation | None = dataclasses.field(default=None, repr=False, compare=False)
 
     @property
     def guaranteed(self) -> bool:
@@ -131,6 +152,8 @@ class Evaluation:
     @property
     def overflow(self) -> tuple[str, ...]:
         """``group.name`` of every quantity (and input σ) beyond the float range, in order."""
+        if self.exact is not None:
+            return self.exact.overflow
         out = [f"{group}.{k}" for group in ("constants", "terms", "bound")
                for k, v in getattr(self, group).items() if overflows(v)]
         out += [f"inputs.{k}" for k in ("sigma0", "sigma1", "sigma2")
@@ -147,6 +170,8 @@ class Evaluation:
         or ``not_guaranteed`` (a condition fails); None for a statement without B² (the lemmas)
         that does not overflow. Decided at the working precision (a quantity undefined at the
         point counts as vacuous)."""
+        if self.exact is not None:
+            return self.exact.verdict
         if self.overflow:
             return OVERFLOW
         if TRIVIAL_KEY not in self.constants or VERDICT_BOUND not in self.bound:
@@ -162,6 +187,8 @@ class Evaluation:
     def active_drift_bound(self) -> str | None:
         """On the tight route, which drift bound gives min_iterate: ``cauchy_schwarz`` (when it
         is at most the other) or ``linear_drift``; None elsewhere (one bound only)."""
+        if self.exact is not None:
+            return self.exact.active_drift_bound
         linear = self.bound.get(DRIFT_BOUNDS["linear_drift"])
         cauchy = self.bound.get(DRIFT_BOUNDS["cauchy_schwarz"])
         if linear is None or cauchy is None:
@@ -173,6 +200,9 @@ class Evaluation:
         probability, version (floats are finite). A quantity beyond the float range is the text of
         its exact value (``"1.234567e+612"``), and the dict then also has ``verdict: "overflow"``
         and ``overflow``, the list of those quantities (:attr:`overflow`)."""
+        if self.exact is not None:
+            return self.exact.to_dict()
+
         def one(v: Any) -> float | str | None:
             if v is None:
                 return None
@@ -204,6 +234,85 @@ class Evaluation:
             "probability": one(self.probability),
             "version": __version__,
         }
+
+
+    def floats(self) -> Evaluation:
+        """This result with every number a Python float (the inputs already are); a quantity
+        beyond the float range keeps its mpmath value (never ``inf``), None stays None.
+        :attr:`exact` holds this mpmath result."""
+        if self.exact is not None:
+            return self
+
+        def one(v: Any) -> Any:
+            return v if v is None or overflows(v) else float(v)
+
+        def group(values: dict[str, Any]) -> dict[str, Any]:
+            return {k: one(v) for k, v in values.items()}
+
+        return dataclasses.replace(self, constants=group(self.constants),
+                                   terms=group(self.terms), bound=group(self.bound),
+                                   probability=one(self.probability), exact=self)
+
+    def to_frame(self) -> Any:
+        """A :class:`pandas.DataFrame`, one row per input, constant, term, bound, the probability,
+        each condition and the verdict: columns ``section``, ``name``, ``value`` (the number as
+        held here, the input's value, the condition's ``holds``, the verdict's text) and
+        ``description`` (the quantity's description, or the condition's detail)."""
+        import pandas as pd
+
+        descriptions = getattr(self.statement, "descriptions", None) or {}
+        rows: list[tuple[str, str, Any, str]] = [
+            ("inputs", k, v, "") for k, v in self.inputs.items()]
+        for group in ("constants", "terms", "bound"):
+            rows += [(group, k, v, descriptions.get(k, ""))
+                     for k, v in getattr(self, group).items()]
+        rows.append(("probability", "probability", self.probability,
+                     "probability of the event on which the bound holds"))
+        rows += [("conditions", c.name, c.holds, c.detail) for c in self.conditions]
+        rows += [("verdict", k, v, "") for k, v in self._verdict_rows()]
+        return pd.DataFrame(rows, columns=["section", "name", "value", "description"])
+
+    def _verdict_rows(self) -> list[tuple[str, Any]]:
+        rows: list[tuple[str, Any]] = [("guaranteed", self.guaranteed)]
+        if self.verdict is not None:
+            rows.append(("verdict", self.verdict))
+        if self.active_drift_bound is not None:
+            rows.append(("active_drift_bound", self.active_drift_bound))
+        if self.overflow:
+            rows.append(("overflow", " ".join(self.overflow)))
+        return rows
+
+    def _repr_html_(self) -> str:
+        """The result as HTML tables (a notebook shows it): the statement, then one table per
+        section of :meth:`to_frame` (inputs, constants, terms, bound, probability, conditions,
+        verdict), numbers with 6 significant digits, conditions PASS/FAIL."""
+        from boundcalc.cell_text import DISPLAY_DIGITS, format_value
+
+        def cell(section: str, value: Any) -> str:
+            if section == "conditions":
+                return "PASS" if value else "FAIL"
+            if value is None:
+                return "undefined"
+            if overflows(value):
+                return overflow_text(value)
+            if isinstance(value, mpmath.mpf):
+                value = float(value)
+            return format_value(value, DISPLAY_DIGITS)
+
+        frame = self.to_frame()
+        frame["value"] = [cell(s, v) for s, v in zip(frame["section"], frame["value"],
+                                                      strict=True)]
+        route = getattr(self.statement, "route", "") or ""
+        title = f"{self.statement.name}: {self.statement.title}"
+        parts = [f"<div><p><strong>{html.escape(title)}</strong>"
+                 + (f" ({html.escape(route)} route)" if route else "") + "</p>"]
+        for section, rows in frame.groupby("section", sort=False):
+            table = rows.drop(columns="section").set_index("name")
+            if not table["description"].astype(bool).any():
+                table = table.drop(columns="description")
+            parts.append(f"<p><em>{html.escape(str(section))}</em></p>")
+            parts.append(table.to_html(index_names=False))
+        return "\n".join(parts) + "</div>"
 
 
 # --------------------------------------------------------------------------- evaluation

@@ -22,8 +22,8 @@ from collections.abc import Callable
 from functools import cache
 from pathlib import Path
 
-from boundcalc import __version__
 from boundcalc.files import cache_root, fallback_cache_root, private_folder, write_atomic
+from boundcalc.version import __version__
 
 __all__ = ["CODE_FORMAT", "code_key", "generated", "read_cached", "seal", "unseal",
            "write_cached"]

@@ -34,7 +34,6 @@ from typing import Any
 import mpmath
 import sympy as sp
 
-from boundcalc import __version__
 from boundcalc.evaluator import compile_function, condition_holds, condition_info
 from boundcalc.generalization_inputs import (
     NORM_FLAGS,
@@ -46,6 +45,7 @@ from boundcalc.generalization_inputs import (
 )
 from boundcalc.theory import generalization as G
 from boundcalc.theory import generalization_symbols as GS
+from boundcalc.version import __version__
 
 __all__ = ["GENERALIZATION_PRECISION", "NORM_FLAGS", "QUANTITY_KEYS",
            "GeneralizationInputs", "evaluate_generalization", "evaluate_inputs",

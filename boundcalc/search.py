@@ -33,6 +33,11 @@ from typing import Any
 
 from boundcalc.params import InputError
 
+__all__ = ["DENSE_WIDTH", "MAX_WIDTH", "POINTS_PER_OCTAVE", "WIDTH_TERMS", "NonvacuousAnswer",
+           "StepsAnswer", "WidthAnswer", "bisect_even", "compare_text", "nonvacuous_width",
+           "point_arguments", "refuse_overflow", "smallest_verified", "solve_steps",
+           "solve_width", "width_grid", "width_terms"]
+
 #: ``width`` gives up above this width.
 MAX_WIDTH = 2**62
 

@@ -12,13 +12,13 @@ from typing import Annotated, Any
 
 import typer
 
-from boundcalc import __version__
 from boundcalc.evaluator import DEFAULT_PRECISION
 from boundcalc.files import write_atomic
 from boundcalc.formats import FORMATS, check_format, guarantee_line
 from boundcalc.params import InputError, parse_integer, parse_number
 from boundcalc.theory.catalog import NAMES as STATEMENT_NAMES
 from boundcalc.theory.catalog import ROUTED
+from boundcalc.version import __version__
 
 __all__ = ["OUTPUT_PANEL", "PARAMS_PANEL", "ROUTES", "app", "check_format_flag",
            "check_precision", "check_route", "check_statement", "check_target", "console_width",

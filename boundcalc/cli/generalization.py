@@ -27,6 +27,8 @@ import typer
 from boundcalc.cli.app import write_output
 from boundcalc.params import InputError
 
+__all__ = ["DEFAULTS", "generalization"]
+
 _PARAMS = "Parameters"
 _INIT = "Initial norms (give all seven, or --from-init SEED)"
 _HIDDEN = "Hidden constants and form"

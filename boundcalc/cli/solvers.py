@@ -13,7 +13,6 @@ from typing import Annotated, Any
 import mpmath
 import typer
 
-from boundcalc import __version__
 from boundcalc.api import TRIVIAL_KEY, VERDICT_BOUND, evaluate
 from boundcalc.cli.app import (
     PARAMS_PANEL,
@@ -53,6 +52,7 @@ from boundcalc.search import (
     solve_width,
     width_terms,
 )
+from boundcalc.version import __version__
 
 __all__ = ["steps", "width"]
 
