@@ -57,9 +57,10 @@ from __future__ import annotations
 
 import math
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from pathlib import Path
 
+from boundcalc.executors import ExecutorSettings, cell_meta, owned, tasks_of
 from boundcalc.params import InputError
 from boundcalc.rundir import RunDirectory
 from boundcalc.validation_cells import (
@@ -96,16 +97,59 @@ __all__ = ["DEFAULT_INDRNN_ALPHA", "EFFORT", "GENERALIZATION", "INDRNN", "MAX_VA
            "STATEMENTS", "GeneralizationSettings", "ValidationSettings", "batch_size_note",
            "expand_statements", "is_not_applicable", "is_violation",
            "make_generalization_settings", "make_settings", "resolve_device", "run_validation",
-           "summary_rows", "violation_warning"]
+           "summary_rows", "validation_task", "violation_warning"]
+
+
+def validation_task(cells: tuple[tuple[str, tuple[str, int]], ...], context: dict
+                    ) -> Iterator[tuple[str, list[dict]]]:
+    """Executor entry (:mod:`boundcalc.executors`): the records of each (statement, seed) cell,
+    computed as the in-process path does, with its torch threads."""
+    import torch
+
+    torch.set_num_threads(context["threads"])
+    settings = context["settings"]
+    for key, (statement, seed) in cells:
+        started = time.perf_counter()
+        cell_records = cell_runner(statement, settings, seed)()
+        seconds = time.perf_counter() - started
+        yield key, [bound_not_positive(tag_record(rec, statement, seed, seconds))
+                    for rec in cell_records]
+
+
+def _cell_line(cell: list[dict], seconds: float) -> str:
+    """What a finished cell's progress line says after its tag."""
+    ratios = [float(r["ratio"]) for r in cell
+              if isinstance(r.get("ratio"), (int, float)) and math.isfinite(float(r["ratio"]))]
+    line = (f"done, {len(cell)} measurements in {seconds:.1f} s, "
+            f"max measured/bound {max(ratios, default=0.0):.3g}")
+    unbounded = sum("not_applicable" in r for r in cell)
+    if unbounded:
+        line += f" ({unbounded} bound(s) <= 0: not applicable, no ratio)"
+    if any("conditions_hold" in r for r in cell):
+        failing = sorted({f for r in cell for f in r["failing"].split(",") if f != "none"})
+        line += (", every condition holds" if not failing else
+                 f", failing conditions: {', '.join(failing)}")
+    return line
 
 
 def run_validation(statements: list[str], settings: ValidationSettings, out: str | Path,
-                   progress: Callable[[str], None] | None = None) -> list[dict]:
+                   progress: Callable[[str], None] | None = None,
+                   executor: ExecutorSettings | None = None) -> list[dict]:
     """Run every (statement, seed) cell not already in ``out``; return all records.
 
     Records carry at least ``name``, ``measured``, ``bound``, ``ratio``, ``holds``; this function
     adds ``statement``, ``seed`` and ``seconds`` (wall time of the cell when it was computed).
+    ``executor``: Dask or Slurm (:mod:`boundcalc.executors`) computes the missing cells; None
+    (or ``processes``) computes them here, one after the other. One driver owns ``out``.
     """
+    with owned(out):
+        return _run_validation(statements, settings, out, progress,
+                               executor or ExecutorSettings())
+
+
+def _run_validation(statements: list[str], settings: ValidationSettings, out: str | Path,
+                    progress: Callable[[str], None] | None,
+                    executor: ExecutorSettings) -> list[dict]:
     import torch
 
     torch.set_num_threads(max(1, torch.get_num_threads()))
@@ -124,6 +168,19 @@ def run_validation(statements: list[str], settings: ValidationSettings, out: str
     records: list[dict] = []
     cells = [(statement, seed) for statement in statements
              for seed in (range(1) if statement in ("event", "lemma5") else range(settings.seeds))]
+    before = {p.stem for p in run.cells.glob("*.json")}
+    where: dict = {}
+    if executor.engine:
+        from boundcalc.engines import run_tasks
+
+        pending = [(f"{st}-seed{sd}", (st, sd)) for st, sd in cells
+                   if not run.has_cell(f"{st}-seed{sd}")]
+        context = {"settings": settings, "threads": torch.get_num_threads(),
+                   "device": settings.device}
+        where = run_tasks(run, validation_task, tasks_of(pending, executor.cells_per_task),
+                          context, executor, "validate", total=len(cells),
+                          describe=lambda key, cell: _cell_line(cell, cell_seconds(cell) or 0.0),
+                          write=progress)
     timing = CellTiming()
     for index, (statement, seed) in enumerate(cells, start=1):
         key = f"{statement}-seed{seed}"
@@ -132,7 +189,7 @@ def run_validation(statements: list[str], settings: ValidationSettings, out: str
         if run.has_cell(key):
             cell = run.load_cell(key)
             timing.add(statement, cell_seconds(cell))
-            if progress:
+            if progress and key not in where:
                 progress(f"{tag}: done earlier, loaded from {run.cells / (key + '.json')}")
         else:
             started = time.perf_counter()
@@ -144,20 +201,10 @@ def run_validation(statements: list[str], settings: ValidationSettings, out: str
                     for rec in cell_records]
             run.save_cell(key, cell)
             if progress:
-                ratios = [float(r["ratio"]) for r in cell
-                          if isinstance(r.get("ratio"), (int, float))
-                          and math.isfinite(float(r["ratio"]))]
-                line = (f"{tag}: done, {len(cell)} measurements in {seconds:.1f} s, "
-                        f"max measured/bound {max(ratios, default=0.0):.3g}")
-                unbounded = sum("not_applicable" in r for r in cell)
-                if unbounded:
-                    line += f" ({unbounded} bound(s) <= 0: not applicable, no ratio)"
-                if any("conditions_hold" in r for r in cell):
-                    failing = sorted({f for r in cell for f in r["failing"].split(",")
-                                      if f != "none"})
-                    line += (", every condition holds" if not failing else
-                             f", failing conditions: {', '.join(failing)}")
-                progress(line + "; " + timing.eta_text(left))
+                progress(f"{tag}: {_cell_line(cell, seconds)}; {timing.eta_text(left)}")
         records.extend(bound_not_positive(rec) for rec in cell)
+    here = cell_meta({"device": settings.device})
+    new = sorted({p.stem for p in run.cells.glob("*.json")} - before)
+    run.record_execution(executor.as_dict(), {k: where.get(k, here) for k in new})
     run.write_results(records)
     return records

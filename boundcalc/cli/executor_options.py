@@ -1,0 +1,104 @@
+"""The ``--executor`` options of ``reproduce`` and ``validate``: where the cells are computed.
+
+``processes`` (this machine: ``--jobs`` worker processes, the default), ``dask`` (a Dask
+distributed scheduler, ``--dask-address`` or ``DASK_SCHEDULER_ADDRESS``, else a local cluster of
+``--jobs`` workers) or ``slurm`` (an array job through submitit, ``--slurm-*``). The options are
+typed once here and named in each command's signature; :func:`executor_settings` checks them
+(exit 2 naming the flag, or the extra to install) and returns
+:class:`boundcalc.executors.ExecutorSettings`.
+"""
+
+from __future__ import annotations
+
+import os
+from typing import Annotated
+
+import typer
+
+from boundcalc.executors import EXECUTORS, ExecutorSettings, parse_slurm_time, require_extra
+from boundcalc.params import InputError
+
+__all__ = ["CellsPerTask", "DaskAddress", "Executor", "SlurmArrayParallelism",
+           "SlurmCpusPerTask", "SlurmGpusPerTask", "SlurmPartition", "SlurmSetup", "SlurmTime",
+           "executor_settings"]
+
+_PANEL = "Executor (where the cells run)"
+
+Executor = Annotated[str, typer.Option(
+    "--executor", metavar="NAME", rich_help_panel=_PANEL,
+    help="processes (this machine, --jobs worker processes), dask (a Dask distributed "
+    "scheduler; extra boundcalc[dask]) or slurm (a Slurm array job through submitit; extra "
+    "boundcalc[slurm])")]
+DaskAddress = Annotated[str | None, typer.Option(
+    "--dask-address", metavar="HOST:PORT", rich_help_panel=_PANEL,
+    help="dask: the scheduler (default: $DASK_SCHEDULER_ADDRESS, else a local cluster of --jobs "
+    "worker processes)")]
+CellsPerTask = Annotated[int, typer.Option(
+    "--cells-per-task", metavar="K", rich_help_panel=_PANEL,
+    help="dask, slurm: cells computed by one task (one Slurm array task)")]
+SlurmPartition = Annotated[str | None, typer.Option(
+    "--slurm-partition", metavar="NAME", rich_help_panel=_PANEL, help="slurm: the partition")]
+SlurmTime = Annotated[str | None, typer.Option(
+    "--slurm-time", metavar="MIN", rich_help_panel=_PANEL,
+    help="slurm: time limit of a task, minutes or H:MM:SS")]
+SlurmGpusPerTask = Annotated[int | None, typer.Option(
+    "--slurm-gpus-per-task", metavar="N", rich_help_panel=_PANEL, help="slurm: GPUs per task")]
+SlurmCpusPerTask = Annotated[int | None, typer.Option(
+    "--slurm-cpus-per-task", metavar="N", rich_help_panel=_PANEL, help="slurm: CPUs per task")]
+SlurmArrayParallelism = Annotated[int | None, typer.Option(
+    "--slurm-array-parallelism", metavar="N", rich_help_panel=_PANEL,
+    help="slurm: array tasks running at once")]
+SlurmSetup = Annotated[list[str] | None, typer.Option(
+    "--slurm-setup", metavar="LINE", rich_help_panel=_PANEL,
+    help="slurm: a shell line run before each task (e.g. 'module load cuda'); repeatable")]
+
+
+def executor_settings(kind: str, jobs: int = 1, dask_address: str | None = None,
+                      cells_per_task: int = 1, slurm_partition: str | None = None,
+                      slurm_time: str | None = None, slurm_gpus_per_task: int | None = None,
+                      slurm_cpus_per_task: int | None = None,
+                      slurm_array_parallelism: int | None = None,
+                      slurm_setup: list[str] | None = None) -> ExecutorSettings:
+    """The checked settings of the ``--executor`` flags (InputError naming the flag: exit 2).
+
+    Example:
+        >>> executor_settings("processes", jobs=2).as_dict()
+        {'kind': 'processes', 'jobs': 2}
+    """
+    if kind not in EXECUTORS:
+        raise InputError("--executor", f"must be {', '.join(EXECUTORS[:-1])} or "
+                                       f"{EXECUTORS[-1]}, got {kind!r}")
+    if jobs < 1:
+        raise InputError("--jobs", f"must be >= 1, got {jobs}")
+    if cells_per_task < 1:
+        raise InputError("--cells-per-task", f"must be >= 1, got {cells_per_task}")
+    slurm_given = {"--slurm-partition": slurm_partition, "--slurm-time": slurm_time,
+                   "--slurm-gpus-per-task": slurm_gpus_per_task,
+                   "--slurm-cpus-per-task": slurm_cpus_per_task,
+                   "--slurm-array-parallelism": slurm_array_parallelism,
+                   "--slurm-setup": slurm_setup or None}
+    if kind != "slurm":
+        for flag, value in slurm_given.items():
+            if value is not None:
+                raise InputError(flag, f"is for --executor slurm, not {kind}")
+    if kind != "dask" and dask_address is not None:
+        raise InputError("--dask-address", f"is for --executor dask, not {kind}")
+    if kind == "processes" and cells_per_task != 1:
+        raise InputError("--cells-per-task", "is for --executor dask or slurm")
+    for flag in ("--slurm-gpus-per-task", "--slurm-array-parallelism"):
+        value = slurm_given[flag]
+        if value is not None and value < (0 if "gpus" in flag else 1):
+            raise InputError(flag, f"must be >= {0 if 'gpus' in flag else 1}, got {value}")
+    if slurm_cpus_per_task is not None and slurm_cpus_per_task < 1:
+        raise InputError("--slurm-cpus-per-task", f"must be >= 1, got {slurm_cpus_per_task}")
+    if kind in ("dask", "slurm"):
+        require_extra(kind)
+    address = dask_address or (os.environ.get("DASK_SCHEDULER_ADDRESS") if kind == "dask"
+                               else None)
+    return ExecutorSettings(
+        kind=kind, jobs=jobs, dask_address=address or None, cells_per_task=cells_per_task,
+        slurm_partition=slurm_partition,
+        slurm_time=parse_slurm_time(slurm_time) if slurm_time is not None else None,
+        slurm_gpus_per_task=slurm_gpus_per_task, slurm_cpus_per_task=slurm_cpus_per_task,
+        slurm_array_parallelism=slurm_array_parallelism,
+        slurm_setup=tuple(slurm_setup or ()))
