@@ -37,7 +37,7 @@ app = typer.Typer(
            "boundcalc sweep theorem1 --m 8:4096:x2 --n 1e3,1e6 --format csv --output sweep.csv\n\n"
            "boundcalc width --target 0.1 --n 1e6\n\n"
            "boundcalc explain theorem1",
-    add_completion=False,
+    add_completion=True,
     no_args_is_help=True,
     pretty_exceptions_enable=False,
     context_settings={"help_option_names": ["-h", "--help"]},

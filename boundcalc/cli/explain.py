@@ -5,10 +5,7 @@ and LaTeX) and every condition with the reason the derivation needs it; the text
 
 from typing import Annotated
 
-import typer
-
 from boundcalc.cli.app import (
-    OUTPUT_PANEL,
     app,
     check_format_flag,
     check_route,
@@ -16,10 +13,13 @@ from boundcalc.cli.app import (
     emit,
     examples,
 )
-from boundcalc.cli.options import OutOpt, RouteOpt, StatementArg
+from boundcalc.cli.options import OutOpt, RouteOpt, StatementArg, format_option
 from boundcalc.symbolic import explain_data, explain_text
 
 __all__ = ["explain"]
+
+#: The formats of ``explain`` (a statement is no table of numbers: no CSV).
+_FORMATS: tuple[str, ...] = ("table", "json", "markdown", "latex")
 
 
 _EXPLAIN_HELP = (
@@ -38,8 +38,7 @@ _EXPLAIN_HELP = (
 def explain(
     statement: StatementArg,
     route: RouteOpt = None,
-    format: Annotated[str, typer.Option("--format", "-f", help="table, json, markdown or latex",
-                                        rich_help_panel=OUTPUT_PANEL)] = "table",
+    format: Annotated[str, format_option(_FORMATS)] = "table",
     output: OutOpt = None,
 ) -> None:
     """Statement, symbol glossary, formulas (Unicode, LaTeX), conditions.
@@ -48,5 +47,5 @@ def explain(
     """
     name = check_statement(statement)
     key = check_route(route, name)
-    fmt = check_format_flag(format, ("table", "json", "markdown", "latex"))
+    fmt = check_format_flag(format, _FORMATS)
     emit(explain_text(explain_data(key), fmt), output)

@@ -25,6 +25,8 @@ from typing import Annotated, Any
 import typer
 
 from boundcalc.cli.app import write_output
+from boundcalc.cli.options import format_option
+from boundcalc.formats import FORMATS
 from boundcalc.params import InputError
 
 __all__ = ["DEFAULTS", "generalization"]
@@ -142,8 +144,7 @@ def generalization(
     hidden_constants: Annotated[str | None, _opt(
         "--hidden-constants", help="NAME=VALUE,... for C_D, C_cov, C_conf, C_O, C_width, "
         "C_prob, c_hat (each > 0, default 1)", panel=_HIDDEN)] = None,
-    format: Annotated[str, typer.Option("--format", "-f", help="table, json, csv, markdown or "
-                                        "latex", rich_help_panel=_OUTPUT)] = "table",
+    format: Annotated[str, format_option(FORMATS, panel=_OUTPUT)] = "table",
     output: Annotated[str | None, typer.Option("--output", "-o", metavar="FILE",
                                                help="write to FILE (atomically) instead of "
                                                "stdout", rich_help_panel=_OUTPUT)] = None,
@@ -165,7 +166,7 @@ def generalization(
     Example: boundcalc generalization --N 10000 --dm 64 --ds 13 --rx 1 --radii 1,1,1,1
     --delta 0.05 --from-init 0 --alpha 0.5 --phi0 100
     """
-    from boundcalc.formats import FORMATS, guarantee_line
+    from boundcalc.formats import guarantee_line
     from boundcalc.generalization import (
         GENERALIZATION_PRECISION,
         NORM_FLAGS,

@@ -5,6 +5,11 @@ Every parameter option (``--m`` … ``--misspecification``) is built from its
 parameters it takes by name and :func:`with_options` gives its function the signature Typer reads,
 so the list of parameters is spelled once, in :data:`boundcalc.params.PARAMS`. The options that
 are not parameters (output, route, target) are defined here once.
+
+An option with a fixed set of values (``--format``, ``--route``, ``--preset``, ``--device`` ...)
+is a :func:`choice_option`: ``--help`` lists the values (``[quick|paper]``) and the shell
+completes them, while the command still checks the value itself, so that a wrong one is the
+project's one-line error naming the flag (exit 2), not click's usage message.
 """
 
 import inspect
@@ -13,15 +18,61 @@ from typing import Annotated, Any
 
 import typer
 
-from boundcalc.cli.app import OUTPUT_PANEL, PARAMS_PANEL
+from boundcalc.cli.app import OUTPUT_PANEL, PARAMS_PANEL, ROUTES
 from boundcalc.evaluator import DEFAULT_PRECISION
 from boundcalc.formats import FORMATS
 from boundcalc.params import PARAMS, Param
+from boundcalc.theory.catalog import ACTIVATIONS
 from boundcalc.theory.catalog import NAMES as STATEMENT_NAMES
 
-__all__ = ["COMPONENTS", "ColumnsOpt", "FmtOpt", "OutOpt", "PrecOpt", "RouteOpt",
-           "StatementArg", "StrictOpt", "SymOpt", "TargetOpt", "option", "param_option",
-           "parameter_names", "with_options"]
+__all__ = ["COMPONENTS", "DEVICES", "ColumnsOpt", "FmtOpt", "OutOpt", "PrecOpt", "RouteOpt",
+           "StatementArg", "StrictOpt", "SymOpt", "TargetOpt", "choice_metavar", "choice_option",
+           "completer", "format_option", "option", "param_option", "parameter_names",
+           "with_options"]
+
+#: Values of ``--device`` (``validate``, ``reproduce``).
+DEVICES: tuple[str, ...] = ("auto", "cpu", "cuda")
+
+
+def choice_metavar(choices: Sequence[str]) -> str:
+    """The placeholder that lists the values in ``--help``.
+
+    Example:
+        >>> choice_metavar(("quick", "paper"))
+        '[quick|paper]'
+    """
+    return "[" + "|".join(choices) + "]"
+
+
+def completer(choices: Sequence[str]) -> Callable[[str], list[str]]:
+    """Shell completion of an option or argument with these values (the ``autocompletion`` of
+    ``typer.Option``).
+
+    Example:
+        >>> completer(("table", "json", "csv"))("j")
+        ['json']
+    """
+    values = tuple(choices)
+
+    def complete(incomplete: str) -> list[str]:
+        return [v for v in values if v.startswith(incomplete.lower())]
+
+    return complete
+
+
+def choice_option(*names: str, choices: Sequence[str], help: str, panel: str | None = None,
+                  show_default: bool | str = True) -> Any:
+    """A ``typer.Option`` whose values are ``choices``: listed in ``--help`` as the metavar,
+    completed by the shell; the command checks the value (one-line error naming the flag)."""
+    return typer.Option(*names, help=help, metavar=choice_metavar(choices),
+                        autocompletion=completer(choices), rich_help_panel=panel,
+                        show_default=show_default)
+
+
+def format_option(formats: Sequence[str] = FORMATS, panel: str | None = OUTPUT_PANEL) -> Any:
+    """The ``--format`` / ``-f`` option of a command that writes ``formats``."""
+    return choice_option("--format", "-f", choices=formats, panel=panel,
+                         help="output format")
 
 
 def option(*names: str, help: str, default: object = None, panel: str = PARAMS_PANEL,
@@ -35,8 +86,10 @@ def option(*names: str, help: str, default: object = None, panel: str = PARAMS_P
 def param_option(param: Param) -> Any:
     """The annotated type of the option of ``param`` (a text; None: not given, the default)."""
     shown = param.shown_default if param.shown_default is not None else param.default
-    return Annotated[str | None, option(param.flag, metavar=param.metavar, default=shown,
-                                        help=param.help)]
+    info = option(param.flag, metavar=param.metavar, default=shown, help=param.help)
+    if param.kind == "activation":  # the presets, and the start of a custom one
+        info.autocompletion = completer((*ACTIVATIONS, "custom:"))
+    return Annotated[str | None, info]
 
 
 #: One option per component of ρ and ν (``--rho-c`` …), for ``sweep``.
@@ -52,8 +105,7 @@ PrecOpt = Annotated[str | None, option("--precision", metavar="DIGITS", panel=OU
                                        default=DEFAULT_PRECISION,
                                        help="significant digits of the mpmath evaluation (>= 10); "
                                             "the table then shows up to 17")]
-FmtOpt = Annotated[str, typer.Option("--format", "-f", help=f"one of {', '.join(FORMATS)}",
-                                     metavar="FORMAT", rich_help_panel=OUTPUT_PANEL)]
+FmtOpt = Annotated[str, format_option()]
 OutOpt = Annotated[str | None, typer.Option("--output", "-o", help="write to FILE (atomically) "
                                             "instead of stdout", metavar="FILE",
                                             rich_help_panel=OUTPUT_PANEL)]
@@ -63,15 +115,16 @@ SymOpt = Annotated[bool, typer.Option("--symbolic", help="also print every formu
 StrictOpt = Annotated[bool, typer.Option("--strict", help="exit 1 unless the verdict is "
                                          "guaranteed (a condition fails, or the bound is vacuous: "
                                          "min_iterate >= B^2)", rich_help_panel=OUTPUT_PANEL)]
-RouteOpt = Annotated[str | None, typer.Option(
-    "--route", help="proof route: tight (head-average event, Cauchy-Schwarz drift; "
-    "derivations.md §7.7) or paper (the paper's route, §7.1-7.5)", metavar="tight|paper",
-    show_default="tight", rich_help_panel=PARAMS_PANEL)]
+RouteOpt = Annotated[str | None, choice_option(
+    "--route", choices=ROUTES, help="proof route: tight (head-average event, Cauchy-Schwarz "
+    "drift; derivations.md §7.7) or paper (the paper's route, §7.1-7.5)",
+    show_default="tight", panel=PARAMS_PANEL)]
 TargetOpt = Annotated[str, typer.Option("--target", help="the value to get under (> 0)",
                                         metavar="VALUE", rich_help_panel=PARAMS_PANEL,
                                         show_default=False)]
 StatementArg = Annotated[str, typer.Argument(help=f"one of {', '.join(STATEMENT_NAMES)}",
-                                             metavar="STATEMENT", show_default=False)]
+                                             metavar="STATEMENT", show_default=False,
+                                             autocompletion=completer(STATEMENT_NAMES))]
 ColumnsOpt = Annotated[str | None, typer.Option(
     "--columns", help="comma list of columns to keep (names or unique suffixes, e.g. "
     "m,n,min_iterate); default: all, or a compact set for --format table",
