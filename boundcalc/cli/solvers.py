@@ -86,6 +86,21 @@ def _solver_result(header: dict[str, Any], inputs: dict[str, Any], answer: dict[
             "answer": answer, "conditions": conditions, "version": __version__}
 
 
+def _target_checks(quantity: str, var: str, found: int, step: int, value: Any, previous: Any,
+                   goal: float, smallest: str, below_name: str) -> list[dict[str, Any]]:
+    """The two re-checks of a solver's answer, as conditions: ``quantity`` meets ``goal`` at
+    ``var = found``, and misses it one ``step`` below (or ``found`` is the smallest candidate)."""
+    below_misses = found == step or (previous is not None and previous > goal)
+    return [
+        {"name": "meets_target", "holds": bool(value <= goal),
+         "detail": f"{quantity} = {compare_text(value, goal)} <= {goal!r} at {var} = {found}"},
+        {"name": below_name, "holds": bool(below_misses),
+         "detail": (smallest if found == step else
+                    f"{quantity} = {compare_text(previous, goal)} > {goal!r} at "
+                    f"{var} = {found - step}")},
+    ]
+
+
 _WIDTH_HELP = (
     "Smallest even width m whose width terms of Theorem 1, B·ε_lin + B·ε_app + B·ε_cf "
     "(B·ε_tay for B·ε_lin on the tight route), are at most --target; or, with --nonvacuous, the "
@@ -160,16 +175,9 @@ def width(target: str | None, nonvacuous: bool, **flags: Any) -> None:
     terms_text = f"B·({'ε_tay' if route_name == 'tight' else 'ε_lin'} + ε_app + ε_cf)"
     inputs_shown = {k: v for k, v in data["inputs"].items() if k != "m"}
     inputs_shown["target"] = goal
-    prev_holds = m_found == 2 or (previous is not None and previous > goal)
-    conditions = [
-        {"name": "meets_target", "holds": bool(value <= goal),
-         "detail": f"{terms_text} = {compare_text(value, goal)} <= {goal!r} at m = {m_found}"},
-        {"name": "m_minus_2_misses_target", "holds": bool(prev_holds),
-         "detail": ("m = 2 is the smallest even width" if m_found == 2 else
-                    f"{terms_text} = {compare_text(previous, goal)} > {goal!r} at "
-                    f"m = {m_found - 2}")},
-        *data["conditions"],
-    ]
+    conditions = [*_target_checks(terms_text, "m", m_found, 2, value, previous, goal,
+                                  "m = 2 is the smallest even width", "m_minus_2_misses_target"),
+                  *data["conditions"]]
     answer_section = {
         "m": m_found,
         "width_terms": float(value),
@@ -292,16 +300,9 @@ def steps(target: str, **flags: Any) -> None:
     data = ev.to_dict()
     inputs_shown = {k: v for k, v in data["inputs"].items() if k != "K"}
     inputs_shown["target"] = goal
-    prev_holds = k_found == 1 or (previous is not None and previous > goal)
-    conditions = [
-        {"name": "meets_target", "holds": bool(value <= goal),
-         "detail": f"optimization term = {compare_text(value, goal)} <= {goal!r} at K = {k_found}"},
-        {"name": "k_minus_1_misses_target", "holds": bool(prev_holds),
-         "detail": ("K = 1 is the smallest" if k_found == 1 else
-                    f"optimization term = {compare_text(previous, goal)} > {goal!r} at "
-                    f"K = {k_found - 1}")},
-        *data["conditions"],
-    ]
+    conditions = [*_target_checks("optimization term", "K", k_found, 1, value, previous, goal,
+                                  "K = 1 is the smallest", "k_minus_1_misses_target"),
+                  *data["conditions"]]
     answer_section = {
         "K": k_found,
         "optimization_term": float(value),

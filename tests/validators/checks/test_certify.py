@@ -29,14 +29,6 @@ CLI_SMALL = ["--m", "8", "--n", "32", "--d", "4", "--T", "4", "--steps", "50",
              "--teacher-width", "256", "--device", "cpu", "--quiet"]
 
 
-@pytest.fixture(autouse=True, scope="module")
-def _one_thread():
-    before = torch.get_num_threads()
-    torch.set_num_threads(1)
-    yield
-    torch.set_num_threads(before)
-
-
 @pytest.fixture(scope="module")
 def runs():
     """ProjGD at η*, ProjGD and ProjSGD at a step that trains, and a run whose projection is
