@@ -3,7 +3,7 @@
 One module per command group: :mod:`~boundcalc.cli.point` (the statements at one point),
 :mod:`~boundcalc.cli.sweep`, :mod:`~boundcalc.cli.solvers` (``width``, ``steps``),
 :mod:`~boundcalc.cli.explain`, :mod:`~boundcalc.cli.generalization` (paper 003),
-:mod:`~boundcalc.cli.validate` (``validate``, ``reproduce``, ``compare-rnn``) and
+:mod:`~boundcalc.cli.validate` (``validate``, ``compare-rnn``), :mod:`~boundcalc.cli.reproduce` and
 :mod:`~boundcalc.cli.table`; :mod:`~boundcalc.cli.app` holds the application and what they share,
 :mod:`~boundcalc.cli.options` the options, generated from :data:`boundcalc.params.PARAMS`.
 
@@ -51,7 +51,8 @@ from boundcalc.params import InputError
 # Importing a command module registers its commands; --help lists them in this order.
 from boundcalc.cli import point, sweep, solvers, explain  # noqa: F401,E402
 from boundcalc.cli.generalization import generalization  # noqa: E402
-from boundcalc.cli.validate import register  # noqa: E402
+from boundcalc.cli.validate import register, register_compare_rnn  # noqa: E402
+from boundcalc.cli.reproduce import register as register_reproduce  # noqa: E402
 from boundcalc.cli.table import register as register_table  # noqa: E402
 # isort: on
 
@@ -65,6 +66,8 @@ def _register_other_commands() -> None:
     app.command("generalization",
                 short_help="Paper 003 (Theorem 5): true-loss generalization bound.")(generalization)
     register(app)
+    register_reproduce(app)
+    register_compare_rnn(app)
     register_table(app)
 
 

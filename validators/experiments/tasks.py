@@ -148,11 +148,14 @@ EXPERIMENTS: dict[str, ExperimentTasks] = {
 def run_on_executor(experiment: str, preset: str, executor: ExecutorSettings, *,
                     config_args: tuple[Any, ...] = (), out: str | Path | None = None,
                     progress: bool = True, threads: int | None = None,
-                    device: str = "cpu", **overrides: Any) -> Path:
+                    device: str = "cpu", output_options: dict[str, Any] | None = None,
+                    **overrides: Any) -> Path:
     """Run (or resume) ``experiment`` with its cells on ``executor``'s engine (Dask or Slurm)
     and write its outputs; returns the run directory. ``config_args`` and ``overrides`` go to
     the experiment's ``make_config`` after the preset (figure1 / figure2: ``(seeds,)``; table1:
-    ``(data,)``), ``device`` too."""
+    ``(data,)``), ``device`` too; ``output_options`` to its ``write_outputs`` (how the outputs
+    are drawn, not parameters of the run)."""
+    options = dict(output_options or {})
     spec = EXPERIMENTS[experiment]
     cfg = spec.make_config(preset, *config_args, device=device, **overrides)
     context = {"config": asdict(cfg), "threads": threads_of(cfg.device, threads),
@@ -164,7 +167,8 @@ def run_on_executor(experiment: str, preset: str, executor: ExecutorSettings, *,
                             context, executor, progress, spec.describe)
 
     return run_experiment(experiment, preset, spec.stored_config(cfg), cfg.device, out, compute,
-                          lambda run: spec.write_outputs(run, cfg), progress=progress,
+                          lambda run: spec.write_outputs(run, cfg, **options),
+                          progress=progress,
                           threads=threads, verb=spec.verb, executor=executor)
 
 
