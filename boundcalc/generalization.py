@@ -140,8 +140,8 @@ def evaluate_inputs(inputs: GeneralizationInputs,
             "guaranteed": guaranteed,
             "form": form,
             "precision_digits": precision,
-            "paper": "003_ca845a00a60efb13 (Generalization bound for a Shallow Transformer "
-                     "trained using Gradient Descent)",
+            "paper": "Generalization bound for a Shallow Transformer trained using Gradient "
+                     "Descent (anonymous submission, under review)",
             "hidden_constants": (
                 ", ".join(f"{s.name} = {inputs.hidden[s.name]:g}" for s in GS.HIDDEN_CONSTANTS)
                 + " (constants the paper hides in '≲', O, Omega; each defaults to 1)"),

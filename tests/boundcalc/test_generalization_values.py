@@ -34,7 +34,7 @@ def _evaluate(as_printed: bool = False) -> dict:
 
 
 def _by_hand() -> dict[str, float]:
-    """The paper's formulas, line by line (003_ca845a00a60efb13.txt)."""
+    """The paper's formulas, line by line (the line numbers of its plain-text extraction)."""
     eta_q = NORMS["WQ0_F"] + RQ  # line 175
     eta_k = NORMS["WK0_F"] + RK
     eta_v = NORMS["WV0_F"] + RV
