@@ -55,6 +55,31 @@ def mean_ci95(values: Sequence[float | None]) -> tuple[float, float, int]:
     return mean, t_quantile_975(k - 1) * float(arr.std(ddof=1)) / math.sqrt(k), k
 
 
+def geometric_mean_ci95(values: Sequence[float | None]) -> tuple[float, float, float, int]:
+    """(geometric mean, lower, upper end of its 95 % Student-t CI, count) over the positive
+    finite values: the interval is computed on the log values and mapped back,
+    exp(mean(log x) ± t_{0.975, k−1} · s/√k), s the sample standard deviation of log x — the CI
+    of a quantity drawn on a log axis and fitted in log space (:func:`fit_slope`). Unlike the
+    arithmetic interval of :func:`mean_ci95` it is never below zero and is symmetric on the log
+    axis (lower · upper = geometric mean²). The ends are NaN for a single value, everything NaN
+    for none; non-positive and non-finite values are dropped.
+
+    Example:
+        >>> g, lo, hi, k = geometric_mean_ci95([2.0, 8.0, 4.0, float("nan"), 0.0])
+        >>> round(g, 12), round(lo, 4), round(hi, 4), round(lo * hi, 9), k
+        (4.0, 0.7149, 22.38, 16.0, 3)
+        >>> geometric_mean_ci95([4.0])[:2]
+        (4.0, nan)
+    """
+    logs = [math.log(v) for v in values if v is not None and math.isfinite(v) and v > 0]
+    mean, half, k = mean_ci95(logs)
+    if k == 0:
+        return math.nan, math.nan, math.nan, 0
+    if not math.isfinite(half):
+        return math.exp(mean), math.nan, math.nan, k
+    return math.exp(mean), math.exp(mean - half), math.exp(mean + half), k
+
+
 def fit_slope(widths: Iterable[float], values: Iterable[float | None]
               ) -> tuple[float, float, float]:
     """Least-squares slope of log(value) on log(m), its 95 % CI half-width (NaN for fewer than 3
@@ -82,4 +107,4 @@ def fit_slope(widths: Iterable[float], values: Iterable[float | None]
     return float(slope), t_quantile_975(k - 2) * se, float(intercept)
 
 
-__all__ = ["fit_slope", "mean_ci95", "t_quantile_975"]
+__all__ = ["fit_slope", "geometric_mean_ci95", "mean_ci95", "t_quantile_975"]

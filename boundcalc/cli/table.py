@@ -36,11 +36,15 @@ _PARAGRAPHS = (
      'truncated, {} or lacking a field) is left out too and named in a warning on stderr.'),
     ('--format csv: one plain-CSV block per table (blocks separated by an empty line), every '
      "number exact, mean and `_ci95` in separate columns, the run's own column names plus `run`. "
-     'markdown and latex (booktabs tabular, after a `%` title line): `mean ± CI` rounded to '
-     '--digits significant digits; a few detail columns are CSV only.'),
+     'markdown and latex: `mean ± CI`, the CI to --digits minus one significant digits (at least '
+     'two) and the mean rounded to its last digit, powers of ten as ×10^k (never e+); a few '
+     'detail columns are CSV only. latex is the booktabs tabular that reproduce writes as '
+     'figure1_table.tex / figure2_table.tex: grouped heads, symbols as column heads, figure1 '
+     "with its fitted slopes as a last row, figure2 with both models side by side per L."),
     ("--figures redraws the run's figure (figure1.png/pdf, figure2.png/pdf; table1 has none) "
      'from the stored cells into the run directory, or into --figures-dir DIR (one sub-folder '
-     'per run when several are given); this needs the validators extra (matplotlib, torch).'),
+     'per run when several are given), --figure-width single (3.25 in) or double (6.75 in) '
+     'wide; this needs the validators extra (matplotlib, torch).'),
 )
 TABLE_HELP = "\n\n".join(_PARAGRAPHS)
 
@@ -70,6 +74,10 @@ def table(
     figures_dir: Annotated[str | None, typer.Option("--figures-dir", help="where --figures "
                                                     "writes (implies --figures; default: the "
                                                     "run directory)", metavar="DIR")] = None,
+    figure_width: Annotated[str | None, typer.Option(
+        "--figure-width", help="width of the redrawn figures (implies --figures): single "
+        "(3.25 in) or double (6.75 in); default figure1 double, figure2 single",
+        metavar="WIDTH")] = None,
 ) -> None:
     """Tables (and figures) from stored experiment runs, without recomputing them.
 
@@ -83,6 +91,8 @@ def table(
                                      f"got {fmt!r}")
     if digits < 1 or digits > 17:
         raise InputError("--digits", f"must be between 1 and 17, got {digits}")
+    if figure_width is not None and figure_width not in ("single", "double"):
+        raise InputError("--figure-width", f"must be single or double, got {figure_width!r}")
     if figures_dir is not None and Path(figures_dir).exists() and not Path(figures_dir).is_dir():
         raise InputError("--figures-dir", f"{figures_dir!r} is not a directory")
     runs = [tables.load_run(arg) for arg in run_dirs]
@@ -105,11 +115,11 @@ def table(
     else:
         write_output(output, text)
         sys.stderr.write(f"wrote {output}\n")
-    if figures or figures_dir is not None:
-        _figures(runs, figures_dir)
+    if figures or figures_dir is not None or figure_width is not None:
+        _figures(runs, figures_dir, figure_width)
 
 
-def _figures(runs: list, figures_dir: str | None) -> None:
+def _figures(runs: list, figures_dir: str | None, width: str | None = None) -> None:
     from boundcalc.validators.experiments.figures import regenerate_figures
 
     used: set[Path] = set()
@@ -125,7 +135,7 @@ def _figures(runs: list, figures_dir: str | None) -> None:
                 target, i = base.with_name(f"{base.name}-{i}"), i + 1
         used.add(target)
         try:
-            written = regenerate_figures(run, target)
+            written = regenerate_figures(run, target, width)
         except OSError as exc:
             raise InputError("--figures-dir", f"cannot write figures to {str(target)!r}: "
                                               f"{exc.strerror or exc}") from None

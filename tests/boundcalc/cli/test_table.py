@@ -10,6 +10,7 @@ from __future__ import annotations
 import io
 import math
 import os
+import re
 import shutil
 import subprocess
 import sys
@@ -24,8 +25,9 @@ import torch
 from boundcalc.validators.experiments import figure1, figure2, table1
 
 from boundcalc.cli import main
+from boundcalc.rounding import mean_ci_text
 from boundcalc.rundir import RunDirectory
-from boundcalc.runs import detect_kind
+from boundcalc.runs import detect_kind, load_run
 
 #: drives the torch validators (validate, reproduce, figures): skipped where torch is absent
 pytestmark = pytest.mark.needs_torch
@@ -95,6 +97,12 @@ def cli(capsys):
         return code, captured.out, captured.err
 
     return run
+
+
+def _columns(line: str) -> int:
+    """Columns of a LaTeX table row, counting each ``\\multicolumn{n}`` as n."""
+    spans = [int(n) for n in re.findall(r"\\multicolumn\{(\d+)\}", line)]
+    return line.count(" & ") + 1 + sum(n - 1 for n in spans)
 
 
 def _csv_blocks(text: str) -> list[pd.DataFrame]:
@@ -184,15 +192,19 @@ def test_every_format_parses_with_one_table_per_kind_and_the_slopes(cli, f1_run,
         assert set(block.splitlines()[1].strip("|").split("|")) == {"---:"}
     assert "slope in m (± 95% CI)" in out and "± " in blocks[1]
 
+    # LaTeX: figure1's slopes are the last row of its table (one tabular per kind, not two),
+    # figure2 one row per lag with the two models side by side: the format changed on purpose
     code, out, _ = cli("table", *runs, "--format", "latex")
     assert code == 0
-    assert out.count("\\toprule") == out.count("\\bottomrule") == out.count("\\midrule") == 4
-    assert out.count("\\begin{tabular}") == out.count("\\end{tabular}") == 4
+    assert out.count("\\toprule") == out.count("\\bottomrule") == 3
+    assert out.count("\\begin{tabular}") == out.count("\\end{tabular}") == 3
     for tabular in out.split("\\begin{tabular}")[1:]:
         body = tabular.split("\\toprule")[1].split("\\bottomrule")[0]
         lines = [line for line in body.splitlines() if line.endswith("\\\\")]
-        assert len({line.count(" & ") for line in lines}) == 1, lines
+        assert len({_columns(line) for line in lines}) == 1, lines
     assert "\\pm" in out and "\\varepsilon_{\\mathrm{lin}}" in out
+    assert "slope & " in out and "Transformer ($W$) & IndRNN ($u$)" in out
+    assert "min\\_train" not in out and "lin\\_error" not in out   # symbols, not column names
 
 
 def test_several_runs_of_one_kind_make_one_table_with_a_run_column(cli, t1_run, tmp_path):
@@ -207,14 +219,40 @@ def test_several_runs_of_one_kind_make_one_table_with_a_run_column(cli, t1_run, 
 
 
 def test_markdown_and_latex_show_mean_plus_minus_ci_rounded_to_digits(cli, f1_run):
+    """The mean is rounded to the last digit of its CI (CI: --digits − 1 significant digits, at
+    least two); the format changed on purpose from ``{mean:.3g} ± {ci:.2g}``."""
     summary = pd.read_csv(f1_run / "summary.csv")
     first = summary.iloc[0]
     mean, ci = first["lin_error_mean"], first["lin_error_ci95"]
     code, out, _ = cli("table", f1_run, "--format", "markdown", "--digits", "4")
     assert code == 0
-    assert f"| {mean:.4g} ± {ci:.3g} |" in out
+    assert f"| {mean_ci_text(mean, ci, 'markdown', 4, 3)} |" in out
     code, out, _ = cli("table", f1_run, "--format", "latex")
-    assert f"${mean:.3g} \\pm {ci:.2g}$" in out
+    assert f"${mean_ci_text(mean, ci, 'latex', 3, 2)}$" in out
+
+
+def test_no_table_output_has_e_notation(cli, f1_run, f2_run, t1_run):
+    """Neither LaTeX nor Markdown writes ``1.1e+02``: powers of ten are ``\\times10^{2}`` or
+    ``×10^2``, in the tables of every kind and in the files reproduce wrote."""
+    texts = [(f1_run / "figure1_table.tex").read_text()]
+    for fmt in ("latex", "markdown"):
+        code, out, _ = cli("table", f1_run, f2_run, t1_run, "--format", fmt)
+        assert code == 0
+        texts.append(out)
+    for text in texts:
+        assert "e+" not in text and not re.search(r"\d[eE][+-]?\d", text), text
+    assert "\\times10^{" in texts[1] and "×10^" in texts[2]
+
+
+def test_latex_of_a_run_is_the_table_reproduce_wrote(cli, f1_run, f2_run):
+    """One LaTeX implementation: ``boundcalc table RUN --format latex`` prints, byte for byte,
+    what ``reproduce`` wrote as figure1_table.tex (and figure 2's latex_table)."""
+    code, out, _ = cli("table", f1_run, "--format", "latex")
+    assert code == 0 and out == (f1_run / "figure1_table.tex").read_text()
+    cfg = figure2.make_config("quick", seeds=3, device="cpu", lags=(4, 16))
+    code, out, _ = cli("table", f2_run, "--format", "latex")
+    summary = figure2.summarize(load_run(f2_run).records, cfg)
+    assert code == 0 and out == figure2.latex_table(summary, cfg)
 
 
 def test_output_file_holds_what_stdout_shows(cli, f1_run, tmp_path):
@@ -252,6 +290,18 @@ def test_figures_are_redrawn_from_stored_cells_without_recomputing(cli, f1_run, 
         == cells
     assert not [p for p in run.iterdir() if p.name.startswith(".figures.")]
     assert elapsed < 60, f"redrawing took {elapsed:.1f} s"  # the quick run trains for ≈ 10 s
+
+
+def test_figure_width_redraws_at_that_width_without_type3_fonts(cli, f2_run, tmp_path):
+    target = tmp_path / "narrow"
+    code, _, err = cli("table", f2_run, "--figure-width", "double", "--figures-dir", target)
+    assert code == 0, err
+    pdf = (target / "figure2.pdf").read_bytes()
+    assert b"/Type3" not in pdf and b"/CIDFontType2" in pdf      # Type 42 (TrueType) fonts
+    box = re.search(rb"/MediaBox\s*\[\s*0\s+0\s+([\d.]+)", pdf)
+    assert float(box.group(1)) == pytest.approx(6.75 * 72)
+    code, _, err = cli("table", f2_run, "--figure-width", "wide")
+    assert code == 2 and err.startswith("error: --figure-width")
 
 
 def test_figures_dir_gets_png_and_pdf_per_run(cli, f2_run, t1_run, tmp_path, monkeypatch):
@@ -377,4 +427,4 @@ def test_table_command_never_imports_torch_or_matplotlib(f1_run, f2_run, t1_run,
                           capture_output=True, text=True, timeout=120)
     assert done.returncode == 0, done.stderr
     assert done.stderr.strip().splitlines()[-1] == "0 []"
-    assert done.stdout.count("\\begin{tabular}") == 4
+    assert done.stdout.count("\\begin{tabular}") == 3

@@ -7,6 +7,7 @@ import csv
 import json
 import math
 import os
+import re
 import signal
 import subprocess
 import sys
@@ -27,6 +28,16 @@ OUTPUTS = ("config.json", "results.csv", "results.json", "summary.csv", "summary
 
 # a tiny run with the full protocol (teacher, boundary point, transport, ProjGD)
 TINY = dict(widths=(4, 8, 16), n=40, steps=6, teacher_width=64, anchors=4, T=4, d=3)
+
+
+#: a number in e-notation (``1.1e+02``), which no table may contain
+E_NOTATION = re.compile(r"\d[eE][+-]?\d")
+
+
+def _pdf_width_pt(pdf: bytes) -> float:
+    """Width in points of the first page's MediaBox."""
+    box = re.search(rb"/MediaBox\s*\[\s*([\d.]+)\s+([\d.]+)\s+([\d.]+)", pdf)
+    return float(box.group(3)) - float(box.group(1))
 
 
 def _rows(path):
@@ -69,9 +80,14 @@ def test_quick_preset_writes_every_output_with_negative_slopes(quick_run):
     assert table.count("\\begin{tabular}") == table.count("\\end{tabular}") == 1
     body = [line for line in table.splitlines() if line.endswith("\\\\")]
     assert len(body) == 2 + len(cfg.widths) + 1          # two header rows, widths, slopes
-    assert all(line.count("&") == 6 for line in body[1:])
+    # m, three (measured, bound) groups and the other alignment: the format changed on purpose
+    assert all(line.count("&") == 7 for line in body[1:])
+    assert body[-1].startswith("slope & ") and "\\varepsilon_{\\mathrm{lin}}" in body[1]
+    assert not E_NOTATION.search(table) and "e+" not in table
     assert (out / "figure1.png").read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
-    assert (out / "figure1.pdf").read_bytes()[:5] == b"%PDF-"
+    pdf = (out / "figure1.pdf").read_bytes()
+    assert pdf[:5] == b"%PDF-" and b"/Type3" not in pdf and b"/CIDFontType2" in pdf
+    assert _pdf_width_pt(pdf) == pytest.approx(6.75 * 72)  # double, the default
     config = json.loads((out / "config.json").read_text())
     assert config["parameters"]["preset"] == "quick"
     assert config["parameters"]["steps"] == cfg.steps
@@ -182,6 +198,9 @@ def test_cli_reproduce_figure1(tmp_path, monkeypatch):
     assert ranged.exit_code == 0 and seen["seeds"] == [6, 7, 8]
     bad = CliRunner().invoke(app, ["reproduce", "figure9"])
     assert bad.exit_code != 0
+    narrow = CliRunner().invoke(app, ["reproduce", "figure1", "--figure-width", "single",
+                                      "--device", "cpu", "--out", str(tmp_path)])
+    assert narrow.exit_code == 0 and seen["figure_width"] == "single"
 
 
 def test_cli_lin_align_and_dtype_reach_the_config_and_are_checked(tmp_path, monkeypatch, capsys):
@@ -213,7 +232,8 @@ def test_cli_lin_align_and_dtype_reach_the_config_and_are_checked(tmp_path, monk
 
     for args in (["figure1", "--lin-align", "loss"], ["figure2", "--lin-align", "output"],
                  ["figure1", "--dtype", "float16"], ["table1", "--dtype", "float32"],
-                 ["figure1", "--seeds", "3-1"], ["table1", "--seeds", "2"]):
+                 ["figure1", "--seeds", "3-1"], ["table1", "--seeds", "2"],
+                 ["figure1", "--figure-width", "wide"], ["table1", "--figure-width", "single"]):
         capsys.readouterr()
         assert main(["reproduce", *args]) == 2
         err = capsys.readouterr().err

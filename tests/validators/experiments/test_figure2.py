@@ -5,6 +5,7 @@ from __future__ import annotations
 import csv
 import json
 import math
+import re
 import time
 
 import pytest
@@ -52,8 +53,11 @@ def test_quick_preset_writes_every_output_within_90_seconds(tmp_path):
     table = (out / "figure2_table.tex").read_text()
     assert "\\toprule" in table and "\\bottomrule" in table
     assert sum(line.endswith("\\\\") for line in table.splitlines()) == 2 + len(cfg.lags)
+    assert "\\multicolumn{2}{c}{max Jacobian norm}" in table
+    assert not re.search(r"\d[eE][+-]?\d", table) and "e+" not in table
     assert (out / "figure2.png").read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
-    assert (out / "figure2.pdf").read_bytes()[:5] == b"%PDF-"
+    pdf = (out / "figure2.pdf").read_bytes()
+    assert pdf[:5] == b"%PDF-" and b"/Type3" not in pdf and b"/CIDFontType2" in pdf
     config = json.loads((out / "config.json").read_text())
     assert config["parameters"]["preset"] == "quick"
     assert config["parameters"]["steps"] == cfg.steps
