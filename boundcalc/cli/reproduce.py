@@ -25,38 +25,48 @@ from boundcalc.cli.executor_options import (
     SlurmTime,
     executor_settings,
 )
+from boundcalc.cli.options import DEVICES, choice_option, completer
 from boundcalc.cli.validate import _require_matplotlib, _run_directory_errors
 from boundcalc.executors import ExecutorSettings
 from boundcalc.params import InputError
 
-__all__ = ["parse_seeds", "register", "reproduce"]
+__all__ = ["EXPERIMENT_NAMES", "PRESETS", "parse_seeds", "register", "reproduce"]
+
+#: The experiments of ``reproduce`` and its presets (the first is the default).
+EXPERIMENT_NAMES: tuple[str, ...] = ("figure1", "figure2", "table1", "tsweep")
+PRESETS: tuple[str, ...] = ("quick", "paper")
 
 
 def reproduce(
     experiment: Annotated[str, typer.Argument(help="figure1, figure2, table1 or tsweep",
-                                                 metavar="EXPERIMENT")],
-    preset: Annotated[str, typer.Option("--preset", help="quick or paper")] = "quick",
+                                                 metavar="EXPERIMENT",
+                                                 autocompletion=completer(EXPERIMENT_NAMES))],
+    preset: Annotated[str, choice_option("--preset", choices=PRESETS,
+                                         help="quick or paper")] = "quick",
     seeds: Annotated[str | None, typer.Option(
         "--seeds", help="a count k (the preset's first k seeds: figure1 1..k, figure2 0..k-1), "
         "a range A-B or a list A,B,C of seeds (default: the preset's)",
         metavar="S")] = None,
-    device: Annotated[str, typer.Option("--device", help="auto, cpu or cuda")] = "auto",
+    device: Annotated[str, choice_option("--device", choices=DEVICES,
+                                         help="auto, cpu or cuda")] = "auto",
     out: Annotated[str | None, typer.Option("--out", help="run directory", metavar="DIR")] = None,
     jobs: Annotated[int, typer.Option("--jobs", help="parallel worker processes")] = 1,
     data: Annotated[str | None, typer.Option("--data", help="table1: MNIST IDX folder or .npz "
                                              "(required by --preset paper)",
                                              metavar="PATH")] = None,
-    lin_align: Annotated[str | None, typer.Option(
-        "--lin-align", help="figure1 panel (a): boundary point aligned with each head's "
-        "'feature' gradient (default) or the 'output' gradient of f (the other is recorded too)",
-        metavar="ALIGN")] = None,
-    dtype: Annotated[str | None, typer.Option(
-        "--dtype", help="figure1, figure2, tsweep: float64 or float32 (default: the preset's; "
-        "figure1 and tsweep float64, figure2 float32)", metavar="DTYPE")] = None,
-    figure_width: Annotated[str | None, typer.Option(
-        "--figure-width", help="figure1, figure2: the figure's width, single (3.25 in, one "
-        "column) or double (6.75 in); default figure1 double, figure2 single; not a parameter "
-        "of the run (a resumed run may redraw at another width)", metavar="WIDTH")] = None,
+    lin_align: Annotated[str | None, choice_option(
+        "--lin-align", choices=("feature", "output"), show_default=False,
+        help="figure1 panel (a): boundary point aligned with each head's 'feature' gradient "
+        "(default) or the 'output' gradient of f (the other is recorded too)")] = None,
+    dtype: Annotated[str | None, choice_option(
+        "--dtype", choices=("float64", "float32"), show_default=False,
+        help="figure1, figure2, tsweep: float64 or float32 (default: the preset's; figure1 and "
+        "tsweep float64, figure2 float32)")] = None,
+    figure_width: Annotated[str | None, choice_option(
+        "--figure-width", choices=("single", "double"), show_default=False,
+        help="figure1, figure2: the figure's width, single (3.25 in, one column) or double "
+        "(6.75 in); default figure1 double, figure2 single; not a parameter of the run (a "
+        "resumed run may redraw at another width)")] = None,
     executor: Executor = "processes",
     dask_address: DaskAddress = None,
     cells_per_task: CellsPerTask = 1,
@@ -75,10 +85,10 @@ def reproduce(
     paper --device cuda --out runs/figure2-paper ; boundcalc reproduce table1 --preset paper
     --data ~/mnist ; boundcalc reproduce tsweep --preset quick
     """
-    if experiment not in ("figure1", "figure2", "table1", "tsweep"):
+    if experiment not in EXPERIMENT_NAMES:
         raise InputError("EXPERIMENT", f"must be figure1, figure2, table1 or tsweep, got "
                                        f"{experiment!r}")
-    if preset not in ("quick", "paper"):
+    if preset not in PRESETS:
         raise InputError("--preset", f"must be quick or paper, got {preset!r}")
     if jobs < 1:
         raise InputError("--jobs", f"must be >= 1, got {jobs}")

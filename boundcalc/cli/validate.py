@@ -29,6 +29,7 @@ from boundcalc.cli.executor_options import (
     SlurmTime,
     executor_settings,
 )
+from boundcalc.cli.options import DEVICES, choice_option, format_option
 from boundcalc.params import PARAMS, InputError, parse_number
 
 _VALIDATE_HELP = """Check the bounds against the real model: adversarial searches (Lemmas 2, 3, 6,
@@ -185,8 +186,9 @@ def validate(
     batch_size: Annotated[str, _p("batch_size", "ProjSGD minibatch size")] = _V["batch_size"],
     teacher_width: Annotated[str, _s("--teacher-width", "8192",
                                      "Monte Carlo width of the teacher", "INT")] = "8192",
-    effort: Annotated[str, _s("--effort", "quick", "search effort: quick, standard, thorough",
-                              "LEVEL")] = "quick",
+    effort: Annotated[str, choice_option("--effort", choices=("quick", "standard", "thorough"),
+                                         help="search effort: quick, standard, thorough",
+                                         show_default="quick")] = "quick",
     dm: Annotated[str, _s("--dm", "32", "generalization: model dimension d_m", "INT")] = "32",
     N: Annotated[str, _s("--N", "64", "generalization: training samples N", "INT")] = "64",
     n_test: Annotated[str, _s("--n-test", "128", "generalization: held-out samples (estimate "
@@ -206,10 +208,12 @@ def validate(
         "C_width, C_prob, c_hat; default 1)")] = None,
     alpha: Annotated[str, _s("--alpha", "1.5", "prop2: the IndRNN's recurrent init scale "
                              "(u_i = +-alpha)", "A")] = "1.5",
-    device: Annotated[str, _s("--device", "auto", "auto, cpu or cuda", "DEV")] = "auto",
-    dtype: Annotated[str, _s("--dtype", "float64", "float64 or float32", "DTYPE")] = "float64",
-    fmt: Annotated[str, typer.Option("--format", "-f", help="table or json",
-                                     metavar="FORMAT")] = "table",
+    device: Annotated[str, choice_option("--device", choices=DEVICES, help="auto, cpu or cuda",
+                                         show_default="auto")] = "auto",
+    dtype: Annotated[str, choice_option("--dtype", choices=("float64", "float32"),
+                                        help="float64 or float32",
+                                        show_default="float64")] = "float64",
+    fmt: Annotated[str, format_option(("table", "json"), panel=None)] = "table",
     out: Annotated[str | None, typer.Option("--out", help="run directory (default "
                                             "runs/validate-<UTC time>)", metavar="DIR")] = None,
     quiet: Annotated[bool, typer.Option("--quiet", help="no progress lines")] = False,
@@ -413,8 +417,7 @@ def compare_rnn_command(
                                        metavar="K")] = "4000",
     activation: Annotated[str, typer.Option("--activation", help="tanh, erf, custom",
                                             metavar="NAME")] = "tanh",
-    fmt: Annotated[str, typer.Option("--format", "-f", help="table, json, csv, markdown, "
-                                     "latex", metavar="FORMAT")] = "table",
+    fmt: Annotated[str, format_option(panel=None)] = "table",
     output: Annotated[str | None, typer.Option("--output", "-o", help="write to FILE "
                                                "(atomically) instead of stdout",
                                                metavar="FILE")] = None,

@@ -46,6 +46,11 @@ def test_choice_metavar_and_completer():
     (["explain"], ["[table|json|markdown|latex]", "[tight|paper]"]),
     (["width"], ["[table|json|csv|markdown|latex]"]),
     (["generalization"], ["[table|json|csv|markdown|latex]"]),
+    (["compare-rnn"], ["[table|json|csv|markdown|latex]"]),
+    (["validate"], ["[table|json]", "[auto|cpu|cuda]", "[float64|float32]",
+                    "[quick|standard|thorough]"]),
+    (["reproduce"], ["[quick|paper]", "[auto|cpu|cuda]", "[float64|float32]",
+                     "[feature|output]", "[single|double]"]),
 ])
 def test_help_lists_the_values(argv, metavars, monkeypatch):
     monkeypatch.setenv("COLUMNS", "120")  # one line per metavar
@@ -67,6 +72,12 @@ def test_completion_is_enabled():
     ("boundcalc explain lemma", ["lemma2", "lemma3", "lemma5", "lemma6"]),
     ("boundcalc explain theorem1 --format ", ["table", "json", "markdown", "latex"]),
     ("boundcalc theorem1 --activation ", ["tanh", "erf", "custom:"]),
+    ("boundcalc reproduce figure1 --preset ", ["quick", "paper"]),
+    ("boundcalc reproduce ", ["figure1", "figure2", "table1", "tsweep"]),
+    ("boundcalc reproduce figure1 --device c", ["cpu", "cuda"]),
+    ("boundcalc validate theorem1 --device ", ["auto", "cpu", "cuda"]),
+    ("boundcalc validate theorem1 --format ", ["table", "json"]),
+    ("boundcalc validate theorem1 --effort t", ["thorough"]),
 ])
 def test_the_shell_completes_the_values(words, expected):
     assert _complete(words) == expected
@@ -79,6 +90,12 @@ def test_the_shell_completes_the_values(words, expected):
      "error: --format must be one of table, json, markdown, latex for this command, got 'csv'"),
     (["sweep", "theorem1", "--route", "fast"],
      "error: --route must be one of tight, paper, got 'fast'"),
+    (["reproduce", "figure1", "--preset", "huge"],
+     "error: --preset must be quick or paper, got 'huge'"),
+    (["validate", "theorem1", "--device", "tpu"],
+     "error: --device must be auto, cpu or cuda, got 'tpu'"),
+    (["validate", "theorem1", "--format", "csv"],
+     "error: --format must be table or json, got 'csv'"),
 ])
 def test_a_wrong_value_is_still_the_one_line_error(argv, line):
     code, out, err = _run(*argv)
