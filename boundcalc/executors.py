@@ -39,7 +39,7 @@ Example:
 from __future__ import annotations
 
 import contextlib
-import importlib.util
+import importlib
 import json
 import os
 import socket
@@ -104,7 +104,12 @@ class ExecutorSettings:
 def require_extra(kind: str) -> None:
     """InputError (``--executor``, exit 2) naming the extra to install when ``kind``'s engine is
     missing."""
-    missing = [m for m in EXTRAS.get(kind, ()) if importlib.util.find_spec(m) is None]
+    missing = []
+    for module in EXTRAS.get(kind, ()):
+        try:
+            importlib.import_module(module)
+        except ImportError:
+            missing.append(module)
     if missing:
         raise InputError("--executor", f"{kind} needs {', '.join(missing)}, which is not "
                                        f"installed: pip install 'boundcalc[{kind}]'")

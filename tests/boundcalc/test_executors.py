@@ -1,0 +1,150 @@
+"""The engine-independent executor layer: settings, Slurm parameters, tasks, progress, the lock."""
+
+from __future__ import annotations
+
+import json
+import os
+import socket
+import subprocess
+import sys
+import time
+
+import pytest
+
+from boundcalc.executors import (
+    LOCK_FILE,
+    ExecutorSettings,
+    Progress,
+    RunLock,
+    RunLockedError,
+    execute_task,
+    parse_slurm_time,
+    slurm_parameters,
+    tasks_of,
+)
+from boundcalc.params import InputError
+
+
+def test_slurm_flags_map_onto_submitits_parameters():
+    settings = ExecutorSettings(kind="slurm", slurm_partition="gpu", slurm_time=90,
+                                slurm_gpus_per_task=1, slurm_cpus_per_task=4,
+                                slurm_array_parallelism=8,
+                                slurm_setup=("module load cuda", "source env/bin/activate"))
+    assert slurm_parameters(settings, "figure1") == {
+        "name": "boundcalc-figure1", "slurm_partition": "gpu", "timeout_min": 90,
+        "slurm_gpus_per_task": 1, "cpus_per_task": 4, "slurm_array_parallelism": 8,
+        "slurm_setup": ["module load cuda", "source env/bin/activate"]}
+    assert slurm_parameters(ExecutorSettings(kind="slurm"), "validate") == {
+        "name": "boundcalc-validate"}
+
+
+def test_settings_record_only_what_applies_to_their_executor():
+    assert ExecutorSettings(jobs=3).as_dict() == {"kind": "processes", "jobs": 3}
+    assert ExecutorSettings(kind="dask", jobs=2, dask_address="h:8786").as_dict() == {
+        "kind": "dask", "jobs": 2, "dask_address": "h:8786", "cells_per_task": 1}
+    assert ExecutorSettings(kind="slurm", slurm_time=5, slurm_setup=("x",)).as_dict() == {
+        "kind": "slurm", "cells_per_task": 1, "slurm_time": 5, "slurm_setup": ["x"]}
+
+
+@pytest.mark.parametrize(("text", "minutes"), [("90", 90), ("1:30", 90), ("1:30:00", 90),
+                                               ("0:00:30", 1), ("2-00:00:00", 2880)])
+def test_slurm_time_in_minutes(text, minutes):
+    assert parse_slurm_time(text) == minutes
+
+
+@pytest.mark.parametrize("text", ["", "abc", "0", "1:2:3:4"])
+def test_a_bad_slurm_time_names_the_flag(text):
+    with pytest.raises(InputError, match="--slurm-time"):
+        parse_slurm_time(text)
+
+
+def test_tasks_cut_the_cells_in_order():
+    cells = [(f"k{i}", i) for i in range(5)]
+    assert tasks_of(cells, 1) == [((f"k{i}", i),) for i in range(5)]
+    assert [len(t) for t in tasks_of(cells, 2)] == [2, 2, 1]
+    assert tasks_of([], 3) == []
+
+
+def _double(cells, context):
+    for key, value in cells:
+        yield key, {"value": value * context["factor"]}
+
+
+def test_a_task_loads_stored_cells_and_writes_the_ones_it_computes(tmp_path):
+    (tmp_path / "cells").mkdir()
+    (tmp_path / "cells" / "a.json").write_text('{"value": -1}\n')
+    (tmp_path / "cells" / "b.json").write_text('{"val')          # damaged: computed again
+    out = execute_task(_double, [("a", 1), ("b", 2), ("c", 3)], {"factor": 10}, str(tmp_path))
+    assert [(k, r) for k, r, _ in out] == [("a", {"value": -1}), ("b", {"value": 20}),
+                                           ("c", {"value": 30})]
+    assert out[0][2] == {"loaded": True}
+    assert out[1][2]["host"] == socket.gethostname() and out[1][2]["pid"] == os.getpid()
+    assert json.loads((tmp_path / "cells" / "c.json").read_text()) == {"value": 30}
+    # without a store (dask): nothing is written, every cell is computed
+    out = execute_task(_double, [("a", 1)], {"factor": 10}, None)
+    assert out[0][:2] == ("a", {"value": 10})
+
+
+def test_progress_counts_cells_and_gives_an_eta():
+    lines: list[str] = []
+    progress = Progress("figure1", total=4, done=1, write=lines.append)
+    progress.cell("m8-seed1", "lin=0.1")
+    progress.cell("m16-seed1")
+    progress.cell("m32-seed1")
+    assert lines[0].startswith("[figure1 2/4] m8-seed1: lin=0.1; ETA ")
+    assert lines[0].endswith("for the 2 cell(s) left")
+    assert lines[-1] == "[figure1 4/4] m32-seed1; all cells done"
+
+
+def _write_lock(folder, **holder):
+    folder.mkdir(exist_ok=True)
+    (folder / LOCK_FILE).write_text(json.dumps(holder))
+
+
+def test_a_second_live_driver_is_refused(tmp_path):
+    with RunLock(tmp_path), pytest.raises(RunLockedError) as err:
+        RunLock(tmp_path).acquire()
+    message = str(err.value)
+    assert err.value.flag == "--out"
+    assert f"in use by the driver on host {socket.gethostname()}, pid {os.getpid()}" in message
+    assert "choose another --out" in message
+    assert not (tmp_path / LOCK_FILE).exists()     # released by its owner
+
+
+def test_a_live_driver_of_another_process_is_refused(tmp_path):
+    sleeper = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(30)"])
+    try:
+        _write_lock(tmp_path, host=socket.gethostname(), pid=sleeper.pid, started_utc="t")
+        with pytest.raises(RunLockedError, match=f"pid {sleeper.pid}"):
+            RunLock(tmp_path).acquire()
+    finally:
+        sleeper.kill()
+        sleeper.wait()
+
+
+def test_a_stale_lock_is_taken_over(tmp_path, capsys):
+    gone = subprocess.Popen([sys.executable, "-c", "pass"])
+    gone.wait()
+    _write_lock(tmp_path, host=socket.gethostname(), pid=gone.pid, started_utc="t")
+    with RunLock(tmp_path) as lock:
+        holder = json.loads((tmp_path / LOCK_FILE).read_text())
+        assert holder["pid"] == os.getpid() == lock.owner["pid"]
+    assert f"taking over the stale lock {tmp_path / LOCK_FILE}" in capsys.readouterr().err
+
+
+def test_a_lock_of_another_host_is_stale_once_no_longer_refreshed(tmp_path):
+    _write_lock(tmp_path, host="elsewhere", pid=1, started_utc="t")
+    with pytest.raises(RunLockedError, match="host elsewhere"):
+        RunLock(tmp_path, stale_s=60).acquire()
+    past = time.time() - 120
+    os.utime(tmp_path / LOCK_FILE, (past, past))
+    with RunLock(tmp_path, stale_s=60):
+        assert json.loads((tmp_path / LOCK_FILE).read_text())["host"] == socket.gethostname()
+
+
+def test_the_owner_refreshes_its_lock(tmp_path):
+    with RunLock(tmp_path, refresh_s=0.05):
+        past = time.time() - 1000
+        os.utime(tmp_path / LOCK_FILE, (past, past))
+        time.sleep(0.3)
+        assert time.time() - (tmp_path / LOCK_FILE).stat().st_mtime < 100
