@@ -15,6 +15,7 @@ from typing import Annotated
 import typer
 
 from boundcalc.cli.app import write_output
+from boundcalc.cli.options import choice_option, format_option
 from boundcalc.params import InputError
 
 _PARAGRAPHS = (
@@ -59,11 +60,15 @@ boundcalc table runs/figure2-paper runs/figure2-quick --format csv
 boundcalc table runs/figure1-paper --figures --figures-dir paper/figures"""
 
 
+#: The values of ``--format`` (:data:`boundcalc.tables.TABLE_FORMATS`, which imports pandas: not
+#: imported to build the option).
+FORMATS: tuple[str, ...] = ("markdown", "latex", "csv")
+
+
 def table(
     run_dirs: Annotated[list[str], typer.Argument(help="run directories of boundcalc reproduce",
                                                   metavar="RUN_DIR")],
-    fmt: Annotated[str, typer.Option("--format", "-f", help="markdown, latex or csv",
-                                     metavar="FORMAT")] = "markdown",
+    fmt: Annotated[str, format_option(FORMATS, panel=None)] = "markdown",
     output: Annotated[str | None, typer.Option("--output", "-o", help="write to FILE "
                                                "(atomically) instead of stdout",
                                                metavar="FILE")] = None,
@@ -74,10 +79,10 @@ def table(
     figures_dir: Annotated[str | None, typer.Option("--figures-dir", help="where --figures "
                                                     "writes (implies --figures; default: the "
                                                     "run directory)", metavar="DIR")] = None,
-    figure_width: Annotated[str | None, typer.Option(
-        "--figure-width", help="width of the redrawn figures (implies --figures): single "
-        "(3.25 in) or double (6.75 in); default figure1 double, figure2 single",
-        metavar="WIDTH")] = None,
+    figure_width: Annotated[str | None, choice_option(
+        "--figure-width", choices=("single", "double"), show_default=False,
+        help="width of the redrawn figures (implies --figures): single (3.25 in) or double "
+        "(6.75 in); default figure1 double, figure2 single")] = None,
 ) -> None:
     """Tables (and figures) from stored experiment runs, without recomputing them.
 
@@ -154,4 +159,4 @@ def register(app: typer.Typer) -> None:
                 short_help="Tables and figures from stored experiment runs.")(table)
 
 
-__all__ = ["TABLE_EXAMPLES", "TABLE_HELP", "register", "table"]
+__all__ = ["FORMATS", "TABLE_EXAMPLES", "TABLE_HELP", "register", "table"]

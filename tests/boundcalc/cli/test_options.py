@@ -49,6 +49,7 @@ def test_choice_metavar_and_completer():
     (["compare-rnn"], ["[table|json|csv|markdown|latex]"]),
     (["validate"], ["[table|json]", "[auto|cpu|cuda]", "[float64|float32]",
                     "[quick|standard|thorough]"]),
+    (["table"], ["[markdown|latex|csv]", "[single|double]"]),
     (["reproduce"], ["[quick|paper]", "[auto|cpu|cuda]", "[float64|float32]",
                      "[feature|output]", "[single|double]"]),
 ])
@@ -78,6 +79,7 @@ def test_completion_is_enabled():
     ("boundcalc validate theorem1 --device ", ["auto", "cpu", "cuda"]),
     ("boundcalc validate theorem1 --format ", ["table", "json"]),
     ("boundcalc validate theorem1 --effort t", ["thorough"]),
+    ("boundcalc table runs/x --format ", ["markdown", "latex", "csv"]),
 ])
 def test_the_shell_completes_the_values(words, expected):
     assert _complete(words) == expected
@@ -100,3 +102,10 @@ def test_the_shell_completes_the_values(words, expected):
 def test_a_wrong_value_is_still_the_one_line_error(argv, line):
     code, out, err = _run(*argv)
     assert (code, out, err) == (2, "", line + "\n")
+
+
+def test_the_table_formats_are_the_tables_module_s():
+    from boundcalc.cli.table import FORMATS
+    from boundcalc.tables import TABLE_FORMATS
+
+    assert FORMATS == TABLE_FORMATS
