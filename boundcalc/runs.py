@@ -1,13 +1,14 @@
 """Stored experiment runs, read back: which run a directory holds and its finished cells.
 
-``boundcalc reproduce figure1|figure2|table1`` leaves a run directory (:mod:`boundcalc.rundir`):
-``config.json`` (the parameters, ``experiment`` naming the kind) and one JSON file per finished
-cell under ``cells/``. :func:`load_run` reads them back as a :class:`StoredRun` — it never trains,
-never recomputes a cell and never imports torch — so that the tables of a run
-(:mod:`boundcalc.tables`) can be made from an unfinished run, or from cells gathered from several
-machines. A damaged cell file is left in place, counted as missing and named with why. This module
-also names the fields every cell of a kind must hold (:data:`CELL_FIELDS`), which the experiments
-write and the summaries (:mod:`boundcalc.summaries`) read.
+``boundcalc reproduce figure1|figure2|table1|tsweep`` leaves a run directory
+(:mod:`boundcalc.rundir`): ``config.json`` (the parameters, ``experiment`` naming the kind) and
+one JSON file per finished cell under ``cells/``. :func:`load_run` reads them back as a
+:class:`StoredRun` — it never trains, never recomputes a cell and never imports torch — so that
+the tables of a run (:mod:`boundcalc.tables`) can be made from an unfinished run, or from cells
+gathered from several machines. A damaged cell file is left in place, counted as missing and
+named with why. This module also names the fields every cell of a kind must hold
+(:data:`CELL_FIELDS`), which the experiments write and the summaries (:mod:`boundcalc.summaries`)
+read.
 
 Example:
     >>> import json, tempfile
@@ -35,10 +36,11 @@ from typing import Any
 from boundcalc.params import InputError
 
 __all__ = ["CELL_FIELDS", "FIGURE1_EXTRA", "FIGURE1_METRICS", "FIGURE2_MODELS", "KINDS",
-           "TABLE1_KEYS", "StoredRun", "detect_kind", "expected_cells", "load_run", "revive"]
+           "TABLE1_KEYS", "StoredRun", "detect_kind", "expected_cells", "load_run", "revive",
+           "tsweep_cell_key"]
 
 #: Experiment kinds a run directory can hold.
-KINDS: tuple[str, ...] = ("figure1", "figure2", "table1")
+KINDS: tuple[str, ...] = ("figure1", "figure2", "table1", "tsweep")
 
 #: The three panels of figure 1, as each cell stores them.
 FIGURE1_METRICS = ("lin_error", "app_error", "min_train_loss")
@@ -58,6 +60,7 @@ CELL_FIELDS: dict[str, tuple[str, ...]] = {
     "figure2": ("model", "L", "T", "seed", "max_jacobian", "min_val_loss", "max_loss_gradient",
                 "diverged", "memory_floats_per_sample"),
     "table1": TABLE1_KEYS,
+    "tsweep": ("seed", "m", "T", *FIGURE1_METRICS),
 }
 
 _ARG = "RUN_DIR"
@@ -70,7 +73,7 @@ class StoredRun:
     Attributes:
         label: the run directory as the user named it (shown in tables and messages).
         path: the folder.
-        kind: ``figure1``, ``figure2`` or ``table1``.
+        kind: ``figure1``, ``figure2``, ``table1`` or ``tsweep``.
         params: the ``parameters`` of ``config.json``.
         records: the finished cells, in the order the experiment lists them.
         missing: keys of the expected cells with no usable file yet (damaged ones included).
@@ -94,7 +97,18 @@ class StoredRun:
 
 _CELL_PATTERNS = {"figure1": re.compile(r"^m\d+-seed\d+$"),
                   "figure2": re.compile(r"^(transformer|indrnn)-L\d+-seed\d+$"),
-                  "table1": re.compile(r"^dm\d+-N\d+$")}
+                  "table1": re.compile(r"^dm\d+-N\d+$"),
+                  "tsweep": re.compile(r"^m\d+-T\d+-seed\d+$")}
+
+
+def tsweep_cell_key(seed: int, T: int, m: int) -> str:
+    """File stem of a tsweep cell: ``m<m>-T<T>-seed<seed>``.
+
+    Example:
+        >>> tsweep_cell_key(3, 16, 64)
+        'm64-T16-seed3'
+    """
+    return f"m{int(m)}-T{int(T)}-seed{int(seed)}"
 
 
 def detect_kind(params: Mapping[str, Any], path: str | os.PathLike | None = None) -> str | None:
@@ -111,6 +125,8 @@ def detect_kind(params: Mapping[str, Any], path: str | os.PathLike | None = None
     stated = params.get("experiment")
     if stated is not None:
         return stated if stated in KINDS else None
+    if "Ts" in params:
+        return "tsweep"
     if "widths" in params:
         return "figure1"
     if "lags" in params:
@@ -120,8 +136,9 @@ def detect_kind(params: Mapping[str, Any], path: str | os.PathLike | None = None
     if path is None:
         return None
     folder = Path(path)
-    for kind, marker in (("figure1", "slopes.csv"), ("figure1", "figure1_table.tex"),
-                         ("figure2", "figure2_table.tex"), ("table1", "table1.csv")):
+    for kind, marker in (("tsweep", "tsweep_table.tex"), ("figure1", "slopes.csv"),
+                         ("figure1", "figure1_table.tex"), ("figure2", "figure2_table.tex"),
+                         ("table1", "table1.csv")):
         if (folder / marker).exists():
             return kind
     stems = [p.stem for p in (folder / "cells").glob("*.json")]
@@ -134,7 +151,8 @@ def detect_kind(params: Mapping[str, Any], path: str | os.PathLike | None = None
 def expected_cells(kind: str, params: Mapping[str, Any]) -> list[str]:
     """Cell keys (file stems under ``cells/``) a run of ``kind`` with ``params`` finishes, in the
     experiment's order: figure1 ``m<m>-seed<s>`` (seed-major), figure2
-    ``<model>-L<L>-seed<s>``, table1 ``dm<d_m>-N<N>``.
+    ``<model>-L<L>-seed<s>``, table1 ``dm<d_m>-N<N>``, tsweep ``m<m>-T<T>-seed<s>`` (seed, then
+    T, then m: one teacher per (seed, T)).
 
     Example:
         >>> expected_cells("figure1", {"widths": [8, 16], "seeds": [1]})
@@ -147,6 +165,9 @@ def expected_cells(kind: str, params: Mapping[str, Any]) -> list[str]:
                 for L in params["lags"] for model in FIGURE2_MODELS]
     if kind == "table1":
         return [f"dm{int(d)}-N{int(N)}" for d in params["dms"] for N in params["Ns"]]
+    if kind == "tsweep":
+        return [tsweep_cell_key(s, T, m) for s in params["seeds"] for T in params["Ts"]
+                for m in params["widths"]]
     raise ValueError(f"`kind` must be one of {KINDS}, got {kind!r}")
 
 

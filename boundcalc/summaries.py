@@ -2,18 +2,19 @@
 
 From the finished cells of a run (:class:`boundcalc.runs.StoredRun`) this module computes, per run:
 
-* **figure1** (per width m): mean and 95 % Student-t CI over seeds (and the geometric mean with
-  its t-interval on the log values, ``_gmean`` / ``_gci_low`` / ``_gci_high``, which the figure
-  draws on its log axes) of the linearization error,
+* **figure1** (per width m): mean and 95 % Student-t CI over seeds of the linearization error,
   the approximation error and the minimum training loss, each next to its theory curve
   (ε_lin, ε_app, Theorem 1's min-iterate bound, evaluated by the calculator
   :func:`boundcalc.api.evaluate`, exactly as the run does), and the log–log slope of the means in
   m with its 95 % CI beside the theory curve's slope;
 * **figure2** (per model and lag L): mean and 95 % CI over seeds of the max Jacobian norm, the
-  min validation loss and the max loss gradient (geometric mean and interval of the first two,
-  as drawn), and the memory per sample (no bound is stored);
+  min validation loss and the max loss gradient, and the memory per sample (no bound is stored);
 * **table1** (per (d_m, N)): the lowest test loss and its epoch (one run per cell, so no CI) next
-  to the Theorem 5 bound and the number of Lemma 4 conditions that hold.
+  to the Theorem 5 bound and the number of Lemma 4 conditions that hold;
+* **tsweep** (per width m and sequence length T): figure1's three metrics, mean and 95 % CI over
+  seeds, next to the same bounds at that T (flat in T: no Transformer bound contains T), and per
+  (metric, m) the slope of log(metric) in log T — fitted per seed, mean ± 95 % Student-t CI over
+  the seeds (:func:`tsweep_slopes`).
 
 These are the rows of the run's own ``summary.csv`` / ``slopes.csv`` / ``table1.csv``: the
 experiments (:mod:`boundcalc.validators.experiments`) write them with these same functions, and
@@ -30,6 +31,7 @@ Example:
 
 from __future__ import annotations
 
+import math
 from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
@@ -41,11 +43,12 @@ from boundcalc.runs import (
     StoredRun,
     revive,
 )
-from boundcalc.stats import fit_slope, geometric_mean_ci95, mean_ci95
+from boundcalc.stats import fit_slope, mean_ci95
 
 __all__ = ["FIGURE1_THEORY", "FIGURE2_BLOCK", "figure1_slopes", "figure1_theory",
            "summarize_figure1", "summarize_figure1_records", "summarize_figure2",
-           "summarize_figure2_records", "summarize_table1"]
+           "summarize_figure2_records", "summarize_table1", "summarize_tsweep",
+           "summarize_tsweep_records", "tsweep_slopes"]
 
 #: Panel of figure 1 → the calculator's quantity it is compared with.
 FIGURE1_THEORY = {"lin_error": "eps_lin", "app_error": "eps_app",
@@ -84,19 +87,6 @@ def figure1_theory(m: int, params: Mapping[str, Any]) -> dict[str, float]:
     return out
 
 
-def _geometric(key: str, values: Sequence[float | None]) -> dict[str, float]:
-    """``<key>_gmean``, ``<key>_gci_low``, ``<key>_gci_high``: the geometric mean over seeds and
-    its 95 % t-interval on the log values (:func:`boundcalc.stats.geometric_mean_ci95`), what the
-    figures draw on their log axes.
-
-    Example:
-        >>> {k: round(v, 4) for k, v in _geometric("x", [2.0, 8.0, 4.0]).items()}
-        {'x_gmean': 4.0, 'x_gci_low': 0.7149, 'x_gci_high': 22.38}
-    """
-    gmean, low, high, _ = geometric_mean_ci95(values)
-    return {f"{key}_gmean": gmean, f"{key}_gci_low": low, f"{key}_gci_high": high}
-
-
 def _figure1_metrics(records: Sequence[Mapping[str, Any]]) -> tuple[str, ...]:
     """The three panels, and the extra metrics every record has (runs before they existed
     lack them)."""
@@ -129,10 +119,8 @@ def summarize_figure1_records(records: Sequence[Mapping[str, Any]],
         row: dict[str, Any] = {"m": m, "seeds": len(cell)}
         metrics = _figure1_metrics(cell)
         for key in metrics:
-            values = [revive(r[key]) for r in cell]
-            mean, ci, _ = mean_ci95(values)
+            mean, ci, _ = mean_ci95([revive(r[key]) for r in cell])
             row[f"{key}_mean"], row[f"{key}_ci95"] = mean, ci
-            row.update(_geometric(key, values))
         curves = figure1_theory(m, params)
         for key in metrics:
             row[f"{key}_theory"] = curves[FIGURE1_THEORY[key]]
@@ -192,8 +180,6 @@ def summarize_figure2_records(records: Sequence[Mapping[str, Any]],
             jac_mean, jac_ci, _ = mean_ci95([r["max_jacobian"] for r in cell])
             val_mean, val_ci, _ = mean_ci95([r["min_val_loss"] for r in cell])
             grad_mean, grad_ci, _ = mean_ci95([r["max_loss_gradient"] for r in cell])
-            geometric = {**_geometric("max_jacobian", [r["max_jacobian"] for r in cell]),
-                         **_geometric("min_val_loss", [r["min_val_loss"] for r in cell])}
             rows.append({
                 "model": model, "L": L, "T": cell[0]["T"], "seeds": len(cell),
                 "diverged": sum(bool(r["diverged"]) for r in cell),
@@ -204,7 +190,6 @@ def summarize_figure2_records(records: Sequence[Mapping[str, Any]],
                 "min_val_loss_mean": val_mean, "min_val_loss_ci95": val_ci,
                 "max_loss_gradient_mean": grad_mean, "max_loss_gradient_ci95": grad_ci,
                 "memory_floats_per_sample": cell[0]["memory_floats_per_sample"],
-                **geometric,
             })
     return rows
 
@@ -219,3 +204,95 @@ def summarize_table1(run: StoredRun) -> list[dict[str, Any]]:
         ['d_m', 'N', 'lowest_test_loss']
     """
     return [{k: r.get(k) for k in TABLE1_KEYS} for r in run.records]
+
+
+def summarize_tsweep(run: StoredRun) -> list[dict[str, Any]]:
+    """One row per (m, T) with finished cells: the columns of a tsweep run's ``summary.csv``.
+
+    Example:
+        >>> from pathlib import Path
+        >>> run = StoredRun("r", Path("."), "tsweep", {"widths": [8], "Ts": [4]}, [],
+        ...                 ["m8-T4-seed1"])
+        >>> summarize_tsweep(run)
+        []
+    """
+    return summarize_tsweep_records(run.records, run.params)
+
+
+def summarize_tsweep_records(records: Sequence[Mapping[str, Any]],
+                             params: Mapping[str, Any]) -> list[dict[str, Any]]:
+    """Per width m (``params["widths"]``), per sequence length T (``params["Ts"]``): ``m``,
+    ``T``, ``seeds``, ``<metric>_mean``, ``<metric>_ci95``, the geometric mean over seeds with
+    its 95 % t-interval on the log values (``<metric>_gmean``, ``_gci_low``, ``_gci_high``) and
+    ``<metric>_theory`` (the calculator's bound at that (m, T), :func:`figure1_theory`); what
+    ``reproduce tsweep`` writes as ``summary.csv``."""
+    rows = []
+    for m in params["widths"]:
+        for T in params["Ts"]:
+            cell = [r for r in records if r["m"] == m and r["T"] == T]
+            if not cell:
+                continue
+            row: dict[str, Any] = {"m": m, "T": T, "seeds": len(cell)}
+            for key in FIGURE1_METRICS:
+                values = [revive(r[key]) for r in cell]
+                mean, ci, _ = mean_ci95(values)
+                row[f"{key}_mean"], row[f"{key}_ci95"] = mean, ci
+                # the geometric mean and its t-interval on the log values: what the figure
+                # draws on its log axes, where the slope is fitted
+                logs = [math.log(v) for v in values if v is not None and math.isfinite(v)
+                        and v > 0]
+                lmean, lci, _ = mean_ci95(logs)
+                row[f"{key}_gmean"] = math.exp(lmean) if logs else math.nan
+                row[f"{key}_gci_low"] = math.exp(lmean - lci) if math.isfinite(lci) else math.nan
+                row[f"{key}_gci_high"] = math.exp(lmean + lci) if math.isfinite(lci) else math.nan
+            curves = figure1_theory(m, {**params, "T": T})
+            for key in FIGURE1_METRICS:
+                row[f"{key}_theory"] = curves[FIGURE1_THEORY[key]]
+            rows.append(row)
+    return rows
+
+
+def tsweep_slopes(records: Sequence[Mapping[str, Any]], summary: Sequence[Mapping[str, Any]],
+                  params: Mapping[str, Any]) -> list[dict[str, Any]]:
+    """Per (metric, m): the slope of log(metric) in log T.
+
+    ``slope`` ± ``slope_ci95``: the least-squares slope fitted to each seed's own cells (every T
+    of that seed; the seed's init θ(0) is the same at every T, so the fit is paired), then mean
+    and 95 % Student-t CI over the seeds (k − 1 degrees of freedom; NaN CI for one seed).
+    ``slope_of_means`` ± ``slope_of_means_ci95``: the fit to the per-T means (regression CI, as
+    figure1's slopes). ``theory_slope``: the same fit to the bound (0: flat in T).
+    ``change``: exp(slope · log(T_max/T_min)), the factor the fitted line changes by over the
+    sweep. Seeds with fewer than two finished T are left out.
+
+    Example:
+        >>> cells = [{"seed": s, "m": 8, "T": T, "lin_error": T ** 0.0 * s,
+        ...           "app_error": 1.0, "min_train_loss": 1.0} for s in (1, 2) for T in (4, 16)]
+        >>> rows = [{"m": 8, "T": T, **{f"{k}_{x}": 1.0 for k in FIGURE1_METRICS
+        ...                             for x in ("mean", "theory")}} for T in (4, 16)]
+        >>> [round(r["slope"], 12) for r in tsweep_slopes(cells, rows, {"widths": [8]})]
+        [0.0, 0.0, 0.0]
+    """
+    out = []
+    for m in params["widths"]:
+        rows = [r for r in summary if r["m"] == m]
+        Ts = [r["T"] for r in rows]
+        for key in FIGURE1_METRICS:
+            per_seed = []
+            for seed in dict.fromkeys(r["seed"] for r in records if r["m"] == m):
+                mine = [r for r in records if r["m"] == m and r["seed"] == seed]
+                if len(mine) >= 2:
+                    slope, _, _ = fit_slope([r["T"] for r in mine],
+                                            [revive(r[key]) for r in mine])
+                    per_seed.append(slope)
+            mean, ci, k = mean_ci95(per_seed)
+            of_means, of_means_ci, _ = fit_slope(Ts, [r[f"{key}_mean"] for r in rows])
+            bound = [r[f"{key}_theory"] for r in rows]
+            # a bound equal at every T has slope 0 exactly (not the fit's rounding)
+            theory = 0.0 if bound and min(bound) == max(bound) else fit_slope(Ts, bound)[0]
+            span = math.log(max(Ts) / min(Ts)) if Ts else math.nan
+            out.append({"panel": key, "m": m, "slope": mean, "slope_ci95": ci, "seeds": k,
+                        "slope_of_means": of_means, "slope_of_means_ci95": of_means_ci,
+                        "theory_slope": theory, "change": math.exp(mean * span)
+                        if math.isfinite(mean) and math.isfinite(span) else math.nan,
+                        "Ts": len(Ts)})
+    return out

@@ -38,7 +38,8 @@ BOUNDARY_ALIGNMENTS = ("output", "feature")
 
 
 def paper_boundary_point(params0: Params, X: Tensor, q: Tensor, rho: tuple[float, float, float],
-                         act: Activation, align: str = "output") -> Params:
+                         act: Activation, align: str = "output",
+                         chunk: int | None = None) -> Params:
     """The paper's gradient-aligned boundary point (Section 6.1): for every head, ΔU_i and ΔW_i
     of norms ρ_u/√m and ρ_w/√m, and Δc_i = +ρ_c/√m. Returns the displacement (Δc, ΔU, ΔW).
 
@@ -53,12 +54,20 @@ def paper_boundary_point(params0: Params, X: Tensor, q: Tensor, rho: tuple[float
       ``"output"`` direction times sign(c_i(0)). Then the cross terms Δc_i·⟨∇σ_i, Δθ_i⟩ all
       have the sign of Δc_i and add up over heads: the point shows the O(1/√m) second-order
       gap that Lemma 3 bounds.
+
+    ``chunk``: samples per autograd pass (the gradient of the sum is accumulated over chunks, so
+    that a long sequence need not hold (n, m, T) at once); None = all samples in one pass.
     """
     if align not in BOUNDARY_ALIGNMENTS:
         raise ValueError(f"`align` must be one of {BOUNDARY_ALIGNMENTS}, got {align!r}")
     m = params0.width
     theta = Params(*(t.detach().requires_grad_(True) for t in params0))
-    _, gU, gW = torch.autograd.grad(forward(theta, X, q, act).sum(), tuple(theta))
+    step = max(1, X.shape[0] if chunk is None else int(chunk))
+    gU = gW = None
+    for s in range(0, X.shape[0], step):
+        _, cU, cW = torch.autograd.grad(forward(theta, X[s:s + step], q[s:s + step], act).sum(),
+                                        tuple(theta))
+        gU, gW = (cU, cW) if gU is None else (gU + cU, gW + cW)
     if align == "feature":
         sign = torch.sign(params0.c.detach())
         gU, gW = gU * sign.view(-1, 1), gW * sign.view(-1, 1, 1)

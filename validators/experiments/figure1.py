@@ -41,6 +41,7 @@ from dataclasses import asdict, dataclass, replace
 from pathlib import Path
 from typing import Any
 
+import numpy as np
 import torch
 
 from boundcalc.files import write_atomic
@@ -56,7 +57,6 @@ from ..teacher import build_teacher, transported_params
 from ..train import _kernel_for, proj_gd
 from .experiment import run_experiment
 from .figure2 import resolve_device
-from .plots import check_width
 from .workers import worker_pool
 
 METRICS = FIGURE1_METRICS        # the three panels
@@ -64,7 +64,8 @@ EXTRA_METRICS = FIGURE1_EXTRA    # panel (a) at the other boundary alignment
 THEORY = FIGURE1_THEORY          # metric → the calculator's bound drawn beside it
 LIN_ALIGNMENTS = ("feature", "output")
 PROGRESS_POLL_S = 1.0             # seconds between looks for cells written by worker processes
-FIGURE_WIDTH = "double"           # the figure's default --figure-width (four panels in a row)
+PANEL_LABELS = {"lin_error": "(a) linearization error", "app_error": "(b) approximation error",
+                "min_train_loss": "(c) min training loss"}
 
 
 @dataclass(frozen=True)
@@ -178,8 +179,38 @@ def seed_data(seed: int, cfg: Figure1Config) -> SeedData:
     return SeedData(teacher, X, q, y, perm[:cfg.n_train], perm[cfg.n_train:])
 
 
-def compute_cell(seed: int, m: int, data: SeedData, cfg: Figure1Config) -> dict[str, Any]:
-    """The three metrics of one (seed, width) cell (module docstring)."""
+def linearization_and_approximation(params0: Any, data: SeedData, cfg: Figure1Config,
+                                    chunk: int | None = None
+                                    ) -> tuple[dict[str, torch.Tensor], torch.Tensor]:
+    """Panels (a) and (b) of one cell, per sample: |f − f_lin| at the boundary point of each
+    alignment in :data:`LIN_ALIGNMENTS` (a dict) and |f_lin(θ̄) − y| of the transported θ̄.
+
+    ``chunk``: samples per pass (None = all at once, as figure 1 does), so that long sequences
+    (the T sweep) never hold an (n, m, T) tensor; the numbers do not depend on it beyond rounding.
+    """
+    act = get_activation(cfg.activation)
+    X, q, y = data.X, data.q, data.y
+    step = max(1, X.shape[0] if chunk is None else int(chunk))
+    parts = [slice(s, s + step) for s in range(0, X.shape[0], step)]
+    gaps = {}
+    for align in LIN_ALIGNMENTS:
+        disp = paper_boundary_point(params0, X, q, cfg.rho, act, align=align, chunk=chunk)
+        with torch.no_grad():
+            theta = params0 + disp
+            gaps[align] = torch.cat([
+                (forward(theta, X[p], q[p], act)
+                 - linearized_output(params0, theta, X[p], q[p], act)).abs() for p in parts])
+    with torch.no_grad():
+        bar = transported_params(params0, data.teacher)
+        app = torch.cat([(linearized_output(params0, bar, X[p], q[p], act) - y[p]).abs()
+                         for p in parts])
+    return gaps, app
+
+
+def compute_cell(seed: int, m: int, data: SeedData, cfg: Figure1Config,
+                 chunk: int | None = None) -> dict[str, Any]:
+    """The three metrics of one (seed, width) cell (module docstring); ``chunk`` as in
+    :func:`linearization_and_approximation`."""
     started = time.perf_counter()
     act = get_activation(cfg.activation)
     dtype, dev = getattr(torch, cfg.dtype), torch.device(cfg.device)
@@ -187,17 +218,8 @@ def compute_cell(seed: int, m: int, data: SeedData, cfg: Figure1Config) -> dict[
                           dtype=dtype, device=dev)
     X, q, y = data.X, data.q, data.y
     alt = next(a for a in LIN_ALIGNMENTS if a != cfg.lin_align)
-    gaps = {}
-    for align in (cfg.lin_align, alt):
-        disp = paper_boundary_point(params0, X, q, cfg.rho, act, align=align)
-        with torch.no_grad():
-            theta = params0 + disp
-            gaps[align] = (forward(theta, X, q, act)
-                           - linearized_output(params0, theta, X, q, act)).abs()
+    gaps, app = linearization_and_approximation(params0, data, cfg, chunk)
     gap = gaps[cfg.lin_align]
-    with torch.no_grad():
-        bar = transported_params(params0, data.teacher)
-        app = (linearized_output(params0, bar, X, q, act) - y).abs()
     tr, va = data.train_idx, data.val_idx
     result = proj_gd(params0, X[tr], q[tr], y[tr], act, steps=cfg.steps, eta=cfg.eta,
                      rho=cfg.rho)
@@ -341,34 +363,101 @@ def slopes(summary: list[dict[str, Any]]) -> list[dict[str, Any]]:
     return figure1_slopes(summary)
 
 
-def latex_table(summary: list[dict[str, Any]], fits: list[dict[str, Any]]) -> str:
-    """Booktabs table: per width the three metrics (mean ± CI) under grouped heads next to their
-    bounds, the fitted slopes in the last row — :func:`boundcalc.tables.render_tables`, the text
-    ``boundcalc table RUN --format latex`` prints for the same run."""
-    from boundcalc.tables import render_tables, tables_from_summaries
+def _num(value: float, digits: int) -> str:
+    """``value`` to ``digits`` significant digits in LaTeX math: 4.86e+04 → 4.86\\times10^{4}."""
+    text = f"{value:.{digits}g}"
+    if "e" not in text:
+        return text
+    mantissa, exponent = text.split("e")
+    return f"{mantissa}\\times10^{{{int(exponent)}}}"
 
-    return render_tables(tables_from_summaries("figure1", [("", summary, fits)]), "latex")
+
+def _fmt(mean: float, ci: float) -> str:
+    if not math.isfinite(mean):
+        return "--"
+    if not math.isfinite(ci):
+        return f"${_num(mean, 3)}$"
+    return f"${_num(mean, 3)} \\pm {_num(ci, 2)}$"
+
+
+def latex_table(summary: list[dict[str, Any]], fits: list[dict[str, Any]]) -> str:
+    """Booktabs table: per width the three metrics (mean ± CI) next to their bounds, and the
+    fitted slopes in the last row."""
+    lines = [
+        "% Figure 1 (Section 6.1): mean \\pm 95% CI over seeds; bound = boundcalc theory",
+        "\\begin{tabular}{rcccccc}",
+        "\\toprule",
+        " & \\multicolumn{2}{c}{linearization error} & \\multicolumn{2}{c}{approximation error}"
+        " & \\multicolumn{2}{c}{min training loss} \\\\",
+        "\\cmidrule(lr){2-3}\\cmidrule(lr){4-5}\\cmidrule(lr){6-7}",
+        "$m$ & measured & $\\varepsilon_{\\mathrm{lin}}$ & measured & "
+        "$\\varepsilon_{\\mathrm{app}}$ & measured & Theorem 1 \\\\",
+        "\\midrule",
+    ]
+    for r in summary:
+        cells = []
+        for key in METRICS:
+            cells += [_fmt(r[f"{key}_mean"], r[f"{key}_ci95"]),
+                      f"${_num(r[f'{key}_theory'], 3)}$"]
+        lines.append(f"{r['m']} & " + " & ".join(cells) + " \\\\")
+    lines.append("\\midrule")
+    cells = []
+    for fit in fits[:len(METRICS)]:
+        cells += [_fmt(fit["slope"], fit["slope_ci95"]),
+                  f"${fit['theory_slope']:.2f}$" if math.isfinite(fit["theory_slope"]) else "--"]
+    lines.append("slope & " + " & ".join(cells) + " \\\\")
+    lines += ["\\bottomrule", "\\end{tabular}", ""]
+    return "\n".join(lines)
 
 
 def plot_figure(summary: list[dict[str, Any]], fits: list[dict[str, Any]], cfg: Figure1Config,
-                stem: Path, records: list[dict[str, Any]] | None = None,
-                width: str | None = None) -> list[Path]:
-    """Panels (a)–(c) against m on log–log axes — geometric mean over seeds with its 95 % band on
-    the log values (or the seeds themselves, under five), the log–log fit, the bound — and (d)
-    measured / bound; ``width`` ``double`` (default) or ``single``
-    (:func:`validators.experiments.plots.plot_figure1`). Writes ``stem``.png and ``stem``.pdf."""
-    from .plots import plot_figure1
+                stem: Path) -> list[Path]:
+    """Three log–log panels against m: mean with 95 % CI band, fitted line, theory curve."""
+    import matplotlib
 
-    title = (f"teacher–student: n = {cfg.n}, d = {cfg.d}, T = {cfg.T}, K = {cfg.steps}, "
-             f"{len(cfg.seeds)} seeds")
-    return plot_figure1(summary, fits, records, stem, lin_align=cfg.lin_align, title=title,
-                        width=width or FIGURE_WIDTH)
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    fig, axes = plt.subplots(1, 3, figsize=(11, 3.4), constrained_layout=True)
+    x = np.array([r["m"] for r in summary], dtype=float)
+    for ax, key, fit in zip(axes, METRICS, fits[:len(METRICS)], strict=True):
+        y = np.array([r[f"{key}_mean"] for r in summary], dtype=float)
+        ci = np.nan_to_num(np.array([r[f"{key}_ci95"] for r in summary], dtype=float))
+        (line,) = ax.plot(x, y, "o-", label="measured (mean)")
+        ax.fill_between(x, np.maximum(y - ci, y * 1e-3), y + ci, color=line.get_color(),
+                        alpha=0.2, linewidth=0, label="95% CI")
+        if math.isfinite(fit["slope"]):
+            ci_text = f" ± {fit['slope_ci95']:.2f}" if math.isfinite(fit["slope_ci95"]) else ""
+            ax.plot(x, np.exp(fit["intercept"]) * x ** fit["slope"], "--", color="gray",
+                    label=f"fit slope {fit['slope']:.2f}{ci_text}")
+        theory = np.array([r[f"{key}_theory"] for r in summary], dtype=float)
+        ax.plot(x, theory, "s:", color="tab:red", label=f"bound ({THEORY[key]})")
+        if key == "lin_error":
+            alt = np.array([r["lin_error_alt_mean"] for r in summary], dtype=float)
+            alt_fit = fits[len(METRICS)]
+            other = next(a for a in LIN_ALIGNMENTS if a != cfg.lin_align)
+            label = f"{other}-aligned" + (f", slope {alt_fit['slope']:.2f}"
+                                         if math.isfinite(alt_fit["slope"]) else "")
+            ax.plot(x, alt, "^-", color="tab:green", alpha=0.6, markersize=4, label=label)
+        ax.set_xscale("log", base=2)
+        ax.set_yscale("log")
+        ax.set_xlabel("width $m$")
+        title = PANEL_LABELS[key] + (f" ({cfg.lin_align}-aligned)" if key == "lin_error" else "")
+        ax.set_title(title, fontsize=10)
+        ax.grid(alpha=0.3, which="both")
+        ax.legend(frameon=False, fontsize=7)
+    fig.suptitle(f"teacher–student: n = {cfg.n}, d = {cfg.d}, T = {cfg.T}, K = {cfg.steps}, "
+                 f"{len(cfg.seeds)} seeds", fontsize=9)
+    paths = [stem.with_suffix(".png"), stem.with_suffix(".pdf")]
+    for path in paths:
+        fig.savefig(path, dpi=200)
+    plt.close(fig)
+    return paths
 
 
-def write_outputs(run: RunDirectory, cfg: Figure1Config, figure_width: str | None = None
-                  ) -> list[dict[str, Any]]:
-    """results, summary, slopes (CSV + JSON), figure1.png/pdf (``figure_width`` single or double,
-    default double) and figure1_table.tex from the stored cells (nothing is recomputed)."""
+def write_outputs(run: RunDirectory, cfg: Figure1Config) -> list[dict[str, Any]]:
+    """results, summary, slopes (CSV + JSON), figure1.png/pdf and figure1_table.tex from the
+    stored cells (nothing is recomputed)."""
     records = collect(run, cfg)
     run.write_results(records)
     summary = summarize(records, cfg)
@@ -376,15 +465,14 @@ def write_outputs(run: RunDirectory, cfg: Figure1Config, figure_width: str | Non
     fits = slopes(summary)
     run.write_results(fits, stem="slopes")
     write_atomic(run.path / "figure1_table.tex", latex_table(summary, fits))
-    plot_figure(summary, fits, cfg, run.path / "figure1", records, figure_width)
+    plot_figure(summary, fits, cfg, run.path / "figure1")
     return summary
 
 
 def run_figure1(preset: str = "quick", seeds: int | Iterable[int] | None = None,
                 device: str | None = "cpu", out: str | os.PathLike | None = None,
                 jobs: int = 1, progress: bool = True, max_cells: int | None = None,
-                threads: int | None = None, figure_width: str | None = None,
-                **overrides: Any) -> Path:
+                threads: int | None = None, **overrides: Any) -> Path:
     """Run (or resume) the Section 6.1 width sweeps and write their outputs; returns the folder.
 
     Args:
@@ -397,14 +485,11 @@ def run_figure1(preset: str = "quick", seeds: int | Iterable[int] | None = None,
         progress: one line per finished cell on stderr.
         max_cells: compute at most this many new cells, then write the outputs of what is done.
         threads: torch threads when ``jobs`` is 1 (None = 1 on the CPU; restored afterwards).
-        figure_width: ``single`` or ``double`` (None: double); the figure only, not a parameter
-            of the run (a run resumes whatever width its figure was drawn at).
         **overrides: further :class:`Figure1Config` fields, for tests.
     """
     if not isinstance(jobs, int) or jobs < 1:
         raise ValueError(f"`jobs` must be a positive integer, got {jobs!r}")
     cfg = make_config(preset, seeds, device, **overrides)
-    check_width(figure_width or FIGURE_WIDTH)
     # the CPU kernel of the training step is built (or its absence noted on stderr) before the
     # run directory is opened, so that config.json records the backend and why
     _kernel_for(get_activation(cfg.activation), getattr(torch, cfg.dtype),
@@ -412,13 +497,14 @@ def run_figure1(preset: str = "quick", seeds: int | Iterable[int] | None = None,
     return run_experiment(
         "figure1", preset, {**asdict(cfg), "eta": cfg.eta}, cfg.device, out,
         lambda run: run_cells(run, cfg, jobs=jobs, progress=progress, max_cells=max_cells),
-        lambda run: write_outputs(run, cfg, figure_width), progress=progress, threads=threads,
+        lambda run: write_outputs(run, cfg), progress=progress, threads=threads,
         verb="computed")
 
 
 __all__ = [
     "EXTRA_METRICS", "LIN_ALIGNMENTS", "METRICS", "PRESETS", "Figure1Config", "all_cells",
-    "cell_key", "collect", "compute_cell", "fit_slope", "latex_table", "make_config",
+    "cell_key", "collect", "compute_cell", "fit_slope", "latex_table",
+    "linearization_and_approximation", "make_config",
     "plot_figure", "run_cells", "run_figure1", "seed_data", "slopes", "summarize",
     "theory_curves", "write_outputs",
 ]

@@ -1,0 +1,139 @@
+"""The T sweep: the quick preset end to end through the CLI, resuming, the slope table, the bound.
+
+The module's runs take ≈ 25 s on the project's 2-core CPU: one quick run (≈ 15 s), a resume of two
+deleted cells, and a few tiny cells.
+"""
+
+from __future__ import annotations
+
+import csv
+import math
+import shutil
+import time
+
+import pytest
+from boundcalc.validators.experiments import figure1, tsweep
+
+pytestmark = pytest.mark.needs_torch
+
+OUTPUTS = ("config.json", "results.csv", "summary.csv", "slopes.csv", "tsweep.png",
+           "tsweep.pdf", "tsweep_table.tex")
+METRICS = ("lin_error", "app_error", "min_train_loss")
+
+
+def _rows(path):
+    with open(path, newline="") as handle:
+        return list(csv.DictReader(handle))
+
+
+@pytest.fixture(scope="module")
+def quick_run(tmp_path_factory):
+    """``boundcalc reproduce tsweep --preset quick`` once (in-process), and its wall time."""
+    from boundcalc.cli import main
+
+    out = tmp_path_factory.mktemp("tsweep") / "quick"
+    started = time.perf_counter()
+    code = main(["reproduce", "tsweep", "--preset", "quick", "--device", "cpu",
+                 "--out", str(out)])
+    return out, code, time.perf_counter() - started
+
+
+def test_quick_preset_runs_from_the_cli_and_writes_every_output(quick_run):
+    out, code, elapsed = quick_run
+    assert code == 0
+    assert elapsed <= 60, f"quick preset took {elapsed:.1f} s"
+    for name in OUTPUTS:
+        assert (out / name).stat().st_size > 0, name
+    cfg = tsweep.PRESETS["quick"]
+    cells = _rows(out / "results.csv")
+    assert len(cells) == len(tsweep.all_cells(cfg))
+    summary = _rows(out / "summary.csv")
+    assert [(int(r["m"]), int(r["T"])) for r in summary] == [
+        (m, T) for m in cfg.widths for T in cfg.Ts]
+    for row in summary:
+        for key in METRICS:
+            assert 0 < float(row[f"{key}_mean"]) < float(row[f"{key}_theory"]), (row, key)
+            assert float(row[f"{key}_gci_low"]) < float(row[f"{key}_gmean"]) \
+                < float(row[f"{key}_gci_high"])
+
+
+def test_the_bound_is_flat_in_T(quick_run):
+    out, _, _ = quick_run
+    summary = _rows(out / "summary.csv")
+    for m in tsweep.PRESETS["quick"].widths:
+        for key in METRICS:
+            bounds = {r[f"{key}_theory"] for r in summary if int(r["m"]) == m}
+            assert len(bounds) == 1, (m, key, bounds)
+    assert all(float(r["theory_slope"]) == 0.0 for r in _rows(out / "slopes.csv"))
+
+
+def test_slope_table_has_a_ci_per_metric_and_width(quick_run, cli):
+    out, _, _ = quick_run
+    cfg = tsweep.PRESETS["quick"]
+    fits = _rows(out / "slopes.csv")
+    assert [(r["panel"], int(r["m"])) for r in fits] == [(k, m) for m in cfg.widths
+                                                         for k in METRICS]
+    for fit in fits:
+        assert math.isfinite(float(fit["slope"]))
+        assert 0 < float(fit["slope_ci95"]) < math.inf
+        assert int(fit["seeds"]) == len(cfg.seeds) and int(fit["Ts"]) == len(cfg.Ts)
+    tex = (out / "tsweep_table.tex").read_text()
+    assert r"slope in $\log T$" in tex and r"\pm" in tex
+    run = cli("table", str(out))
+    assert run.code == 0, run.err
+    assert "slope in log T (± 95% CI)" in run.out and "T sweep" in run.out
+    csv_run = cli("table", str(out), "--format", "csv")
+    assert csv_run.code == 0 and "slope_ci95" in csv_run.out
+
+
+def test_a_resumed_run_recomputes_only_the_missing_cells(quick_run, tmp_path, monkeypatch):
+    out, _, _ = quick_run
+    copy = tmp_path / "copy"
+    shutil.copytree(out, copy)
+    removed = ["m16-T256-seed3", "m64-T256-seed3"]
+    for key in removed:
+        (copy / "cells" / f"{key}.json").unlink()
+    kept = {p.name: p.stat().st_mtime_ns for p in (copy / "cells").glob("*.json")}
+    computed = []
+    original = tsweep.compute_cell
+
+    def counting(seed, T, m, data, cfg):
+        computed.append(tsweep.tsweep_cell_key(seed, T, m))
+        return original(seed, T, m, data, cfg)
+
+    monkeypatch.setattr(tsweep, "compute_cell", counting)
+    tsweep.run_tsweep("quick", out=copy, progress=False)
+    assert sorted(computed) == sorted(removed)
+    assert {p.name: p.stat().st_mtime_ns for p in (copy / "cells").glob("*.json")
+            if p.name in kept} == kept
+    assert (copy / "summary.csv").read_text() == (out / "summary.csv").read_text()
+    computed.clear()
+    tsweep.run_tsweep("quick", out=copy, progress=False)   # nothing left to do
+    assert computed == []
+
+
+def test_a_cell_is_figure1s_cell_at_that_T_whatever_the_chunk(monkeypatch):
+    cfg = tsweep.make_config("quick", seeds=[5], widths=(4,), Ts=(3, 6), n=24, steps=4,
+                             teacher_width=32, anchors=2, d=3)
+    f1 = cfg.figure1(6)
+    data = figure1.seed_data(5, f1)
+    whole = figure1.compute_cell(5, 4, data, f1)
+    monkeypatch.setattr(tsweep, "CHUNK_ENTRIES", 4 * 6 * 5)   # five samples per pass
+    chunked = tsweep.compute_cell(5, 6, 4, data, cfg)
+    assert chunked["T"] == 6 and chunked["m"] == 4 and chunked["seed"] == 5
+    for key in ("lin_error", "lin_error_alt", "app_error", "min_train_loss"):
+        assert chunked[key] == pytest.approx(whole[key], rel=1e-12), key
+
+
+def test_config_checks_and_kind_detection():
+    with pytest.raises(ValueError, match="Ts"):
+        tsweep.make_config("quick", Ts=(4,))
+    with pytest.raises(ValueError, match="Ts"):
+        tsweep.make_config("quick", Ts=(4, 4))
+    from boundcalc.runs import detect_kind, expected_cells
+
+    params = {"widths": [16], "Ts": [4, 16], "seeds": [1]}
+    assert detect_kind(params) == "tsweep"
+    assert expected_cells("tsweep", params) == ["m16-T4-seed1", "m16-T16-seed1"]
+    assert tsweep.PRESETS["paper"].Ts == (4, 16, 64, 256, 1024)
+    assert tsweep.PRESETS["paper"].widths == (64, 256)

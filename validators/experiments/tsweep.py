@@ -1,0 +1,333 @@
+"""The sequence-length sweep: Theorem 1's regime at fixed width m, T ∈ {4, 16, 64, 256, 1024}.
+
+The paper's claim (ii) — the optimization error does not depend on the sequence length T — is
+tested in the paper only outside Theorem 1's regime (Figure 2: no projection, against the IndRNN).
+This experiment measures it where Theorem 1 applies: Figure 1's teacher–student protocol
+(:mod:`boundcalc.validators.experiments.figure1`: transport teacher, clipped Gaussian tokens,
+ProjGD on Ω_ρ, the gradient-aligned boundary point, the transported parameters), with the width m
+fixed per panel and T swept.
+
+Every cell (seed, T, m) is figure 1's cell at sequence length T: the seed's data and teacher are
+:func:`figure1.seed_data` of the figure-1 config with that T (built once per (seed, T), reused for
+every m), and the three metrics are :func:`figure1.compute_cell` — (a) ``lin_error``,
+(b) ``app_error``, (c) ``min_train_loss`` — so the T = 16 cells are figure 1's cells of the same
+seed and width. The student's θ(0) depends on (seed, m) only, the same at every T: along T a seed
+is a paired design. Panels (a) and (b) are evaluated in chunks of samples so that a long sequence
+never holds an (n, m, T) tensor (:data:`CHUNK_ENTRIES`).
+
+Outputs, from the stored cells: ``results.csv`` (cells), ``summary.csv`` (per (m, T): mean and 95 %
+Student-t CI over seeds of each metric next to its bound from :func:`boundcalc.api.evaluate` at the
+same inputs — ε_lin, ε_app, Theorem 1's min-iterate bound, flat in T since no Transformer bound
+contains T), ``slopes.csv`` (per (metric, m): slope of log(metric) in log T fitted per seed, mean ±
+95 % t-interval over seeds, :func:`boundcalc.summaries.tsweep_slopes`), ``tsweep.png`` /
+``tsweep.pdf`` and ``tsweep_table.tex`` (the LaTeX of ``boundcalc table`` on this run).
+
+Why log(metric) against log T: the three quantities are positive and lie decades apart; a power
+law T^β is the form any T-dependence of such bounds takes (the IndRNN's grows like a power of T
+past its cutoff), so β is scale-free and comparable across panels, and "independent of T" is
+β = 0; exp(β·log(T_max/T_min)) says how much the fitted line moves across the sweep.
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+from collections.abc import Iterable
+from dataclasses import asdict, dataclass, fields, replace
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import torch
+
+from boundcalc.files import write_atomic
+from boundcalc.rundir import RunDirectory, dumps
+from boundcalc.runs import CELL_FIELDS, FIGURE1_METRICS, tsweep_cell_key
+from boundcalc.summaries import FIGURE1_THEORY, summarize_tsweep_records, tsweep_slopes
+
+from ..model import get_activation
+from ..train import _kernel_for
+from . import figure1
+from .experiment import run_experiment
+from .figure2 import resolve_device
+from .workers import worker_pool
+
+METRICS = FIGURE1_METRICS
+#: (sample, head, token) entries per pass of panels (a) and (b); figure 1's sizes fit in one.
+CHUNK_ENTRIES = 1 << 25
+PANEL_LABELS = {"lin_error": "(a) linearization error", "app_error": "(b) approximation error",
+                "min_train_loss": "(c) min training loss"}
+
+
+@dataclass(frozen=True)
+class TSweepConfig:
+    """Every parameter that changes the numbers of a tsweep run (stored in config.json): figure
+    1's (:class:`figure1.Figure1Config`) with ``Ts`` the swept lengths and ``widths`` the fixed
+    width of each panel."""
+
+    widths: tuple[int, ...] = (64, 256)
+    Ts: tuple[int, ...] = (4, 16, 64, 256, 1024)
+    seeds: tuple[int, ...] = tuple(range(1, 11))
+    n: int = 5000
+    d: int = 8
+    teacher_width: int = 8192
+    anchors: int = 16
+    nu: tuple[float, float, float] = (3.0, 3.0, 3.0)
+    rho: tuple[float, float, float] = (3.0, 3.0, 3.0)
+    steps: int = 4000
+    step_constant: float = 1.75
+    val_fraction: float = 0.2
+    activation: str = "tanh"
+    lin_align: str = "feature"
+    delta: str = "0.05"
+    dtype: str = "float64"
+    device: str = "cpu"
+
+    def figure1(self, T: int) -> figure1.Figure1Config:
+        """Figure 1's config of the cells at sequence length T."""
+        shared = {f.name: getattr(self, f.name) for f in fields(figure1.Figure1Config)
+                  if f.name != "T" and hasattr(self, f.name)}
+        return figure1.Figure1Config(**shared, T=int(T))
+
+    @property
+    def eta(self) -> float:
+        return self.figure1(self.Ts[0]).eta
+
+    def check(self) -> None:
+        """Figure 1's checks, and T ≥ 1 distinct (at least two, for a slope)."""
+        if (len(self.Ts) < 2 or len(set(self.Ts)) != len(self.Ts)
+                or any(not isinstance(T, int) or T < 1 for T in self.Ts)):
+            raise ValueError(f"`Ts` must be at least two distinct integers >= 1, got {self.Ts!r}")
+        self.figure1(self.Ts[0]).check()
+
+
+PRESETS: dict[str, TSweepConfig] = {
+    "paper": TSweepConfig(),
+    "quick": TSweepConfig(widths=(16, 64), Ts=(4, 16, 64, 256), seeds=(1, 2, 3), n=128,
+                          steps=100, teacher_width=512, anchors=8),
+}
+
+
+def make_config(preset: str, seeds: int | Iterable[int] | None = None,
+                device: str | None = "cpu", **overrides: Any) -> TSweepConfig:
+    """The preset's config with ``seeds`` (a count k → 1 … k, or a list) and the resolved
+    ``device``; further fields by keyword (tests)."""
+    if preset not in PRESETS:
+        raise ValueError(f"`preset` must be one of {sorted(PRESETS)}, got {preset!r}")
+    if seeds is not None:
+        if isinstance(seeds, int):
+            if seeds < 1:
+                raise ValueError(f"`seeds` as a count must be >= 1, got {seeds}")
+            seeds = range(1, seeds + 1)
+        overrides["seeds"] = tuple(int(s) for s in seeds)
+    for key, conv in (("widths", int), ("Ts", int), ("nu", float), ("rho", float)):
+        if key in overrides:
+            overrides[key] = tuple(conv(v) for v in overrides[key])
+    cfg = replace(PRESETS[preset], device=resolve_device(device), **overrides)
+    cfg.check()
+    return cfg
+
+
+def all_cells(cfg: TSweepConfig) -> list[tuple[int, int, int]]:
+    """Every (seed, T, m), in the order computed (one teacher per (seed, T))."""
+    return [(seed, T, m) for seed in cfg.seeds for T in cfg.Ts for m in cfg.widths]
+
+
+def is_done(run: RunDirectory, cell: tuple[int, int, int]) -> bool:
+    """True when the cell is stored (a damaged file is moved aside and recomputed)."""
+    return run.has_cell(tsweep_cell_key(*cell), CELL_FIELDS["tsweep"])
+
+
+def compute_cell(seed: int, T: int, m: int, data: figure1.SeedData,
+                 cfg: TSweepConfig) -> dict[str, Any]:
+    """Figure 1's cell (seed, m) at sequence length T, with ``T`` recorded."""
+    chunk = max(1, CHUNK_ENTRIES // (m * T))
+    record = figure1.compute_cell(seed, m, data, cfg.figure1(T), chunk=chunk)
+    return {"seed": record.pop("seed"), "m": record.pop("m"), "T": int(T), **record}
+
+
+def _group_worker(run_path: str, cfg_dict: dict[str, Any], seed: int, T: int,
+                  widths: list[int], threads: int) -> list[dict[str, Any]]:
+    """Process-pool entry: one (seed, T)'s pending widths (one teacher), each saved atomically."""
+    torch.set_num_threads(threads)
+    cfg = _config_from_dict(cfg_dict)
+    data = figure1.seed_data(seed, cfg.figure1(T))
+    out = []
+    for m in widths:
+        record = compute_cell(seed, T, m, data, cfg)
+        write_atomic(Path(run_path) / "cells" / f"{tsweep_cell_key(seed, T, m)}.json",
+                     dumps(record))
+        out.append(record)
+    return out
+
+
+def _config_from_dict(values: dict[str, Any]) -> TSweepConfig:
+    names = {f.name for f in fields(TSweepConfig)}
+    return TSweepConfig(**{k: tuple(v) if isinstance(v, list) else v
+                           for k, v in values.items() if k in names})
+
+
+def run_cells(run: RunDirectory, cfg: TSweepConfig, jobs: int = 1, progress: bool = True,
+              max_cells: int | None = None) -> int:
+    """Compute every missing cell (at most ``max_cells``); returns how many."""
+    cells = all_cells(cfg)
+    pending = [c for c in cells if not is_done(run, c)]
+    if max_cells is not None:
+        pending = pending[:max(0, int(max_cells))]
+    groups: dict[tuple[int, int], list[int]] = {}
+    for seed, T, m in pending:
+        groups.setdefault((seed, T), []).append(m)
+    done = len(cells) - sum(not is_done(run, c) for c in cells)
+
+    def report(record: dict[str, Any]) -> None:
+        nonlocal done
+        done += 1
+        if progress:
+            print(f"[tsweep {done}/{len(cells)}] seed={record['seed']} T={record['T']:<4} "
+                  f"m={record['m']:<4} lin={record['lin_error']:.3g} "
+                  f"app={record['app_error']:.3g} train={record['min_train_loss']:.3g} "
+                  f"({record['wall_s']:.1f} s)", file=sys.stderr, flush=True)
+
+    if jobs <= 1 or len(groups) <= 1:
+        for (seed, T), widths in groups.items():
+            data = figure1.seed_data(seed, cfg.figure1(T))
+            for m in widths:
+                record = compute_cell(seed, T, m, data, cfg)
+                run.save_cell(tsweep_cell_key(seed, T, m), record)
+                report(record)
+        return len(pending)
+    threads = max(1, (os.cpu_count() or 1) // jobs)
+    with worker_pool(jobs) as pool:   # workers end with this process, however it ends
+        futures = [pool.submit(_group_worker, str(run.path), asdict(cfg), seed, T, widths,
+                               threads) for (seed, T), widths in groups.items()]
+        for fut in futures:
+            for record in fut.result():
+                report(record)
+    return len(pending)
+
+
+def collect(run: RunDirectory, cfg: TSweepConfig) -> list[dict[str, Any]]:
+    """Every finished cell of ``cfg`` in ``run``, in :func:`all_cells` order."""
+    return [run.load_cell(tsweep_cell_key(*c)) for c in all_cells(cfg) if is_done(run, c)]
+
+
+def plot_figure(summary: list[dict[str, Any]], fits: list[dict[str, Any]], cfg: TSweepConfig,
+                stem: Path) -> list[Path]:
+    """One row of three panels per width m, against T (log–log): the geometric mean over seeds
+    with its 95 % t-interval on the log values (the scale the slope is fitted on), the fitted
+    line with the slope ± CI over seeds, and the bound (flat) on the right-hand axis — it lies
+    decades above the measurements, which would flatten them on a shared axis."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    widths = [m for m in cfg.widths if any(r["m"] == m for r in summary)]
+    fig, axes = plt.subplots(max(1, len(widths)), 3, figsize=(11, 3.3 * max(1, len(widths))),
+                             constrained_layout=True, squeeze=False)
+    for row_axes, m in zip(axes, widths, strict=False):
+        rows = [r for r in summary if r["m"] == m]
+        x = np.array([r["T"] for r in rows], dtype=float)
+        for ax, key in zip(row_axes, METRICS, strict=True):
+            fit = next(f for f in fits if f["m"] == m and f["panel"] == key)
+            y = np.array([r[f"{key}_gmean"] for r in rows], dtype=float)
+            low = np.array([r[f"{key}_gci_low"] for r in rows], dtype=float)
+            high = np.array([r[f"{key}_gci_high"] for r in rows], dtype=float)
+            (line,) = ax.plot(x, y, "o-", label="measured (geometric mean)")
+            ax.fill_between(x, np.where(np.isfinite(low), low, y),
+                            np.where(np.isfinite(high), high, y), color=line.get_color(),
+                            alpha=0.2, linewidth=0, label="95% CI (log scale)")
+            if np.isfinite(fit["slope"]) and np.isfinite(fit["slope_of_means"]):
+                ci_text = (f" ± {fit['slope_ci95']:.2f}" if np.isfinite(fit["slope_ci95"])
+                           else "")
+                # the line through the means' centre with the seeds' mean slope
+                lx, ly = np.log(x), np.log(np.where(y > 0, y, np.nan))
+                level = np.nanmean(ly) - fit["slope"] * lx.mean()
+                ax.plot(x, np.exp(level) * x ** fit["slope"], "--", color="gray",
+                        label=f"slope in log T {fit['slope']:.3f}{ci_text}")
+            right = ax.twinx()
+            theory = np.array([r[f"{key}_theory"] for r in rows], dtype=float)
+            right.plot(x, theory, "s:", color="tab:red", label=f"bound ({FIGURE1_THEORY[key]})")
+            right.set_yscale("log")
+            lo, hi = float(np.nanmin(theory)), float(np.nanmax(theory))
+            right.set_ylim(lo / 3, hi * 3)
+            right.tick_params(axis="y", colors="tab:red", labelsize=7)
+            for a in (ax, right):
+                a.set_xscale("log", base=2)
+            ax.set_yscale("log")
+            ax.set_xlabel("sequence length $T$")
+            ax.set_title(f"{PANEL_LABELS[key]}, m = {m}", fontsize=10)
+            ax.grid(alpha=0.3, which="both")
+            handles = ax.get_legend_handles_labels()
+            extra = right.get_legend_handles_labels()
+            ax.legend(handles[0] + extra[0], handles[1] + [f"{extra[1][0]}, right axis"],
+                      frameon=False, fontsize=7)
+    fig.suptitle(f"Theorem 1 regime against T: n = {cfg.n}, d = {cfg.d}, K = {cfg.steps}, "
+                 f"ρ = ν = {cfg.rho[0]:g}, {len(cfg.seeds)} seeds", fontsize=9)
+    paths = [stem.with_suffix(".png"), stem.with_suffix(".pdf")]
+    for path in paths:
+        fig.savefig(path, dpi=200)
+    plt.close(fig)
+    return paths
+
+
+def summaries(records: list[dict[str, Any]], cfg: TSweepConfig
+              ) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
+    """The per-(m, T) summary and the per-(metric, m) slopes (:mod:`boundcalc.summaries`)."""
+    params = asdict(cfg)
+    summary = summarize_tsweep_records(records, params)
+    return summary, tsweep_slopes(records, summary, params)
+
+
+def write_outputs(run: RunDirectory, cfg: TSweepConfig) -> list[dict[str, Any]]:
+    """results, summary, slopes (CSV + JSON), tsweep.png/pdf and tsweep_table.tex from the
+    stored cells (nothing is recomputed)."""
+    from boundcalc.tables import build_tables, load_run, render_tables
+
+    records = collect(run, cfg)
+    run.write_results(records)
+    summary, fits = summaries(records, cfg)
+    run.write_results(summary, stem="summary")
+    run.write_results(fits, stem="slopes")
+    if records:
+        stored = load_run(run.path)
+        write_atomic(run.path / "tsweep_table.tex",
+                     render_tables(build_tables([stored]), "latex"))
+        plot_figure(summary, fits, cfg, run.path / "tsweep")
+    return summary
+
+
+def run_tsweep(preset: str = "quick", seeds: int | Iterable[int] | None = None,
+               device: str | None = "cpu", out: str | os.PathLike | None = None,
+               jobs: int = 1, progress: bool = True, max_cells: int | None = None,
+               threads: int | None = None, **overrides: Any) -> Path:
+    """Run (or resume) the T sweep and write its outputs; returns the folder.
+
+    Args:
+        preset: ``paper`` (m = 64 and 256, T = 4 … 1024, 10 seeds, figure 1's other settings) or
+            ``quick`` (same protocol, small sizes).
+        seeds: number of seeds k (1 … k) or the seeds themselves; None = the preset's.
+        device: ``cpu``, ``cuda[:k]`` or ``auto``.
+        out: run directory (None = ``runs/tsweep-<preset>``); an existing one with the same
+            parameters is resumed.
+        jobs: (seed, T) groups computed in parallel processes.
+        progress: one line per finished cell on stderr.
+        max_cells: compute at most this many new cells, then write the outputs of what is done.
+        threads: torch threads when ``jobs`` is 1 (None = 1 on the CPU).
+        **overrides: further :class:`TSweepConfig` fields, for tests.
+    """
+    if not isinstance(jobs, int) or jobs < 1:
+        raise ValueError(f"`jobs` must be a positive integer, got {jobs!r}")
+    cfg = make_config(preset, seeds, device, **overrides)
+    _kernel_for(get_activation(cfg.activation), getattr(torch, cfg.dtype),
+                torch.device(cfg.device), cfg.d)
+    return run_experiment(
+        "tsweep", preset, {**asdict(cfg), "eta": cfg.eta}, cfg.device, out,
+        lambda run: run_cells(run, cfg, jobs=jobs, progress=progress, max_cells=max_cells),
+        lambda run: write_outputs(run, cfg), progress=progress, threads=threads,
+        verb="computed")
+
+
+__all__ = ["CHUNK_ENTRIES", "METRICS", "PRESETS", "TSweepConfig", "all_cells", "collect",
+           "compute_cell", "make_config", "plot_figure", "run_cells", "run_tsweep", "summaries",
+           "write_outputs"]
