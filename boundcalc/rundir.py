@@ -45,9 +45,9 @@ from collections.abc import Iterable, Mapping
 from pathlib import Path
 from typing import Any
 
-from boundcalc import __version__
 from boundcalc.files import write_atomic
 from boundcalc.params import InputError
+from boundcalc.version import __version__
 
 _KEY = re.compile(r"^[A-Za-z0-9_.=,+-]+$")
 
