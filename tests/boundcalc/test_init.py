@@ -30,13 +30,17 @@ def test_the_version_lives_in_its_own_module():
 
 
 def _modules(root: Path) -> list[Path]:
+    """The modules under ``root``, less an installed package's mapped subpackages (their own
+    roots) and ``__main__``."""
     return sorted(p for p in root.rglob("*.py") if p.name != "__main__.py"
-                  and "validators" not in p.relative_to(root).parts
-                  and "theory" not in p.relative_to(root).parts)
+                  and not {"validators", "theory"} & set(p.relative_to(root).parts[:-1]))
 
 
-def test_every_public_module_of_the_calculator_declares_all():
-    roots = [Path(boundcalc.__file__).parent, Path(boundcalc.theory.__file__).parent]
+def test_every_public_module_declares_all():
+    import importlib.util
+
+    validators = Path(importlib.util.find_spec("boundcalc.validators").origin).parent
+    roots = [Path(boundcalc.__file__).parent, Path(boundcalc.theory.__file__).parent, validators]
     missing = []
     for root in roots:
         for path in _modules(root):

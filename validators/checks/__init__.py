@@ -8,3 +8,5 @@ Remark 3 (:mod:`.remark3`) and the tight route's constants (:mod:`.tight`,
 Lemma 5 (:mod:`.lemma5`), Theorem 1 and Proposition 1 (:mod:`.training`); and the run-certified
 accounting of one training run (:mod:`.certify`, :mod:`.certify_chain`).
 """
+
+__all__: list[str] = []  # the subpackages are imported by name; nothing is re-exported
