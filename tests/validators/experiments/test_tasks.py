@@ -1,0 +1,106 @@
+"""reproduce on Dask (a real LocalCluster) and Slurm (submitit's local executor) writes the files of
+``--jobs 1``; a killed driver's run resumes with only the missing cells; one driver per run."""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+pytestmark = pytest.mark.needs_torch
+pytest.importorskip("distributed")
+pytest.importorskip("submitit")
+
+QUICK = ["reproduce", "figure1", "--preset", "quick", "--seeds", "1", "--device", "cpu"]
+COMPARED = ("summary.csv", "slopes.csv", "figure1_table.tex")
+
+
+def _cells(folder: Path) -> dict[str, float]:
+    return {p.stem: p.stat().st_mtime_ns for p in (folder / "cells").glob("*.json")}
+
+
+@pytest.fixture(scope="module")
+def baseline(tmp_path_factory) -> Path:
+    from boundcalc.cli import main
+
+    folder = tmp_path_factory.mktemp("jobs1") / "run"
+    assert main([*QUICK, "--out", str(folder)]) == 0
+    return folder
+
+
+def _same_outputs(run: Path, baseline: Path) -> None:
+    for name in COMPARED:
+        assert (run / name).read_bytes() == (baseline / name).read_bytes(), name
+    strip = lambda rows: [{k: v for k, v in r.items() if k != "wall_s"} for r in rows]  # noqa: E731
+    assert strip(json.loads((run / "results.json").read_text())) == strip(
+        json.loads((baseline / "results.json").read_text()))
+
+
+def test_dask_local_cluster_writes_the_files_of_jobs_1(cli, baseline, tmp_path):
+    res = cli(*QUICK, "--executor", "dask", "--jobs", "2", "--out", str(tmp_path / "run"))
+    assert res.code == 0, res.err
+    _same_outputs(tmp_path / "run", baseline)
+    lines = [line for line in res.err.splitlines() if line.startswith("[figure1 ")]
+    assert len(lines) == 4 and "ETA" in lines[0] and lines[-1].endswith("all cells done")
+    config = json.loads((tmp_path / "run" / "config.json").read_text())
+    assert config["execution"]["executor"] == {"kind": "dask", "jobs": 2, "cells_per_task": 1}
+    cells = config["execution"]["cells"]
+    assert sorted(cells) == sorted(_cells(tmp_path / "run"))
+    assert {c["device"] for c in cells.values()} == {"cpu"}
+    assert {c["backend"] for c in cells.values()} <= {"kernel", "torch"}
+    assert all(c["pid"] != os.getpid() for c in cells.values())      # computed by the workers
+    assert "packages" in config["environment"] and "distributed" in config["environment"][
+        "packages"]
+    assert not (tmp_path / "run" / ".lock").exists()
+
+
+def test_slurm_through_submitits_local_executor_writes_the_files_of_jobs_1(
+        cli, baseline, tmp_path, monkeypatch):
+    monkeypatch.setenv("BOUNDCALC_SLURM_CLUSTER", "local")
+    run = tmp_path / "run"
+    res = cli(*QUICK, "--executor", "slurm", "--cells-per-task", "2", "--slurm-time", "10",
+              "--out", str(run))
+    assert res.code == 0, res.err
+    _same_outputs(run, baseline)
+    assert any((run / "submitit").rglob("*_log.out"))            # submitit's logs in the run
+    execution = json.loads((run / "config.json").read_text())["execution"]
+    assert execution["executor"] == {"kind": "slurm", "cells_per_task": 2, "slurm_time": 10}
+    assert len({c["pid"] for c in execution["cells"].values()}) == 2    # two array tasks
+
+
+def test_a_killed_driver_resumes_with_only_the_missing_cells(cli, baseline, tmp_path):
+    run = tmp_path / "run"
+    cmd = [sys.executable, "-m", "boundcalc", "reproduce", "figure1", "--preset", "quick",
+           "--device", "cpu", "--executor", "dask", "--jobs", "1", "--out", str(run)]
+    driver = subprocess.Popen(cmd, cwd=tmp_path, start_new_session=True,
+                              stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    try:
+        deadline = time.monotonic() + 120
+        while not _cells(run) and time.monotonic() < deadline and driver.poll() is None:
+            time.sleep(0.02)
+        # a second driver on the live run directory is refused
+        second = cli("reproduce", "figure1", "--preset", "quick", "--device", "cpu",
+                     "--out", str(run))
+        assert second.code == 2
+        assert f"pid {driver.pid}" in second.err and "one driver owns a run directory" in second.err
+    finally:
+        os.killpg(driver.pid, signal.SIGKILL)          # the driver and its dask processes
+        driver.wait()
+    before = _cells(run)
+    assert 1 <= len(before) < 8, "the driver was not killed mid-run"
+    res = cli("reproduce", "figure1", "--preset", "quick", "--device", "cpu", "--executor",
+              "dask", "--jobs", "2", "--out", str(run))
+    assert res.code == 0, res.err
+    assert "taking over the stale lock" in res.err
+    assert f"{8 - len(before)} cell(s) in {8 - len(before)} task(s)" in res.err
+    after = _cells(run)
+    assert len(after) == 8
+    assert {k: after[k] for k in before} == before               # not computed again
+    computed = json.loads((run / "config.json").read_text())["execution"]["cells"]
+    assert set(computed) - set(before) == set(after) - set(before)
