@@ -43,7 +43,7 @@ from boundcalc.params import ARGUMENT_NAMES, Inputs, parse_activation
 from boundcalc.version import __version__
 
 __all__ = ["DRIFT_BOUNDS", "FLOAT_MAX", "OVERFLOW", "TRIVIAL_KEY", "VERDICTS", "VERDICT_BOUND",
-           "ConditionResult", "Evaluation", "evaluate", "has_verdict", "mp_arguments",
+           "ConditionResult", "Evaluation", "Number", "evaluate", "has_verdict", "mp_arguments",
            "overflow_text", "overflows", "show_number", "symbol_values", "verdict_column"]
 
 #: Verdicts of a statement whose constants include the trivial bound B² (see
@@ -101,6 +101,10 @@ DRIFT_BOUNDS: dict[str, str] = {"linear_drift": "min_iterate_linear_drift",
 
 # --------------------------------------------------------------------------- results
 
+#: A value of an :class:`Evaluation`: mpmath from :func:`evaluate`, a float in its
+#: :meth:`~Evaluation.floats` view (mpmath there too beyond the float range).
+Number = mpmath.mpf | float
+
 
 @dataclass(frozen=True)
 class ConditionResult:
@@ -135,10 +139,10 @@ class Evaluation:
 
     statement: Any
     inputs: dict[str, Any]
-    constants: dict[str, mpmath.mpf | None]
-    terms: dict[str, mpmath.mpf | None]
-    bound: dict[str, mpmath.mpf | None]
-    probability: mpmath.mpf
+    constants: dict[str, Number | None]
+    terms: dict[str, Number | None]
+    bound: dict[str, Number | None]
+    probability: Number
     conditions: tuple[ConditionResult, ...]
     precision: int
     #: The mpmath evaluation this float view was rounded from (:meth:`floats`); None: this one.
@@ -208,7 +212,7 @@ class Evaluation:
                 return None
             return overflow_text(v) if overflows(v) else float(v)
 
-        def fl(group: dict[str, mpmath.mpf | None]) -> dict[str, float | str | None]:
+        def fl(group: dict[str, Number | None]) -> dict[str, float | str | None]:
             return {k: one(v) for k, v in group.items()}
 
         over = self.overflow
