@@ -2,13 +2,16 @@
 
 From the finished cells of a run (:class:`boundcalc.runs.StoredRun`) this module computes, per run:
 
-* **figure1** (per width m): mean and 95 % Student-t CI over seeds of the linearization error,
+* **figure1** (per width m): mean and 95 % Student-t CI over seeds (and the geometric mean with
+  its t-interval on the log values, ``_gmean`` / ``_gci_low`` / ``_gci_high``, which the figure
+  draws on its log axes) of the linearization error,
   the approximation error and the minimum training loss, each next to its theory curve
   (ε_lin, ε_app, Theorem 1's min-iterate bound, evaluated by the calculator
   :func:`boundcalc.api.evaluate`, exactly as the run does), and the log–log slope of the means in
   m with its 95 % CI beside the theory curve's slope;
 * **figure2** (per model and lag L): mean and 95 % CI over seeds of the max Jacobian norm, the
-  min validation loss and the max loss gradient, and the memory per sample (no bound is stored);
+  min validation loss and the max loss gradient (geometric mean and interval of the first two,
+  as drawn), and the memory per sample (no bound is stored);
 * **table1** (per (d_m, N)): the lowest test loss and its epoch (one run per cell, so no CI) next
   to the Theorem 5 bound and the number of Lemma 4 conditions that hold;
 * **tsweep** (per width m and sequence length T): figure1's three metrics, mean and 95 % CI over
@@ -43,7 +46,7 @@ from boundcalc.runs import (
     StoredRun,
     revive,
 )
-from boundcalc.stats import fit_slope, mean_ci95
+from boundcalc.stats import fit_slope, geometric_mean_ci95, mean_ci95
 
 __all__ = ["FIGURE1_THEORY", "FIGURE2_BLOCK", "figure1_slopes", "figure1_theory",
            "summarize_figure1", "summarize_figure1_records", "summarize_figure2",
@@ -87,6 +90,19 @@ def figure1_theory(m: int, params: Mapping[str, Any]) -> dict[str, float]:
     return out
 
 
+def _geometric(key: str, values: Sequence[float | None]) -> dict[str, float]:
+    """``<key>_gmean``, ``<key>_gci_low``, ``<key>_gci_high``: the geometric mean over seeds and
+    its 95 % t-interval on the log values (:func:`boundcalc.stats.geometric_mean_ci95`), what the
+    figures draw on their log axes.
+
+    Example:
+        >>> {k: round(v, 4) for k, v in _geometric("x", [2.0, 8.0, 4.0]).items()}
+        {'x_gmean': 4.0, 'x_gci_low': 0.7149, 'x_gci_high': 22.38}
+    """
+    gmean, low, high, _ = geometric_mean_ci95(values)
+    return {f"{key}_gmean": gmean, f"{key}_gci_low": low, f"{key}_gci_high": high}
+
+
 def _figure1_metrics(records: Sequence[Mapping[str, Any]]) -> tuple[str, ...]:
     """The three panels, and the extra metrics every record has (runs before they existed
     lack them)."""
@@ -119,8 +135,10 @@ def summarize_figure1_records(records: Sequence[Mapping[str, Any]],
         row: dict[str, Any] = {"m": m, "seeds": len(cell)}
         metrics = _figure1_metrics(cell)
         for key in metrics:
-            mean, ci, _ = mean_ci95([revive(r[key]) for r in cell])
+            values = [revive(r[key]) for r in cell]
+            mean, ci, _ = mean_ci95(values)
             row[f"{key}_mean"], row[f"{key}_ci95"] = mean, ci
+            row.update(_geometric(key, values))
         curves = figure1_theory(m, params)
         for key in metrics:
             row[f"{key}_theory"] = curves[FIGURE1_THEORY[key]]
@@ -180,6 +198,8 @@ def summarize_figure2_records(records: Sequence[Mapping[str, Any]],
             jac_mean, jac_ci, _ = mean_ci95([r["max_jacobian"] for r in cell])
             val_mean, val_ci, _ = mean_ci95([r["min_val_loss"] for r in cell])
             grad_mean, grad_ci, _ = mean_ci95([r["max_loss_gradient"] for r in cell])
+            geometric = {**_geometric("max_jacobian", [r["max_jacobian"] for r in cell]),
+                         **_geometric("min_val_loss", [r["min_val_loss"] for r in cell])}
             rows.append({
                 "model": model, "L": L, "T": cell[0]["T"], "seeds": len(cell),
                 "diverged": sum(bool(r["diverged"]) for r in cell),
@@ -190,6 +210,7 @@ def summarize_figure2_records(records: Sequence[Mapping[str, Any]],
                 "min_val_loss_mean": val_mean, "min_val_loss_ci95": val_ci,
                 "max_loss_gradient_mean": grad_mean, "max_loss_gradient_ci95": grad_ci,
                 "memory_floats_per_sample": cell[0]["memory_floats_per_sample"],
+                **geometric,
             })
     return rows
 

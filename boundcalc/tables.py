@@ -20,13 +20,13 @@ bound Theorem 5 | under bound | Lemma 4 conditions |
 
 from __future__ import annotations
 
-import math
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 from boundcalc.frame_text import render_frame
 from boundcalc.latex import latex_text
+from boundcalc.rounding import mean_ci_text, number_text
 from boundcalc.runs import StoredRun, load_run
 from boundcalc.summaries import (
     figure1_slopes,
@@ -38,7 +38,7 @@ from boundcalc.summaries import (
 )
 
 __all__ = ["TABLE_FORMATS", "Column", "StoredRun", "Table", "build_tables", "load_run",
-           "render_tables"]
+           "render_tables", "tables_from_summaries"]
 
 #: Output formats of :func:`render_tables`.
 TABLE_FORMATS: tuple[str, ...] = ("markdown", "latex", "csv")
@@ -48,8 +48,10 @@ TABLE_FORMATS: tuple[str, ...] = ("markdown", "latex", "csv")
 class Column:
     """One column of a table: ``key`` (a plain value) or ``key`` ± ``ci`` (mean and CI).
 
-    ``header`` / ``latex`` name it in Markdown / LaTeX; ``csv_only`` columns are left out of
-    Markdown and LaTeX (CSV keeps every number).
+    ``header`` names it in Markdown; ``latex`` is its head in LaTeX (a symbol where there is one)
+    and ``group`` the grouped head spanning it and its neighbours of the same group (LaTeX only);
+    ``csv_only`` columns are left out of Markdown and LaTeX (CSV keeps every number), and
+    ``in_latex`` False leaves one out of LaTeX alone.
     """
 
     key: str
@@ -57,11 +59,19 @@ class Column:
     latex: str
     ci: str | None = None
     csv_only: bool = False
+    group: str | None = None
+    in_latex: bool = True
 
 
 @dataclass
 class Table:
-    """A titled table: ``columns`` and one dict per row (keys of the columns, plus ``run``)."""
+    """A titled table: ``columns`` and one dict per row (keys of the columns, plus ``run``).
+
+    ``footers`` (LaTeX only): per run label, one closing row below that run's rows — its label
+    and ``{column key: (value, ci)}`` (figure 1's fitted slopes under the columns they fit).
+    ``latex_view``: another table LaTeX draws instead of this one (figure 2, one row per lag with
+    the two models side by side); ``in_latex`` False leaves the table out of LaTeX.
+    """
 
     kind: str
     name: str
@@ -69,22 +79,31 @@ class Table:
     columns: list[Column]
     rows: list[dict[str, Any]]
     runs: int = 1
+    footers: dict[str, tuple[str, dict[str, tuple[Any, Any]]]] = field(default_factory=dict)
+    latex_view: Table | None = None
+    in_latex: bool = True
 
 
 def _c(key: str, header: str, latex: str | None = None, **kw: Any) -> Column:
     return Column(key, header, latex if latex is not None else header, **kw)
 
 
+_LIN, _APP, _LOSS = "linearization error", "approximation error", "min training loss"
 _FIGURE1_COLUMNS = [
-    _c("m", "m", "$m$"), _c("seeds", "seeds"),
-    _c("lin_error_mean", "linearization error", ci="lin_error_ci95"),
-    _c("lin_error_theory", "bound ε_lin", r"$\varepsilon_{\mathrm{lin}}$"),
-    _c("app_error_mean", "approximation error", ci="app_error_ci95"),
-    _c("app_error_theory", "bound ε_app", r"$\varepsilon_{\mathrm{app}}$"),
-    _c("min_train_loss_mean", "min training loss", ci="min_train_loss_ci95"),
-    _c("min_train_loss_theory", "bound Theorem 1", "Theorem 1"),
-    _c("lin_error_alt_mean", "linearization error, other alignment", ci="lin_error_alt_ci95"),
+    _c("m", "m", "$m$"), _c("seeds", "seeds", in_latex=False),
+    _c("lin_error_mean", "linearization error", "measured", ci="lin_error_ci95", group=_LIN),
+    _c("lin_error_theory", "bound ε_lin", r"$\varepsilon_{\mathrm{lin}}$", group=_LIN),
+    _c("app_error_mean", "approximation error", "measured", ci="app_error_ci95", group=_APP),
+    _c("app_error_theory", "bound ε_app", r"$\varepsilon_{\mathrm{app}}$", group=_APP),
+    _c("min_train_loss_mean", "min training loss", "measured", ci="min_train_loss_ci95",
+       group=_LOSS),
+    _c("min_train_loss_theory", "bound Theorem 1", "Theorem 1", group=_LOSS),
+    _c("lin_error_alt_mean", "linearization error, other alignment", "measured",
+       ci="lin_error_alt_ci95", group="other alignment"),
     _c("lin_error_alt_theory", "bound ε_lin (other alignment)", csv_only=True),
+    *[_c(f"{k}_{s}", f"{k} {s}", csv_only=True)
+      for k in ("lin_error", "app_error", "min_train_loss", "lin_error_alt")
+      for s in ("gmean", "gci_low", "gci_high")],
 ]
 _SLOPE_COLUMNS = [
     _c("panel", "panel"), _c("slope", "slope in m", "slope in $m$", ci="slope_ci95"),
@@ -100,6 +119,22 @@ _FIGURE2_COLUMNS = [
     _c("min_val_loss_mean", "min validation loss", ci="min_val_loss_ci95"),
     _c("max_loss_gradient_mean", "max loss gradient", ci="max_loss_gradient_ci95"),
     _c("memory_floats_per_sample", "memory / sample", "memory / sample (floats)"),
+    *[_c(f"{k}_{s}", f"{k} {s}", csv_only=True)
+      for k in ("max_jacobian", "min_val_loss") for s in ("gmean", "gci_low", "gci_high")],
+]
+_JAC, _VAL, _MEM = "max Jacobian norm", "min validation loss", "memory / sample (floats)"
+#: figure 2 in LaTeX: one row per lag, the two models side by side under grouped heads
+_FIGURE2_LATEX_COLUMNS = [
+    _c("L", "L", "$L$"), _c("T", "T", "$T$"),
+    _c("transformer_max_jacobian_mean", "", "Transformer ($W$)",
+       ci="transformer_max_jacobian_ci95", group=_JAC),
+    _c("indrnn_max_jacobian_mean", "", "IndRNN ($u$)", ci="indrnn_max_jacobian_ci95",
+       group=_JAC),
+    _c("transformer_min_val_loss_mean", "", "Transformer", ci="transformer_min_val_loss_ci95",
+       group=_VAL),
+    _c("indrnn_min_val_loss_mean", "", "IndRNN", ci="indrnn_min_val_loss_ci95", group=_VAL),
+    _c("transformer_memory_floats_per_sample", "", "Transformer ($Td$)", group=_MEM),
+    _c("indrnn_memory_floats_per_sample", "", "IndRNN ($m$)", group=_MEM),
 ]
 _TABLE1_COLUMNS = [
     _c("d_m", "d_m", "$d_m$"), _c("N", "N", "$N$"),
@@ -117,7 +152,7 @@ _TABLE1_COLUMNS = [
 ]
 
 _TSWEEP_COLUMNS = [
-    _c("m", "m", "$m$"), _c("T", "T", "$T$"), _c("seeds", "seeds"),
+    _c("m", "m", "$m$"), _c("T", "T", "$T$"), _c("seeds", "seeds", in_latex=False),
     *[c for c in _FIGURE1_COLUMNS if c.key in {f"{k}_{s}" for s in ("mean", "theory") for k in
                                                 ("lin_error", "app_error", "min_train_loss")}],
 ]
@@ -159,82 +194,109 @@ def build_tables(runs: Sequence[StoredRun]) -> list[Table]:
     kinds = list(dict.fromkeys(r.kind for r in runs))
     tables = []
     for kind in kinds:
-        group = [r for r in runs if r.kind == kind]
-        rows: list[dict[str, Any]] = []
-        slope_rows: list[dict[str, Any]] = []
-        for run in group:
+        parts = []
+        for run in (r for r in runs if r.kind == kind):
             if kind == "figure1":
                 summary = summarize_figure1(run)
-                slope_rows += [{"run": run.label, **s} for s in figure1_slopes(summary)]
+                parts.append((run.label, summary, figure1_slopes(summary)))
             elif kind == "figure2":
-                summary = summarize_figure2(run)
+                parts.append((run.label, summarize_figure2(run), []))
             elif kind == "tsweep":
                 summary = summarize_tsweep(run)
-                slope_rows += [{"run": run.label, **s}
-                               for s in tsweep_slopes(run.records, summary, run.params)]
+                parts.append((run.label, summary,
+                              tsweep_slopes(run.records, summary, run.params)))
             else:
-                summary = summarize_table1(run)
-            rows += [{"run": run.label, **s} for s in summary]
-        columns = {"figure1": _FIGURE1_COLUMNS, "figure2": _FIGURE2_COLUMNS,
-                   "table1": _TABLE1_COLUMNS, "tsweep": _TSWEEP_COLUMNS}[kind]
-        tables.append(Table(kind, kind, _TITLES[kind], columns, rows, len(group)))
-        if kind in ("figure1", "tsweep"):
-            slope_columns = _SLOPE_COLUMNS if kind == "figure1" else _TSWEEP_SLOPE_COLUMNS
-            tables.append(Table(kind, f"{kind}-slopes", _TITLES[f"{kind}-slopes"],
-                                slope_columns, slope_rows, len(group)))
+                parts.append((run.label, summarize_table1(run), []))
+        tables += tables_from_summaries(kind, parts)
     return tables
 
 
-def _sig(value: Any, digits: int) -> str:
-    """Display text of one number: ``digits`` significant digits, ``--`` for NaN / missing."""
-    if value is None:
-        return "--"
-    if isinstance(value, bool):
-        return "yes" if value else "no"
-    if isinstance(value, int):
-        return str(value)
-    if isinstance(value, float):
-        return "--" if not math.isfinite(value) else f"{value:.{digits}g}"
-    return str(value)
+def tables_from_summaries(kind: str, parts: Sequence[tuple[str, Sequence[Mapping[str, Any]],
+                                                           Sequence[Mapping[str, Any]]]]
+                          ) -> list[Table]:
+    """The tables of one kind from ``(run label, summary rows, slope rows)`` per run: what
+    :func:`build_tables` makes of stored runs, and what ``reproduce`` renders into its
+    ``figure1_table.tex`` / ``figure2_table.tex`` from the summary it has just written (so both
+    are one implementation).
+
+    Example:
+        >>> rows = [{"d_m": 16, "N": 64, "lowest_test_loss": 0.25}]
+        >>> [t.name for t in tables_from_summaries("table1", [("r", rows, [])])]
+        ['table1']
+    """
+    rows = [{"run": label, **s} for label, summary, _ in parts for s in summary]
+    columns = {"figure1": _FIGURE1_COLUMNS, "figure2": _FIGURE2_COLUMNS,
+               "table1": _TABLE1_COLUMNS, "tsweep": _TSWEEP_COLUMNS}[kind]
+    table = Table(kind, kind, _TITLES[kind], columns, rows, len(parts))
+    if kind == "tsweep":
+        return [table, Table(kind, "tsweep-slopes", _TITLES["tsweep-slopes"],
+                             _TSWEEP_SLOPE_COLUMNS,
+                             [{"run": label, **f} for label, _, fits in parts for f in fits],
+                             len(parts))]
+    if kind == "figure2":
+        table.latex_view = Table(kind, kind, _TITLES[kind], _FIGURE2_LATEX_COLUMNS,
+                                 _figure2_by_lag(rows), len(parts))
+    if kind != "figure1":
+        return [table]
+    for label, _, fits in parts:
+        footer: dict[str, tuple[Any, Any]] = {}
+        for fit in fits:
+            footer[f"{fit['panel']}_mean"] = (fit["slope"], fit["slope_ci95"])
+            footer[f"{fit['panel']}_theory"] = (fit["theory_slope"], None)
+        table.footers[label] = ("slope", footer)
+    slopes = Table(kind, "figure1-slopes", _TITLES["figure1-slopes"], _SLOPE_COLUMNS,
+                   [{"run": label, **f} for label, _, fits in parts for f in fits], len(parts),
+                   in_latex=False)   # LaTeX: the slope row under figure 1's columns
+    return [table, slopes]
 
 
-def _ci_digits(digits: int) -> int:
-    return max(2, digits - 1)
+def _figure2_by_lag(rows: Sequence[Mapping[str, Any]]) -> list[dict[str, Any]]:
+    """Figure 2's rows (one per model and lag) as one row per run and lag with both models."""
+    out: dict[tuple[str, Any], dict[str, Any]] = {}
+    for row in rows:
+        merged = out.setdefault((row["run"], row["L"]),
+                                {"run": row["run"], "L": row["L"], "T": row["T"]})
+        for key, value in row.items():
+            if key not in ("run", "model", "L", "T"):
+                merged[f"{row['model']}_{key}"] = value
+    return list(out.values())
 
 
 def _display(row: Mapping[str, Any], col: Column, digits: int, latex: bool) -> str:
     value = row.get(col.key)
     if col.key == "paper_epoch" and isinstance(value, int) and value < 0:
         value = None  # table1: no paper value for this cell
-    if col.ci is None:
-        text = _sig(value, digits)
-        if not latex:
-            return text
-        if isinstance(value, (int, float)) and not isinstance(value, bool) and text != "--":
-            return f"${_latex_number(text)}$"
-        return latex_text(text)
-    ci = row.get(col.ci)
-    mean_text = _sig(value, digits)
-    if mean_text == "--":
-        return "--"
-    has_ci = isinstance(ci, (int, float)) and math.isfinite(ci)
-    if not latex:
-        return f"{mean_text} ± {_sig(ci, _ci_digits(digits))}" if has_ci else mean_text
-    body = _latex_number(mean_text)
-    if has_ci:
-        body += rf" \pm {_latex_number(_sig(ci, _ci_digits(digits)))}"
-    return f"${body}$"
-
-
-def _latex_number(text: str) -> str:
-    if "e" in text:
-        mantissa, exponent = text.split("e")
-        return rf"{mantissa} \times 10^{{{int(exponent)}}}"
+    style = "latex" if latex else "markdown"
+    if col.ci is not None:
+        text = mean_ci_text(_float(value), _float(row.get(col.ci)), style, digits,
+                            _ci_digits(digits))
+        return text if not latex or text == "--" else f"${text}$"
+    if isinstance(value, float):
+        text = number_text(value, digits, style)
+        return text if not latex or text == "--" else f"${text}$"
+    if isinstance(value, bool) or value is None:
+        text = "--" if value is None else ("yes" if value else "no")
+    else:
+        text = str(value)
+    if latex:
+        return f"${text}$" if isinstance(value, int) and not isinstance(value, bool) \
+            else latex_text(text)
     return text
 
 
+def _float(value: Any) -> float | None:
+    if isinstance(value, bool) or not isinstance(value, (int, float)):
+        return None
+    return float(value)
+
+
+def _ci_digits(digits: int) -> int:
+    return max(2, digits - 1)
+
+
 def _shown(table: Table, fmt: str) -> list[Column]:
-    return [c for c in table.columns if fmt == "csv" or not c.csv_only]
+    return [c for c in table.columns
+            if fmt == "csv" or (not c.csv_only and (fmt != "latex" or c.in_latex))]
 
 
 def _render_csv(table: Table) -> str:
@@ -260,22 +322,50 @@ def _render_markdown(table: Table, digits: int) -> str:
     return render_frame(frame, "markdown", title=table.title)
 
 
+def _group_heads(cols: Sequence[Column], offset: int) -> list[str]:
+    """The grouped-head row and its ``\\cmidrule``s, or nothing when no column has a group."""
+    if not any(c.group for c in cols):
+        return []
+    cells, rules, i = [""] * offset, [], 0
+    while i < len(cols):
+        j = i
+        while j + 1 < len(cols) and cols[i].group and cols[j + 1].group == cols[i].group:
+            j += 1
+        if cols[i].group and j > i:
+            cells.append(rf"\multicolumn{{{j - i + 1}}}{{c}}{{{latex_text(cols[i].group)}}}")
+            rules.append(rf"\cmidrule(lr){{{offset + i + 1}-{offset + j + 1}}}")
+        else:
+            cells.append(latex_text(cols[i].group) if cols[i].group else "")
+        i = j + 1
+    return [" & ".join(cells) + r" \\", "".join(rules)] if rules else [" & ".join(cells) + r" \\"]
+
+
 def _render_latex(table: Table, digits: int) -> str:
+    title = table.title
+    if table.latex_view is not None:
+        table = table.latex_view
     cols = _shown(table, "latex")
     with_run = table.runs > 1
-    align = ("l" if with_run else "") + "".join("c" if c.ci else "r" for c in cols)
-    headers = (["run"] if with_run else []) + [c.latex for c in cols]
-    lines = [f"% {latex_text(table.title)}; generated by boundcalc table",
+    align = ("l" if with_run else "") + "".join("c" if c.ci or c.group else "r" for c in cols)
+    lines = [f"% {latex_text(title)}; generated by boundcalc",
              rf"\begin{{tabular}}{{{align}}}", r"\toprule",
-             " & ".join(headers) + r" \\", r"\midrule"]
-    previous = None
-    for row in table.rows:
-        if with_run and previous is not None and row["run"] != previous:
+             *_group_heads(cols, int(with_run)),
+             " & ".join((["run"] if with_run else []) + [c.latex for c in cols]) + r" \\",
+             r"\midrule"]
+    runs = list(dict.fromkeys(row["run"] for row in table.rows))
+    for i, label in enumerate(runs):
+        if i:
             lines.append(r"\midrule")
-        previous = row["run"]
-        cells = ([rf"\texttt{{{latex_text(row['run'])}}}"] if with_run else [])
-        cells += [_display(row, c, digits, True) for c in cols]
-        lines.append(" & ".join(cells) + r" \\")
+        name = [rf"\texttt{{{latex_text(label)}}}"] if with_run else []
+        for row in (r for r in table.rows if r["run"] == label):
+            lines.append(" & ".join(name + [_display(row, c, digits, True) for c in cols])
+                         + r" \\")
+        if label in table.footers:
+            head, values = table.footers[label]
+            row = {c.key: values.get(c.key, (None, None))[0] for c in cols}
+            row |= {c.ci: values.get(c.key, (None, None))[1] for c in cols if c.ci}
+            cells = [_display(row, c, digits, True) for c in cols[1:]]
+            lines += [r"\midrule", " & ".join(name + [head] + cells) + r" \\"]
     lines += [r"\bottomrule", r"\end{tabular}"]
     return "\n".join(lines)
 
@@ -285,9 +375,14 @@ def render_tables(tables: Sequence[Table], fmt: str, digits: int = 3) -> str:
 
     ``csv``: one block per table, every number exact (the run's own column names, plus ``run``),
     the mean and its ``_ci95`` in separate columns; a block is plain CSV. ``markdown``: a bold
-    title, then a pipe table. ``latex``: a booktabs ``tabular`` after a ``%`` title line.
-    Markdown and LaTeX show ``mean ± CI`` with ``digits`` significant digits (the CI with
-    ``max(2, digits - 1)``) and leave out the columns marked ``csv_only``.
+    title, then a pipe table. ``latex``: a booktabs ``tabular`` after a ``%`` title line, grouped
+    heads over the columns of one measurement and symbols as column heads (figure 1: the fitted
+    slopes as a last row under the columns they fit; figure 2: one row per lag, both models side
+    by side) — the same text ``reproduce`` writes as ``figure1_table.tex`` / ``figure2_table.tex``.
+    Markdown and LaTeX write every number with :func:`boundcalc.rounding.mean_ci_text`: the CI
+    to ``max(2, digits - 1)`` significant digits, the mean rounded to the CI's last digit, a
+    number alone to ``digits``, powers of ten as ``\\times10^{k}`` / ``×10^k`` (never ``e+``);
+    they leave out the columns marked ``csv_only``.
 
     Example:
         >>> t = Table("table1", "table1", "demo", [_c("x", "x", ci="x_ci95")],
@@ -296,7 +391,9 @@ def render_tables(tables: Sequence[Table], fmt: str, digits: int = 3) -> str:
         run,x,x_ci95
         a,0.123456,0.01
         >>> print(render_tables([t], "markdown").splitlines()[-1])
-        | 0.123 ± 0.01 |
+        | 0.123 ± 0.010 |
+        >>> print(render_tables([t], "latex").splitlines()[-3])
+        $0.123 \\pm 0.010$ \\\\
     """
     if fmt not in TABLE_FORMATS:
         raise ValueError(f"`fmt` must be one of {TABLE_FORMATS}, got {fmt!r}")
@@ -305,5 +402,5 @@ def render_tables(tables: Sequence[Table], fmt: str, digits: int = 3) -> str:
     elif fmt == "markdown":
         parts = [_render_markdown(t, digits) for t in tables]
     else:
-        parts = [_render_latex(t, digits) for t in tables]
+        parts = [_render_latex(t, digits) for t in tables if t.in_latex]
     return "\n\n".join(p.rstrip("\n") for p in parts) + "\n"

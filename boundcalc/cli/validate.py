@@ -1,8 +1,9 @@
-"""CLI commands that run the model: ``validate``, ``reproduce``, and the IndRNN comparison.
+"""CLI commands that run the model: ``validate``, and the IndRNN comparison ``compare-rnn``.
 
 Kept apart from :mod:`boundcalc.cli` so that the calculator commands never import torch: every
 function here imports :mod:`boundcalc.validation` / :mod:`boundcalc.validators` only when called.
-:func:`register` adds the commands to the calculator's typer app.
+:func:`register` and :func:`register_compare_rnn` add the commands to the calculator's typer app
+(``reproduce`` lives in :mod:`boundcalc.cli.reproduce`).
 """
 
 from __future__ import annotations
@@ -16,6 +17,19 @@ from typing import Annotated, Any
 
 import typer
 
+from boundcalc.cli.executor_options import (
+    CellsPerTask,
+    DaskAddress,
+    Executor,
+    SlurmArrayParallelism,
+    SlurmCpusPerTask,
+    SlurmGpusPerTask,
+    SlurmPartition,
+    SlurmSetup,
+    SlurmTime,
+    executor_settings,
+)
+from boundcalc.cli.options import DEVICES, choice_option, format_option
 from boundcalc.params import PARAMS, InputError, parse_number
 
 _VALIDATE_HELP = """Check the bounds against the real model: adversarial searches (Lemmas 2, 3, 6,
@@ -172,8 +186,9 @@ def validate(
     batch_size: Annotated[str, _p("batch_size", "ProjSGD minibatch size")] = _V["batch_size"],
     teacher_width: Annotated[str, _s("--teacher-width", "8192",
                                      "Monte Carlo width of the teacher", "INT")] = "8192",
-    effort: Annotated[str, _s("--effort", "quick", "search effort: quick, standard, thorough",
-                              "LEVEL")] = "quick",
+    effort: Annotated[str, choice_option("--effort", choices=("quick", "standard", "thorough"),
+                                         help="search effort: quick, standard, thorough",
+                                         show_default="quick")] = "quick",
     dm: Annotated[str, _s("--dm", "32", "generalization: model dimension d_m", "INT")] = "32",
     N: Annotated[str, _s("--N", "64", "generalization: training samples N", "INT")] = "64",
     n_test: Annotated[str, _s("--n-test", "128", "generalization: held-out samples (estimate "
@@ -193,10 +208,12 @@ def validate(
         "C_width, C_prob, c_hat; default 1)")] = None,
     alpha: Annotated[str, _s("--alpha", "1.5", "prop2: the IndRNN's recurrent init scale "
                              "(u_i = +-alpha)", "A")] = "1.5",
-    device: Annotated[str, _s("--device", "auto", "auto, cpu or cuda", "DEV")] = "auto",
-    dtype: Annotated[str, _s("--dtype", "float64", "float64 or float32", "DTYPE")] = "float64",
-    fmt: Annotated[str, typer.Option("--format", "-f", help="table or json",
-                                     metavar="FORMAT")] = "table",
+    device: Annotated[str, choice_option("--device", choices=DEVICES, help="auto, cpu or cuda",
+                                         show_default="auto")] = "auto",
+    dtype: Annotated[str, choice_option("--dtype", choices=("float64", "float32"),
+                                        help="float64 or float32",
+                                        show_default="float64")] = "float64",
+    fmt: Annotated[str, format_option(("table", "json"), panel=None)] = "table",
     out: Annotated[str | None, typer.Option("--out", help="run directory (default "
                                             "runs/validate-<UTC time>)", metavar="DIR")] = None,
     quiet: Annotated[bool, typer.Option("--quiet", help="no progress lines")] = False,
@@ -208,6 +225,19 @@ def validate(
     eta: Annotated[str | None, typer.Option(
         "--eta", help="--certify: step size (default: the theorem's eta*)",
         metavar="STEP")] = None,
+    executor: Executor = "processes",
+    jobs: Annotated[int, typer.Option(
+        "--jobs", metavar="N", rich_help_panel="Executor (where the cells run)",
+        help="dask: worker processes of the local cluster (processes computes the cells here, "
+        "one after the other)")] = 1,
+    dask_address: DaskAddress = None,
+    cells_per_task: CellsPerTask = 1,
+    slurm_partition: SlurmPartition = None,
+    slurm_time: SlurmTime = None,
+    slurm_gpus_per_task: SlurmGpusPerTask = None,
+    slurm_cpus_per_task: SlurmCpusPerTask = None,
+    slurm_array_parallelism: SlurmArrayParallelism = None,
+    slurm_setup: SlurmSetup = None,
 ) -> None:
     from boundcalc import validation
 
@@ -216,6 +246,14 @@ def validate(
     names = validation.expand_statements(statements)
     _refuse_unused(ctx, names)
     eta_value = _certify_flags(names, certify, eta)
+    if executor == "processes" and jobs != 1:
+        raise InputError("--jobs", "is for --executor dask with validate (processes computes "
+                                   "the cells here, one after the other)")
+    engine = executor_settings(executor, jobs, dask_address, cells_per_task, slurm_partition,
+                               slurm_time, slurm_gpus_per_task, slurm_cpus_per_task,
+                               slurm_array_parallelism, slurm_setup)
+    if certify and engine.engine:
+        raise InputError("--executor", "--certify runs here (--executor processes)")
     settings = validation.make_settings(
         m=m, n=n, d=d, T=T, rho=rho, nu=nu, delta=delta, activation=activation, steps=steps,
         seeds=seeds, rate_seeds=rate_seeds, batch_size=batch_size, effort=effort,
@@ -243,7 +281,8 @@ def validate(
     with _run_directory_errors():
         records = validation.run_validation(
             names, settings, folder,
-            progress=None if quiet else (lambda line: sys.stderr.write(line + "\n")))
+            progress=None if quiet else (lambda line: sys.stderr.write(line + "\n")),
+            executor=engine)
     rows = validation.summary_rows(records)
     violations = [r for r in rows if validation.is_violation(r)]
     not_applicable = [r for r in rows if validation.is_not_applicable(r)]
@@ -354,82 +393,6 @@ def _certify(names: list[str], settings: Any, folder: Path, eta: float | None, f
         raise typer.Exit(1)
 
 
-def reproduce(
-    experiment: Annotated[str, typer.Argument(help="figure1, figure2, table1 or tsweep",
-                                                 metavar="EXPERIMENT")],
-    preset: Annotated[str, typer.Option("--preset", help="quick or paper")] = "quick",
-    seeds: Annotated[str | None, typer.Option(
-        "--seeds", help="a count k (the preset's first k seeds: figure1 1..k, figure2 0..k-1), "
-        "a range A-B or a list A,B,C of seeds (default: the preset's)",
-        metavar="S")] = None,
-    device: Annotated[str, typer.Option("--device", help="auto, cpu or cuda")] = "auto",
-    out: Annotated[str | None, typer.Option("--out", help="run directory", metavar="DIR")] = None,
-    jobs: Annotated[int, typer.Option("--jobs", help="parallel worker processes")] = 1,
-    data: Annotated[str | None, typer.Option("--data", help="table1: MNIST IDX folder or .npz "
-                                             "(required by --preset paper)",
-                                             metavar="PATH")] = None,
-    lin_align: Annotated[str | None, typer.Option(
-        "--lin-align", help="figure1 panel (a): boundary point aligned with each head's "
-        "'feature' gradient (default) or the 'output' gradient of f (the other is recorded too)",
-        metavar="ALIGN")] = None,
-    dtype: Annotated[str | None, typer.Option(
-        "--dtype", help="figure1, figure2, tsweep: float64 or float32 (default: the preset's; "
-        "figure1 and tsweep float64, figure2 float32)", metavar="DTYPE")] = None,
-) -> None:
-    """Reproduce an experiment of the paper (Section 6.1: figure1, Section 6.2: figure2; paper
-    003's Table 1: table1; Theorem 1's regime against the sequence length T: tsweep) into a
-    resumable run directory.
-
-    Examples: boundcalc reproduce figure1 --preset quick ; boundcalc reproduce figure2 --preset
-    paper --device cuda --out runs/figure2-paper ; boundcalc reproduce table1 --preset paper
-    --data ~/mnist ; boundcalc reproduce tsweep --preset quick
-    """
-    if experiment not in ("figure1", "figure2", "table1", "tsweep"):
-        raise InputError("EXPERIMENT", f"must be figure1, figure2, table1 or tsweep, got "
-                                       f"{experiment!r}")
-    if preset not in ("quick", "paper"):
-        raise InputError("--preset", f"must be quick or paper, got {preset!r}")
-    if jobs < 1:
-        raise InputError("--jobs", f"must be >= 1, got {jobs}")
-    from boundcalc.validation import resolve_device
-
-    seed_count = None
-    if seeds is not None:
-        if experiment == "table1":
-            raise InputError("--seeds", "is for figure1, figure2 and tsweep, not table1 (one "
-                             "init seed per cell)")
-        seed_count = parse_seeds(seeds)
-    extra = {}
-    if lin_align is not None:
-        if experiment not in ("figure1", "tsweep"):
-            raise InputError("--lin-align", f"is for figure1 and tsweep only, not {experiment}")
-        if lin_align not in ("feature", "output"):
-            raise InputError("--lin-align", f"must be feature or output, got {lin_align!r}")
-        extra["lin_align"] = lin_align
-    if dtype is not None:
-        if experiment == "table1":
-            raise InputError("--dtype", "is for figure1, figure2 and tsweep, not table1")
-        if dtype not in ("float32", "float64"):
-            raise InputError("--dtype", f"must be float32 or float64, got {dtype!r}")
-        extra["dtype"] = dtype
-    if experiment == "table1":
-        _reproduce_table1(preset, data, resolve_device(device), out)
-        return
-    if data is not None:
-        raise InputError("--data", f"is for table1 only, not {experiment}")
-    _require_matplotlib("EXPERIMENT", f"{experiment} draws its figure")
-    if experiment == "figure1":
-        from boundcalc.validators.experiments.figure1 import run_figure1 as run_experiment
-    elif experiment == "tsweep":
-        from boundcalc.validators.experiments.tsweep import run_tsweep as run_experiment
-    else:
-        from boundcalc.validators.experiments.figure2 import run_figure2 as run_experiment
-    folder = run_experiment(preset, seeds=seed_count, device=resolve_device(device), out=out,
-                            jobs=jobs, **extra)
-    what = "the T sweep" if experiment == "tsweep" else f"figure {experiment[-1]}"
-    sys.stdout.write(f"{what} ({preset}) written to {folder}\n")
-
-
 def _require_matplotlib(flag: str, what: str) -> None:
     """Refuse up front (before any cell is computed) when matplotlib cannot be imported."""
     try:
@@ -437,53 +400,6 @@ def _require_matplotlib(flag: str, what: str) -> None:
     except ImportError:
         raise InputError(flag, f"{what} with matplotlib, which is not installed: pip install "
                          f"'boundcalc[validators]' (or pip install matplotlib)") from None
-
-
-def parse_seeds(text: str) -> int | list[int]:
-    """``--seeds`` of ``reproduce``: a count ``k``, an inclusive range ``A-B`` or a list
-    ``A,B,C`` (distinct integers >= 0).
-
-    Example:
-        >>> parse_seeds("10"), parse_seeds("6-8"), parse_seeds("1,4")
-        (10, [6, 7, 8], [1, 4])
-    """
-    from boundcalc.params import parse_integer
-
-    raw = text.strip()
-    if "," not in raw and "-" not in raw:
-        count = parse_integer("--seeds", raw)
-        if count < 1:
-            raise InputError("--seeds", f"must be a count >= 1, a range A-B or a list, got "
-                             f"{text!r}")
-        return count
-    if "," in raw:
-        values = [parse_integer("--seeds", part) for part in raw.split(",") if part.strip()]
-    else:
-        lo_text, _, hi_text = raw.partition("-")
-        lo, hi = parse_integer("--seeds", lo_text), parse_integer("--seeds", hi_text)
-        if hi < lo:
-            raise InputError("--seeds", f"range A-B needs A <= B, got {text!r}")
-        values = list(range(lo, hi + 1))
-    if not values or min(values) < 0 or len(set(values)) != len(values):
-        raise InputError("--seeds", f"must list distinct integers >= 0, got {text!r}")
-    return values
-
-
-def _reproduce_table1(preset: str, data: str | None, device: str, out: str | None) -> None:
-    if preset == "paper" and data is None:
-        raise InputError("--data", "PATH is required with --preset paper (a folder with the MNIST "
-                         "IDX files, or an .npz with x_train, y_train, x_test, y_test)")
-    if data is not None and not Path(data).exists():
-        raise InputError("--data", f"{data!r} does not exist")
-    from boundcalc.validators.experiments.table1 import run_table1
-
-    try:
-        folder = run_table1(preset, data=data, device=device, out=out)
-    except InputError:  # already names its flag (a damaged run directory: --out)
-        raise
-    except ValueError as err:
-        raise InputError("--data" if data is not None else "--out", str(err)) from None
-    sys.stdout.write(f"table 1 ({preset}) written to {folder}\n")
 
 
 def compare_rnn_command(
@@ -501,8 +417,7 @@ def compare_rnn_command(
                                        metavar="K")] = "4000",
     activation: Annotated[str, typer.Option("--activation", help="tanh, erf, custom",
                                             metavar="NAME")] = "tanh",
-    fmt: Annotated[str, typer.Option("--format", "-f", help="table, json, csv, markdown, "
-                                     "latex", metavar="FORMAT")] = "table",
+    fmt: Annotated[str, format_option(panel=None)] = "table",
     output: Annotated[str | None, typer.Option("--output", "-o", help="write to FILE "
                                                "(atomically) instead of stdout",
                                                metavar="FILE")] = None,
@@ -534,12 +449,15 @@ def compare_rnn_command(
 
 
 def register(app: typer.Typer) -> None:
-    """Add ``validate``, ``reproduce`` and ``compare-rnn`` to the calculator's app."""
+    """Add ``validate`` to the calculator's app."""
     app.command("validate", help=_VALIDATE_HELP, epilog=_VALIDATE_EXAMPLES,
                 short_help="Check the bounds against the real model (torch).")(validate)
-    app.command("reproduce", short_help="Reproduce the paper's experiments (torch).")(reproduce)
+
+
+def register_compare_rnn(app: typer.Typer) -> None:
+    """Add ``compare-rnn`` to the calculator's app."""
     app.command("compare-rnn", short_help="Transformer vs IndRNN bound as T grows.")(
         compare_rnn_command)
 
 
-__all__ = ["compare_rnn_command", "register", "reproduce", "validate"]
+__all__ = ["compare_rnn_command", "register", "register_compare_rnn", "validate"]

@@ -41,7 +41,6 @@ from dataclasses import asdict, dataclass, replace
 from pathlib import Path
 from typing import Any
 
-import numpy as np
 import torch
 
 from boundcalc.files import write_atomic
@@ -57,6 +56,7 @@ from ..teacher import build_teacher, transported_params
 from ..train import _kernel_for, proj_gd
 from .experiment import run_experiment
 from .figure2 import resolve_device
+from .plots import check_width
 from .workers import worker_pool
 
 METRICS = FIGURE1_METRICS        # the three panels
@@ -64,8 +64,7 @@ EXTRA_METRICS = FIGURE1_EXTRA    # panel (a) at the other boundary alignment
 THEORY = FIGURE1_THEORY          # metric → the calculator's bound drawn beside it
 LIN_ALIGNMENTS = ("feature", "output")
 PROGRESS_POLL_S = 1.0             # seconds between looks for cells written by worker processes
-PANEL_LABELS = {"lin_error": "(a) linearization error", "app_error": "(b) approximation error",
-                "min_train_loss": "(c) min training loss"}
+FIGURE_WIDTH = "double"           # the figure's default --figure-width (four panels in a row)
 
 
 @dataclass(frozen=True)
@@ -363,101 +362,34 @@ def slopes(summary: list[dict[str, Any]]) -> list[dict[str, Any]]:
     return figure1_slopes(summary)
 
 
-def _num(value: float, digits: int) -> str:
-    """``value`` to ``digits`` significant digits in LaTeX math: 4.86e+04 → 4.86\\times10^{4}."""
-    text = f"{value:.{digits}g}"
-    if "e" not in text:
-        return text
-    mantissa, exponent = text.split("e")
-    return f"{mantissa}\\times10^{{{int(exponent)}}}"
-
-
-def _fmt(mean: float, ci: float) -> str:
-    if not math.isfinite(mean):
-        return "--"
-    if not math.isfinite(ci):
-        return f"${_num(mean, 3)}$"
-    return f"${_num(mean, 3)} \\pm {_num(ci, 2)}$"
-
-
 def latex_table(summary: list[dict[str, Any]], fits: list[dict[str, Any]]) -> str:
-    """Booktabs table: per width the three metrics (mean ± CI) next to their bounds, and the
-    fitted slopes in the last row."""
-    lines = [
-        "% Figure 1 (Section 6.1): mean \\pm 95% CI over seeds; bound = boundcalc theory",
-        "\\begin{tabular}{rcccccc}",
-        "\\toprule",
-        " & \\multicolumn{2}{c}{linearization error} & \\multicolumn{2}{c}{approximation error}"
-        " & \\multicolumn{2}{c}{min training loss} \\\\",
-        "\\cmidrule(lr){2-3}\\cmidrule(lr){4-5}\\cmidrule(lr){6-7}",
-        "$m$ & measured & $\\varepsilon_{\\mathrm{lin}}$ & measured & "
-        "$\\varepsilon_{\\mathrm{app}}$ & measured & Theorem 1 \\\\",
-        "\\midrule",
-    ]
-    for r in summary:
-        cells = []
-        for key in METRICS:
-            cells += [_fmt(r[f"{key}_mean"], r[f"{key}_ci95"]),
-                      f"${_num(r[f'{key}_theory'], 3)}$"]
-        lines.append(f"{r['m']} & " + " & ".join(cells) + " \\\\")
-    lines.append("\\midrule")
-    cells = []
-    for fit in fits[:len(METRICS)]:
-        cells += [_fmt(fit["slope"], fit["slope_ci95"]),
-                  f"${fit['theory_slope']:.2f}$" if math.isfinite(fit["theory_slope"]) else "--"]
-    lines.append("slope & " + " & ".join(cells) + " \\\\")
-    lines += ["\\bottomrule", "\\end{tabular}", ""]
-    return "\n".join(lines)
+    """Booktabs table: per width the three metrics (mean ± CI) under grouped heads next to their
+    bounds, the fitted slopes in the last row — :func:`boundcalc.tables.render_tables`, the text
+    ``boundcalc table RUN --format latex`` prints for the same run."""
+    from boundcalc.tables import render_tables, tables_from_summaries
+
+    return render_tables(tables_from_summaries("figure1", [("", summary, fits)]), "latex")
 
 
 def plot_figure(summary: list[dict[str, Any]], fits: list[dict[str, Any]], cfg: Figure1Config,
-                stem: Path) -> list[Path]:
-    """Three log–log panels against m: mean with 95 % CI band, fitted line, theory curve."""
-    import matplotlib
+                stem: Path, records: list[dict[str, Any]] | None = None,
+                width: str | None = None) -> list[Path]:
+    """Panels (a)–(c) against m on log–log axes — geometric mean over seeds with its 95 % band on
+    the log values (or the seeds themselves, under five), the log–log fit, the bound — and (d)
+    measured / bound; ``width`` ``double`` (default) or ``single``
+    (:func:`validators.experiments.plots.plot_figure1`). Writes ``stem``.png and ``stem``.pdf."""
+    from .plots import plot_figure1
 
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
-
-    fig, axes = plt.subplots(1, 3, figsize=(11, 3.4), constrained_layout=True)
-    x = np.array([r["m"] for r in summary], dtype=float)
-    for ax, key, fit in zip(axes, METRICS, fits[:len(METRICS)], strict=True):
-        y = np.array([r[f"{key}_mean"] for r in summary], dtype=float)
-        ci = np.nan_to_num(np.array([r[f"{key}_ci95"] for r in summary], dtype=float))
-        (line,) = ax.plot(x, y, "o-", label="measured (mean)")
-        ax.fill_between(x, np.maximum(y - ci, y * 1e-3), y + ci, color=line.get_color(),
-                        alpha=0.2, linewidth=0, label="95% CI")
-        if math.isfinite(fit["slope"]):
-            ci_text = f" ± {fit['slope_ci95']:.2f}" if math.isfinite(fit["slope_ci95"]) else ""
-            ax.plot(x, np.exp(fit["intercept"]) * x ** fit["slope"], "--", color="gray",
-                    label=f"fit slope {fit['slope']:.2f}{ci_text}")
-        theory = np.array([r[f"{key}_theory"] for r in summary], dtype=float)
-        ax.plot(x, theory, "s:", color="tab:red", label=f"bound ({THEORY[key]})")
-        if key == "lin_error":
-            alt = np.array([r["lin_error_alt_mean"] for r in summary], dtype=float)
-            alt_fit = fits[len(METRICS)]
-            other = next(a for a in LIN_ALIGNMENTS if a != cfg.lin_align)
-            label = f"{other}-aligned" + (f", slope {alt_fit['slope']:.2f}"
-                                         if math.isfinite(alt_fit["slope"]) else "")
-            ax.plot(x, alt, "^-", color="tab:green", alpha=0.6, markersize=4, label=label)
-        ax.set_xscale("log", base=2)
-        ax.set_yscale("log")
-        ax.set_xlabel("width $m$")
-        title = PANEL_LABELS[key] + (f" ({cfg.lin_align}-aligned)" if key == "lin_error" else "")
-        ax.set_title(title, fontsize=10)
-        ax.grid(alpha=0.3, which="both")
-        ax.legend(frameon=False, fontsize=7)
-    fig.suptitle(f"teacher–student: n = {cfg.n}, d = {cfg.d}, T = {cfg.T}, K = {cfg.steps}, "
-                 f"{len(cfg.seeds)} seeds", fontsize=9)
-    paths = [stem.with_suffix(".png"), stem.with_suffix(".pdf")]
-    for path in paths:
-        fig.savefig(path, dpi=200)
-    plt.close(fig)
-    return paths
+    title = (f"teacher–student: n = {cfg.n}, d = {cfg.d}, T = {cfg.T}, K = {cfg.steps}, "
+             f"{len(cfg.seeds)} seeds")
+    return plot_figure1(summary, fits, records, stem, lin_align=cfg.lin_align, title=title,
+                        width=width or FIGURE_WIDTH)
 
 
-def write_outputs(run: RunDirectory, cfg: Figure1Config) -> list[dict[str, Any]]:
-    """results, summary, slopes (CSV + JSON), figure1.png/pdf and figure1_table.tex from the
-    stored cells (nothing is recomputed)."""
+def write_outputs(run: RunDirectory, cfg: Figure1Config, figure_width: str | None = None
+                  ) -> list[dict[str, Any]]:
+    """results, summary, slopes (CSV + JSON), figure1.png/pdf (``figure_width`` single or double,
+    default double) and figure1_table.tex from the stored cells (nothing is recomputed)."""
     records = collect(run, cfg)
     run.write_results(records)
     summary = summarize(records, cfg)
@@ -465,14 +397,15 @@ def write_outputs(run: RunDirectory, cfg: Figure1Config) -> list[dict[str, Any]]
     fits = slopes(summary)
     run.write_results(fits, stem="slopes")
     write_atomic(run.path / "figure1_table.tex", latex_table(summary, fits))
-    plot_figure(summary, fits, cfg, run.path / "figure1")
+    plot_figure(summary, fits, cfg, run.path / "figure1", records, figure_width)
     return summary
 
 
 def run_figure1(preset: str = "quick", seeds: int | Iterable[int] | None = None,
                 device: str | None = "cpu", out: str | os.PathLike | None = None,
                 jobs: int = 1, progress: bool = True, max_cells: int | None = None,
-                threads: int | None = None, **overrides: Any) -> Path:
+                threads: int | None = None, figure_width: str | None = None,
+                **overrides: Any) -> Path:
     """Run (or resume) the Section 6.1 width sweeps and write their outputs; returns the folder.
 
     Args:
@@ -485,11 +418,14 @@ def run_figure1(preset: str = "quick", seeds: int | Iterable[int] | None = None,
         progress: one line per finished cell on stderr.
         max_cells: compute at most this many new cells, then write the outputs of what is done.
         threads: torch threads when ``jobs`` is 1 (None = 1 on the CPU; restored afterwards).
+        figure_width: ``single`` or ``double`` (None: double); the figure only, not a parameter
+            of the run (a run resumes whatever width its figure was drawn at).
         **overrides: further :class:`Figure1Config` fields, for tests.
     """
     if not isinstance(jobs, int) or jobs < 1:
         raise ValueError(f"`jobs` must be a positive integer, got {jobs!r}")
     cfg = make_config(preset, seeds, device, **overrides)
+    check_width(figure_width or FIGURE_WIDTH)
     # the CPU kernel of the training step is built (or its absence noted on stderr) before the
     # run directory is opened, so that config.json records the backend and why
     _kernel_for(get_activation(cfg.activation), getattr(torch, cfg.dtype),
@@ -497,7 +433,7 @@ def run_figure1(preset: str = "quick", seeds: int | Iterable[int] | None = None,
     return run_experiment(
         "figure1", preset, {**asdict(cfg), "eta": cfg.eta}, cfg.device, out,
         lambda run: run_cells(run, cfg, jobs=jobs, progress=progress, max_cells=max_cells),
-        lambda run: write_outputs(run, cfg), progress=progress, threads=threads,
+        lambda run: write_outputs(run, cfg, figure_width), progress=progress, threads=threads,
         verb="computed")
 
 

@@ -31,10 +31,11 @@ def _config(cls: type, params: Mapping[str, Any]) -> Any:
     return cls(**values)
 
 
-def regenerate_figures(run: StoredRun, directory: str | os.PathLike | None = None
-                       ) -> list[Path]:
+def regenerate_figures(run: StoredRun, directory: str | os.PathLike | None = None,
+                       width: str | None = None) -> list[Path]:
     """Redraw the run's figure (PNG and PDF) from its stored cells into ``directory`` (default:
-    the run directory), with the experiment's own plotting function; nothing is retrained. Each
+    the run directory), with the experiment's own plotting function, ``width`` ``single`` or
+    ``double`` (None: the figure's default); nothing is retrained. Each
     file is drawn into a temporary folder first and moved into place. table1 has no figure (an
     empty list); a run without finished cells draws nothing either. Needs matplotlib and torch
     (the ``validators`` extra), imported only here.
@@ -55,7 +56,7 @@ def regenerate_figures(run: StoredRun, directory: str | os.PathLike | None = Non
             summary = summarize_figure1(run)
             drawn = figure1.plot_figure(summary, figure1_slopes(summary),
                                         _config(figure1.Figure1Config, run.params),
-                                        scratch / "figure1")
+                                        scratch / "figure1", run.records, width)
         elif run.kind == "tsweep":
             from boundcalc.summaries import summarize_tsweep, tsweep_slopes
 
@@ -70,7 +71,7 @@ def regenerate_figures(run: StoredRun, directory: str | os.PathLike | None = Non
 
             drawn = figure2.plot_figure(summarize_figure2(run),
                                         _config(figure2.Figure2Config, run.params),
-                                        scratch / "figure2")
+                                        scratch / "figure2", run.records, width)
         written = []
         for path in drawn:
             final = target / Path(path).name
