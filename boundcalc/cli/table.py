@@ -40,7 +40,8 @@ _PARAGRAPHS = (
      'markdown and latex: `mean ± CI`, the CI to --digits minus one significant digits (at least '
      'two) and the mean rounded to its last digit, powers of ten as ×10^k (never e+); a few '
      'detail columns are CSV only. latex is the booktabs tabular that reproduce writes as '
-     'figure1_table.tex / figure2_table.tex: grouped heads, symbols as column heads, figure1 '
+     'figure1_table.tex / figure2_table.tex / table1_table.tex: grouped heads, symbols as column '
+     'heads, figure1 '
      "with its fitted slopes as a last row, figure2 with both models side by side per L."),
     ("--figures redraws the run's figure (figure1.png/pdf, figure2.png/pdf; table1 has none) "
      'from the stored cells into the run directory, or into --figures-dir DIR (one sub-folder '

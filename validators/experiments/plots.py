@@ -53,13 +53,13 @@ def check_width(width: str) -> float:
 @contextlib.contextmanager
 def figure_style() -> Iterator[None]:
     """matplotlib settings of one figure (restored afterwards): Type 42 fonts in PDF and PS, true
-    minus signs, 8 pt text, 7 pt ticks and legends, thin lines."""
+    minus signs, 8 pt text (7.5 pt panel titles), 7 pt ticks and legends, thin lines."""
     import matplotlib
 
     matplotlib.use("Agg")
     with matplotlib.rc_context({
         "pdf.fonttype": 42, "ps.fonttype": 42, "axes.unicode_minus": True,
-        "font.size": 8, "axes.titlesize": 8, "axes.labelsize": 8, "legend.fontsize": 7,
+        "font.size": 8, "axes.titlesize": 7.5, "axes.labelsize": 8, "legend.fontsize": 7,
         "xtick.labelsize": 7, "ytick.labelsize": 7, "figure.titlesize": 8,
         "lines.linewidth": 1.1, "lines.markersize": 3.5, "axes.linewidth": 0.6,
         "grid.linewidth": 0.4, "xtick.major.width": 0.6, "ytick.major.width": 0.6,

@@ -244,11 +244,15 @@ def test_no_table_output_has_e_notation(cli, f1_run, f2_run, t1_run):
     assert "\\times10^{" in texts[1] and "×10^" in texts[2]
 
 
-def test_latex_of_a_run_is_the_table_reproduce_wrote(cli, f1_run, f2_run):
+def test_latex_of_a_run_is_the_table_reproduce_wrote(cli, f1_run, f2_run, t1_run):
     """One LaTeX implementation: ``boundcalc table RUN --format latex`` prints, byte for byte,
-    what ``reproduce`` wrote as figure1_table.tex (and figure 2's latex_table)."""
+    what ``reproduce`` wrote as figure1_table.tex and table1_table.tex (and figure 2's
+    latex_table)."""
     code, out, _ = cli("table", f1_run, "--format", "latex")
     assert code == 0 and out == (f1_run / "figure1_table.tex").read_text()
+    code, out, _ = cli("table", t1_run, "--format", "latex")
+    assert code == 0 and out == (t1_run / "table1_table.tex").read_text()
+    assert "\\multicolumn{2}{c}{paper}" in out
     cfg = figure2.make_config("quick", seeds=3, device="cpu", lags=(4, 16))
     code, out, _ = cli("table", f2_run, "--format", "latex")
     summary = figure2.summarize(load_run(f2_run).records, cfg)
