@@ -15,6 +15,7 @@ from typing import Annotated
 
 import typer
 
+from boundcalc.cli.options import choice_option
 from boundcalc.executors import EXECUTORS, ExecutorSettings, parse_slurm_time, require_extra
 from boundcalc.params import InputError
 
@@ -24,8 +25,8 @@ __all__ = ["CellsPerTask", "DaskAddress", "Executor", "SlurmArrayParallelism",
 
 _PANEL = "Executor (where the cells run)"
 
-Executor = Annotated[str, typer.Option(
-    "--executor", metavar="NAME", rich_help_panel=_PANEL,
+Executor = Annotated[str, choice_option(
+    "--executor", choices=EXECUTORS, panel=_PANEL,
     help="processes (this machine, --jobs worker processes), dask (a Dask distributed "
     "scheduler; extra boundcalc[dask]) or slurm (a Slurm array job through submitit; extra "
     "boundcalc[slurm])")]

@@ -59,3 +59,15 @@ def test_a_missing_extra_is_one_line_naming_it(kind, module, cli, monkeypatch):
     assert res.code == 2
     assert res.err == (f"error: --executor {kind} needs {module}, which is not installed: "
                        f"pip install 'boundcalc[{kind}]'\n")
+
+
+@pytest.mark.parametrize("command", ["reproduce", "validate"])
+def test_help_lists_the_executors(command, cli, monkeypatch):
+    monkeypatch.setenv("COLUMNS", "160")
+    res = cli(command, "--help")
+    assert res.code == 0
+    assert "[processes|dask|slurm]" in res.out
+    for flag in ("--dask-address", "--cells-per-task", "--slurm-partition", "--slurm-time",
+                 "--slurm-gpus-per-task", "--slurm-cpus-per-task", "--slurm-array-parallelism",
+                 "--slurm-setup"):
+        assert flag in res.out
