@@ -23,11 +23,11 @@ import torch
 from boundcalc.executors import ExecutorSettings
 from boundcalc.rundir import RunDirectory
 
-from . import figure1, figure2, table1
+from . import figure1, figure2, table1, tsweep
 from .experiment import engine_cells, run_experiment, threads_of
 
 __all__ = ["EXPERIMENTS", "ExperimentTasks", "figure1_task", "figure2_task", "run_on_executor",
-           "table1_task"]
+           "table1_task", "tsweep_task"]
 
 
 def _config(cls: type, values: dict[str, Any]) -> Any:
@@ -47,6 +47,27 @@ def figure1_task(cells: tuple[tuple[str, Any], ...], context: dict[str, Any]
         if seed not in data:
             data = {seed: figure1.seed_data(seed, cfg)}
         yield key, figure1.compute_cell(seed, m, data[seed], cfg)
+
+
+def tsweep_task(cells: tuple[tuple[str, Any], ...], context: dict[str, Any]
+                ) -> Iterator[tuple[str, dict[str, Any]]]:
+    """The T sweep's (seed, T, m) cells: each (seed, T)'s teacher built once per task."""
+    torch.set_num_threads(context["threads"])
+    cfg = _config(tsweep.TSweepConfig, context["config"])
+    data: dict[tuple[int, int], Any] = {}
+    for key, (seed, T, m) in cells:
+        if (seed, T) not in data:
+            data = {(seed, T): figure1.seed_data(seed, cfg.figure1(T))}
+        yield key, tsweep.compute_cell(seed, T, m, data[(seed, T)], cfg)
+
+
+def _tsweep_groups(cfg: Any, run: RunDirectory) -> list[list[tuple[str, Any]]]:
+    """One group per (seed, T) with missing cells (its widths share the teacher)."""
+    groups: dict[tuple[int, int], list[tuple[str, Any]]] = {}
+    for c in tsweep.all_cells(cfg):
+        if not tsweep.is_done(run, c):
+            groups.setdefault(c[:2], []).append((tsweep.tsweep_cell_key(*c), c))
+    return list(groups.values())
 
 
 def figure2_task(cells: tuple[tuple[str, Any], ...], context: dict[str, Any]
@@ -142,6 +163,9 @@ EXPERIMENTS: dict[str, ExperimentTasks] = {
                                figure2.write_outputs, figure2.all_cells, _figure2_describe),
     "table1": ExperimentTasks(table1.make_config, asdict, _table1_groups, table1_task,
                               table1.write_outputs, table1.all_cells, _table1_describe),
+    "tsweep": ExperimentTasks(tsweep.make_config, _figure1_prepare, _tsweep_groups, tsweep_task,
+                              tsweep.write_outputs, tsweep.all_cells, _figure1_describe,
+                              verb="computed"),
 }
 
 

@@ -137,3 +137,13 @@ def test_config_checks_and_kind_detection():
     assert expected_cells("tsweep", params) == ["m16-T4-seed1", "m16-T16-seed1"]
     assert tsweep.PRESETS["paper"].Ts == (4, 16, 64, 256, 1024)
     assert tsweep.PRESETS["paper"].widths == (64, 256)
+
+
+def test_dask_executor_writes_the_files_of_the_processes_run(quick_run, cli, tmp_path):
+    pytest.importorskip("distributed")
+    out, _, _ = quick_run
+    res = cli("reproduce", "tsweep", "--preset", "quick", "--device", "cpu", "--executor", "dask",
+              "--jobs", "2", "--out", str(tmp_path / "run"))
+    assert res.code == 0, res.err
+    for name in ("summary.csv", "slopes.csv", "tsweep_table.tex"):
+        assert (tmp_path / "run" / name).read_bytes() == (out / name).read_bytes(), name
