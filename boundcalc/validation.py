@@ -97,7 +97,7 @@ __all__ = ["DEFAULT_INDRNN_ALPHA", "EFFORT", "GENERALIZATION", "INDRNN", "MAX_VA
            "STATEMENTS", "GeneralizationSettings", "ValidationSettings", "batch_size_note",
            "expand_statements", "is_not_applicable", "is_violation",
            "make_generalization_settings", "make_settings", "resolve_device", "run_validation",
-           "summary_rows", "validation_task", "violation_warning"]
+           "summary_rows", "violation_warning"]
 
 
 def validation_task(cells: tuple[tuple[str, tuple[str, int]], ...], context: dict
