@@ -15,6 +15,7 @@ from __future__ import annotations
 import contextlib
 import logging
 import os
+import re
 import time
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from pathlib import Path
@@ -28,7 +29,8 @@ from boundcalc.executors import (
     slurm_parameters,
 )
 
-__all__ = ["POLL_S", "dask_results", "run_tasks", "slurm_results"]
+__all__ = ["POLL_S", "TasksFailedError", "dask_results", "failure_text", "run_tasks",
+           "slurm_results"]
 
 #: Seconds between the slurm driver's looks at its jobs.
 POLL_S = 1.0
@@ -122,15 +124,37 @@ def run_tasks(run: Any, fn: Callable[..., Iterable[tuple[str, Any]]],
         if isinstance(outcome, BaseException):
             failures.append(outcome)
             if write is not None:
-                write(f"[{name}] a task failed: {type(outcome).__name__}: {outcome}")
+                write(f"[{name}] a task failed: {failure_text(outcome)}")
             continue
         for key, record, meta in outcome:
             run.save_cell(key, record)
             where[key] = meta
             progress.cell(key, describe(key, record) if describe else "")
     if failures:
-        raise RuntimeError(f"{len(failures)} of {len(tasks)} {settings.kind} task(s) failed "
-                           f"(first: {type(failures[0]).__name__}: {failures[0]}); the finished "
-                           f"cells are stored: re-run the same command to compute only the "
-                           f"missing ones")
+        logs = (f"; logs in {Path(run.path) / 'submitit'}" if settings.kind == "slurm" else "")
+        raise TasksFailedError(f"{len(failures)} of {len(tasks)} {settings.kind} task(s) failed "
+                               f"(first: {failure_text(failures[0])}){logs}; the finished cells "
+                               f"are stored: re-run the same command to compute only the "
+                               f"missing ones")
     return where
+
+
+class TasksFailedError(RuntimeError):
+    """Some tasks of a run failed (the others' cells are stored)."""
+
+
+def failure_text(exc: BaseException) -> str:
+    """One line for a failed task: the innermost ``SomeError: message`` line of a remote
+    traceback (submitit, dask), else the exception's first line.
+
+    Example:
+        >>> failure_text(RuntimeError("failed with trace:" + chr(10) + "ValueError: bad cell"))
+        'ValueError: bad cell'
+        >>> failure_text(OSError("disk full"))
+        'OSError: disk full'
+    """
+    lines = [line.strip() for line in str(exc).splitlines() if line.strip()]
+    for line in reversed(lines):
+        if re.match(r"^[A-Za-z_][\w.]*(Error|Exception|Interrupt|Exit): ", line):
+            return line
+    return f"{type(exc).__name__}: {lines[0] if lines else ''}".rstrip(": ")

@@ -130,7 +130,7 @@ def reproduce(
                                                f"{figure_width!r}")
         extra["figure_width"] = figure_width
     if experiment == "table1":
-        _reproduce_table1(preset, data, resolve_device(device), out, engine)
+        _reproduce_table1(preset, data, _device(device, engine), out, engine)
         return
     if data is not None:
         raise InputError("--data", f"is for table1 only, not {experiment}")
@@ -141,7 +141,7 @@ def reproduce(
         with _run_directory_errors():
             drawn = {k: extra.pop(k) for k in ("figure_width",) if k in extra}
             folder = run_on_executor(experiment, preset, engine, config_args=(seed_count,),
-                                     out=out, device=resolve_device(device),
+                                     out=out, device=_device(device, engine),
                                      output_options=drawn, **extra)
     else:
         if experiment == "figure1":
@@ -154,6 +154,17 @@ def reproduce(
                                 jobs=jobs, **extra)
     what = "the T sweep" if experiment == "tsweep" else f"figure {experiment[-1]}"
     sys.stdout.write(f"{what} ({preset}) written to {folder}\n")
+
+
+def _device(device: str, engine: ExecutorSettings) -> str:
+    """Where the cells run: checked on this machine, except ``cuda`` with dask or slurm (the
+    cells run on the workers, which check it; a login node needs no GPU)."""
+    from boundcalc.validation import resolve_device
+
+    choice = device.strip().lower()
+    if engine.engine and choice.startswith("cuda"):
+        return choice
+    return resolve_device(device)
 
 
 def parse_seeds(text: str) -> int | list[int]:
@@ -199,8 +210,9 @@ def _reproduce_table1(preset: str, data: str | None, device: str, out: str | Non
         if engine.engine:
             from boundcalc.validators.experiments.tasks import run_on_executor
 
-            folder = run_on_executor("table1", preset, engine, config_args=(data,), out=out,
-                                     device=device)
+            with _run_directory_errors():
+                folder = run_on_executor("table1", preset, engine, config_args=(data,),
+                                         out=out, device=device)
         else:
             folder = run_table1(preset, data=data, device=device, out=out)
     except InputError:  # already names its flag (a damaged run directory: --out)

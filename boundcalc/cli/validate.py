@@ -9,6 +9,7 @@ function here imports :mod:`boundcalc.validation` / :mod:`boundcalc.validators` 
 from __future__ import annotations
 
 import contextlib
+import dataclasses
 import sys
 import time
 from collections.abc import Iterator
@@ -106,11 +107,17 @@ _CONDITION_COLUMNS = {"cond_width": "width", "cond_alpha_square": "alpha_sq",
 @contextlib.contextmanager
 def _run_directory_errors() -> Iterator[None]:
     """A run-directory problem (a ValueError saying "run directory") becomes an input error
-    naming --out; an InputError already names its flag and passes through."""
+    naming --out; an InputError already names its flag and passes through. Failed tasks of a
+    dask or slurm executor: one line on stderr, exit 1 (the finished cells are stored)."""
+    from boundcalc.engines import TasksFailedError
+
     try:
         yield
     except InputError:
         raise
+    except TasksFailedError as err:
+        sys.stderr.write(f"error: {err}\n")
+        raise typer.Exit(1) from None
     except ValueError as err:
         if "run directory" in str(err):
             raise InputError("--out", str(err)) from None
@@ -254,11 +261,15 @@ def validate(
                                slurm_array_parallelism, slurm_setup)
     if certify and engine.engine:
         raise InputError("--executor", "--certify runs here (--executor processes)")
+    # with dask or slurm the cells run elsewhere: --device cuda needs no GPU on this machine
+    remote = engine.engine and device.strip().lower().startswith("cuda")
     settings = validation.make_settings(
         m=m, n=n, d=d, T=T, rho=rho, nu=nu, delta=delta, activation=activation, steps=steps,
         seeds=seeds, rate_seeds=rate_seeds, batch_size=batch_size, effort=effort,
-        device=device, dtype=dtype, teacher_width=teacher_width, statements=names,
-        batch_size_given=_given(ctx, "batch_size"))
+        device="cpu" if remote else device, dtype=dtype, teacher_width=teacher_width,
+        statements=names, batch_size_given=_given(ctx, "batch_size"))
+    if remote:
+        settings = dataclasses.replace(settings, device=device.strip().lower())
     note = validation.batch_size_note(names, "8", settings)
     if note and not quiet:
         sys.stderr.write(note + "\n")
@@ -270,7 +281,10 @@ def validate(
     if validation.GENERALIZATION in names:
         general = validation.make_generalization_settings(
             dm=dm, N=N, n_test=n_test, steps=steps, lr=lr, seeds=seeds, delta=delta, data=data,
-            radii=radii, hidden_constants=hidden_constants, device=device, dtype=dtype)
+            radii=radii, hidden_constants=hidden_constants,
+            device="cpu" if remote else device, dtype=dtype)
+        if remote:
+            general = dataclasses.replace(general, device=settings.device)
         settings.extra[validation.GENERALIZATION] = general
     folder = Path(out) if out else Path("runs") / time.strftime("validate-%Y%m%dT%H%M%SZ",
                                                                 time.gmtime())

@@ -181,7 +181,12 @@ def run_on_executor(experiment: str, preset: str, executor: ExecutorSettings, *,
     are drawn, not parameters of the run)."""
     options = dict(output_options or {})
     spec = EXPERIMENTS[experiment]
-    cfg = spec.make_config(preset, *config_args, device=device, **overrides)
+    # ``cuda`` is where the workers run the cells: this machine (a login node) needs no GPU
+    remote = str(device).startswith("cuda")
+    cfg = spec.make_config(preset, *config_args, device="cpu" if remote else device,
+                           **overrides)
+    if remote:
+        cfg = dataclasses.replace(cfg, device=str(device))
     context = {"config": asdict(cfg), "threads": threads_of(cfg.device, threads),
                "device": cfg.device}
 

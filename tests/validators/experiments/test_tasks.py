@@ -104,3 +104,21 @@ def test_a_killed_driver_resumes_with_only_the_missing_cells(cli, baseline, tmp_
     assert {k: after[k] for k in before} == before               # not computed again
     computed = json.loads((run / "config.json").read_text())["execution"]["cells"]
     assert set(computed) - set(before) == set(after) - set(before)
+
+
+def test_cuda_runs_on_the_workers_and_a_failed_task_is_one_line(cli, tmp_path, monkeypatch):
+    """--device cuda with an engine needs no GPU on the driver (a login node); a task that fails
+    (here: no GPU on the worker either) is one line naming the error, exit 1."""
+    import torch
+
+    if torch.cuda.is_available():
+        pytest.skip("the workers have a GPU here: the task would not fail")
+    monkeypatch.setenv("BOUNDCALC_SLURM_CLUSTER", "local")
+    run = tmp_path / "run"
+    res = cli(*QUICK[:-2], "--device", "cuda", "--executor", "slurm", "--cells-per-task", "4",
+              "--out", str(run))
+    assert res.code == 1
+    error = [line for line in res.err.splitlines() if line.startswith("error: ")]
+    assert len(error) == 1 and error[0].startswith("error: 1 of 1 slurm task(s) failed (first: ")
+    assert f"logs in {run / 'submitit'}" in error[0] and "re-run the same command" in error[0]
+    assert json.loads((run / "config.json").read_text())["parameters"]["device"] == "cuda"
