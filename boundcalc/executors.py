@@ -55,7 +55,7 @@ from boundcalc.files import write_atomic
 from boundcalc.params import InputError
 
 __all__ = ["EXECUTORS", "EXTRAS", "LOCK_FILE", "REFRESH_S", "STALE_S", "ExecutorSettings",
-           "Progress", "RunLock", "RunLockedError", "cell_meta", "execute_task",
+           "Progress", "RunLock", "RunLockedError", "cell_meta", "eta_text", "execute_task",
            "owned", "parse_slurm_time", "require_extra", "slurm_parameters", "tasks_of"]
 
 #: The executors, the default first.
@@ -218,6 +218,17 @@ def execute_task(fn: Callable[..., Iterable[tuple[str, Any]]], task: Sequence[tu
 # --------------------------------------------------------------------------- in the driver
 
 
+def eta_text(started: float, computed: int, left: int) -> str:
+    """``ETA 40 s for the 4 cell(s) left``: the cells left times the mean interval between the
+    cells computed since ``started`` (a ``time.perf_counter()``); ``all cells done`` at the end."""
+    from boundcalc.validation_progress import duration
+
+    if left <= 0:
+        return "all cells done"
+    per_cell = (time.perf_counter() - started) / max(1, computed)
+    return f"ETA {duration(left * per_cell)} for the {left} cell(s) left"
+
+
 class Progress:
     """One line per finished cell on stderr, ``[name i/N] key: detail; ETA …``; the ETA is the
     cells left times the mean interval between finished cells of this run (any engine)."""
@@ -229,13 +240,7 @@ class Progress:
         self.write = write
 
     def eta(self) -> str:
-        from boundcalc.validation_progress import duration
-
-        left = self.total - self.done
-        if left <= 0:
-            return "all cells done"
-        per_cell = (time.perf_counter() - self.started) / max(1, self.computed)
-        return f"ETA {duration(left * per_cell)} for the {left} cell(s) left"
+        return eta_text(self.started, self.computed, self.total - self.done)
 
     def cell(self, key: str, detail: str = "") -> None:
         self.done, self.computed = self.done + 1, self.computed + 1

@@ -43,6 +43,7 @@ from typing import Any
 
 import torch
 
+from boundcalc.executors import eta_text
 from boundcalc.files import write_atomic
 from boundcalc.rundir import RunDirectory
 from boundcalc.runs import CELL_FIELDS, FIGURE1_EXTRA, FIGURE1_METRICS
@@ -296,7 +297,7 @@ def run_cells(run: RunDirectory, cfg: Figure1Config, jobs: int = 1, progress: bo
         by_seed.setdefault(seed, []).append(m)
     total = len(all_cells(cfg))
     done = total - sum(not is_done(run, c) for c in all_cells(cfg))
-    trained = 0
+    trained, started = 0, time.perf_counter()
 
     def report(record: dict[str, Any]) -> None:
         nonlocal done, trained
@@ -304,8 +305,8 @@ def run_cells(run: RunDirectory, cfg: Figure1Config, jobs: int = 1, progress: bo
         if progress:
             print(f"[figure1 {done}/{total}] seed={record['seed']} m={record['m']:<4} "
                   f"lin={record['lin_error']:.3g} app={record['app_error']:.3g} "
-                  f"train={record['min_train_loss']:.3g} ({record['wall_s']:.1f} s)",
-                  file=sys.stderr, flush=True)
+                  f"train={record['min_train_loss']:.3g} ({record['wall_s']:.1f} s); "
+                  f"{eta_text(started, trained, total - done)}", file=sys.stderr, flush=True)
 
     if jobs <= 1:
         for seed, widths in by_seed.items():
