@@ -29,7 +29,7 @@ from boundcalc.executors import (
     slurm_parameters,
 )
 
-__all__ = ["POLL_S", "TasksFailedError", "dask_results", "failure_text", "run_tasks",
+__all__ = ["POLL_S", "SlurmTask", "TasksFailedError", "dask_results", "failure_text", "run_tasks",
            "slurm_results"]
 
 #: Seconds between the slurm driver's looks at its jobs.
@@ -70,6 +70,23 @@ def dask_results(fn: Callable[..., Any], tasks: Sequence[Any], context: dict[str
             cluster.close()
 
 
+class SlurmTask:
+    """What each Slurm array task runs: :func:`~boundcalc.executors.execute_task`, made
+    checkpointable for submitit, so that a task that times out or is preempted is requeued with
+    the same arguments; the requeued task loads the cells it already wrote and computes only the
+    missing ones."""
+
+    def __call__(self, fn: Callable[..., Any], task: Sequence[Any], context: dict[str, Any],
+                 store: str | None) -> list[tuple[str, Any, dict[str, Any]]]:
+        return execute_task(fn, task, context, store)
+
+    def checkpoint(self, *args: Any, **kwargs: Any) -> Any:
+        """submitit's hook on timeout or preemption: resubmit this task unchanged."""
+        from submitit.helpers import DelayedSubmission
+
+        return DelayedSubmission(self, *args, **kwargs)
+
+
 def slurm_results(fn: Callable[..., Any], tasks: Sequence[Any], context: dict[str, Any],
                   settings: ExecutorSettings, run_path: Path, name: str) -> Iterator[Outcome]:
     """Submit the tasks as one Slurm array job through submitit (logs in
@@ -86,7 +103,7 @@ def slurm_results(fn: Callable[..., Any], tasks: Sequence[Any], context: dict[st
     executor.update_parameters(**params)
     store = str(Path(run_path).resolve())
     n = len(tasks)
-    jobs = executor.map_array(execute_task, [fn] * n, list(tasks), [context] * n, [store] * n)
+    jobs = executor.map_array(SlurmTask(), [fn] * n, list(tasks), [context] * n, [store] * n)
     pending = list(jobs)
     try:
         while pending:

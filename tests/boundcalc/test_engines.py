@@ -97,3 +97,12 @@ def test_a_failed_task_leaves_the_others_stored_and_names_the_failure(tmp_path, 
     assert any("a task failed: ValueError: bad cell b" in line for line in lines)
     assert [line.split("]")[0] for line in lines if line.startswith("[demo ")] == [
         "[demo 1/3", "[demo 2/3"]
+
+
+def test_a_slurm_task_is_requeued_unchanged_on_timeout(tmp_path):
+    pytest.importorskip("submitit")
+    task = engines.SlurmTask()
+    args = (_triple, (("a", 1),), {}, str(tmp_path))
+    delayed = task.checkpoint(*args)            # what submitit calls on timeout or preemption
+    assert delayed.function is task and delayed.args == args
+    assert [(k, r) for k, r, _ in delayed.function(*delayed.args)] == [("a", {"value": 3})]
