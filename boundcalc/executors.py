@@ -2,7 +2,8 @@
 
 ``boundcalc reproduce`` and ``boundcalc validate`` cut a run into cells (a (seed, width) of
 figure 1, a (statement, seed) of ``validate``, …). The ``processes`` executor (the default) is the
-experiments' ``--jobs`` pool on this machine. The other two hand the cells to an engine the
+experiments' ``--jobs`` pool on this machine (``validate``: this process, one cell after the
+other). The other two hand the cells to an engine the
 researcher already runs (:mod:`boundcalc.engines`, which imports dask or submitit only then):
 
 * ``dask``: a Dask distributed scheduler (``--dask-address HOST:PORT`` or
@@ -11,8 +12,8 @@ researcher already runs (:mod:`boundcalc.engines`, which imports dask or submiti
   filesystem is needed;
 * ``slurm``: one Slurm array task per cell (or per ``--cells-per-task`` cells) through submitit,
   whose logs go to ``submitit/`` in the run directory; a task also writes its cells into the run
-  directory as it finishes them (Slurm clusters share a filesystem), so a requeued or re-run task
-  loads the cells already there and computes only the missing ones.
+  directory as it finishes them (Slurm clusters share a filesystem), so a requeued (timed out,
+  preempted) or re-run task loads the cells already there and computes only the missing ones.
 
 The contract for every engine: a **task** is a tuple of ``(key, cell)`` pairs; a picklable
 top-level generator function ``fn(cells, context)`` yields ``(key, record)`` for each cell it is
