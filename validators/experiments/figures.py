@@ -65,7 +65,7 @@ def regenerate_figures(run: StoredRun, directory: str | os.PathLike | None = Non
             summary = summarize_tsweep(run)
             drawn = tsweep.plot_figure(summary, tsweep_slopes(run.records, summary, run.params),
                                        _config(tsweep.TSweepConfig, run.params),
-                                       scratch / "tsweep")
+                                       scratch / "tsweep", run.records)
         else:
             from . import figure2
 

@@ -43,7 +43,7 @@ import torch
 from boundcalc.files import write_atomic
 from boundcalc.rundir import RunDirectory, dumps
 from boundcalc.runs import CELL_FIELDS, FIGURE1_METRICS, tsweep_cell_key
-from boundcalc.summaries import FIGURE1_THEORY, summarize_tsweep_records, tsweep_slopes
+from boundcalc.summaries import summarize_tsweep_records, tsweep_slopes
 
 from ..model import get_activation
 from ..train import _kernel_for
@@ -212,62 +212,68 @@ def collect(run: RunDirectory, cfg: TSweepConfig) -> list[dict[str, Any]]:
 
 
 def plot_figure(summary: list[dict[str, Any]], fits: list[dict[str, Any]], cfg: TSweepConfig,
-                stem: Path) -> list[Path]:
-    """One row of three panels per width m, against T (log–log): the geometric mean over seeds
-    with its 95 % t-interval on the log values (the scale the slope is fitted on), the fitted
-    line with the slope ± CI over seeds, and the bound (flat) on the right-hand axis — it lies
-    decades above the measurements, which would flatten them on a shared axis."""
-    import matplotlib
-
-    matplotlib.use("Agg")
+                stem: Path, records: list[dict[str, Any]] | None = None,
+                width: str = "double") -> list[Path]:
+    """One row of three panels per width m against T, log–log, in the style of the other figures
+    (:mod:`validators.experiments.plots`): the geometric mean over seeds with its 95 % band on the
+    log values (or the seeds themselves, under five, when ``records`` are given), the line with
+    the seeds' mean slope (± CI in the title), and the bound — flat, decades above — on a
+    right-hand axis of its own. Writes ``stem``.png and ``stem``.pdf."""
     import matplotlib.pyplot as plt
+    from matplotlib.lines import Line2D
 
+    from .plots import (
+        _log_axes,
+        _measured,
+        _save,
+        _spread_handle,
+        check_width,
+        figure_style,
+        signed,
+    )
+
+    inches = check_width(width)
     widths = [m for m in cfg.widths if any(r["m"] == m for r in summary)]
-    fig, axes = plt.subplots(max(1, len(widths)), 3, figsize=(11, 3.3 * max(1, len(widths))),
-                             constrained_layout=True, squeeze=False)
-    for row_axes, m in zip(axes, widths, strict=False):
-        rows = [r for r in summary if r["m"] == m]
-        x = np.array([r["T"] for r in rows], dtype=float)
-        for ax, key in zip(row_axes, METRICS, strict=True):
-            fit = next(f for f in fits if f["m"] == m and f["panel"] == key)
-            y = np.array([r[f"{key}_gmean"] for r in rows], dtype=float)
-            low = np.array([r[f"{key}_gci_low"] for r in rows], dtype=float)
-            high = np.array([r[f"{key}_gci_high"] for r in rows], dtype=float)
-            (line,) = ax.plot(x, y, "o-", label="measured (geometric mean)")
-            ax.fill_between(x, np.where(np.isfinite(low), low, y),
-                            np.where(np.isfinite(high), high, y), color=line.get_color(),
-                            alpha=0.2, linewidth=0, label="95% CI (log scale)")
-            if np.isfinite(fit["slope"]) and np.isfinite(fit["slope_of_means"]):
-                ci_text = (f" ± {fit['slope_ci95']:.2f}" if np.isfinite(fit["slope_ci95"])
-                           else "")
-                # the line through the means' centre with the seeds' mean slope
-                lx, ly = np.log(x), np.log(np.where(y > 0, y, np.nan))
-                level = np.nanmean(ly) - fit["slope"] * lx.mean()
-                ax.plot(x, np.exp(level) * x ** fit["slope"], "--", color="gray",
-                        label=f"slope in log T {fit['slope']:.3f}{ci_text}")
-            right = ax.twinx()
-            theory = np.array([r[f"{key}_theory"] for r in rows], dtype=float)
-            right.plot(x, theory, "s:", color="tab:red", label=f"bound ({FIGURE1_THEORY[key]})")
-            right.set_yscale("log")
-            lo, hi = float(np.nanmin(theory)), float(np.nanmax(theory))
-            right.set_ylim(lo / 3, hi * 3)
-            right.tick_params(axis="y", colors="tab:red", labelsize=7)
-            for a in (ax, right):
-                a.set_xscale("log", base=2)
-            ax.set_yscale("log")
-            ax.set_xlabel("sequence length $T$")
-            ax.set_title(f"{PANEL_LABELS[key]}, m = {m}", fontsize=10)
-            ax.grid(alpha=0.3, which="both")
-            handles = ax.get_legend_handles_labels()
-            extra = right.get_legend_handles_labels()
-            ax.legend(handles[0] + extra[0], handles[1] + [f"{extra[1][0]}, right axis"],
-                      frameon=False, fontsize=7)
-    fig.suptitle(f"Theorem 1 regime against T: n = {cfg.n}, d = {cfg.d}, K = {cfg.steps}, "
-                 f"ρ = ν = {cfg.rho[0]:g}, {len(cfg.seeds)} seeds", fontsize=9)
-    paths = [stem.with_suffix(".png"), stem.with_suffix(".pdf")]
-    for path in paths:
-        fig.savefig(path, dpi=200)
-    plt.close(fig)
+    with figure_style():
+        fig, grid = plt.subplots(max(1, len(widths)), 3, squeeze=False, layout="constrained",
+                                 figsize=(inches, 0.6 + 1.9 * max(1, len(widths))))
+        drawn = "band"
+        for row_axes, m in zip(grid, widths, strict=False):
+            rows = sorted((r for r in summary if r["m"] == m), key=lambda r: r["T"])
+            mine = [r for r in records if r["m"] == m] if records is not None else None
+            x = np.array([r["T"] for r in rows], dtype=float)
+            for ax, key in zip(row_axes, METRICS, strict=True):
+                drawn = _measured(ax, rows, key, "T", mine, "tab:blue", "o")
+                fit = next(f for f in fits if f["m"] == m and f["panel"] == key)
+                title = f"{PANEL_LABELS[key]}, m = {m}"
+                if np.isfinite(fit["slope"]):
+                    logs = np.log([r[f"{key}_gmean"] for r in rows])
+                    level = np.nanmean(logs) - fit["slope"] * np.log(x).mean()
+                    ax.plot(x, np.exp(level) * x ** fit["slope"], "--", color="0.45",
+                            linewidth=0.9, zorder=2)
+                    ci = fit["slope_ci95"]
+                    title += f"\nslope in log T {signed(fit['slope'], 3)}" + (
+                        f" ± {ci:.3f}" if np.isfinite(ci) else "")
+                right = ax.twinx()
+                bound = np.array([r[f"{key}_theory"] for r in rows], dtype=float)
+                right.plot(x, bound, marker="s", linestyle=":", color="tab:red", markersize=2.8)
+                right.set_yscale("log")
+                right.set_ylim(np.nanmin(bound) / 3, np.nanmax(bound) * 3)
+                right.tick_params(axis="y", colors="tab:red", which="both")
+                ax.set_title(title, loc="left")
+                _log_axes(ax, x, base=2)
+                ax.set_xlabel("sequence length $T$")
+        spread, spread_label = _spread_handle(drawn, "tab:blue")
+        handles = [(Line2D([], [], color="tab:blue", marker="o"), "geometric mean over seeds"),
+                   (spread, spread_label),
+                   (Line2D([], [], color="0.45", linestyle="--"), "mean per-seed slope"),
+                   (Line2D([], [], color="tab:red", linestyle=":", marker="s", markersize=2.8),
+                    "bound (right axis; flat in T)")]
+        fig.legend(*zip(*handles, strict=True), loc="outside lower center", ncol=4)
+        fig.suptitle(f"Theorem 1 regime against T: n = {cfg.n}, d = {cfg.d}, K = {cfg.steps}, "
+                     f"ρ = ν = {cfg.rho[0]:g}, {len(cfg.seeds)} seeds")
+        paths = _save(fig, stem)
+        plt.close(fig)
     return paths
 
 
@@ -293,7 +299,7 @@ def write_outputs(run: RunDirectory, cfg: TSweepConfig) -> list[dict[str, Any]]:
         stored = load_run(run.path)
         write_atomic(run.path / "tsweep_table.tex",
                      render_tables(build_tables([stored]), "latex"))
-        plot_figure(summary, fits, cfg, run.path / "tsweep")
+        plot_figure(summary, fits, cfg, run.path / "tsweep", records)
     return summary
 
 

@@ -86,6 +86,14 @@ def test_slope_table_has_a_ci_per_metric_and_width(quick_run, cli):
     assert csv_run.code == 0 and "slope_ci95" in csv_run.out
 
 
+def test_table_figures_redraws_the_tsweep_figure(quick_run, cli, tmp_path):
+    out, _, _ = quick_run
+    run = cli("table", str(out), "--figures-dir", str(tmp_path / "figs"))
+    assert run.code == 0, run.err
+    for name in ("tsweep.png", "tsweep.pdf"):
+        assert (tmp_path / "figs" / name).stat().st_size > 0
+
+
 def test_a_resumed_run_recomputes_only_the_missing_cells(quick_run, tmp_path, monkeypatch):
     out, _, _ = quick_run
     copy = tmp_path / "copy"
