@@ -26,8 +26,8 @@ from boundcalc.params import InputError, parse_number, parse_triple
 
 __all__ = ["DEFAULT_INDRNN_ALPHA", "EFFORT", "GENERALIZATION", "INDRNN", "MAX_VALIDATION_WIDTH",
            "STATEMENTS", "TRAINING_STATEMENTS", "GeneralizationSettings", "ValidationSettings",
-           "batch_size_note", "expand_statements", "generalization_data",
-           "make_generalization_settings", "make_settings", "resolve_device"]
+           "batch_size_note", "check_device", "expand_statements", "generalization_data",
+           "make_generalization_settings", "make_settings", "require_torch", "resolve_device"]
 
 #: The order ``validate all`` runs them in (cheap first).
 STATEMENTS: tuple[str, ...] = (
@@ -194,20 +194,44 @@ def generalization_data(N: int, n_test: int, data: str | None) -> dict[str, Any]
     return load_generalization_data(N, n_test, data)
 
 
+def check_device(device: str) -> str:
+    """``device`` normalised (``auto``, ``cpu``, ``cuda`` or ``cuda:k``); anything else is an
+    :class:`InputError` naming ``--device``. Needs no torch.
+
+    Example:
+        >>> check_device(" CUDA:1 "), check_device("cpu")
+        ('cuda:1', 'cpu')
+    """
+    choice = device.strip().lower()
+    if choice in ("auto", "cpu", "cuda") or (choice.startswith("cuda:")
+                                              and choice[5:].isdigit()):
+        return choice
+    raise InputError("--device", f"must be auto, cpu or cuda, got {device!r}")
+
+
+def require_torch(flag: str, what: str) -> None:
+    """Refuse up front, naming ``flag``, when torch cannot be imported (the calculator's install
+    has no torch; the validators need the ``validators`` extra)."""
+    import importlib.util
+
+    if importlib.util.find_spec("torch") is None:
+        raise InputError(flag, f"{what} with torch, which is not installed: pip install "
+                               f"'boundcalc[validators]' (on a CPU machine install torch's CPU "
+                               f"build first)")
+
+
 def resolve_device(device: str) -> str:
     """``auto`` → ``cuda`` when a GPU is visible, else ``cpu``; ``cuda`` without one is an error."""
-    import torch
-
-    choice = device.strip().lower()
-    if choice == "auto":
-        return "cuda" if torch.cuda.is_available() else "cpu"
-    if choice.startswith("cuda"):
-        if not torch.cuda.is_available():
-            raise InputError("--device", f"{device!r} requested but no CUDA GPU is available")
-        return choice
+    choice = check_device(device)
     if choice == "cpu":
         return "cpu"
-    raise InputError("--device", f"must be auto, cpu or cuda, got {device!r}")
+    import torch
+
+    if choice == "auto":
+        return "cuda" if torch.cuda.is_available() else "cpu"
+    if not torch.cuda.is_available():
+        raise InputError("--device", f"{device!r} requested but no CUDA GPU is available")
+    return choice
 
 
 def make_settings(*, m: str, n: str, d: str, T: str, rho: str, nu: str, delta: str,

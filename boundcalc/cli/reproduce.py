@@ -29,6 +29,7 @@ from boundcalc.cli.options import DEVICES, choice_option, completer
 from boundcalc.cli.validate import _require_matplotlib, _run_directory_errors
 from boundcalc.executors import ExecutorSettings
 from boundcalc.params import InputError
+from boundcalc.validation_settings import check_device, require_torch
 
 __all__ = ["EXPERIMENT_NAMES", "PRESETS", "parse_seeds", "register", "reproduce"]
 
@@ -129,6 +130,8 @@ def reproduce(
             raise InputError("--figure-width", f"must be single or double, got "
                                                f"{figure_width!r}")
         extra["figure_width"] = figure_width
+    check_device(device)
+    require_torch("EXPERIMENT", f"{experiment} trains the model")
     if experiment == "table1":
         _reproduce_table1(preset, data, _device(device, engine), out, engine)
         return

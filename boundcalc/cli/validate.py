@@ -32,6 +32,7 @@ from boundcalc.cli.executor_options import (
 )
 from boundcalc.cli.options import DEVICES, choice_option, format_option
 from boundcalc.params import PARAMS, InputError, parse_number
+from boundcalc.validation_settings import check_device, require_torch
 
 _VALIDATE_HELP = """Check the bounds against the real model: adversarial searches (Lemmas 2, 3, 6,
 and the tight route's constants on the head-average event), probability checks over many inits
@@ -252,6 +253,8 @@ def validate(
         raise InputError("--format", f"must be table or json, got {fmt!r}")
     names = validation.expand_statements(statements)
     _refuse_unused(ctx, names)
+    check_device(device)
+    require_torch("STATEMENT", f"validate {' '.join(names)} measures the model")
     eta_value = _certify_flags(names, certify, eta)
     if executor == "processes" and jobs != 1:
         raise InputError("--jobs", "is for --executor dask with validate (processes computes "

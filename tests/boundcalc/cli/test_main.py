@@ -104,3 +104,23 @@ def test_an_internal_error_is_one_line_with_exit_3(cli, monkeypatch):
     assert run.code == 3
     assert run.err.strip() == ("error: internal error RuntimeError: boom "
                                "(set BOUNDCALC_DEBUG=1 for the traceback)")
+
+
+@pytest.mark.parametrize(("args", "start"), [
+    (["validate", "lemma2", "--m", "4"], "error: STATEMENT validate lemma2 measures the model with "
+                                         "torch, which is not installed"),
+    (["reproduce", "figure1"], "error: EXPERIMENT figure1 trains the model with torch, which is "
+                               "not installed"),
+    (["validate", "lemma2", "--device", "tpu"], "error: --device must be auto, cpu or cuda"),
+])
+def test_the_torch_commands_without_torch_are_one_line_naming_the_extra(cli, monkeypatch, args,
+                                                                        start):
+    import importlib.util
+
+    real = importlib.util.find_spec
+    monkeypatch.setattr(importlib.util, "find_spec",
+                        lambda name, *a: None if name == "torch" else real(name, *a))
+    run = cli(*args)
+    assert run.code == 2 and run.out == ""
+    assert run.err.startswith(start) and run.err.count("\n") == 1
+    assert "torch" not in run.err or "boundcalc[validators]" in run.err
