@@ -51,7 +51,7 @@ from boundcalc.stats import fit_slope, geometric_mean_ci95, mean_ci95
 __all__ = ["FIGURE1_THEORY", "FIGURE2_BLOCK", "figure1_slopes", "figure1_theory",
            "summarize_figure1", "summarize_figure1_records", "summarize_figure2",
            "summarize_figure2_records", "summarize_table1", "summarize_tsweep",
-           "summarize_tsweep_records", "tsweep_slopes"]
+           "summarize_tsweep_records", "tsweep_slopes", "TSWEEP_METRICS"]
 
 #: Panel of figure 1 → the calculator's quantity it is compared with.
 FIGURE1_THEORY = {"lin_error": "eps_lin", "app_error": "eps_app",
@@ -227,6 +227,21 @@ def summarize_table1(run: StoredRun) -> list[dict[str, Any]]:
     return [{k: r.get(k) for k in TABLE1_KEYS} for r in run.records]
 
 
+#: The T sweep's quantities: figure 1's three, and the minimum training loss relative to the
+#: label power (``min_train_loss / label_rms²``: the teacher's label scale changes with T).
+TSWEEP_METRICS = (*FIGURE1_METRICS, "rel_min_train_loss")
+
+
+def _tsweep_value(record: Mapping[str, Any], key: str) -> float:
+    """A T-sweep quantity of one cell; ``rel_min_train_loss`` is derived from the stored
+    ``min_train_loss`` and ``label_rms`` (NaN where the cell lacks them)."""
+    if key != "rel_min_train_loss":
+        return revive(record[key])
+    loss, rms = revive(record.get("min_train_loss")), revive(record.get("label_rms"))
+    ok = all(isinstance(v, (int, float)) and math.isfinite(v) for v in (loss, rms)) and rms > 0
+    return loss / rms**2 if ok else math.nan
+
+
 def summarize_tsweep(run: StoredRun) -> list[dict[str, Any]]:
     """One row per (m, T) with finished cells: the columns of a tsweep run's ``summary.csv``.
 
@@ -245,8 +260,9 @@ def summarize_tsweep_records(records: Sequence[Mapping[str, Any]],
     """Per width m (``params["widths"]``), per sequence length T (``params["Ts"]``): ``m``,
     ``T``, ``seeds``, ``<metric>_mean``, ``<metric>_ci95``, the geometric mean over seeds with
     its 95 % t-interval on the log values (``<metric>_gmean``, ``_gci_low``, ``_gci_high``) and
-    ``<metric>_theory`` (the calculator's bound at that (m, T), :func:`figure1_theory`); what
-    ``reproduce tsweep`` writes as ``summary.csv``."""
+    ``<metric>_theory`` (the calculator's bound at that (m, T), :func:`figure1_theory`; NaN for
+    ``rel_min_train_loss``, which no bound is stated for), for every metric of
+    :data:`TSWEEP_METRICS`; what ``reproduce tsweep`` writes as ``summary.csv``."""
     rows = []
     for m in params["widths"]:
         for T in params["Ts"]:
@@ -254,8 +270,8 @@ def summarize_tsweep_records(records: Sequence[Mapping[str, Any]],
             if not cell:
                 continue
             row: dict[str, Any] = {"m": m, "T": T, "seeds": len(cell)}
-            for key in FIGURE1_METRICS:
-                values = [revive(r[key]) for r in cell]
+            for key in TSWEEP_METRICS:
+                values = [_tsweep_value(r, key) for r in cell]
                 mean, ci, _ = mean_ci95(values)
                 row[f"{key}_mean"], row[f"{key}_ci95"] = mean, ci
                 # the geometric mean and its t-interval on the log values: what the figure
@@ -267,15 +283,16 @@ def summarize_tsweep_records(records: Sequence[Mapping[str, Any]],
                 row[f"{key}_gci_low"] = math.exp(lmean - lci) if math.isfinite(lci) else math.nan
                 row[f"{key}_gci_high"] = math.exp(lmean + lci) if math.isfinite(lci) else math.nan
             curves = figure1_theory(m, {**params, "T": T})
-            for key in FIGURE1_METRICS:
-                row[f"{key}_theory"] = curves[FIGURE1_THEORY[key]]
+            for key in TSWEEP_METRICS:
+                row[f"{key}_theory"] = (curves[FIGURE1_THEORY[key]] if key in FIGURE1_THEORY
+                                        else math.nan)
             rows.append(row)
     return rows
 
 
 def tsweep_slopes(records: Sequence[Mapping[str, Any]], summary: Sequence[Mapping[str, Any]],
                   params: Mapping[str, Any]) -> list[dict[str, Any]]:
-    """Per (metric, m): the slope of log(metric) in log T.
+    """Per (metric of :data:`TSWEEP_METRICS`, m): the slope of log(metric) in log T.
 
     ``slope`` ± ``slope_ci95``: the least-squares slope fitted to each seed's own cells (every T
     of that seed; the seed's init θ(0) is the same at every T, so the fit is paired), then mean
@@ -290,24 +307,25 @@ def tsweep_slopes(records: Sequence[Mapping[str, Any]], summary: Sequence[Mappin
         ...           "app_error": 1.0, "min_train_loss": 1.0} for s in (1, 2) for T in (4, 16)]
         >>> rows = [{"m": 8, "T": T, **{f"{k}_{x}": 1.0 for k in FIGURE1_METRICS
         ...                             for x in ("mean", "theory")}} for T in (4, 16)]
-        >>> [round(r["slope"], 12) for r in tsweep_slopes(cells, rows, {"widths": [8]})]
+        >>> [round(r["slope"], 12) for r in tsweep_slopes(cells, rows, {"widths": [8]})][:3]
         [0.0, 0.0, 0.0]
     """
     out = []
     for m in params["widths"]:
         rows = [r for r in summary if r["m"] == m]
         Ts = [r["T"] for r in rows]
-        for key in FIGURE1_METRICS:
+        for key in TSWEEP_METRICS:
             per_seed = []
             for seed in dict.fromkeys(r["seed"] for r in records if r["m"] == m):
                 mine = [r for r in records if r["m"] == m and r["seed"] == seed]
                 if len(mine) >= 2:
                     slope, _, _ = fit_slope([r["T"] for r in mine],
-                                            [revive(r[key]) for r in mine])
+                                            [_tsweep_value(r, key) for r in mine])
                     per_seed.append(slope)
             mean, ci, k = mean_ci95(per_seed)
-            of_means, of_means_ci, _ = fit_slope(Ts, [r[f"{key}_mean"] for r in rows])
-            bound = [r[f"{key}_theory"] for r in rows]
+            of_means, of_means_ci, _ = fit_slope(Ts, [r.get(f"{key}_mean", math.nan)
+                                                      for r in rows])
+            bound = [r.get(f"{key}_theory", math.nan) for r in rows]
             # a bound equal at every T has slope 0 exactly (not the fit's rounding)
             theory = 0.0 if bound and min(bound) == max(bound) else fit_slope(Ts, bound)[0]
             span = math.log(max(Ts) / min(Ts)) if Ts else math.nan

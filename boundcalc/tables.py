@@ -156,6 +156,8 @@ _TSWEEP_COLUMNS = [
     _c("m", "m", "$m$"), _c("T", "T", "$T$"), _c("seeds", "seeds", in_latex=False),
     *[c for c in _FIGURE1_COLUMNS if c.key in {f"{k}_{s}" for s in ("mean", "theory") for k in
                                                 ("lin_error", "app_error", "min_train_loss")}],
+    _c("rel_min_train_loss_mean", "min training loss / label rms²",
+       r"$\min_k \hat{R} / \overline{y^2}$", ci="rel_min_train_loss_ci95"),
 ]
 _TSWEEP_SLOPE_COLUMNS = [
     _c("panel", "panel"), _c("m", "m", "$m$"),
