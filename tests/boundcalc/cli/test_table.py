@@ -14,7 +14,6 @@ import re
 import shutil
 import subprocess
 import sys
-import time
 from dataclasses import asdict
 from pathlib import Path
 
@@ -284,16 +283,13 @@ def test_figures_are_redrawn_from_stored_cells_without_recomputing(cli, f1_run, 
     cells = {p: (p.stat().st_mtime_ns, p.read_bytes()) for p in (run / "cells").iterdir()}
     for name in ("compute_cell", "seed_data", "run_cells", "proj_gd"):
         monkeypatch.setattr(figure1, name, _fail)
-    started = time.perf_counter()
     code, _, err = cli("table", run, "--figures")
-    elapsed = time.perf_counter() - started
     assert code == 0, err
     assert (run / "figure1.png").read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
     assert (run / "figure1.pdf").read_bytes()[:5] == b"%PDF-"
     assert {p: (p.stat().st_mtime_ns, p.read_bytes()) for p in (run / "cells").iterdir()} \
         == cells
     assert not [p for p in run.iterdir() if p.name.startswith(".figures.")]
-    assert elapsed < 60, f"redrawing took {elapsed:.1f} s"  # the quick run trains for ≈ 10 s
 
 
 def test_figure_width_redraws_at_that_width_without_type3_fonts(cli, f2_run, tmp_path):

@@ -9,7 +9,6 @@ from __future__ import annotations
 import csv
 import math
 import shutil
-import time
 
 import pytest
 from boundcalc.validators.experiments import figure1, tsweep
@@ -29,20 +28,18 @@ def _rows(path):
 
 @pytest.fixture(scope="module")
 def quick_run(tmp_path_factory):
-    """``boundcalc reproduce tsweep --preset quick`` once (in-process), and its wall time."""
+    """``boundcalc reproduce tsweep --preset quick`` once (in-process)."""
     from boundcalc.cli import main
 
     out = tmp_path_factory.mktemp("tsweep") / "quick"
-    started = time.perf_counter()
     code = main(["reproduce", "tsweep", "--preset", "quick", "--device", "cpu",
                  "--out", str(out)])
-    return out, code, time.perf_counter() - started
+    return out, code
 
 
 def test_quick_preset_runs_from_the_cli_and_writes_every_output(quick_run):
-    out, code, elapsed = quick_run
+    out, code = quick_run
     assert code == 0
-    assert elapsed <= 60, f"quick preset took {elapsed:.1f} s"
     for name in OUTPUTS:
         assert (out / name).stat().st_size > 0, name
     cfg = tsweep.PRESETS["quick"]
@@ -59,7 +56,7 @@ def test_quick_preset_runs_from_the_cli_and_writes_every_output(quick_run):
 
 
 def test_the_bound_is_flat_in_T(quick_run):
-    out, _, _ = quick_run
+    out, _ = quick_run
     summary = _rows(out / "summary.csv")
     for m in tsweep.PRESETS["quick"].widths:
         for key in METRICS:
@@ -71,7 +68,7 @@ def test_the_bound_is_flat_in_T(quick_run):
 
 
 def test_slope_table_has_a_ci_per_metric_and_width(quick_run, cli):
-    out, _, _ = quick_run
+    out, _ = quick_run
     cfg = tsweep.PRESETS["quick"]
     fits = _rows(out / "slopes.csv")
     assert [(r["panel"], int(r["m"])) for r in fits] == [(k, m) for m in cfg.widths
@@ -90,7 +87,7 @@ def test_slope_table_has_a_ci_per_metric_and_width(quick_run, cli):
 
 
 def test_table_figures_redraws_the_tsweep_figure(quick_run, cli, tmp_path):
-    out, _, _ = quick_run
+    out, _ = quick_run
     run = cli("table", str(out), "--figures-dir", str(tmp_path / "figs"))
     assert run.code == 0, run.err
     for name in ("tsweep.png", "tsweep.pdf"):
@@ -98,7 +95,7 @@ def test_table_figures_redraws_the_tsweep_figure(quick_run, cli, tmp_path):
 
 
 def test_a_resumed_run_recomputes_only_the_missing_cells(quick_run, tmp_path, monkeypatch):
-    out, _, _ = quick_run
+    out, _ = quick_run
     copy = tmp_path / "copy"
     shutil.copytree(out, copy)
     removed = ["m16-T256-seed3", "m64-T256-seed3"]
@@ -152,7 +149,7 @@ def test_config_checks_and_kind_detection():
 
 def test_dask_executor_writes_the_files_of_the_processes_run(quick_run, cli, tmp_path):
     pytest.importorskip("distributed")
-    out, _, _ = quick_run
+    out, _ = quick_run
     res = cli("reproduce", "tsweep", "--preset", "quick", "--device", "cpu", "--executor", "dask",
               "--jobs", "2", "--out", str(tmp_path / "run"))
     assert res.code == 0, res.err
