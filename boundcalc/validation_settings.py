@@ -214,7 +214,11 @@ def require_torch(flag: str, what: str) -> None:
     has no torch; the validators need the ``validators`` extra)."""
     import importlib.util
 
-    if importlib.util.find_spec("torch") is None:
+    try:
+        found = importlib.util.find_spec("torch") is not None
+    except (ImportError, ValueError):  # a broken or blocked install counts as none
+        found = False
+    if not found:
         raise InputError(flag, f"{what} with torch, which is not installed: pip install "
                                f"'boundcalc[validators]' (on a CPU machine install torch's CPU "
                                f"build first)")

@@ -254,7 +254,6 @@ def validate(
     names = validation.expand_statements(statements)
     _refuse_unused(ctx, names)
     check_device(device)
-    require_torch("STATEMENT", f"validate {' '.join(names)} measures the model")
     eta_value = _certify_flags(names, certify, eta)
     if executor == "processes" and jobs != 1:
         raise InputError("--jobs", "is for --executor dask with validate (processes computes "
@@ -262,6 +261,7 @@ def validate(
     engine = executor_settings(executor, jobs, dask_address, cells_per_task, slurm_partition,
                                slurm_time, slurm_gpus_per_task, slurm_cpus_per_task,
                                slurm_array_parallelism, slurm_setup)
+    require_torch("STATEMENT", f"validate {' '.join(names)} measures the model")
     if certify and engine.engine:
         raise InputError("--executor", "--certify runs here (--executor processes)")
     # with dask or slurm the cells run elsewhere: --device cuda needs no GPU on this machine

@@ -43,6 +43,7 @@ def test_an_engine_gives_the_records_of_the_in_process_run(executor, here, cli, 
                                                           monkeypatch):
     pytest.importorskip("distributed" if executor == "dask" else "submitit")
     monkeypatch.setenv("BOUNDCALC_SLURM_CLUSTER", "local")
+    monkeypatch.chdir(tmp_path)  # submitit runs `python -m` here: not in the source tree
     folder, stdout = here
     # dask: two worker processes; slurm: two array tasks of two cells each
     flags = ["--jobs", "2"] if executor == "dask" else ["--cells-per-task", "2"]

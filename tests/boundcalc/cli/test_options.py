@@ -8,6 +8,7 @@ import io
 import os
 import subprocess
 import sys
+import tempfile
 from contextlib import redirect_stderr, redirect_stdout
 
 import pytest
@@ -29,7 +30,7 @@ def _complete(words: str) -> list[str]:
     env = {**os.environ, "_BOUNDCALC_COMPLETE": "complete_bash", "COMP_WORDS": words,
            "COMP_CWORD": str(len(parts) - 1), "COLUMNS": "100"}
     proc = subprocess.run([sys.executable, "-m", "boundcalc"], env=env, capture_output=True,
-                          text=True, timeout=120)
+                          text=True, timeout=120, cwd=tempfile.gettempdir())  # not the source tree
     assert proc.returncode == 0, proc.stderr
     return proc.stdout.split()
 

@@ -63,6 +63,7 @@ def test_dask_local_cluster_writes_the_files_of_jobs_1(cli, baseline, tmp_path):
 def test_slurm_through_submitits_local_executor_writes_the_files_of_jobs_1(
         cli, baseline, tmp_path, monkeypatch):
     monkeypatch.setenv("BOUNDCALC_SLURM_CLUSTER", "local")
+    monkeypatch.chdir(tmp_path)  # submitit runs `python -m` here: not in the source tree
     run = tmp_path / "run"
     res = cli(*QUICK, "--executor", "slurm", "--cells-per-task", "2", "--slurm-time", "10",
               "--out", str(run))
@@ -114,6 +115,7 @@ def test_cuda_runs_on_the_workers_and_a_failed_task_is_one_line(cli, tmp_path, m
     if torch.cuda.is_available():
         pytest.skip("the workers have a GPU here: the task would not fail")
     monkeypatch.setenv("BOUNDCALC_SLURM_CLUSTER", "local")
+    monkeypatch.chdir(tmp_path)  # submitit runs `python -m` here: not in the source tree
     run = tmp_path / "run"
     res = cli(*QUICK[:-2], "--device", "cuda", "--executor", "slurm", "--cells-per-task", "4",
               "--out", str(run))
