@@ -147,20 +147,21 @@ def summarize_figure1_records(records: Sequence[Mapping[str, Any]],
 
 
 def figure1_slopes(summary: Sequence[Mapping[str, Any]]) -> list[dict[str, Any]]:
-    """One row per panel (the columns of ``slopes.csv``): log–log slope of the means in m with its
-    95 % CI and intercept, the theory curve's slope, and the number of widths.
+    """One row per panel (the columns of ``slopes.csv``): log–log slope in m of the geometric means
+    over seeds (the markers the figure draws, so the fitted line runs through them) with its 95 %
+    CI and intercept, the theory curve's slope, and the number of widths.
 
     Example:
         >>> rows = [{"m": m, **{f"{k}_{s}": 1 / m for k in FIGURE1_METRICS
-        ...                     for s in ("mean", "theory")}} for m in (8, 16, 32)]
+        ...                     for s in ("gmean", "theory")}} for m in (8, 16, 32)]
         >>> [round(r["slope"], 9) for r in figure1_slopes(rows)]
         [-1.0, -1.0, -1.0]
     """
     ms = [r["m"] for r in summary]
     rows = []
-    present = [k for k in FIGURE1_EXTRA if summary and all(f"{k}_mean" in r for r in summary)]
+    present = [k for k in FIGURE1_EXTRA if summary and all(f"{k}_gmean" in r for r in summary)]
     for key in FIGURE1_METRICS + tuple(present):
-        slope, ci, intercept = fit_slope(ms, [r[f"{key}_mean"] for r in summary])
+        slope, ci, intercept = fit_slope(ms, [r[f"{key}_gmean"] for r in summary])
         theory, _, _ = fit_slope(ms, [r[f"{key}_theory"] for r in summary])
         rows.append({"panel": key, "slope": slope, "slope_ci95": ci, "intercept": intercept,
                      "theory_slope": theory, "widths": len(ms)})

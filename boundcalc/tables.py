@@ -172,7 +172,8 @@ _TSWEEP_SLOPE_COLUMNS = [
 _TITLES = {
     "figure1": "Figure 1 (Section 6.1): mean ± 95% CI over seeds per width m; bound = boundcalc "
                "theory",
-    "figure1-slopes": "Figure 1: log-log slope in m of the means (± 95% CI) and of the bound",
+    "figure1-slopes": ("Figure 1: log-log slope in m of the geometric means (± 95% CI) and of "
+                       "the bound"),
     "figure2": "Figure 2 (Section 6.2): mean ± 95% CI over seeds per (model, L); no bound is "
                "stored for this experiment",
     "table1": "Table 1 (paper 003): lowest test loss per (d_m, N), one run per cell (no CI), "
