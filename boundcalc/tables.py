@@ -166,7 +166,7 @@ _TSWEEP_SLOPE_COLUMNS = [
     _c("slope_of_means", "slope of the means", ci="slope_of_means_ci95"),
     _c("theory_slope", "bound's slope"),
     _c("change", "factor over the T range", r"factor over $T$"),
-    _c("Ts", "T values", r"$T$ values"),
+    _c("Ts", "number of T values", r"number of $T$"),
 ]
 
 _TITLES = {
@@ -266,10 +266,24 @@ def _figure2_by_lag(rows: Sequence[Mapping[str, Any]]) -> list[dict[str, Any]]:
     return list(out.values())
 
 
+#: How a slope table names its panels: (Markdown, LaTeX); CSV keeps the keys.
+_PANELS: dict[str, tuple[str, str]] = {
+    "lin_error": ("linearization error", r"linearization error"),
+    "app_error": ("approximation error", r"approximation error"),
+    "min_train_loss": ("min training loss", r"min training loss"),
+    "rel_min_train_loss": ("min training loss / label rms²",
+                           r"$\min_k \hat{R} / \overline{y^2}$"),
+    "lin_error_alt": ("linearization error, other alignment",
+                      r"linearization error, other alignment"),
+}
+
+
 def _display(row: Mapping[str, Any], col: Column, digits: int, latex: bool) -> str:
     value = row.get(col.key)
     if col.key == "paper_epoch" and isinstance(value, int) and value < 0:
         value = None  # table1: no paper value for this cell
+    if col.key == "panel" and value in _PANELS:
+        return _PANELS[value][1 if latex else 0]
     style = "latex" if latex else "markdown"
     if col.ci is not None:
         text = mean_ci_text(_float(value), _float(row.get(col.ci)), style, digits,

@@ -428,3 +428,9 @@ def test_table_command_never_imports_torch_or_matplotlib(f1_run, f2_run, t1_run,
     assert done.returncode == 0, done.stderr
     assert done.stderr.strip().splitlines()[-1] == "0 []"
     assert done.stdout.count("\\begin{tabular}") == 3
+
+
+def test_slope_tables_name_their_panels_not_their_keys(cli, f1_run):
+    code, out, _ = cli("table", f1_run, "--format", "markdown")
+    assert code == 0
+    assert "| linearization error |" in out and "| lin_error |" not in out
