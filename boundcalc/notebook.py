@@ -32,8 +32,8 @@ from decimal import Decimal
 from typing import TYPE_CHECKING, Any
 
 from boundcalc.errors import InputError
-from boundcalc.params import PARAMS
-from boundcalc.theory.catalog import NAMES, ROUTED
+from boundcalc.params import PARAMS, ROUTES, routed_key
+from boundcalc.theory.catalog import NAMES
 
 if TYPE_CHECKING:  # pragma: no cover
     import pandas as pd
@@ -43,7 +43,6 @@ if TYPE_CHECKING:  # pragma: no cover
 __all__ = ["ROUTES", "evaluate", "sweep"]
 
 #: Values of ``route``; the first is the default.
-ROUTES: tuple[str, ...] = ("tight", "paper")
 
 #: The per-component keywords of a sweep (``rho_c`` ... ``nu_w``), as ``boundcalc sweep --rho-c``.
 _COMPONENTS: tuple[str, ...] = tuple(col for p in PARAMS.values() if p.kind == "triple"
@@ -67,15 +66,7 @@ def _statement_key(statement: str, route: Any) -> str:
     name = str(statement).strip().lower()
     if name not in NAMES:
         raise InputError("statement", f"must be one of {', '.join(NAMES)}, got {statement!r}")
-    if route is None:
-        return name
-    key = str(route).strip().lower()
-    if key not in ROUTES:
-        raise InputError("route", f"must be one of {', '.join(ROUTES)}, got {route!r}")
-    if name not in ROUTED:
-        raise InputError("route", f"is for {', '.join(ROUTED)} only, not {name} (it has one "
-                                  "proof route)")
-    return f"{name}_paper" if key == "paper" else name
+    return routed_key(name, route, "route")
 
 
 def _text(key: str, value: Any) -> str:

@@ -29,11 +29,11 @@ from fractions import Fraction
 from typing import Any
 
 from boundcalc.errors import InputError
-from boundcalc.theory.catalog import ACTIVATIONS, BY_NAME
+from boundcalc.theory.catalog import ACTIVATIONS, BY_NAME, ROUTED
 
 __all__ = [
-    "ARGUMENT_NAMES", "DEFAULTS", "PARAMS", "InputError", "Inputs", "Param", "parse_activation",
-    "parse_integer", "parse_number", "parse_triple", "validate",
+    "ARGUMENT_NAMES", "DEFAULTS", "PARAMS", "ROUTES", "InputError", "Inputs", "Param",
+    "parse_activation", "parse_integer", "parse_number", "parse_triple", "routed_key", "validate",
 ]
 
 
@@ -327,6 +327,30 @@ def _uses_step_size(statement: str | None) -> bool:
     if statement is None:
         return True
     return BY_NAME[statement.removesuffix("_paper")].uses_step_size
+
+
+#: Choices of the proof route (``--route``, ``route=``); the first is the default.
+ROUTES: tuple[str, ...] = ("tight", "paper")
+
+
+def routed_key(statement: str, route: object, flag: str = "--route") -> str:
+    """Registry key of catalog statement ``statement`` on proof ``route`` (None: the default,
+    tight); a route that is not one of :data:`ROUTES`, or any route for a statement with one
+    proof route, is an :class:`InputError` naming ``flag``.
+
+    Example:
+        >>> routed_key("prop1", "paper"), routed_key("lemma2", None)
+        ('prop1_paper', 'lemma2')
+    """
+    if route is None:
+        return statement
+    key = str(route).strip().lower()
+    if key not in ROUTES:
+        raise InputError(flag, f"must be one of {', '.join(ROUTES)}, got {route!r}")
+    if statement not in ROUTED:
+        raise InputError(flag, f"is for {', '.join(ROUTED)} only, not {statement} (it has one "
+                               "proof route)")
+    return f"{statement}_paper" if key == "paper" else statement
 
 
 def validate(*, statement: str | None = None, **values: object) -> Inputs:

@@ -15,17 +15,13 @@ import typer
 from boundcalc.evaluator import DEFAULT_PRECISION
 from boundcalc.files import write_atomic
 from boundcalc.formats import FORMATS, check_format, guarantee_line
-from boundcalc.params import InputError, parse_integer, parse_number
+from boundcalc.params import ROUTES, InputError, parse_integer, parse_number, routed_key
 from boundcalc.theory.catalog import NAMES as STATEMENT_NAMES
-from boundcalc.theory.catalog import ROUTED
 from boundcalc.version import __version__
 
 __all__ = ["OUTPUT_PANEL", "PARAMS_PANEL", "ROUTES", "app", "check_format_flag",
            "check_precision", "check_route", "check_statement", "check_target", "console_width",
            "emit", "examples", "finish", "given_flags", "note", "write_output"]
-
-#: Choices of ``--route``; the first is the default.
-ROUTES: tuple[str, ...] = ("tight", "paper")
 
 app = typer.Typer(
     name="boundcalc",
@@ -91,15 +87,7 @@ def check_route(text: str | None, statement: str) -> str:
         >>> check_route("paper", "prop1"), check_route(None, "lemma2")
         ('prop1_paper', 'lemma2')
     """
-    if text is None:
-        return statement
-    route = str(text).strip().lower()
-    if route not in ROUTES:
-        raise InputError("--route", f"must be one of {', '.join(ROUTES)}, got {text!r}")
-    if statement not in ROUTED:
-        raise InputError("--route", f"is for {', '.join(ROUTED)} only, not {statement} (it has "
-                                    f"one proof route)")
-    return f"{statement}_paper" if route == "paper" else statement
+    return routed_key(statement, text)
 
 
 def check_target(text: str) -> float:
