@@ -57,3 +57,41 @@ def test_an_engine_gives_the_records_of_the_in_process_run(executor, here, cli, 
     assert execution["executor"]["kind"] == executor
     assert sorted(execution["cells"]) == ["lemma3-seed0", "lemma3-seed1", "lemma6-seed0",
                                           "lemma6-seed1"]
+
+
+def test_a_killed_validate_driver_resumes_with_only_the_missing_cells(here, cli, tmp_path):
+    """SIGKILL the driver of a Dask validate grid after its first cell; the re-run takes the stale
+    lock over, computes only the missing cells and gives the in-process run's records."""
+    import os
+    import signal
+    import subprocess
+    import sys
+    import time
+
+    pytest.importorskip("distributed")
+
+    def cells(folder):
+        return {p.stem: p.stat().st_mtime_ns for p in (folder / "cells").glob("*.json")}
+
+    run = tmp_path / "run"
+    slow = [*GRID[:-2], "--effort", "standard"]  # more work per cell: time to kill it mid-run
+    driver = subprocess.Popen([sys.executable, "-m", "boundcalc", *slow, "--executor", "dask",
+                               "--jobs", "1", "--out", str(run), "--quiet"], cwd=tmp_path,
+                              start_new_session=True, stdout=subprocess.DEVNULL,
+                              stderr=subprocess.DEVNULL)
+    try:
+        deadline = time.monotonic() + 180
+        while not cells(run) and time.monotonic() < deadline and driver.poll() is None:
+            time.sleep(0.02)
+    finally:
+        os.killpg(driver.pid, signal.SIGKILL)  # the driver and its dask processes
+        driver.wait()
+    before = cells(run)
+    total = 4  # two statements x two seeds
+    assert 1 <= len(before) < total, "the driver was not killed mid-run"
+    res = cli(*slow, "--executor", "dask", "--jobs", "2", "--out", str(run), "--quiet")
+    assert res.code == 0, res.err
+    assert "taking over the stale lock" in res.err
+    after = cells(run)
+    assert len(after) == total
+    assert {k: after[k] for k in before} == before  # not computed again

@@ -124,3 +124,32 @@ def test_cuda_runs_on_the_workers_and_a_failed_task_is_one_line(cli, tmp_path, m
     assert len(error) == 1 and error[0].startswith("error: 1 of 1 slurm task(s) failed (first: ")
     assert f"logs in {run / 'submitit'}" in error[0] and "re-run the same command" in error[0]
     assert json.loads((run / "config.json").read_text())["parameters"]["device"] == "cuda"
+
+
+def test_a_killed_slurm_driver_resumes_with_only_the_missing_cells(cli, tmp_path, monkeypatch):
+    """The same through submitit's local executor: the tasks die with the driver's session, the
+    re-run submits only the missing cells."""
+    pytest.importorskip("submitit")
+    monkeypatch.setenv("BOUNDCALC_SLURM_CLUSTER", "local")
+    monkeypatch.chdir(tmp_path)  # submitit runs `python -m` here: not in the source tree
+    run = tmp_path / "run"
+    cmd = [sys.executable, "-m", "boundcalc", "reproduce", "figure1", "--preset", "quick",
+           "--device", "cpu", "--executor", "slurm", "--cells-per-task", "4", "--out", str(run)]
+    driver = subprocess.Popen(cmd, cwd=tmp_path, start_new_session=True,
+                              env={**os.environ, "BOUNDCALC_SLURM_CLUSTER": "local"},
+                              stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    try:
+        deadline = time.monotonic() + 180
+        while not _cells(run) and time.monotonic() < deadline and driver.poll() is None:
+            time.sleep(0.02)
+    finally:
+        os.killpg(driver.pid, signal.SIGKILL)          # the driver and its local tasks
+        driver.wait()
+    before = _cells(run)
+    assert 1 <= len(before) < 8, "the driver was not killed mid-run"
+    res = cli("reproduce", "figure1", "--preset", "quick", "--device", "cpu", "--executor",
+              "slurm", "--cells-per-task", "4", "--out", str(run))
+    assert res.code == 0, res.err
+    after = _cells(run)
+    assert len(after) == 8
+    assert {k: after[k] for k in before} == before               # not computed again
