@@ -17,17 +17,8 @@ round-trip ``repr``), so the three carry identical numbers; ``table`` and ``late
 ``digits`` significant digits (default :data:`DISPLAY_DIGITS`).
 
 Example:
-    >>> data = {"statement": {"name": "demo", "title": "Demo", "guaranteed": True},
-    ...         "quantities": {"m": 512, "eps": 0.25}, "probability": 0.9, "version": "0.1.0"}
-    >>> print(render_result(data, "csv"))  # doctest: +NORMALIZE_WHITESPACE
-    section,name,value
-    statement,name,demo
-    statement,title,Demo
-    statement,guaranteed,true
-    probability,probability,0.9
-    quantities,m,512
-    quantities,eps,0.25
-    version,version,0.1.0
+    >>> check_format(" JSON "), format_value(0.25, digits=3)
+    ('json', '0.25')
 """
 
 from __future__ import annotations

@@ -132,19 +132,27 @@ def make_config(preset: str, seeds: int | Iterable[int] | None = None,
                 device: str | None = "cpu", **overrides: Any) -> Figure1Config:
     """The preset's config with ``seeds`` (a count k → 1 … k, as the paper's seeds 1–10, or a
     list) and the resolved ``device``; further fields may be overridden by keyword (tests)."""
-    if preset not in PRESETS:
-        raise ValueError(f"`preset` must be one of {sorted(PRESETS)}, got {preset!r}")
+    return preset_config(PRESETS, preset, seeds, device,
+                         {"widths": int, "nu": float, "rho": float}, overrides)
+
+
+def preset_config(presets: dict[str, Any], preset: str, seeds: int | Iterable[int] | None,
+                  device: str | None, tuples: dict[str, type], overrides: dict[str, Any]) -> Any:
+    """``presets[preset]`` with ``seeds`` (a count k → 1 … k, or the seeds themselves), the
+    resolved ``device`` and ``overrides`` (the fields of ``tuples`` made tuples of that type),
+    checked: the ``make_config`` of figure 1 and of the T sweep."""
+    if preset not in presets:
+        raise ValueError(f"`preset` must be one of {sorted(presets)}, got {preset!r}")
     if seeds is not None:
         if isinstance(seeds, int):
             if seeds < 1:
                 raise ValueError(f"`seeds` as a count must be >= 1, got {seeds}")
             seeds = range(1, seeds + 1)
         overrides["seeds"] = tuple(int(s) for s in seeds)
-    for key in ("widths", "nu", "rho"):
+    for key, conv in tuples.items():
         if key in overrides:
-            conv = int if key == "widths" else float
             overrides[key] = tuple(conv(v) for v in overrides[key])
-    cfg = replace(PRESETS[preset], device=resolve_device(device), **overrides)
+    cfg = replace(presets[preset], device=resolve_device(device), **overrides)
     cfg.check()
     return cfg
 
@@ -441,7 +449,7 @@ def run_figure1(preset: str = "quick", seeds: int | Iterable[int] | None = None,
 __all__ = [
     "EXTRA_METRICS", "LIN_ALIGNMENTS", "METRICS", "PRESETS", "Figure1Config", "all_cells",
     "cell_key", "collect", "compute_cell", "fit_slope", "latex_table",
-    "linearization_and_approximation", "make_config",
+    "linearization_and_approximation", "make_config", "preset_config",
     "plot_figure", "run_cells", "run_figure1", "seed_data", "slopes", "summarize",
     "theory_curves", "write_outputs",
 ]

@@ -33,7 +33,7 @@ from __future__ import annotations
 import os
 import sys
 from collections.abc import Iterable
-from dataclasses import asdict, dataclass, fields, replace
+from dataclasses import asdict, dataclass, fields
 from pathlib import Path
 from typing import Any
 
@@ -49,7 +49,6 @@ from ..model import get_activation
 from ..train import _kernel_for
 from . import figure1
 from .experiment import run_experiment
-from .figure2 import resolve_device
 from .workers import worker_pool
 
 METRICS = FIGURE1_METRICS
@@ -112,20 +111,9 @@ def make_config(preset: str, seeds: int | Iterable[int] | None = None,
                 device: str | None = "cpu", **overrides: Any) -> TSweepConfig:
     """The preset's config with ``seeds`` (a count k → 1 … k, or a list) and the resolved
     ``device``; further fields by keyword (tests)."""
-    if preset not in PRESETS:
-        raise ValueError(f"`preset` must be one of {sorted(PRESETS)}, got {preset!r}")
-    if seeds is not None:
-        if isinstance(seeds, int):
-            if seeds < 1:
-                raise ValueError(f"`seeds` as a count must be >= 1, got {seeds}")
-            seeds = range(1, seeds + 1)
-        overrides["seeds"] = tuple(int(s) for s in seeds)
-    for key, conv in (("widths", int), ("Ts", int), ("nu", float), ("rho", float)):
-        if key in overrides:
-            overrides[key] = tuple(conv(v) for v in overrides[key])
-    cfg = replace(PRESETS[preset], device=resolve_device(device), **overrides)
-    cfg.check()
-    return cfg
+    return figure1.preset_config(PRESETS, preset, seeds, device,
+                                 {"widths": int, "Ts": int, "nu": float, "rho": float},
+                                 overrides)
 
 
 def all_cells(cfg: TSweepConfig) -> list[tuple[int, int, int]]:
