@@ -44,8 +44,10 @@ Monte Carlo estimate of f* (N = m/2 independent terms, each counted twice) —
 :func:`transported_params`.
 
 Memory: v_w is formed per sample, (k, d, d); the features of the data against the samples are
-formed in chunks of the data, (chunk, M, T) at most; no (batch, samples, d, d) tensor is ever
-built. The teacher is built once per seed and reused for every width.
+formed in blocks of data rows × teacher heads, (rows, T, heads) at most (:func:`psi_mean`:
+about 2¹⁸ elements, cache-sized, on the CPU; all M heads and up to 2²⁶ elements, bounded by the
+free device memory, on accelerators); no (batch, samples, d, d) tensor is ever built. The
+teacher is built once per seed and reused for every width.
 """
 
 from __future__ import annotations
@@ -60,8 +62,18 @@ from torch import Tensor
 from .data.inputs import derived_seed, synthetic_inputs
 from .model import Activation, Params, get_activation, head_features, last_token_query
 
-#: Elements allowed in one (chunk, samples, T) intermediate tensor.
-CHUNK_ELEMENTS = 1 << 22
+#: TransportMap: elements allowed in one (R, chunk, T) intermediate tensor.
+TRANSPORT_CHUNK_ELEMENTS = 1 << 22
+#: psi_mean on the CPU: elements of one (rows, T, heads) intermediate, 2¹⁸ (2 MiB in float64):
+#: the block stays in a core's L2 cache. Measured for the paper preset (n = 5000, T = 16,
+#: d = 8, M = 8192, one thread): 2¹⁷–2¹⁹ are within ~10 %, 2²² is about twice as slow.
+CPU_CHUNK_ELEMENTS = 1 << 18
+#: psi_mean on the CPU: at most this many teacher heads per block, so that a block has several
+#: rows (the stacked (d, 2·d·heads) maps and the per-row products stay cache-sized).
+CPU_HEAD_BLOCK = 1024
+#: psi_mean on accelerators: elements of one (rows, T, M) intermediate (all heads at once, few
+#: launches); fewer rows where the free device memory is short (``_psi_chunking``).
+ACCEL_CHUNK_ELEMENTS = 1 << 26
 
 
 def activation_bounds(act: Activation) -> tuple[float, float]:
@@ -109,7 +121,7 @@ class TransportMap:
         """
         k = U.shape[0]
         R, T, _ = self.anchors.shape
-        step = max(1, CHUNK_ELEMENTS // max(1, R * T))
+        step = max(1, TRANSPORT_CHUNK_ELEMENTS // max(1, R * T))
         parts = [self._chunk(U[s:s + step], W[s:s + step]) for s in range(0, k, step)]
         return Params(*(torch.cat(blocks) for blocks in zip(*parts, strict=True)))
 
@@ -136,26 +148,87 @@ class TransportMap:
                             self.act, self.sigma0, self.sigma1)
 
 
+def _psi_chunking(n: int, k: int, T: int, d: int, device: torch.device,
+                  dtype: torch.dtype) -> tuple[int, int]:
+    """(rows, heads) per block of :func:`psi_mean`: samples and teacher heads handled at once.
+
+    CPU: about :data:`CPU_CHUNK_ELEMENTS` elements per (rows, T, heads) intermediate, with at
+    most :data:`CPU_HEAD_BLOCK` heads, so a block's intermediates stay in the core's cache.
+    Elsewhere: all heads and up to :data:`ACCEL_CHUNK_ELEMENTS` elements per intermediate (few
+    launches), fewer rows if the device's free memory (``torch.cuda.mem_get_info``) would not
+    hold the block's ≈ 2T + 5d + 8 numbers per (row, head) twice over.
+    """
+    if device.type == "cpu":
+        heads = max(1, min(k, CPU_HEAD_BLOCK, CPU_CHUNK_ELEMENTS // max(1, T)))
+        return max(1, CPU_CHUNK_ELEMENTS // (T * heads)), heads
+    rows = ACCEL_CHUNK_ELEMENTS // (T * k)
+    if device.type == "cuda":
+        free, _ = torch.cuda.mem_get_info(device)
+        per_row = k * (2 * T + 5 * d + 8) * torch.finfo(dtype).bits // 8
+        rows = min(rows, free // (2 * per_row))
+    return max(1, min(n, rows)), k
+
+
 def psi_mean(U: Tensor, W: Tensor, v: Params, X: Tensor, q: Tensor, act: Activation) -> Tensor:
     """(1/k) Σ_s ψ(U_s, W_s; X_j) for every sample j: shape (n,).
 
     ψ = v_c σ(Uᵀa) + σ'(Uᵀa)·(aᵀv_u + (G U)ᵀ v_w q) (⟨G U qᵀ, v_w⟩_F = (G U)ᵀ v_w q).
     U (k, d), W (k, d, d), v = (v_c (k,), v_u (k, d), v_w (k, d, d)), X (n, T, d), q (n, d).
-    Chunked over the n samples: (chunk, k, T) intermediates, never (n, k, d, d).
+
+    Batched matrix products with the head index last (contiguous), as in
+    ``train._fused_range``; per block of rows j and heads i (:func:`_psi_chunking`):
+
+    * [W_i q_j ; v_{w,i} q_j] by one product of q with the stacked maps (rows, 2, d, heads);
+    * unnormalised softmax weights e_t = exp(z_t − z_ref) with z_t = x_tᵀ W_i q_j, one bmm.
+      On the CPU z_ref = z_T, the last token's logit, read off (x_t − x_T)ᵀ W_i q directly
+      (e_T = 1, so S = Σ_t e_t ≥ 1); a block whose S is not finite or exceeds 2⁶⁴ is redone
+      with z_ref = max_t z_t, which elsewhere is always used (no synchronisation per block);
+    * [Xᵀe ; S] and [Xᵀ(e∘p) ; Σ_t e_t p_t] with p_t = x_tᵀU_i: two bmm with [Xᵀ; 1ᵀ], so
+      a = Xᵀe/S, Uᵀa = Σ_t e_t p_t / S and S·G U = Xᵀ(e∘p) − (Uᵀa) Xᵀe (model.py's
+      G u = Σ_t s_t (x_tᵀu − aᵀu) x_t);
+    * S·(aᵀv_u + (G U)ᵀ w̃) = Σ_d [Xᵀe]_d (v_u − (Uᵀa) w̃)_d + [Xᵀ(e∘p)]_d w̃_d, w̃ = v_w q.
+
+    No (·, d, d) tensor per sample and head is formed; the largest intermediates are
+    (rows, T, heads).
     """
-    k = U.shape[0]
+    k, d = U.shape
     n, T, _ = X.shape
-    step = max(1, CHUNK_ELEMENTS // max(1, k * T))
-    ones = torch.ones(k, dtype=U.dtype, device=U.device)
-    heads = Params(ones, U, W)
-    out = []
-    for s in range(0, n, step):
-        Xc, qc = X[s:s + step], q[s:s + step]
-        F = head_features(heads, Xc, qc, act)
-        vq = torch.einsum("kab,nb->nka", v.W, qc)
-        lin = (F.a * v.U).sum(-1) + (F.GU * vq).sum(-1)
-        out.append((F.h * v.c + F.dh * lin).mean(-1))
-    return torch.cat(out)
+    dt, dev = U.dtype, U.device
+    rows, heads = _psi_chunking(n, k, T, d, dev, dt)
+    by_last = dev.type == "cpu"
+    XT1 = torch.cat([X.transpose(1, 2), X.new_ones(n, 1, T)], dim=1)    # [Xᵀ; 1ᵀ] (n, d+1, T)
+    X_shift = X - X[:, -1:, :]                                          # x_t − x_T
+    d1 = (lambda h, pre: 1.0 - h * h) if act.name == "tanh" else (lambda h, pre: act.d1(pre))
+    out = torch.zeros(n, dtype=dt, device=dev)
+    for h0 in range(0, k, heads):
+        hs = slice(h0, h0 + heads)
+        kb = U[hs].shape[0]
+        # [e, (0, a, i)] = W_i[a, e], [e, (1, a, i)] = v_{w,i}[a, e]
+        maps = torch.stack([W[hs], v.W[hs]]).permute(3, 0, 2, 1).reshape(d, 2 * d * kb)
+        Ut, VUt, vc = U[hs].t().contiguous(), v.U[hs].t().contiguous(), v.c[hs]
+        for j0 in range(0, n, rows):
+            js = slice(j0, j0 + rows)
+            Xc, XT1c = X[js], XT1[js]
+            bb = Xc.shape[0]
+            Wq_Wt = (q[js] @ maps).view(bb, 2, d, kb)
+            Wq, Wt = Wq_Wt[:, 0], Wq_Wt[:, 1]                           # W_i q_j, w̃ = v_w q_j
+            e = R0 = None
+            if by_last:
+                e = torch.bmm(X_shift[js], Wq).exp_()                   # exp(z_t − z_T)
+                R0 = torch.bmm(XT1c, e)                                 # [Xᵀe ; S]
+            if R0 is None or not float(R0[:, d].amax()) <= 2.0**64:  # (NaN too)
+                e = torch.bmm(Xc, Wq)
+                e = e.sub_(e.amax(dim=1, keepdim=True)).exp_()          # exp(z_t − max z)
+                R0 = torch.bmm(XT1c, e)
+            ep = (Xc.reshape(bb * T, d) @ Ut).view(bb, T, kb).mul_(e)   # e_t x_tᵀU_i
+            R1 = torch.bmm(XT1c, ep)                                    # [Xᵀ(e∘p) ; Σ e p]
+            S = R0[:, d]
+            pre = R1[:, d] / S                                          # U_iᵀ a_i
+            lin = torch.addcmul(VUt, pre.unsqueeze(1), Wt, value=-1)   # v_u − (Uᵀa) w̃
+            lin = lin.mul_(R0[:, :d]).addcmul_(R1[:, :d], Wt).sum(1)    # S·(aᵀv_u + (GU)ᵀw̃)
+            h = act.fn(pre)
+            out[js] += h @ vc + (d1(h, pre) * lin / S).sum(1)
+    return out / k
 
 
 @dataclass(frozen=True)

@@ -15,12 +15,15 @@ from boundcalc.validators.model import (
     Params,
     displacement_radii,
     get_activation,
+    head_features,
     init_params,
     last_token_query,
     linearized_output,
 )
 from boundcalc.validators.teacher import build_teacher, transported_params
 from torch.func import jvp
+
+pytestmark = pytest.mark.needs_torch
 
 D, T = 3, 5
 
@@ -87,8 +90,93 @@ def test_teacher_evaluation_does_not_depend_on_chunking(teacher, data, monkeypat
 
     X, _ = data
     full = teacher(X)
-    monkeypatch.setattr(mod, "CHUNK_ELEMENTS", 3 * teacher.width * T)   # 3 samples per chunk
+    monkeypatch.setattr(mod, "CPU_CHUNK_ELEMENTS", 3 * 1000 * T)   # 3 samples × 1000 heads
+    monkeypatch.setattr(mod, "CPU_HEAD_BLOCK", 1000)                 # does not divide 4096
     assert torch.allclose(teacher(X), full, rtol=1e-12, atol=1e-15)
+
+
+def _psi_mean_reference(U, W, v, X, q, act):
+    """The former psi_mean: model.head_features in the (n, k, T) layout, all at once."""
+    F = head_features(Params(torch.ones_like(v.c), U, W), X, q, act)
+    vq = torch.einsum("kab,nb->nka", v.W, q)
+    lin = (F.a * v.U).sum(-1) + (F.GU * vq).sum(-1)
+    return (F.h * v.c + F.dh * lin).mean(-1)
+
+
+def _random_psi_inputs(seed, n=13, k=37, T=6, d=4, scale=1.0, dtype=torch.float64):
+    gen = torch.Generator().manual_seed(seed)
+    U = torch.randn(k, d, generator=gen, dtype=torch.float64)
+    W = scale * torch.randn(k, d, d, generator=gen, dtype=torch.float64)
+    v = Params(torch.randn(k, generator=gen, dtype=torch.float64),
+               torch.randn(k, d, generator=gen, dtype=torch.float64),
+               torch.randn(k, d, d, generator=gen, dtype=torch.float64))
+    X = synthetic_inputs(n, T, d, seed=seed)
+    q = torch.randn(n, d, generator=gen, dtype=torch.float64) / 2
+    return tuple(t.to(dtype) for t in (U, W)), v.to(dtype), X.to(dtype), q.to(dtype)
+
+
+# (rows, heads) blocks: one block; rows 2 and heads 5, dividing neither n = 13 nor k = 37; 1 × 1
+PSI_BLOCKS = [(1 << 20, 1 << 10), (2 * 5 * 6, 5), (6, 1)]
+
+
+@pytest.mark.parametrize("elements,head_block", PSI_BLOCKS)
+@pytest.mark.parametrize("activation", ["tanh", "erf"])
+def test_psi_mean_equals_the_head_features_reference_in_float64_for_any_blocking(
+        monkeypatch, elements, head_block, activation):
+    import boundcalc.validators.teacher as mod
+
+    monkeypatch.setattr(mod, "CPU_CHUNK_ELEMENTS", elements)
+    monkeypatch.setattr(mod, "CPU_HEAD_BLOCK", head_block)
+    (U, W), v, X, q = _random_psi_inputs(1)
+    act = get_activation(activation)
+    got = mod.psi_mean(U, W, v, X, q, act)
+    expected = _psi_mean_reference(U, W, v, X, q, act)
+    assert got.shape == (13,) and got.dtype == torch.float64
+    assert torch.allclose(got, expected, rtol=1e-12, atol=1e-14 * float(expected.abs().max()))
+
+
+@pytest.mark.parametrize("elements,head_block", PSI_BLOCKS)
+def test_psi_mean_equals_the_head_features_reference_in_float32(monkeypatch, elements,
+                                                                 head_block):
+    import boundcalc.validators.teacher as mod
+
+    monkeypatch.setattr(mod, "CPU_CHUNK_ELEMENTS", elements)
+    monkeypatch.setattr(mod, "CPU_HEAD_BLOCK", head_block)
+    (U, W), v, X, q = _random_psi_inputs(2, dtype=torch.float32)
+    act = get_activation("tanh")
+    got = mod.psi_mean(U, W, v, X, q, act)
+    expected = _psi_mean_reference(*(t.double() for t in (U, W)), v.to(torch.float64),
+                                   X.double(), q.double(), act)
+    assert got.dtype == torch.float32
+    assert torch.allclose(got.double(), expected, rtol=1e-5,
+                          atol=1e-6 * float(expected.abs().max()))
+
+
+def test_psi_mean_stays_exact_when_logits_overflow_the_last_token_shift():
+    """Logits of size ~10³ make exp(z_t − z_T) overflow: the block is redone with the max."""
+    from boundcalc.validators.teacher import psi_mean
+
+    (U, W), v, X, q = _random_psi_inputs(3, scale=500.0)
+    act = get_activation("tanh")
+    got = psi_mean(U, W, v, X, q, act)
+    expected = _psi_mean_reference(U, W, v, X, q, act)
+    assert bool(torch.isfinite(got).all())
+    assert torch.allclose(got, expected, rtol=1e-12, atol=1e-14 * float(expected.abs().max()))
+
+
+def test_psi_mean_blocks_are_cache_sized_on_the_cpu_and_large_elsewhere():
+    from boundcalc.validators.teacher import (
+        ACCEL_CHUNK_ELEMENTS,
+        CPU_CHUNK_ELEMENTS,
+        CPU_HEAD_BLOCK,
+        _psi_chunking,
+    )
+
+    rows, heads = _psi_chunking(5000, 8192, 16, 8, torch.device("cpu"), torch.float64)
+    assert heads == CPU_HEAD_BLOCK and rows * 16 * heads <= CPU_CHUNK_ELEMENTS
+    assert _psi_chunking(5000, 8192, 1 << 20, 8, torch.device("cpu"), torch.float64) == (1, 1)
+    rows, heads = _psi_chunking(5000, 8192, 16, 8, torch.device("meta"), torch.float64)
+    assert heads == 8192 and rows * 16 * heads == ACCEL_CHUNK_ELEMENTS
 
 
 @pytest.mark.parametrize("m", [2, 8, 64])
