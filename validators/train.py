@@ -121,21 +121,21 @@ def _cpu_pool(workers: int) -> ThreadPoolExecutor:
     return _POOLS[workers]
 
 
-def _fused_range(params: Params, Wq_map: Tensor, Ut: Tensor, inputs: FusedInputs, y: Tensor,
-                 act: Activation, preds: Tensor, lo: int, hi: int, b: int,
+def _fused_range(students: _Students, Wq_map: Tensor, Ut: Tensor, inputs: FusedInputs,
+                 y: Tensor, act: Activation, preds: Tensor, lo: int, hi: int, b: int,
                  need_grad: bool) -> tuple[Tensor, Tensor | None, Tensor | None, Tensor | None]:
     """Samples lo..hi−1 of :func:`fused_loss_and_gradient`, in chunks of b.
 
-    ``Wq_map`` (d, d·m) maps q_j to log₂e · [W_i q_j]_(a, i); Ut = Uᵀ (d, m). With r_j = f_j − y_j
-    and κ̃_ji = r_j σ'(pre_ji) (κ without the per-head factor 2c_i/(n√m), applied by the caller),
-    returns (Σ_j r_j², Σ_j r_j σ(pre_j), Σ_j κ̃_j ∘ a_j as (d, m), Σ_j q_j (κ̃_j ∘ G_jU) as
-    (d, d·m)); writes f into ``preds[lo:hi]``.
+    ``Wq_map`` (d, d·m) maps q_j to log₂e · [W_i q_j]_(a, i); Ut = Uᵀ (d, m), m heads of S
+    students. With r_js = f_js − y_j and κ̃_ji = r_js σ'(pre_ji) for head i of student s (κ
+    without the per-head factor 2c_i/(n√m_s), applied by the caller), returns (Σ_j r_js² (S,),
+    Σ_j r_js σ(pre_ji) (m,), Σ_j κ̃_j ∘ a_j as (d, m), Σ_j q_j (κ̃_j ∘ G_jU) as (d, d·m));
+    writes f_js into ``preds[lo:hi]`` (n, S).
     """
-    c, U, _ = params
-    m, d = U.shape
+    m, d = Ut.shape[1], Ut.shape[0]
     T = inputs.X.shape[1]
-    dt, dev = U.dtype, U.device
-    cs = c / math.sqrt(m)
+    dt, dev = Ut.dtype, Ut.device
+    cs, single = students.cs, students.count == 1
     b = max(1, min(b, hi - lo))
     Wq = torch.empty(b, d, m, dtype=dt, device=dev)
     zp = torch.empty(2, b, T, m, dtype=dt, device=dev)
@@ -177,20 +177,75 @@ def _fused_range(params: Params, Wq_map: Tensor, Ut: Tensor, inputs: FusedInputs
         torch.bmm(XT1c, P, out=R1)                         # [Xᵀ(e∘P) ; Σ_t e_t P_t]
         pre = eP / S                                       # (bb, m)
         h = act.fn(pre)
-        torch.mv(h, cs, out=f)
+        if single:
+            torch.mv(h, cs, out=f[:, 0])
+        else:
+            torch.mm(h, students.readout, out=f)          # f_js = Σ_{i∈s} c_i/√m_s h_ji
         if not need_grad:
             continue
-        r = f - yc
-        grad_c.addmv_(h.t(), r)
+        if single:
+            r = f[:, 0] - yc
+            grad_c.addmv_(h.t(), r)
+            r_head = r.unsqueeze(1)
+        else:
+            r_head = (f - yc.unsqueeze(1))[:, students.head_student]   # r_js of head i's s
+            grad_c.add_((h * r_head).sum(0))
         kap = torch.addcmul(one, h, h, value=-1) if is_tanh else act.d1(pre)
-        kap.div_(S).mul_(r.unsqueeze(1))                   # κ̃ / S
+        kap.div_(S).mul_(r_head)                           # κ̃ / S
         torch.addcmul(eB, pre.unsqueeze(1), ea, value=-1, out=G)   # S·G_iU_i = S·(Xᵀ(s∘P) − pre a)
         kap = kap.unsqueeze(1)
         G.mul_(kap)
         acc_W.addmm_(qc.t(), G2)
         acc_a_c.addcmul_(ea, kap)
-    r = preds[lo:hi] - y[lo:hi]
-    return r @ r, grad_c, None if acc_a is None else acc_a.sum(dim=0), acc_W
+    r = preds[lo:hi] - y[lo:hi].unsqueeze(1)
+    loss = (r[:, 0] @ r[:, 0]).unsqueeze(0) if single else (r * r).sum(0)
+    return loss, grad_c, None if acc_a is None else acc_a.sum(dim=0), acc_W
+
+
+class _Students(NamedTuple):
+    """How the m heads of one pass split into S students (consecutive, of widths m_s).
+
+    cs (m,) = c_i/√m_s; scale = 2/(n√m_s) per head (a float for one student); for S > 1,
+    head_student (m,) the student of each head and readout (m, S) the matrix with cs_i in row i,
+    column s(i), so that f = h @ readout (one student: f = h @ cs, as always).
+    """
+
+    widths: tuple[int, ...]
+    cs: Tensor
+    scale: Tensor | float
+    head_student: Tensor | None
+    readout: Tensor | None
+
+    @property
+    def count(self) -> int:
+        return len(self.widths)
+
+
+def _students(c: Tensor, widths: tuple[int, ...], n: int) -> _Students:
+    if len(widths) == 1:
+        return _Students(widths, c / math.sqrt(widths[0]), 2.0 / (n * math.sqrt(widths[0])),
+                         None, None)
+    dt, dev = c.dtype, c.device
+    head_student = torch.repeat_interleave(torch.arange(len(widths), device=dev),
+                                           torch.tensor(widths, device=dev))
+    root = torch.tensor([math.sqrt(w) for w in widths], dtype=dt, device=dev)[head_student]
+    scale = torch.tensor([2.0 / (n * math.sqrt(w)) for w in widths], dtype=dt,
+                         device=dev)[head_student]
+    cs = c / root
+    readout = torch.zeros(c.shape[0], len(widths), dtype=dt, device=dev)
+    readout[torch.arange(c.shape[0], device=dev), head_student] = cs
+    return _Students(widths, cs, scale, head_student, readout)
+
+
+def _check_widths(widths, m: int) -> tuple[int, ...]:
+    if widths is None:
+        return (m,)
+    out = tuple(int(w) for w in widths)
+    if not out or any(w < 1 or w != v for w, v in zip(out, widths, strict=True)) \
+            or sum(out) != m:
+        raise ValueError(f"`widths` must be positive integers summing to the {m} heads, "
+                         f"got {widths!r}")
+    return out
 
 
 class FusedInputs(NamedTuple):
@@ -218,9 +273,16 @@ def fused_inputs(X: Tensor, q: Tensor) -> FusedInputs:
 def fused_loss_and_gradient(params: Params, X: Tensor, q: Tensor, y: Tensor,
                             act: Activation | str, *, chunk: int | None = None,
                             need_grad: bool = True, workers: int | None = None,
-                            inputs: FusedInputs | None = None, backend: str = "auto"
+                            inputs: FusedInputs | None = None, backend: str = "auto",
+                            widths: tuple[int, ...] | None = None
                             ) -> tuple[Tensor, Params | None, Tensor]:
     """R̂(θ) = (1/n) Σ_j (f_j − y_j)², its gradient (Lemma 1) and the predictions f (n,).
+
+    ``widths`` = (m_1, …, m_S) reads the heads as S independent students side by side (Σ m_s
+    heads, student s's output m_s^{-1/2} Σ_{i∈s} c_i σ(·)): the loss is then (S,), one per
+    student, the predictions (n, S), and each head's gradient is that of its own student's
+    loss. One pass over the samples serves all students; every student's numbers equal a pass
+    over that student alone (bit for bit on the kernel; to rounding on the torch path).
 
     Same mathematics as ``model.loss_and_gradient``, organised for speed. Per chunk of b
     samples (X_b (b, T, d), q_b (b, d)), with P_{ti} = x_tᵀU_i:
@@ -280,12 +342,14 @@ def fused_loss_and_gradient(params: Params, X: Tensor, q: Tensor, y: Tensor,
                          "float64 and a C compiler"
                          + (f" ({cpu_kernel.kernel_unavailable_reason(d, dt)})"
                             if cpu_kernel.kernel_unavailable_reason(d, dt) else ""))
-    preds = torch.empty(n, dtype=dt, device=dev)
+    split = _check_widths(widths, m)
+    students = _students(c, split, n)
+    preds = torch.empty(n, len(split), dtype=dt, device=dev)
     if kernel is not None:
         b = max(1, -(-n // workers))                  # one contiguous range per worker
         chunks = -(-n // b)
         workers = chunks
-        layout = cpu_kernel.kernel_layout(c, U, W)
+        layout = cpu_kernel.kernel_layout(c, U, W, kernel.lanes, split)
         Xk = (inputs.X if inputs is not None else X).to(dt).contiguous()
         qk = (inputs.q if inputs is not None else q).to(dt).contiguous()
         yk = y.to(dt).contiguous()
@@ -303,8 +367,8 @@ def fused_loss_and_gradient(params: Params, X: Tensor, q: Tensor, y: Tensor,
         Ut = U.t().contiguous()
 
         def run(lo_hi):
-            return _fused_range(params, Wq_map, Ut, inputs, y, act, preds, lo_hi[0], lo_hi[1],
-                                b, need_grad)
+            return _fused_range(students, Wq_map, Ut, inputs, y, act, preds, lo_hi[0],
+                                lo_hi[1], b, need_grad)
 
     # contiguous ranges with whole chunks, as equal as possible
     cuts = [b * (chunks * k // workers) for k in range(workers)] + [n]
@@ -327,13 +391,15 @@ def fused_loss_and_gradient(params: Params, X: Tensor, q: Tensor, y: Tensor,
         return out
 
     loss = total(0) / n
+    if widths is None:
+        loss, preds = loss[0], preds[:, 0]
     if not need_grad:
         return loss, None, preds
-    scale = 2.0 / (n * math.sqrt(m))
+    scale = students.scale
     head = c * scale                                      # the per-head factor 2c_i/(n√m) of κ
     grad_c, acc_U, acc_W = total(1), total(2), total(3)
     if kernel is not None:
-        grad_c, acc_U, acc_W = cpu_kernel.unpack_sums(grad_c, acc_U, acc_W, m)
+        grad_c, acc_U, acc_W = cpu_kernel.unpack_sums(grad_c, acc_U, acc_W, layout)
     grad_U = (acc_U * head).t().contiguous()
     grad_W = (acc_W.view(d, d, m) * head).permute(2, 1, 0).contiguous()   # [e, a, i] → [i, a, e]
     return loss, Params(grad_c * scale, grad_U, grad_W), preds
@@ -341,10 +407,11 @@ def fused_loss_and_gradient(params: Params, X: Tensor, q: Tensor, y: Tensor,
 
 def full_loss(params: Params, X: Tensor, q: Tensor, y: Tensor, act: Activation | str,
               chunk: int | None = None, inputs: FusedInputs | None = None,
-              backend: str = "auto") -> Tensor:
-    """R̂(θ) on (X, y) (scalar tensor), by the chunked forward pass."""
+              backend: str = "auto", widths: tuple[int, ...] | None = None) -> Tensor:
+    """R̂(θ) on (X, y) (scalar tensor; (S,) for S students of ``widths``), by the chunked
+    forward pass."""
     return fused_loss_and_gradient(params, X, q, y, act, chunk=chunk, need_grad=False,
-                                   inputs=inputs, backend=backend)[0]
+                                   inputs=inputs, backend=backend, widths=widths)[0]
 
 
 def minibatch_indices(n: int, b: int, generator: torch.Generator) -> Tensor:

@@ -19,7 +19,10 @@ y_j = f*_M(X_j) are drawn. For every width m one *cell* (seed, m) draws a symmet
   eq. (11) (:func:`validators.teacher.transported_params`), over all n samples;
 * (c) ``min_train_loss`` — min_k R̂(θ_k) of ProjGD (:func:`validators.train.proj_gd`), K steps of
   step 1.75/√K on R̂ = (1/n_train) Σ (f − y)², radii ρ, on the training split (80 %; the other
-  20 % is held out and its loss at the last iterate recorded as ``final_val_loss``).
+  20 % is held out and its loss at the last iterate recorded as ``final_val_loss``). The
+  students of all widths of a seed train together (:func:`validators.train_students.
+  train_students`, one fused pass per step for every width), with the numbers of ``proj_gd``
+  run on each alone.
 
 Each finished cell is written atomically to the run directory and skipped on re-run. The run
 writes ``results.csv`` (cells), ``summary.csv`` (per width: mean and 95 % Student-t CI over seeds
@@ -35,7 +38,7 @@ import math
 import os
 import sys
 import time
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 from concurrent.futures import FIRST_COMPLETED, wait
 from dataclasses import asdict, dataclass, replace
 from pathlib import Path
@@ -54,7 +57,8 @@ from ..checks.lemma3 import paper_boundary_point
 from ..data.inputs import derived_seed, synthetic_inputs
 from ..model import forward, get_activation, init_params, last_token_query, linearized_output
 from ..teacher import build_teacher, transported_params
-from ..train import _kernel_for, proj_gd
+from ..train import _kernel_for
+from ..train_students import train_students
 from .experiment import run_experiment
 from .figure2 import resolve_device
 from .plots import check_width
@@ -215,35 +219,60 @@ def linearization_and_approximation(params0: Any, data: SeedData, cfg: Figure1Co
     return gaps, app
 
 
-def compute_cell(seed: int, m: int, data: SeedData, cfg: Figure1Config,
-                 chunk: int | None = None) -> dict[str, Any]:
-    """The three metrics of one (seed, width) cell (module docstring); ``chunk`` as in
-    :func:`linearization_and_approximation`."""
-    started = time.perf_counter()
+def compute_cells(seed: int, widths: Iterable[int], data: SeedData, cfg: Figure1Config,
+                  chunk: int | Mapping[int, int] | None = None) -> list[dict[str, Any]]:
+    """The three metrics of the cells (seed, m) for every m of ``widths`` (module docstring).
+
+    Panels (a) and (b) are computed per width; the students of all widths are trained together
+    (:func:`validators.train_students.train_students`: one fused pass per step serves every
+    width, each student's numbers those of training it alone). ``wall_s`` of a cell is the time
+    of its own panels (a), (b) plus that of the training it shared with the other widths (so
+    the cells of one call overlap in time). ``chunk`` as in :func:`linearization_and_approximation` (or one per width).
+    """
+    widths = [int(m) for m in widths]
     act = get_activation(cfg.activation)
     dtype, dev = getattr(torch, cfg.dtype), torch.device(cfg.device)
-    params0 = init_params(m, cfg.d, seed=derived_seed(seed, f"figure1-init-m{m}"),
-                          dtype=dtype, device=dev)
     X, q, y = data.X, data.q, data.y
     alt = next(a for a in LIN_ALIGNMENTS if a != cfg.lin_align)
-    gaps, app = linearization_and_approximation(params0, data, cfg, chunk)
-    gap = gaps[cfg.lin_align]
+    inits, panels, panel_s = {}, {}, {}
+    for m in widths:
+        started = time.perf_counter()
+        inits[m] = init_params(m, cfg.d, seed=derived_seed(seed, f"figure1-init-m{m}"),
+                               dtype=dtype, device=dev)
+        panels[m] = linearization_and_approximation(
+            inits[m], data, cfg, chunk[m] if isinstance(chunk, Mapping) else chunk)
+        panel_s[m] = time.perf_counter() - started
     tr, va = data.train_idx, data.val_idx
-    result = proj_gd(params0, X[tr], q[tr], y[tr], act, steps=cfg.steps, eta=cfg.eta,
-                     rho=cfg.rho)
-    with torch.no_grad():
-        val = (float(((forward(result.params, X[va], q[va], act) - y[va]) ** 2).mean())
-               if va.numel() else math.nan)
-    return {
-        "seed": int(seed), "m": int(m), "n": cfg.n, "n_train": int(tr.numel()),
-        "lin_error": float(gap.mean()), "lin_error_max": float(gap.max()),
-        "lin_align": cfg.lin_align, "lin_error_alt": float(gaps[alt].mean()), "lin_align_alt": alt,
-        "app_error": float(app.max()), "app_error_mean": float(app.mean()),
-        "min_train_loss": float(result.min_loss), "final_train_loss": float(result.final_loss),
-        "initial_train_loss": float(result.initial_loss), "final_val_loss": val,
-        "label_rms": float(y.pow(2).mean().sqrt()),
-        "wall_s": round(time.perf_counter() - started, 3),
-    }
+    started = time.perf_counter()
+    runs = train_students([inits[m] for m in widths], X[tr], q[tr], y[tr], act,
+                          steps=cfg.steps, eta=cfg.eta, rho=cfg.rho)
+    train_s = time.perf_counter() - started
+    records = []
+    for m, result in zip(widths, runs, strict=True):
+        gaps, app = panels[m]
+        gap = gaps[cfg.lin_align]
+        with torch.no_grad():
+            val = (float(((forward(result.params, X[va], q[va], act) - y[va]) ** 2).mean())
+                   if va.numel() else math.nan)
+        records.append({
+            "seed": int(seed), "m": int(m), "n": cfg.n, "n_train": int(tr.numel()),
+            "lin_error": float(gap.mean()), "lin_error_max": float(gap.max()),
+            "lin_align": cfg.lin_align, "lin_error_alt": float(gaps[alt].mean()),
+            "lin_align_alt": alt,
+            "app_error": float(app.max()), "app_error_mean": float(app.mean()),
+            "min_train_loss": float(result.min_loss),
+            "final_train_loss": float(result.final_loss),
+            "initial_train_loss": float(result.initial_loss), "final_val_loss": val,
+            "label_rms": float(y.pow(2).mean().sqrt()),
+            "wall_s": round(panel_s[m] + train_s, 3),
+        })
+    return records
+
+
+def compute_cell(seed: int, m: int, data: SeedData, cfg: Figure1Config,
+                 chunk: int | None = None) -> dict[str, Any]:
+    """The cell (seed, m) alone: :func:`compute_cells` with one width."""
+    return compute_cells(seed, [m], data, cfg, chunk)[0]
 
 
 # --------------------------------------------------------------------------- the sweep
@@ -278,11 +307,9 @@ def _seed_worker(run_path: str, cfg_dict: dict[str, Any], seed: int, widths: lis
     torch.set_num_threads(threads)
     cfg = _config_from_dict(cfg_dict)
     data = seed_data(seed, cfg)
-    out = []
-    for m in widths:
-        record = compute_cell(seed, m, data, cfg)
-        _save(Path(run_path), seed, m, record)
-        out.append(record)
+    out = compute_cells(seed, widths, data, cfg)
+    for record in out:
+        _save(Path(run_path), seed, record["m"], record)
     return out
 
 
@@ -319,9 +346,8 @@ def run_cells(run: RunDirectory, cfg: Figure1Config, jobs: int = 1, progress: bo
     if jobs <= 1:
         for seed, widths in by_seed.items():
             data = seed_data(seed, cfg)      # the teacher: once per seed, for every width
-            for m in widths:
-                record = compute_cell(seed, m, data, cfg)
-                _save(run.path, seed, m, record)
+            for record in compute_cells(seed, widths, data, cfg):
+                _save(run.path, seed, record["m"], record)
                 report(record)
         return trained
     threads = max(1, (os.cpu_count() or 1) // jobs)
@@ -448,7 +474,7 @@ def run_figure1(preset: str = "quick", seeds: int | Iterable[int] | None = None,
 
 __all__ = [
     "EXTRA_METRICS", "LIN_ALIGNMENTS", "METRICS", "PRESETS", "Figure1Config", "all_cells",
-    "cell_key", "collect", "compute_cell", "fit_slope", "latex_table",
+    "cell_key", "collect", "compute_cell", "compute_cells", "fit_slope", "latex_table",
     "linearization_and_approximation", "make_config", "preset_config",
     "plot_figure", "run_cells", "run_figure1", "seed_data", "slopes", "summarize",
     "theory_curves", "write_outputs",

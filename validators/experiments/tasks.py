@@ -39,26 +39,34 @@ def _config(cls: type, values: dict[str, Any]) -> Any:
 
 def figure1_task(cells: tuple[tuple[str, Any], ...], context: dict[str, Any]
                  ) -> Iterator[tuple[str, dict[str, Any]]]:
-    """Figure 1's (seed, m) cells: the seed's teacher built once per task and seed."""
+    """Figure 1's (seed, m) cells: per seed, the teacher built once and the widths asked for
+    trained together (:func:`figure1.compute_cells`)."""
     torch.set_num_threads(context["threads"])
     cfg = _config(figure1.Figure1Config, context["config"])
-    data: dict[int, Any] = {}
+    by_seed: dict[int, list[tuple[str, int]]] = {}
     for key, (seed, m) in cells:
-        if seed not in data:
-            data = {seed: figure1.seed_data(seed, cfg)}
-        yield key, figure1.compute_cell(seed, m, data[seed], cfg)
+        by_seed.setdefault(int(seed), []).append((key, int(m)))
+    for seed, wanted in by_seed.items():
+        data = figure1.seed_data(seed, cfg)
+        records = figure1.compute_cells(seed, [m for _, m in wanted], data, cfg)
+        for (key, _), record in zip(wanted, records, strict=True):
+            yield key, record
 
 
 def tsweep_task(cells: tuple[tuple[str, Any], ...], context: dict[str, Any]
                 ) -> Iterator[tuple[str, dict[str, Any]]]:
-    """The T sweep's (seed, T, m) cells: each (seed, T)'s teacher built once per task."""
+    """The T sweep's (seed, T, m) cells: per (seed, T), the teacher built once and the widths
+    asked for trained together (:func:`tsweep.compute_cells`)."""
     torch.set_num_threads(context["threads"])
     cfg = _config(tsweep.TSweepConfig, context["config"])
-    data: dict[tuple[int, int], Any] = {}
+    groups: dict[tuple[int, int], list[tuple[str, int]]] = {}
     for key, (seed, T, m) in cells:
-        if (seed, T) not in data:
-            data = {(seed, T): figure1.seed_data(seed, cfg.figure1(T))}
-        yield key, tsweep.compute_cell(seed, T, m, data[(seed, T)], cfg)
+        groups.setdefault((int(seed), int(T)), []).append((key, int(m)))
+    for (seed, T), wanted in groups.items():
+        data = figure1.seed_data(seed, cfg.figure1(T))
+        records = tsweep.compute_cells(seed, T, [m for _, m in wanted], data, cfg)
+        for (key, _), record in zip(wanted, records, strict=True):
+            yield key, record
 
 
 def _tsweep_groups(cfg: Any, run: RunDirectory) -> list[list[tuple[str, Any]]]:

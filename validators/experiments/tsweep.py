@@ -9,11 +9,11 @@ fixed per panel and T swept.
 
 Every cell (seed, T, m) is figure 1's cell at sequence length T: the seed's data and teacher are
 :func:`figure1.seed_data` of the figure-1 config with that T (built once per (seed, T), reused for
-every m), and the three metrics are :func:`figure1.compute_cell` — (a) ``lin_error``,
-(b) ``app_error``, (c) ``min_train_loss`` — so the T = 16 cells are figure 1's cells of the same
-seed and width. The student's θ(0) depends on (seed, m) only, the same at every T: along T a seed
-is a paired design. Panels (a) and (b) are evaluated in chunks of samples so that a long sequence
-never holds an (n, m, T) tensor (:data:`CHUNK_ENTRIES`).
+every m), and the three metrics are :func:`figure1.compute_cells` (the widths of a (seed, T) trained
+together) — (a) ``lin_error``, (b) ``app_error``, (c) ``min_train_loss`` — so the T = 16 cells are
+figure 1's cells of the same seed and width. The student's θ(0) depends on (seed, m) only, the same
+at every T: along T a seed is a paired design. Panels (a) and (b) are evaluated in chunks of samples
+so that a long sequence never holds an (n, m, T) tensor (:data:`CHUNK_ENTRIES`).
 
 Outputs, from the stored cells: ``results.csv`` (cells), ``summary.csv`` (per (m, T): mean and 95 %
 Student-t CI over seeds of each metric next to its bound from :func:`boundcalc.api.evaluate` at the
@@ -126,12 +126,19 @@ def is_done(run: RunDirectory, cell: tuple[int, int, int]) -> bool:
     return run.has_cell(tsweep_cell_key(*cell), CELL_FIELDS["tsweep"])
 
 
+def compute_cells(seed: int, T: int, widths: list[int], data: figure1.SeedData,
+                  cfg: TSweepConfig) -> list[dict[str, Any]]:
+    """Figure 1's cells (seed, m) at sequence length T for every m of ``widths``, trained
+    together (:func:`figure1.compute_cells`), with ``T`` recorded."""
+    chunks = {m: max(1, CHUNK_ENTRIES // (m * T)) for m in widths}
+    records = figure1.compute_cells(seed, widths, data, cfg.figure1(T), chunk=chunks)
+    return [{"seed": r.pop("seed"), "m": r.pop("m"), "T": int(T), **r} for r in records]
+
+
 def compute_cell(seed: int, T: int, m: int, data: figure1.SeedData,
                  cfg: TSweepConfig) -> dict[str, Any]:
-    """Figure 1's cell (seed, m) at sequence length T, with ``T`` recorded."""
-    chunk = max(1, CHUNK_ENTRIES // (m * T))
-    record = figure1.compute_cell(seed, m, data, cfg.figure1(T), chunk=chunk)
-    return {"seed": record.pop("seed"), "m": record.pop("m"), "T": int(T), **record}
+    """The cell (seed, T, m) alone: :func:`compute_cells` with one width."""
+    return compute_cells(seed, T, [m], data, cfg)[0]
 
 
 def _group_worker(run_path: str, cfg_dict: dict[str, Any], seed: int, T: int,
@@ -140,12 +147,10 @@ def _group_worker(run_path: str, cfg_dict: dict[str, Any], seed: int, T: int,
     torch.set_num_threads(threads)
     cfg = _config_from_dict(cfg_dict)
     data = figure1.seed_data(seed, cfg.figure1(T))
-    out = []
-    for m in widths:
-        record = compute_cell(seed, T, m, data, cfg)
-        write_atomic(Path(run_path) / "cells" / f"{tsweep_cell_key(seed, T, m)}.json",
+    out = compute_cells(seed, T, widths, data, cfg)
+    for record in out:
+        write_atomic(Path(run_path) / "cells" / f"{tsweep_cell_key(seed, T, record['m'])}.json",
                      dumps(record))
-        out.append(record)
     return out
 
 
@@ -179,9 +184,8 @@ def run_cells(run: RunDirectory, cfg: TSweepConfig, jobs: int = 1, progress: boo
     if jobs <= 1 or len(groups) <= 1:
         for (seed, T), widths in groups.items():
             data = figure1.seed_data(seed, cfg.figure1(T))
-            for m in widths:
-                record = compute_cell(seed, T, m, data, cfg)
-                run.save_cell(tsweep_cell_key(seed, T, m), record)
+            for record in compute_cells(seed, T, widths, data, cfg):
+                run.save_cell(tsweep_cell_key(seed, T, record["m"]), record)
                 report(record)
         return len(pending)
     threads = max(1, (os.cpu_count() or 1) // jobs)
@@ -323,5 +327,6 @@ def run_tsweep(preset: str = "quick", seeds: int | Iterable[int] | None = None,
 
 
 __all__ = ["CHUNK_ENTRIES", "METRICS", "PRESETS", "TSweepConfig", "all_cells", "collect",
-           "compute_cell", "make_config", "plot_figure", "run_cells", "run_tsweep", "summaries",
+           "compute_cell", "compute_cells", "make_config", "plot_figure", "run_cells",
+           "run_tsweep", "summaries",
            "write_outputs"]

@@ -1,15 +1,17 @@
 """The compiled CPU kernel of the fused training step (``fused_step.c``), built on first use.
 
 :func:`boundcalc.validators.train.fused_loss_and_gradient` spends its CPU time on a handful of
-tensors of size (samples × tokens × heads) that torch must write to memory between operations
-(the logits, their exponentials, the products x_tᵀU_i). ``fused_step.c`` computes the same sums
-per (sample, block of 8 heads) with all of these in registers. It is C with no dependency, built
-here with the system C compiler (``cc``, or ``$CC``) for the token dimension d and the dtype at
-hand (``-march=native``; ``-mcpu=native`` on arm64; built again without the flag when the
-compiler rejects it), cached under ``$BOUNDCALC_KERNEL_CACHE`` (default ``kernels`` in the
-package's cache folder, :func:`boundcalc.files.cache_root`; else ``kernels`` in this user's own
-folder under the temporary directory, :func:`boundcalc.files.fallback_cache_root`), and called
-through ctypes, which releases the GIL, so the trainer's worker threads run it in parallel.
+tensors of size (samples × tokens × heads) that torch must write to memory between operations (the
+logits, their exponentials, the products x_tᵀU_i). ``fused_step.c`` computes the same sums per
+(sample, block of heads) with all of these in registers (a block is one vector register: 16 float32
+or 8 float64 heads where the compiler targets AVX-512, half that otherwise), for one student or for
+several side by side (the widths of a figure-1 seed in one pass). It is C with no dependency, built
+here with the system C compiler (``cc``, or ``$CC``) for the token dimension d and the dtype at hand
+(``-march=native``; ``-mcpu=native`` on arm64; built again without the flag when the compiler
+rejects it), cached under ``$BOUNDCALC_KERNEL_CACHE`` (default ``kernels`` in the package's cache
+folder, :func:`boundcalc.files.cache_root`; else ``kernels`` in this user's own folder under the
+temporary directory, :func:`boundcalc.files.fallback_cache_root`), and called through ctypes, which
+releases the GIL, so the trainer's worker threads run it in parallel.
 
 A library is only loaded from a folder owned by this user that neither group nor others can
 write to (and only when the file is too; :func:`boundcalc.files.private_folder`, the check the
@@ -49,8 +51,6 @@ from torch import Tensor
 
 from boundcalc.files import cache_root, fallback_cache_root, private_folder
 
-#: Heads per block of the kernel (``IB`` in fused_step.c); widths are padded to a multiple.
-HEAD_BLOCK = 8
 #: Largest token dimension the kernel is built for (its per-block arrays grow as d²).
 MAX_D = 32
 
@@ -182,10 +182,10 @@ def _build(d: int, dtype: torch.dtype) -> Path:
 
 
 def load_kernel(d: int, dtype: torch.dtype):
-    """The compiled ``boundcalc_fused_tanh`` for token dimension ``d`` and ``dtype``, or None
-    (kernel switched off, dtype other than float32/float64, d > :data:`MAX_D`, or no compiler /
-    a failed build — the reason is kept in :func:`kernel_unavailable_reason`, and a failed build
-    is noted once on stderr)."""
+    """The compiled ``boundcalc_fused_tanh`` (a :class:`Kernel`) for token dimension ``d`` and
+    ``dtype``, or None (kernel switched off, dtype other than float32/float64, d > :data:`MAX_D`, or
+    no compiler / a failed build — the reason is kept in :func:`kernel_unavailable_reason`, and a
+    failed build is noted once on stderr)."""
     key = (int(d), dtype)
     if not kernel_enabled():
         _SKIPPED[key] = "switched off by BOUNDCALC_CPU_KERNEL"
@@ -210,11 +210,13 @@ def load_kernel(d: int, dtype: torch.dtype):
         fn = lib.boundcalc_fused_tanh
         p = ctypes.c_void_p
         i64 = ctypes.c_int64
-        fn.argtypes = [i64, i64, i64, i64, p, p, p, p, p, p, ctypes.c_int, p, p, p, p, p]
+        fn.argtypes = [i64, i64, i64, i64, i64, p, p, p, p, p, p, p, ctypes.c_int, p, p, p, p, p]
         fn.restype = ctypes.c_int
+        lib.boundcalc_lanes.argtypes = []
+        lib.boundcalc_lanes.restype = ctypes.c_int
         _BUILT[key] = str(path)
-        _CACHE[key] = fn
-        return fn
+        _CACHE[key] = Kernel(fn, int(lib.boundcalc_lanes()))
+        return _CACHE[key]
 
 
 def _note_fallback(reason: str) -> None:
@@ -250,61 +252,86 @@ def kernel_unavailable_reason(d: int, dtype: torch.dtype) -> str | None:
     return _FAILED.get(key) or (None if key in _CACHE else _SKIPPED.get(key))
 
 
-def padded_width(m: int) -> int:
-    """m rounded up to a multiple of :data:`HEAD_BLOCK`."""
-    return -(-int(m) // HEAD_BLOCK) * HEAD_BLOCK
+class Kernel(NamedTuple):
+    """A loaded kernel: the C function and its heads per block (one vector register)."""
 
-
-def vector_lanes(dtype: torch.dtype) -> int:
-    """Heads per block of the kernel for ``dtype``: one 32-byte vector (8 float32, 4 float64)."""
-    return 32 * 8 // torch.finfo(dtype).bits
-
-
-#: Bytes of per-(sample, head) values the kernel keeps for a group of samples (cache-sized).
-GROUP_BYTES = 1 << 17
-
-
-class KernelLayout(NamedTuple):
-    """θ in the kernel's block-major layouts (fused_step.c), width padded to ``m_pad``."""
-
-    Wmap: Tensor    # (m_pad/VL, d_e, d_a, VL) = log₂e · W[i, a, e]
-    Ut: Tensor      # (m_pad/VL, d_a, VL) = U[i, a]
-    cs: Tensor      # (m_pad,) = c_i/√m
-    m: int
+    fn: object
     lanes: int
 
 
-def kernel_layout(c: Tensor, U: Tensor, W: Tensor) -> KernelLayout:
-    """Pack θ = (c (m,), U (m, d), W (m, d, d)) for the kernel (padded heads are all zero)."""
-    m, d = U.shape
-    lanes = vector_lanes(U.dtype)
-    m_pad = padded_width(m)
+def padded_width(m: int, lanes: int) -> int:
+    """m rounded up to a multiple of ``lanes`` (the kernel's heads per block)."""
+    return -(-int(m) // int(lanes)) * int(lanes)
+
+
+#: Bytes of per-(sample, head) values the kernel keeps for a group of samples (cache-sized).
+GROUP_BYTES = 1 << 19
+
+
+class KernelLayout(NamedTuple):
+    """θ of one or more students in the kernel's block-major layouts (fused_step.c).
+
+    The students' heads lie side by side, each student padded with zero heads to whole blocks
+    of ``lanes``; ``student`` names the student of every block, ``widths`` the students' widths
+    m_s and ``offsets`` where each student's first head lies in the padded layout.
+    """
+
+    Wmap: Tensor     # (m_pad/VL, d_e, d_a, VL) = log₂e · W[i, a, e]
+    Ut: Tensor       # (m_pad/VL, d_a, VL) = U[i, a]
+    cs: Tensor       # (m_pad,) = c_i/√m_s
+    student: Tensor  # (m_pad/VL,) int32
+    widths: tuple[int, ...]
+    offsets: tuple[int, ...]
+    lanes: int
+
+
+def kernel_layout(c: Tensor, U: Tensor, W: Tensor, lanes: int,
+                  widths: tuple[int, ...] | None = None) -> KernelLayout:
+    """Pack θ = (c (M,), U (M, d), W (M, d, d)) for the kernel; padded heads are all zero.
+
+    ``widths`` splits the M heads into students (consecutive, Σ m_s = M; default one student of
+    width M); head i of student s is scaled by c_i/√m_s.
+    """
+    M, d = U.shape
+    widths = (M,) if widths is None else tuple(int(w) for w in widths)
+    if sum(widths) != M or any(w < 1 for w in widths):
+        raise ValueError(f"`widths` must be positive and sum to {M}, got {widths}")
+    padded = [padded_width(w, lanes) for w in widths]
+    m_pad = sum(padded)
     Wp = torch.zeros(m_pad, d, d, dtype=W.dtype)
-    Wp[:m] = W * _LOG2E                                        # [i, a, e]
     Up = torch.zeros(m_pad, d, dtype=U.dtype)
-    Up[:m] = U
     cs = torch.zeros(m_pad, dtype=c.dtype)
-    cs[:m] = c / math.sqrt(m)
+    student = torch.empty(m_pad // lanes, dtype=torch.int32)
+    offsets, src, dst = [], 0, 0
+    for k, (w, wp) in enumerate(zip(widths, padded, strict=True)):
+        Wp[dst:dst + w] = W[src:src + w] * _LOG2E                    # [i, a, e]
+        Up[dst:dst + w] = U[src:src + w]
+        cs[dst:dst + w] = c[src:src + w] / math.sqrt(w)
+        student[dst // lanes:(dst + wp) // lanes] = k
+        offsets.append(dst)
+        src, dst = src + w, dst + wp
     blocks = m_pad // lanes
     Wmap = Wp.view(blocks, lanes, d, d).permute(0, 3, 2, 1).contiguous()   # [b, e, a, l]
     Ut = Up.view(blocks, lanes, d).permute(0, 2, 1).contiguous()          # [b, a, l]
-    return KernelLayout(Wmap, Ut, cs, m, lanes)
+    return KernelLayout(Wmap, Ut, cs, student, widths, tuple(offsets), lanes)
 
 
-def kernel_range(kernel, X: Tensor, q: Tensor, y: Tensor, layout: KernelLayout, preds: Tensor,
-                 need_grad: bool
+def kernel_range(kernel: Kernel, X: Tensor, q: Tensor, y: Tensor, layout: KernelLayout,
+                 preds: Tensor, need_grad: bool
                  ) -> tuple[Tensor, Tensor | None, Tensor | None, Tensor | None]:
     """Run the kernel on the samples of X (n, T, d), q (n, d), y (n,) (contiguous, CPU).
 
-    Writes f into ``preds`` (n,, contiguous). Returns (Σ r², Σ r h (m_pad,), and in the kernel's
-    block-major layouts Σ κ̃ ∘ a (m_pad/VL, d, VL) and Σ q (κ̃ ∘ GU) (m_pad/VL, d, d, VL)): the
-    partial sums of ``train._fused_range``; :func:`unpack_sums` turns them into its layouts.
+    Writes f_js into ``preds`` (n, S), contiguous. Returns (Σ_j r_js² (S,), Σ r h (m_pad,),
+    and in the kernel's block-major layouts Σ κ̃ ∘ a (m_pad/VL, d, VL) and Σ q (κ̃ ∘ GU)
+    (m_pad/VL, d, d, VL)): the partial sums of ``train._fused_range``; :func:`unpack_sums`
+    turns them into its layouts.
     """
     n, T, d = X.shape
     m_pad = layout.cs.shape[0]
+    S = len(layout.widths)
     dt = X.dtype
     group = max(1, min(64, GROUP_BYTES // ((2 * d + 3) * m_pad * X.element_size())))
-    loss = ctypes.c_double(0.0)
+    loss = torch.zeros(S, dtype=torch.float64)
     if need_grad:
         grad_c = torch.zeros(m_pad, dtype=dt)
         acc_a = torch.zeros(m_pad // layout.lanes, d, layout.lanes, dtype=dt)
@@ -313,25 +340,33 @@ def kernel_range(kernel, X: Tensor, q: Tensor, y: Tensor, layout: KernelLayout, 
     else:
         grad_c = acc_a = acc_W = None
         ptrs = (None, None, None)
-    status = kernel(n, T, m_pad, group, X.data_ptr(), q.data_ptr(), y.data_ptr(),
-                    layout.Wmap.data_ptr(), layout.Ut.data_ptr(), layout.cs.data_ptr(),
-                    int(bool(need_grad)), preds.data_ptr(), ctypes.byref(loss), *ptrs)
+    status = kernel.fn(n, T, m_pad, group, S, layout.student.data_ptr(), X.data_ptr(),
+                       q.data_ptr(), y.data_ptr(), layout.Wmap.data_ptr(), layout.Ut.data_ptr(),
+                       layout.cs.data_ptr(), int(bool(need_grad)), preds.data_ptr(),
+                       loss.data_ptr(), *ptrs)
     if status != 0:
         raise MemoryError("fused_step kernel could not allocate its work buffer")
-    return torch.tensor(loss.value, dtype=dt), grad_c, acc_a, acc_W
+    return loss.to(dt), grad_c, acc_a, acc_W
 
 
-def unpack_sums(grad_c: Tensor, acc_a: Tensor, acc_W: Tensor, m: int
+def unpack_sums(grad_c: Tensor, acc_a: Tensor, acc_W: Tensor, layout: KernelLayout
                 ) -> tuple[Tensor, Tensor, Tensor]:
-    """Kernel sums → the layouts of ``train._fused_range``: (m,), (d, m), (d, d·m) [e, (a, i)]."""
+    """Kernel sums → the layouts of ``train._fused_range`` without the padded heads: (M,),
+    (d, M), (d, d·M) [e, (a, i)], M = Σ m_s."""
     blocks, d, lanes = acc_a.shape
     m_pad = blocks * lanes
-    a = acc_a.permute(1, 0, 2).reshape(d, m_pad)[:, :m]
-    w = acc_W.permute(1, 2, 0, 3).reshape(d, d, m_pad)[:, :, :m]
-    return grad_c[:m], a.contiguous(), w.reshape(d, d * m)
+    a = acc_a.permute(1, 0, 2).reshape(d, m_pad)
+    w = acc_W.permute(1, 2, 0, 3).reshape(d, d, m_pad)
+    if len(layout.widths) == 1:
+        M = layout.widths[0]
+        return grad_c[:M], a[:, :M].contiguous(), w[:, :, :M].reshape(d, d * M)
+    keep = torch.cat([torch.arange(o, o + m) for o, m in zip(layout.offsets, layout.widths,
+                                                              strict=True)])
+    M = keep.numel()
+    return grad_c[keep], a[:, keep].contiguous(), w[:, :, keep].reshape(d, d * M)
 
 
-__all__ = ["HEAD_BLOCK", "MAX_D", "KernelLayout", "backend_report", "kernel_enabled",
+__all__ = ["MAX_D", "Kernel", "KernelLayout", "backend_report", "kernel_enabled",
            "kernel_layout",
            "kernel_range", "kernel_unavailable_reason", "load_kernel", "padded_width",
-           "unpack_sums", "vector_lanes"]
+           "unpack_sums"]

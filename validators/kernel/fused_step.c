@@ -5,23 +5,34 @@
  * every per-(sample, token, head) quantity kept in vector registers: nothing of size n·T·m is
  * written to memory, which is what the torch path of that function cannot avoid.
  *
+ * Several students at once. The heads of S students (S ≥ 1, the widths of one figure-1 seed,
+ * say) are laid side by side, each student padded to whole blocks, and ``block_student[b]``
+ * names the student of block b (blocks of one student are consecutive). Every student has its
+ * own output f_js = Σ_{i∈s} c_i/√m_s σ(pre_ji), its own residual r_js = f_js − y_j and loss
+ * Σ_j r_js²; a head's gradient sums use its own student's residual. Heads never interact, so
+ * one pass over the samples serves every student: the samples are read once per step for all
+ * of them, and a student's numbers are those of a pass over that student alone, bit for bit
+ * (same blocks, same order of every sum).
+ *
  * Built by cpu_kernel.py with the token dimension KD and the real type fixed at compile time
  * (-DKD=<d>, -DREAL_DOUBLE for float64), so that the short loops over a, e < KD unroll. Heads
- * are processed in blocks of VL (one 32-byte vector: 8 floats or 4 doubles), written with GCC's
- * vector extensions.
+ * are processed in blocks of VL (one vector register: 64 bytes where the compiler targets
+ * AVX-512, 32 bytes otherwise; boundcalc_lanes() tells the caller), written with GCC's vector
+ * extensions.
  *
  * Layouts (row-major; m_pad a multiple of VL, padded heads all zero; head i = VL·b + l lies in
  * block b, lane l, and every per-head array is block-major, a block's values contiguous):
  *   X (n, T, KD), q (n, KD), y (n),
  *   Wmap (m_pad/VL, KD_e, KD_a, VL) = log2(e) · W[i, a, e],   Ut (m_pad/VL, KD_a, VL) = U[i, a],
- *   cs (m_pad) = c_i / sqrt(m).
+ *   cs (m_pad) = c_i / sqrt(m_s),  block_student (m_pad/VL) in 0 … S−1.
  * Outputs, summed over the n samples of the call:
- *   loss = Σ_j r_j² (double), preds[j] = f_j, and if need_grad (buffers zeroed by the caller)
- *   grad_c (m_pad)                  += Σ_j r_j h_ji,
+ *   loss[s] = Σ_j r_js² (double), preds[j·S + s] = f_js, and if need_grad (buffers zeroed by
+ *   the caller), for head i of student s:
+ *   grad_c (m_pad)                  += Σ_j r_js h_ji,
  *   acc_a (m_pad/VL, KD_a, VL)      += Σ_j κ̃_ji (S a)_ji[a] / S_ji,
  *   acc_W (m_pad/VL, KD_e, KD_a, VL) += Σ_j q_j[e] κ̃_ji (S G_jU_i)[a] / S_ji,
- * with r_j = f_j − y_j, h = tanh(pre), κ̃ = r σ'(pre): the partial sums of _fused_range (the
- * caller applies the per-head factor 2 c_i / (n √m)).
+ * with h = tanh(pre), κ̃_ji = r_js σ'(pre_ji): the partial sums of _fused_range (the caller
+ * applies the per-head factor 2 c_i / (n √m_s)).
  *
  * Softmax: e_t = 2^(z'_t − max_t z'_t) (z' = log2(e) z), S = Σ_t e_t ≥ 1: the exact max shift.
  * exp2 and tanh are polynomials accurate to a few units in the last place (tested against
@@ -54,7 +65,13 @@ typedef int32_t ireal;
 #define SIGN_BIT ((ireal)1 << 31)
 #endif
 
+#ifndef VBYTES
+#ifdef __AVX512F__
+#define VBYTES 64
+#else
 #define VBYTES 32
+#endif
+#endif
 #define VL ((int)(VBYTES / sizeof(real)))
 typedef real vec __attribute__((vector_size(VBYTES), aligned(sizeof(real))));
 typedef ireal ivec __attribute__((vector_size(VBYTES), aligned(sizeof(real))));
@@ -117,12 +134,17 @@ static inline vec tanhv(vec x) {
  * S a (KD), X^T(e∘P) (KD, later replaced by κ̃ G U / S), pre, 1/S, h. */
 #define SLOTS (2 * KD + 3)
 
-/* Forward sweep of one sample over all head blocks; returns f_j. */
-static real sample_forward(const real *restrict x, const real *restrict qj, int64_t T,
-                           int64_t m_pad, const real *restrict Wmap, const real *restrict Ut,
+/* Heads per block: the caller pads every student to a multiple of this. */
+int boundcalc_lanes(void) { return VL; }
+
+/* Forward sweep of one sample over all head blocks; writes f_js into f[s]. With keep, the
+ * per-head values of the gradient are stored in slot. */
+static void sample_forward(const real *restrict x, const real *restrict qj, int64_t T,
+                           int64_t m_pad, int64_t S_count, const int32_t *restrict student,
+                           const real *restrict Wmap, const real *restrict Ut,
                            const real *restrict cs, real *restrict slot, vec *restrict zbuf,
-                           int keep) {
-    vec fv = splat(0);
+                           vec *restrict fv, real *restrict f, int keep) {
+    for (int64_t s = 0; s < S_count; s++) fv[s] = splat(0);
     for (int64_t off = 0; off < m_pad; off += VL) {
         const real *Wb = Wmap + off * KD * KD, *Ubk = Ut + off * KD;
         real *sl = slot + off * SLOTS;
@@ -132,23 +154,24 @@ static real sample_forward(const real *restrict x, const real *restrict qj, int6
             const real qe = qj[e];
             for (int a = 0; a < KD; a++) Wq[a] += qe * load(Wb + (e * KD + a) * VL);
         }
-        vec zmax = splat((real)-1e30);
-        for (int64_t t = 0; t < T; t++) {             /* z'_t = log2(e) x_tᵀ W_i q_j */
-            const real *xt = x + t * KD;
-            vec z = splat(0);
-            for (int a = 0; a < KD; a++) z += xt[a] * Wq[a];
-            zbuf[t] = z;
-            zmax = vselect(z > zmax, z, zmax);
-        }
         vec Ub[KD];
         for (int a = 0; a < KD; a++) Ub[a] = load(Ubk + a * VL);
+        vec zmax = splat((real)-1e30);
+        for (int64_t t = 0; t < T; t++) {             /* z'_t = log2(e) x_tᵀ W_i q_j, x_tᵀU_i */
+            const real *xt = x + t * KD;
+            vec z = splat(0), P = splat(0);
+            for (int a = 0; a < KD; a++) {
+                z += xt[a] * Wq[a];
+                P += xt[a] * Ub[a];
+            }
+            zbuf[t] = z;
+            zbuf[T + t] = P;
+            zmax = vselect(z > zmax, z, zmax);
+        }
         vec S = splat(0), SP = splat(0);
         for (int64_t t = 0; t < T; t++) {             /* e_t = S s_t, and e_t x_tᵀU_i */
-            const real *xt = x + t * KD;
             const vec ev = exp2v(zbuf[t] - zmax);
-            vec P = splat(0);
-            for (int a = 0; a < KD; a++) P += xt[a] * Ub[a];
-            P *= ev;
+            const vec P = zbuf[T + t] * ev;
             S += ev;
             SP += P;
             zbuf[t] = ev;
@@ -157,7 +180,7 @@ static real sample_forward(const real *restrict x, const real *restrict qj, int6
         const vec sinv = splat(1) / S;
         const vec pre = SP * sinv;                    /* a_iᵀU_i */
         const vec h = tanhv(pre);
-        fv += load(cs + off) * h;
+        fv[student[off / VL]] += load(cs + off) * h;
         if (!keep) continue;
         vec acc[KD];                                  /* S a = Σ_t e_t x_t */
         for (int a = 0; a < KD; a++) acc[a] = splat(0);
@@ -172,44 +195,55 @@ static real sample_forward(const real *restrict x, const real *restrict qj, int6
         store(sl + (2 * KD + 1) * VL, sinv);
         store(sl + (2 * KD + 2) * VL, h);
     }
-    real f = 0;
-    for (int ii = 0; ii < VL; ii++) f += fv[ii];
-    return f;
+    for (int64_t s = 0; s < S_count; s++) {
+        real out = 0;
+        for (int ii = 0; ii < VL; ii++) out += fv[s][ii];
+        f[s] = out;
+    }
 }
 
 /* Samples 0 … n−1 (see the header). Returns 0, or 1 if out of memory. */
-int boundcalc_fused_tanh(int64_t n, int64_t T, int64_t m_pad, int64_t chunk,
-                         const real *restrict X, const real *restrict q,
-                         const real *restrict y, const real *restrict Wmap,
-                         const real *restrict Ut, const real *restrict cs, int need_grad,
-                         real *restrict preds, double *restrict loss,
-                         real *restrict grad_c, real *restrict acc_a,
+int boundcalc_fused_tanh(int64_t n, int64_t T, int64_t m_pad, int64_t chunk, int64_t S_count,
+                         const int32_t *restrict student, const real *restrict X,
+                         const real *restrict q, const real *restrict y,
+                         const real *restrict Wmap, const real *restrict Ut,
+                         const real *restrict cs, int need_grad, real *restrict preds,
+                         double *restrict loss, real *restrict grad_c, real *restrict acc_a,
                          real *restrict acc_W) {
     if (chunk < 1) chunk = 1;
+    if (S_count < 1) return 1;
     const int64_t per = SLOTS * m_pad;
     real *slots = (real *)aligned_alloc(VBYTES, sizeof(real) * (size_t)(per * chunk));
     vec *zbuf = (vec *)aligned_alloc(VBYTES, sizeof(vec) * (size_t)(2 * T));
-    real *rs = (real *)malloc(sizeof(real) * (size_t)chunk);
-    if (!slots || !zbuf || !rs) { free(slots); free(zbuf); free(rs); return 1; }
-    double total = 0.0;
+    vec *fv = (vec *)aligned_alloc(VBYTES, sizeof(vec) * (size_t)S_count);
+    real *rs = (real *)malloc(sizeof(real) * (size_t)(chunk * S_count));
+    if (!slots || !zbuf || !fv || !rs) {
+        free(slots); free(zbuf); free(fv); free(rs);
+        return 1;
+    }
+    for (int64_t s = 0; s < S_count; s++) loss[s] = 0.0;
     for (int64_t j0 = 0; j0 < n; j0 += chunk) {
         const int64_t jn = n - j0 < chunk ? n - j0 : chunk;
         for (int64_t jj = 0; jj < jn; jj++) {
             const int64_t j = j0 + jj;
-            const real f = sample_forward(X + j * T * KD, q + j * KD, T, m_pad, Wmap, Ut, cs,
-                                          slots + jj * per, zbuf, need_grad);
-            preds[j] = f;
-            rs[jj] = f - y[j];
-            total += (double)rs[jj] * (double)rs[jj];
+            real *f = preds + j * S_count;
+            sample_forward(X + j * T * KD, q + j * KD, T, m_pad, S_count, student, Wmap, Ut,
+                           cs, slots + jj * per, zbuf, fv, f, need_grad);
+            for (int64_t s = 0; s < S_count; s++) {
+                const real r = f[s] - y[j];
+                rs[jj * S_count + s] = r;
+                loss[s] += (double)r * (double)r;
+            }
         }
         if (!need_grad) continue;
         for (int64_t off = 0; off < m_pad; off += VL) {
+            const int64_t s = student[off / VL];
             real *aW = acc_W + off * KD * KD, *aA = acc_a + off * KD;
             vec gc = load(grad_c + off), aa[KD];
             for (int a = 0; a < KD; a++) aa[a] = load(aA + a * VL);
             for (int64_t jj = 0; jj < jn; jj++) {
                 real *sl = slots + jj * per + off * SLOTS;
-                const real r = rs[jj];
+                const real r = rs[jj * S_count + s];
                 const vec h = load(sl + (2 * KD + 2) * VL), pre = load(sl + 2 * KD * VL);
                 const vec kap = r * (splat(1) - h * h) * load(sl + (2 * KD + 1) * VL);
                 gc += r * h;
@@ -234,9 +268,9 @@ int boundcalc_fused_tanh(int64_t n, int64_t T, int64_t m_pad, int64_t chunk,
             }
         }
     }
-    *loss = total;
     free(slots);
     free(zbuf);
+    free(fv);
     free(rs);
     return 0;
 }

@@ -281,7 +281,7 @@ def test_figures_are_redrawn_from_stored_cells_without_recomputing(cli, f1_run, 
     for name in ("figure1.png", "figure1.pdf"):
         (run / name).unlink()
     cells = {p: (p.stat().st_mtime_ns, p.read_bytes()) for p in (run / "cells").iterdir()}
-    for name in ("compute_cell", "seed_data", "run_cells", "proj_gd"):
+    for name in ("compute_cell", "compute_cells", "seed_data", "run_cells", "train_students"):
         monkeypatch.setattr(figure1, name, _fail)
     code, _, err = cli("table", run, "--figures")
     assert code == 0, err

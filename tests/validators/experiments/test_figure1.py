@@ -127,7 +127,7 @@ def test_seed_parts_run_apart_merge_into_the_same_summary(quick_run, tmp_path, m
     def no_compute(*args, **kwargs):
         raise AssertionError("a merged cell was computed again")
 
-    monkeypatch.setattr(figure1, "compute_cell", no_compute)
+    monkeypatch.setattr(figure1, "compute_cells", no_compute)
     run_figure1("quick", seeds=2, out=tmp_path / "merged", progress=False)
     for name in ("summary.csv", "slopes.csv"):
         assert _rows(whole / name) == _rows(tmp_path / "merged" / name), name
@@ -272,13 +272,15 @@ def _alive(pid: int) -> bool:
 @pytest.mark.skipif(not sys.platform.startswith("linux"), reason="reads /proc")
 def test_sigkill_of_a_jobs_2_parent_leaves_no_worker_and_a_rerun_gives_the_same_numbers(
         quick_run, tmp_path):
-    """``reproduce figure1 --preset quick --jobs 2`` killed (SIGKILL) once the first cell is
-    written: no worker is alive 5 s later, and running it again (here in-process) finishes the
-    run with the numbers of the uninterrupted run."""
+    """``reproduce figure1 --preset quick --seeds 4 --jobs 2`` killed (SIGKILL) once the first
+    cell is written: no worker is alive 5 s later, and running it again (here in-process)
+    finishes the run with the numbers of the uninterrupted run. (A worker writes a seed's
+    cells together, as its widths train together: with four seeds on two workers the kill
+    falls between seeds.)"""
     whole, _ = quick_run
     out = tmp_path / "killed"
     command = [sys.executable, "-m", "boundcalc", "reproduce", "figure1", "--preset", "quick",
-               "--jobs", "2", "--device", "cpu", "--out", str(out)]
+               "--seeds", "4", "--jobs", "2", "--device", "cpu", "--out", str(out)]
     # cwd outside the source tree: from the repository root `-m boundcalc` would import the
     # uninstalled ./boundcalc (without its theory/validators mapping) instead of the installed one
     proc = subprocess.Popen(command, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
@@ -305,10 +307,14 @@ def test_sigkill_of_a_jobs_2_parent_leaves_no_worker_and_a_rerun_gives_the_same_
                 os.kill(w, signal.SIGKILL)
     assert not alive, f"workers alive 5 s after the parent's SIGKILL: {alive}"
     done = len(list((out / "cells").glob("*.json")))
-    assert done < len(all_cells(PRESETS["quick"])), "killed after the run had finished"
-    run_figure1("quick", out=out, device="cpu", progress=False)      # the same run, resumed
-    for name in ("summary.csv", "slopes.csv"):
-        assert _rows(whole / name) == _rows(out / name), name
+    assert done < 2 * len(all_cells(PRESETS["quick"])), "killed after the run had finished"
+    run_figure1("quick", seeds=4, out=out, device="cpu", progress=False)   # resumed
+    seeds_1_2 = [r for r in _rows(out / "results.csv") if r["seed"] in ("1", "2")]
+    for rows in (seeds_1_2, want := _rows(whole / "results.csv")):
+        for r in rows:
+            r.pop("wall_s")
+    assert seeds_1_2 == want
+    assert len(_rows(out / "results.csv")) == 2 * len(want)
 
 
 def test_damaged_cells_are_named_moved_aside_and_recomputed(tmp_path, capsys):

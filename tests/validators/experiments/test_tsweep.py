@@ -103,13 +103,13 @@ def test_a_resumed_run_recomputes_only_the_missing_cells(quick_run, tmp_path, mo
         (copy / "cells" / f"{key}.json").unlink()
     kept = {p.name: p.stat().st_mtime_ns for p in (copy / "cells").glob("*.json")}
     computed = []
-    original = tsweep.compute_cell
+    original = tsweep.compute_cells
 
-    def counting(seed, T, m, data, cfg):
-        computed.append(tsweep.tsweep_cell_key(seed, T, m))
-        return original(seed, T, m, data, cfg)
+    def counting(seed, T, widths, data, cfg):
+        computed.extend(tsweep.tsweep_cell_key(seed, T, m) for m in widths)
+        return original(seed, T, widths, data, cfg)
 
-    monkeypatch.setattr(tsweep, "compute_cell", counting)
+    monkeypatch.setattr(tsweep, "compute_cells", counting)
     tsweep.run_tsweep("quick", out=copy, progress=False)
     assert sorted(computed) == sorted(removed)
     assert {p.name: p.stat().st_mtime_ns for p in (copy / "cells").glob("*.json")

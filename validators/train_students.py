@@ -1,0 +1,198 @@
+"""ProjGD for several students at once: one fused pass per step serves every width.
+
+Figure 1 trains, for each seed, one student per width (8, 16, …, 256: 504 heads in all) on the
+same data with the same step size and radii. The students never interact — student s has its
+own readout scale m_s^{-1/2}, its own residuals r_js = f_s(X_j) − y_j and its own loss — so the
+S trajectories of
+
+    θ^s_{k+1} = Π_{Ω_ρ(m_s)}(θ^s_k − η ∇R̂_s(θ^s_k)),   s = 1 … S   (Theorem 1's ProjGD),
+
+are computed together: the heads of all students lie side by side in one parameter set, one
+fused pass (:func:`boundcalc.validators.train.fused_loss_and_gradient` with ``widths``) returns
+every student's loss and gradient, the update is one tensor operation, and the projection onto
+the product of per-head balls uses each head's own radii ρ/√m_s. Per step the samples are read
+once for all students instead of once per student, and the per-step Python and launch overhead
+is paid once.
+
+Every number is that of :func:`boundcalc.validators.train.proj_gd` run on each student alone:
+on the compiled CPU kernel the losses and gradients are the same bit for bit (same blocks of
+heads, same order of every sum), the projection and the update are the same element-wise
+operations; on the torch path the output sums differ by rounding only.
+(tests/validators/test_train_students.py checks both against ``proj_gd``.)
+
+Example:
+    >>> import torch
+    >>> from boundcalc.validators.data.inputs import synthetic_inputs
+    >>> from boundcalc.validators.model import init_params, last_token_query
+    >>> X = synthetic_inputs(32, 4, 3, seed=1)
+    >>> y = torch.zeros(32, dtype=torch.float64)
+    >>> inits = [init_params(m, 3, seed=m) for m in (2, 4)]
+    >>> runs = train_students(inits, X, last_token_query(X), y, "tanh", steps=3, eta=0.1, rho=1)
+    >>> [r.params.width for r in runs]
+    [2, 4]
+"""
+
+from __future__ import annotations
+
+import math
+import time
+from collections.abc import Sequence
+
+import torch
+from torch import Tensor
+
+from .model import Activation, Params
+from .train import (
+    TrainResult,
+    _as_activation,
+    _check_backend,
+    _check_rho,
+    _kernel_for,
+    full_loss,
+    fused_inputs,
+    fused_loss_and_gradient,
+    intra_op_threads,
+    small_work_threads,
+)
+
+__all__ = ["train_students"]
+
+
+def _per_head(values: Sequence[float], widths: Sequence[int], dt: torch.dtype,
+              dev: torch.device) -> Tensor:
+    """(M,) tensor with values[s] repeated m_s times."""
+    return torch.repeat_interleave(torch.tensor(list(values), dtype=dt, device=dev),
+                                   torch.tensor(list(widths), device=dev))
+
+
+def _project_heads(theta: Params, params0: Params, radii: tuple[Tensor, Tensor, Tensor]
+                   ) -> Params:
+    """:func:`boundcalc.validators.model.project` with per-head radii (M,): each head of
+    student s in its balls of radii ρ/√m_s; the same element-wise operations."""
+    rc, ru, rw = radii
+    dc, dU, dW = theta - params0
+    dc = torch.minimum(torch.maximum(dc, -rc), rc)
+    nu = dU.norm(dim=-1, keepdim=True)
+    ru = ru.unsqueeze(-1)
+    dU = dU * torch.where(nu > ru, nu.clamp_min(1e-300).reciprocal() * ru, torch.ones_like(nu))
+    nw = dW.flatten(1).norm(dim=-1).view(-1, 1, 1)
+    rw = rw.view(-1, 1, 1)
+    dW = dW * torch.where(nw > rw, nw.clamp_min(1e-300).reciprocal() * rw, torch.ones_like(nw))
+    return Params(params0.c + dc, params0.U + dU, params0.W + dW)
+
+
+def train_students(students: Sequence[Params], X: Tensor, q: Tensor, y: Tensor,
+                   act: Activation | str, *, steps: int, eta: float, rho=None,
+                   project_iterates: bool = True, chunk: int | None = None,
+                   backend: str = "auto") -> list[TrainResult]:
+    """K = ``steps`` steps of full-batch ProjGD for every student, in one computation.
+
+    Args:
+        students: the initial parameters θ^s(0) of S ≥ 1 students (widths m_s, same d, dtype
+            and device); each is also the centre of its Ω_ρ.
+        X (n, T, d), q (n, d), y (n,): the training data, shared by all students.
+        act: activation (name or :class:`Activation`); steps: K ≥ 1; eta: η > 0.
+        rho: (ρ_c, ρ_u, ρ_w) or one number; required unless ``project_iterates=False``.
+        chunk, backend: of the fused pass (:func:`~boundcalc.validators.train.train`).
+
+    Returns:
+        One :class:`~boundcalc.validators.train.TrainResult` per student, in order, each equal
+        to that of ``proj_gd`` on the student alone (module docstring). ``seconds`` is the wall
+        time of the whole batch; ``config["students"]`` lists the widths trained together.
+    """
+    act = _as_activation(act)
+    students = list(students)
+    if not students or not all(isinstance(p, Params) for p in students):
+        raise ValueError("`students` must be a non-empty sequence of Params")
+    if int(steps) != steps or steps < 1:
+        raise ValueError(f"`steps` must be a positive integer, got {steps}")
+    if not (isinstance(eta, (int, float)) and math.isfinite(eta) and eta > 0):
+        raise ValueError(f"`eta` must be a positive finite number, got {eta!r}")
+    rho_t = _check_rho(rho) if project_iterates else None
+    first = students[0].W
+    d = first.shape[-1]
+    if any(p.W.shape[-1] != d or p.W.dtype != first.dtype or p.W.device != first.device
+           for p in students):
+        raise ValueError("`students` must share d, dtype and device")
+    n = X.shape[0]
+    if X.dim() != 3 or X.shape[2] != d or q.shape != (n, d) or y.shape != (n,):
+        raise ValueError(f"expected X (n, T, d={d}), q (n, d), y (n,); got {tuple(X.shape)}, "
+                         f"{tuple(q.shape)}, {tuple(y.shape)}")
+    _check_backend(backend)
+    widths = tuple(p.width for p in students)
+    S, K = len(widths), int(steps)
+    dt, dev = first.dtype, first.device
+    X, q, y = (t.to(device=dev, dtype=dt).contiguous() for t in (X, q, y))
+    params0 = Params(*(torch.cat(blocks).detach() for blocks in zip(*students, strict=True)))
+    used_backend = ("torch" if backend == "torch"
+                    else "kernel" if _kernel_for(act, dt, dev, d) is not None else "torch")
+    inputs = fused_inputs(X, q) if used_backend == "torch" else None
+    head_student = _per_head(range(S), widths, torch.int64, dev)
+    root_m = _per_head([math.sqrt(m) for m in widths], widths, dt, dev)
+    radii = None if rho_t is None else tuple(
+        _per_head([float(r) / math.sqrt(m) for m in widths], widths, dt, dev) for r in rho_t)
+
+    def per_student_sum(values: Tensor) -> Tensor:
+        return torch.zeros(S, dtype=dt, device=dev).index_add_(0, head_student, values)
+
+    def per_student_max(values: Tensor) -> Tensor:
+        return torch.zeros(S, dtype=dt, device=dev).scatter_reduce_(
+            0, head_student, values, "amax", include_self=False)
+
+    loss_hist = torch.empty(K, S, dtype=dt, device=dev)
+    grad_hist = torch.empty(K, 3, S, dtype=dt, device=dev)
+    radius_hist = torch.empty(K, 3, S, dtype=dt, device=dev)
+    dist_hist = torch.empty(K, 3, S, dtype=dt, device=dev)
+    total = Params(*(torch.zeros_like(t) for t in params0))
+    theta = params0.clone()
+
+    def loss_of(p: Params) -> Tensor:
+        return full_loss(p, X, q, y, act, chunk, inputs, backend, widths=widths)
+
+    threads = small_work_threads(n * X.shape[1] * params0.width, dev)
+    with intra_op_threads(threads):
+        start = time.perf_counter()
+        for k in range(K):
+            loss_k, g, _ = fused_loss_and_gradient(theta, X, q, y, act, chunk=chunk,
+                                                   inputs=inputs, backend=backend,
+                                                   widths=widths)
+            loss_hist[k] = loss_k
+            grad_hist[k] = torch.stack([per_student_sum(g.c * g.c),
+                                        per_student_sum((g.U * g.U).sum(-1)),
+                                        per_student_sum((g.W * g.W).flatten(1).sum(-1))]).sqrt()
+            dc, dU, dW = theta - params0
+            dU_norm, dW_norm = dU.norm(dim=-1), dW.flatten(1).norm(dim=-1)
+            radius_hist[k] = torch.stack([per_student_max(dc.abs() * root_m),
+                                          per_student_max(dU_norm * root_m),
+                                          per_student_max(dW_norm * root_m)])
+            dist_hist[k] = torch.stack([per_student_sum(dc * dc), per_student_sum(dU_norm ** 2),
+                                        per_student_sum(dW_norm ** 2)]).sqrt()
+            for acc_t, t in zip(total, theta, strict=True):
+                acc_t.add_(t)
+            theta = Params(*(t - eta * gt for t, gt in zip(theta, g, strict=True)))
+            if radii is not None:
+                theta = _project_heads(theta, params0, radii)
+        if dev.type == "cuda":
+            torch.cuda.synchronize(dev)
+    seconds = time.perf_counter() - start
+    average = total.scale(1.0 / K)
+    with intra_op_threads(threads):
+        average_loss, final, initial = (loss_of(p).cpu() for p in (average, theta, params0))
+    loss_cpu, grad_cpu = loss_hist.cpu(), grad_hist.cpu()
+    radius_cpu, dist_cpu = radius_hist.cpu(), dist_hist.cpu()
+    config = {"algorithm": "ProjGD", "projected": rho_t is not None, "gradient": "fused",
+              "backend": used_backend, "device": str(dev),
+              "dtype": str(dt).replace("torch.", ""), "students": list(widths)}
+    out, lo = [], 0
+    for s, m in enumerate(widths):
+        part = slice(lo, lo + m)
+        lo += m
+        out.append(TrainResult(
+            params=Params(*(t[part] for t in theta)), average=Params(*(t[part] for t in average)),
+            loss=loss_cpu[:, s].clone(), batch_loss=loss_cpu[:, s].clone(),
+            grad_norm=grad_cpu[:, :, s].clone(), radius=radius_cpu[:, :, s].clone(),
+            distance=dist_cpu[:, :, s].clone(), min_loss=float(loss_cpu[:, s].min()),
+            average_loss=float(average_loss[s]), final_loss=float(final[s]),
+            initial_loss=float(initial[s]), steps=K, eta=float(eta), rho=rho_t, batch_size=n,
+            seconds=seconds, config=dict(config)))
+    return out
