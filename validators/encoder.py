@@ -23,6 +23,13 @@ bounds; a violation with all conditions holding is flagged as a finding.
 ``boundcalc validate generalization`` (:mod:`boundcalc.validation`): one measured-vs-bound record
 per (check, form) with the conditions of that check as columns.
 
+Memory: one autograd pass holds several (N, d_s, d_m) tensors (about 21 GB for Table 1's
+d_m = 4096, N = 10000 in float32), so :func:`train_gd` (gradients and per-step records),
+:func:`alpha_of` and :func:`measure_init` go through the samples in chunks chosen by memory or
+given as ``chunk=`` (:mod:`validators.encoder_chunks`): the gradient is the sum of the chunks'
+gradients of their shares of the same objective, recorded outputs and features are concatenated
+over the chunks. When all N samples fit, one unchunked pass gives the full-batch numbers.
+
 Conventions (choices, see docs/generalization.md):
 
 * α is the smallest of the min(N, d_m) singular values of F_pre⁰ (the paper's literal
@@ -47,6 +54,7 @@ import torch
 from torch import Tensor
 
 from .data.digits import input_scale
+from .encoder_chunks import chunked, objective_share, resolve_chunk, summed_grads
 
 __all__ = ["EVAL_LOSSES", "MIN_ALPHA", "MIN_RADIUS", "OBJECTIVES", "EncoderParams", "EncoderRun",
            "alpha_of", "check_run", "eval_loss_value", "forward", "init_norms", "lecun_init",
@@ -153,21 +161,40 @@ def init_norms(params: EncoderParams) -> dict[str, float]:
     return {k: out[k] for k in ("WQ0_F", "WK0_F", "WV0_F", "WQ0_2", "WK0_2", "WV0_2", "WO0_2")}
 
 
-def alpha_of(params: EncoderParams, X: Tensor) -> float:
-    """α = σ_min(F_pre): the smallest of the min(N, d_m) singular values (L215)."""
-    feats = pre_features(params.detach(), X).to(torch.float64)
-    return float(torch.linalg.svdvals(feats)[-1])
+def _chunk_for(chunk: int | None, X: Tensor, params: EncoderParams) -> int:
+    """Samples per pass over ``X``: ``chunk`` (checked, capped at N) or by memory for None
+    (:func:`validators.encoder_chunks.resolve_chunk`)."""
+    _check_inputs(X, params)
+    return resolve_chunk(chunk, X, params.d_m)
 
 
-def measure_init(params: EncoderParams, X: Tensor, y: Tensor) -> dict[str, Any]:
-    """Everything the calculator needs at θ⁰: the seven norms, α, Φ(θ⁰), R_X, sizes."""
+def _features(params: EncoderParams, X: Tensor, chunk: int | None) -> Tensor:
+    """F_pre without autograd, ``chunk`` samples at a time (None = by memory)."""
+    p = params.detach()
+    return chunked(lambda Xc: pre_features(p, Xc), X, _chunk_for(chunk, X, params))
+
+
+def alpha_of(params: EncoderParams, X: Tensor, *, chunk: int | None = None) -> float:
+    """α = σ_min(F_pre): the smallest of the min(N, d_m) singular values (L215); F_pre is built
+    ``chunk`` samples at a time (None = by memory)."""
+    return float(torch.linalg.svdvals(_features(params, X, chunk).to(torch.float64))[-1])
+
+
+def measure_init(params: EncoderParams, X: Tensor, y: Tensor, *,
+                 chunk: int | None = None) -> dict[str, Any]:
+    """Everything the calculator needs at θ⁰: the seven norms, α, Φ(θ⁰), R_X, sizes.
+
+    F_pre⁰ is built once, ``chunk`` samples at a time (None = by memory); α is its σ_min and
+    Φ(θ⁰) = ½‖F_pre⁰ w_O − y‖² (the numbers of :func:`alpha_of` and :func:`phi`)."""
+    dtype = params.w_O.dtype
+    feats = _features(params, X.to(dtype), chunk)
     with torch.no_grad():
-        phi0 = float(phi(params, X.to(params.w_O.dtype), y.to(params.w_O.dtype)))
+        phi0 = float(0.5 * ((feats @ params.w_O - y.to(dtype)) ** 2).sum())
     n, d_s, d = (int(s) for s in X.shape)
     return {
         "N": n, "d_s": d_s, "d": d, "d_m": params.d_m,
         "norms": init_norms(params),
-        "alpha": alpha_of(params, X.to(params.w_O.dtype)),
+        "alpha": float(torch.linalg.svdvals(feats.to(torch.float64))[-1]),
         "alpha_full_row_rank": params.d_m >= n,
         "Phi0": phi0,
         "R_X": input_scale(X),
@@ -200,8 +227,13 @@ class EncoderRun:
 
 def train_gd(params0: EncoderParams, X: Tensor, y: Tensor, *, steps: int, lr: float,
              objective: str = "phi", eval_loss: str = "absolute",
-             X_test: Tensor | None = None, y_test: Tensor | None = None) -> EncoderRun:
+             X_test: Tensor | None = None, y_test: Tensor | None = None,
+             chunk: int | None = None) -> EncoderRun:
     """Plain full-batch GD (L105–L113) on ``objective``, recording every step.
+
+    Each step's gradient is that of the objective on all N samples, summed over chunks of
+    ``chunk`` samples (:mod:`validators.encoder_chunks`); the records (Φ, L_S, held-out loss)
+    concatenate the outputs of forward passes of the same chunk size without autograd.
 
     Args:
         params0: θ⁰ (not modified).
@@ -210,6 +242,9 @@ def train_gd(params0: EncoderParams, X: Tensor, y: Tensor, *, steps: int, lr: fl
         objective: ``"phi"`` (Wu et al.'s Φ), ``"mse"`` or ``"cross_entropy"``.
         eval_loss: the 1-Lipschitz ℓ of L_S / L_D: ``"absolute"`` or ``"logistic"``.
         X_test, y_test: held-out data for the L_D estimate (NaN when absent).
+        chunk: samples per pass (≥ 1; None = chosen by memory per data set,
+            :func:`validators.encoder_chunks.auto_chunk`). A chunk ≥ N is one unchunked pass,
+            with the numbers of the full-batch code.
     """
     if steps < 0:
         raise ValueError(f"`steps` must be >= 0, got {steps}")
@@ -225,6 +260,10 @@ def train_gd(params0: EncoderParams, X: Tensor, y: Tensor, *, steps: int, lr: fl
     if X_test is not None:
         X_test = X_test.to(dtype)
         y_test = None if y_test is None else y_test.to(dtype)
+    c_train = _chunk_for(chunk, X, params0)
+    has_test = X_test is not None and y_test is not None
+    c_test = _chunk_for(chunk, X_test, params0) if has_test else 1
+    n = int(X.shape[0])
     theta0 = params0.clone()
     params = [t.clone().requires_grad_(True) for t in theta0]
     phis, train, test, dist = [], [], [], []
@@ -232,11 +271,12 @@ def train_gd(params0: EncoderParams, X: Tensor, y: Tensor, *, steps: int, lr: fl
     def record(p: list[Tensor]) -> None:
         with torch.no_grad():
             ep = EncoderParams(*p)
-            f = forward(ep, X)
+            f = chunked(lambda Xc: forward(ep, Xc), X, c_train)
             phis.append(float(0.5 * ((f - y) ** 2).sum()))
             train.append(float(eval_loss_value(f, y, eval_loss)))
-            if X_test is not None and y_test is not None:
-                test.append(float(eval_loss_value(forward(ep, X_test), y_test, eval_loss)))
+            if has_test:
+                f_test = chunked(lambda Xc: forward(ep, Xc), X_test, c_test)
+                test.append(float(eval_loss_value(f_test, y_test, eval_loss)))
             else:
                 test.append(math.nan)
             dist.append([float(torch.linalg.vector_norm((a - b).reshape(-1)))
@@ -244,8 +284,13 @@ def train_gd(params0: EncoderParams, X: Tensor, y: Tensor, *, steps: int, lr: fl
 
     record(params)
     for _ in range(steps):
-        value = objective_value(forward(EncoderParams(*params), X), y, objective)
-        grads = torch.autograd.grad(value, params)
+        ep = EncoderParams(*params)
+        if c_train >= n:  # one chunk: the full-batch autograd pass
+            grads = torch.autograd.grad(objective_value(forward(ep, X), y, objective), params)
+        else:
+            grads = summed_grads(
+                lambda s, ep=ep: objective_share(forward(ep, X[s]), y[s], objective, n),
+                params, n, c_train)
         with torch.no_grad():
             for p, g in zip(params, grads, strict=True):
                 p -= lr * g
@@ -276,7 +321,7 @@ def check_run(X: Tensor, y: Tensor, *, d_m: int, seed: int, steps: int, lr: floa
               radii: tuple[float, float, float, float] | None = None,
               hidden_constants: str | Mapping[str, object] | None = None,
               dtype: torch.dtype = torch.float64,
-              device: torch.device | str = "cpu") -> dict[str, Any]:
+              device: torch.device | str = "cpu", chunk: int | None = None) -> dict[str, Any]:
     """Train one cell and confront it with Lemma 4 and Theorem 5 (derived and printed forms).
 
     The calculator is evaluated at the measured θ⁰ (norms, α, Φ(θ⁰); an α of exactly 0 becomes
@@ -286,6 +331,7 @@ def check_run(X: Tensor, y: Tensor, *, d_m: int, seed: int, steps: int, lr: floa
     distance becomes :data:`MIN_RADIUS`). ``radii_contain_trajectory`` says whether the given
     radii contain the run (if not, the bounds do not apply and a finding is reported). Both
     bounds hold "for every t", so they are compared with the largest measured loss of the run.
+    ``chunk``: samples per pass of :func:`measure_init` and :func:`train_gd` (None = by memory).
 
     Returns:
         JSON-ready dict: ``cell``, ``init``, ``radii``, ``conditions`` (derived form),
@@ -306,9 +352,9 @@ def check_run(X: Tensor, y: Tensor, *, d_m: int, seed: int, steps: int, lr: floa
         X_test = X_test.to(dtype=dtype, device=device)
     if y_test is not None:
         y_test = y_test.to(dtype=dtype, device=device)
-    init = measure_init(params0, X, y)
+    init = measure_init(params0, X, y, chunk=chunk)
     run = train_gd(params0, X, y, steps=steps, lr=lr, objective=objective, eval_loss=eval_loss,
-                   X_test=X_test, y_test=y_test)
+                   X_test=X_test, y_test=y_test, chunk=chunk)
     travelled = run.radii
     if radii is None:
         radii = tuple(max(r, MIN_RADIUS) for r in travelled)
