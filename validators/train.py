@@ -48,6 +48,7 @@ from torch import Tensor
 
 from .kernel import cpu_kernel
 from .model import Activation, Params, get_activation, loss_and_gradient, project
+from .student_split import StudentSplit, check_widths, student_split
 
 _LOG2E = 1.0 / math.log(2.0)   # exp(z) = 2^(z log₂e): the softmax uses exp2, cheaper than exp
 
@@ -121,7 +122,7 @@ def _cpu_pool(workers: int) -> ThreadPoolExecutor:
     return _POOLS[workers]
 
 
-def _fused_range(students: _Students, Wq_map: Tensor, Ut: Tensor, inputs: FusedInputs,
+def _fused_range(students: StudentSplit, Wq_map: Tensor, Ut: Tensor, inputs: FusedInputs,
                  y: Tensor, act: Activation, preds: Tensor, lo: int, hi: int, b: int,
                  need_grad: bool) -> tuple[Tensor, Tensor | None, Tensor | None, Tensor | None]:
     """Samples lo..hi−1 of :func:`fused_loss_and_gradient`, in chunks of b.
@@ -200,52 +201,6 @@ def _fused_range(students: _Students, Wq_map: Tensor, Ut: Tensor, inputs: FusedI
     r = preds[lo:hi] - y[lo:hi].unsqueeze(1)
     loss = (r[:, 0] @ r[:, 0]).unsqueeze(0) if single else (r * r).sum(0)
     return loss, grad_c, None if acc_a is None else acc_a.sum(dim=0), acc_W
-
-
-class _Students(NamedTuple):
-    """How the m heads of one pass split into S students (consecutive, of widths m_s).
-
-    cs (m,) = c_i/√m_s; scale = 2/(n√m_s) per head (a float for one student); for S > 1,
-    head_student (m,) the student of each head and readout (m, S) the matrix with cs_i in row i,
-    column s(i), so that f = h @ readout (one student: f = h @ cs, as always).
-    """
-
-    widths: tuple[int, ...]
-    cs: Tensor
-    scale: Tensor | float
-    head_student: Tensor | None
-    readout: Tensor | None
-
-    @property
-    def count(self) -> int:
-        return len(self.widths)
-
-
-def _students(c: Tensor, widths: tuple[int, ...], n: int) -> _Students:
-    if len(widths) == 1:
-        return _Students(widths, c / math.sqrt(widths[0]), 2.0 / (n * math.sqrt(widths[0])),
-                         None, None)
-    dt, dev = c.dtype, c.device
-    head_student = torch.repeat_interleave(torch.arange(len(widths), device=dev),
-                                           torch.tensor(widths, device=dev))
-    root = torch.tensor([math.sqrt(w) for w in widths], dtype=dt, device=dev)[head_student]
-    scale = torch.tensor([2.0 / (n * math.sqrt(w)) for w in widths], dtype=dt,
-                         device=dev)[head_student]
-    cs = c / root
-    readout = torch.zeros(c.shape[0], len(widths), dtype=dt, device=dev)
-    readout[torch.arange(c.shape[0], device=dev), head_student] = cs
-    return _Students(widths, cs, scale, head_student, readout)
-
-
-def _check_widths(widths, m: int) -> tuple[int, ...]:
-    if widths is None:
-        return (m,)
-    out = tuple(int(w) for w in widths)
-    if not out or any(w < 1 or w != v for w, v in zip(out, widths, strict=True)) \
-            or sum(out) != m:
-        raise ValueError(f"`widths` must be positive integers summing to the {m} heads, "
-                         f"got {widths!r}")
-    return out
 
 
 class FusedInputs(NamedTuple):
@@ -342,8 +297,8 @@ def fused_loss_and_gradient(params: Params, X: Tensor, q: Tensor, y: Tensor,
                          "float64 and a C compiler"
                          + (f" ({cpu_kernel.kernel_unavailable_reason(d, dt)})"
                             if cpu_kernel.kernel_unavailable_reason(d, dt) else ""))
-    split = _check_widths(widths, m)
-    students = _students(c, split, n)
+    split = check_widths(widths, m)
+    students = student_split(c, split, n)
     preds = torch.empty(n, len(split), dtype=dt, device=dev)
     if kernel is not None:
         b = max(1, -(-n // workers))                  # one contiguous range per worker

@@ -227,7 +227,8 @@ def compute_cells(seed: int, widths: Iterable[int], data: SeedData, cfg: Figure1
     (:func:`validators.train_students.train_students`: one fused pass per step serves every
     width, each student's numbers those of training it alone). ``wall_s`` of a cell is the time
     of its own panels (a), (b) plus that of the training it shared with the other widths (so
-    the cells of one call overlap in time). ``chunk`` as in :func:`linearization_and_approximation` (or one per width).
+    the cells of one call overlap in time). ``chunk`` as in
+    :func:`linearization_and_approximation`, or a mapping with one per width.
     """
     widths = [int(m) for m in widths]
     act = get_activation(cfg.activation)

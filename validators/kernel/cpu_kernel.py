@@ -20,7 +20,9 @@ generated-code cache uses): a folder anyone else could write to is skipped, neve
 It covers the tanh activation in float32 and float64 on the CPU. Everything else, and every
 machine without a C compiler, uses the torch path, which computes the same quantities
 (tests/validators/kernel/test_cpu_kernel.py checks the two against each other and against
-``model.loss_and_gradient``). ``BOUNDCALC_CPU_KERNEL=0`` switches the kernel off. When the kernel
+``model.loss_and_gradient``). ``BOUNDCALC_CPU_KERNEL=0`` switches the kernel off;
+``BOUNDCALC_KERNEL_VECTOR_BYTES=32`` (or 64) fixes the block to that many bytes, to compare the
+AVX2-sized and AVX-512-sized kernels on one machine (the numbers are the same). When the kernel
 applies but cannot be built, one note on stderr says so and why (once per run, worker processes
 included); :func:`backend_report` keeps the backend and the reason, and a run directory created
 afterwards records them in its ``config.json`` (:func:`boundcalc.rundir.environment`).
@@ -132,6 +134,21 @@ def _folders() -> list[Path]:
     return out
 
 
+#: Environment variable that fixes the kernel's vector width in bytes (32: AVX2-sized blocks, 64:
+#: AVX-512-sized); unset, the widest the compiler targets. For comparing the two on one machine.
+VECTOR_BYTES_ENV = "BOUNDCALC_KERNEL_VECTOR_BYTES"
+
+
+def _vector_bytes_define() -> list[str]:
+    """``-DVBYTES=<n>`` from :data:`VECTOR_BYTES_ENV` (32 or 64), or nothing when it is unset."""
+    value = os.environ.get(VECTOR_BYTES_ENV, "").strip()
+    if not value:
+        return []
+    if value not in ("32", "64"):
+        raise RuntimeError(f"{VECTOR_BYTES_ENV} must be 32 or 64, got {value!r}")
+    return [f"-DVBYTES={value}"]
+
+
 def _name(cc: str, flags: tuple[str, ...], defines: list[str], d: int, dtype: torch.dtype) -> str:
     key = hashlib.sha256(b"\0".join([_SOURCE.read_bytes(),
                                      " ".join((cc, *flags, *defines)).encode(),
@@ -146,6 +163,7 @@ def _build(d: int, dtype: torch.dtype) -> Path:
     if cc is None:
         raise RuntimeError("no C compiler (cc or $CC) on PATH")
     defines = [f"-DKD={d}"] + (["-DREAL_DOUBLE"] if dtype == torch.float64 else [])
+    defines += _vector_bytes_define()
     variants = [(*_FLAGS, *_arch_flags()), _FLAGS]      # without the CPU flag if it is refused
     names = [_name(cc, flags, defines, d, dtype) for flags in variants]
     folders = _folders()

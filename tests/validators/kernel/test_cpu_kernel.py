@@ -67,6 +67,30 @@ def test_kernel_equals_the_closed_form_of_lemma1(n, m, d, T, dtype, rtol):
 
 
 @needs_cc
+@pytest.mark.parametrize("vector_bytes", ["32", "64"])
+@pytest.mark.parametrize("dtype,rtol", [(torch.float64, 1e-12), (torch.float32, 2e-5)])
+def test_kernel_of_either_vector_width_equals_the_closed_form(vector_bytes, dtype, rtol,
+                                                              monkeypatch):
+    # 32-byte blocks (4 float64 / 8 float32 heads) and 64-byte ones (8 / 16), whatever this
+    # machine's compiler targets by default; widths 6 and 18 leave padded heads in both
+    monkeypatch.setenv(cpu_kernel.VECTOR_BYTES_ENV, vector_bytes)
+    monkeypatch.setattr(cpu_kernel, "_CACHE", {})
+    kernel = cpu_kernel.load_kernel(5, dtype)
+    assert kernel is not None and kernel.lanes == int(vector_bytes) * 8 // (
+        64 if dtype == torch.float64 else 32)
+    for m in (6, 18):
+        X, q, y, p = _problem(23, m, 5, 7, dtype)
+        want = loss_and_gradient(p, X, q, y, TANH)
+        _assert_close(fused_loss_and_gradient(p, X, q, y, TANH, backend="kernel"), want, rtol)
+
+
+def test_a_vector_width_other_than_32_or_64_bytes_is_refused(monkeypatch):
+    monkeypatch.setenv(cpu_kernel.VECTOR_BYTES_ENV, "48")
+    with pytest.raises(RuntimeError, match="BOUNDCALC_KERNEL_VECTOR_BYTES"):
+        cpu_kernel._vector_bytes_define()
+
+
+@needs_cc
 @pytest.mark.parametrize("u_scale", [1e-4, 0.05, 3.0, 30.0])
 def test_kernel_tanh_is_accurate_on_both_branches_and_in_saturation(u_scale):
     # |pre| = |a_iᵀU_i| scales with U: ≤ 2e-4 (series branch), ≤ 0.11 (both), ≤ 6.8, ≤ 68
