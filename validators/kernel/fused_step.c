@@ -73,6 +73,12 @@ typedef int32_t ireal;
 #endif
 #endif
 #define VL ((int)(VBYTES / sizeof(real)))
+/* z_t and x_tᵀU_i in one pass over the tokens needs W_i q and U_i (2·KD vectors) in registers:
+ * done where the 32 registers of AVX-512 hold them; with 16 (AVX2) two passes avoid spilling.
+ * Both compute every value in the same order, so the numbers are the same. */
+#ifndef FUSED_TOKEN_PASS
+#define FUSED_TOKEN_PASS (VBYTES >= 64 && KD <= 12)
+#endif
 typedef real vec __attribute__((vector_size(VBYTES), aligned(sizeof(real))));
 typedef ireal ivec __attribute__((vector_size(VBYTES), aligned(sizeof(real))));
 
@@ -157,6 +163,7 @@ static void sample_forward(const real *restrict x, const real *restrict qj, int6
         vec Ub[KD];
         for (int a = 0; a < KD; a++) Ub[a] = load(Ubk + a * VL);
         vec zmax = splat((real)-1e30);
+#if FUSED_TOKEN_PASS
         for (int64_t t = 0; t < T; t++) {             /* z'_t = log2(e) x_tᵀ W_i q_j, x_tᵀU_i */
             const real *xt = x + t * KD;
             vec z = splat(0), P = splat(0);
@@ -177,6 +184,27 @@ static void sample_forward(const real *restrict x, const real *restrict qj, int6
             zbuf[t] = ev;
             zbuf[T + t] = P;
         }
+#else
+        for (int64_t t = 0; t < T; t++) {             /* z'_t = log2(e) x_tᵀ W_i q_j */
+            const real *xt = x + t * KD;
+            vec z = splat(0);
+            for (int a = 0; a < KD; a++) z += xt[a] * Wq[a];
+            zbuf[t] = z;
+            zmax = vselect(z > zmax, z, zmax);
+        }
+        vec S = splat(0), SP = splat(0);
+        for (int64_t t = 0; t < T; t++) {             /* e_t = S s_t, and e_t x_tᵀU_i */
+            const real *xt = x + t * KD;
+            const vec ev = exp2v(zbuf[t] - zmax);
+            vec P = splat(0);
+            for (int a = 0; a < KD; a++) P += xt[a] * Ub[a];
+            P *= ev;
+            S += ev;
+            SP += P;
+            zbuf[t] = ev;
+            zbuf[T + t] = P;
+        }
+#endif
         const vec sinv = splat(1) / S;
         const vec pre = SP * sinv;                    /* a_iᵀU_i */
         const vec h = tanhv(pre);
