@@ -18,9 +18,12 @@ import pytest
 from boundcalc.validators.experiments.figure1 import (
     PRESETS,
     all_cells,
+    compute_cell,
+    compute_cells,
     fit_slope,
     make_config,
     run_figure1,
+    seed_data,
 )
 
 OUTPUTS = ("config.json", "results.csv", "results.json", "summary.csv", "summary.json",
@@ -358,3 +361,20 @@ def test_config_records_the_training_backend(tmp_path, monkeypatch, capfd):
     env = json.loads((out / "config.json").read_text())["environment"]
     report = env["cpu_kernel"][f"d{TINY['d']}-float64"]
     assert report["backend"] == "torch" and "false" in report["reason"]
+
+
+@pytest.mark.parametrize("dtype", ["float64", "float32"])
+def test_cells_trained_together_equal_cells_computed_one_width_at_a_time(dtype):
+    cfg = make_config("quick", seeds=[3], dtype=dtype, **TINY)
+    data = seed_data(3, cfg)
+    together = compute_cells(3, cfg.widths, data, cfg)
+    alone = [compute_cell(3, m, data, cfg) for m in cfg.widths]
+    for a, b in zip(together, alone, strict=True):
+        a.pop("wall_s"), b.pop("wall_s")
+        assert a.keys() == b.keys()
+        for key, value in a.items():
+            if isinstance(value, float):   # kernel: bit for bit; torch path: to rounding
+                assert value == pytest.approx(b[key], rel=1e-12 if dtype == "float64" else 2e-5,
+                                              abs=1e-300), key
+            else:
+                assert value == b[key], key
