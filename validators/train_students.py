@@ -36,7 +36,7 @@ from __future__ import annotations
 
 import math
 import time
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 
 import torch
 from torch import Tensor
@@ -55,7 +55,10 @@ from .train import (
     small_work_threads,
 )
 
-__all__ = ["train_students"]
+__all__ = ["PROGRESS_EVERY_S", "train_students"]
+
+#: Default seconds of wall time between two calls of ``train_students``'s ``progress``.
+PROGRESS_EVERY_S = 30.0
 
 
 def _per_head(values: Sequence[float], widths: Sequence[int], dt: torch.dtype,
@@ -84,7 +87,9 @@ def _project_heads(theta: Params, params0: Params, radii: tuple[Tensor, Tensor, 
 def train_students(students: Sequence[Params], X: Tensor, q: Tensor, y: Tensor,
                    act: Activation | str, *, steps: int, eta: float, rho=None,
                    project_iterates: bool = True, chunk: int | None = None,
-                   backend: str = "auto") -> list[TrainResult]:
+                   backend: str = "auto",
+                   progress: Callable[[int, int, float], None] | None = None,
+                   progress_every_s: float = PROGRESS_EVERY_S) -> list[TrainResult]:
     """K = ``steps`` steps of full-batch ProjGD for every student, in one computation.
 
     Args:
@@ -94,6 +99,10 @@ def train_students(students: Sequence[Params], X: Tensor, q: Tensor, y: Tensor,
         act: activation (name or :class:`Activation`); steps: K ≥ 1; eta: η > 0.
         rho: (ρ_c, ρ_u, ρ_w) or one number; required unless ``project_iterates=False``.
         chunk, backend: of the fused pass (:func:`~boundcalc.validators.train.train`).
+        progress: called as ``progress(k, K, seconds)`` after step k whenever
+            ``progress_every_s`` seconds of wall time have passed since the last call (never for
+            a run shorter than that): k steps done of K in ``seconds`` so far, for a progress
+            line with an ETA. It reads the host clock only (no device synchronisation).
 
     Returns:
         One :class:`~boundcalc.validators.train.TrainResult` per student, in order, each equal
@@ -151,7 +160,7 @@ def train_students(students: Sequence[Params], X: Tensor, q: Tensor, y: Tensor,
 
     threads = small_work_threads(n * X.shape[1] * params0.width, dev)
     with intra_op_threads(threads):
-        start = time.perf_counter()
+        start = last_report = time.perf_counter()
         for k in range(K):
             loss_k, g, _ = fused_loss_and_gradient(theta, X, q, y, act, chunk=chunk,
                                                    inputs=inputs, backend=backend,
@@ -172,6 +181,11 @@ def train_students(students: Sequence[Params], X: Tensor, q: Tensor, y: Tensor,
             theta = Params(*(t - eta * gt for t, gt in zip(theta, g, strict=True)))
             if radii is not None:
                 theta = _project_heads(theta, params0, radii)
+            if progress is not None and k + 1 < K:
+                now = time.perf_counter()
+                if now - last_report >= progress_every_s:
+                    last_report = now
+                    progress(k + 1, K, now - start)
         if dev.type == "cuda":
             torch.cuda.synchronize(dev)
     seconds = time.perf_counter() - start

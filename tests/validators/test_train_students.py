@@ -116,3 +116,15 @@ def test_students_that_differ_in_dtype_or_d_are_refused():
                        X, q, y, "tanh", steps=1, eta=0.1, rho=1)
     with pytest.raises(ValueError, match="`students`"):
         train_students([], X, q, y, "tanh", steps=1, eta=0.1, rho=1)
+
+
+def test_progress_is_reported_with_steps_done_and_never_for_the_last_step():
+    X, q, y = _data(12, 3, 2, torch.float64)
+    calls = []
+    train_students(_inits((2, 4), 3, torch.float64), X, q, y, "tanh", steps=5, eta=0.1, rho=1,
+                   progress=lambda k, K, s: calls.append((k, K, s >= 0)), progress_every_s=0.0)
+    assert calls == [(k, 5, True) for k in range(1, 5)]
+    calls.clear()
+    train_students(_inits((2,), 3, torch.float64), X, q, y, "tanh", steps=5, eta=0.1, rho=1,
+                   progress=lambda k, K, s: calls.append(k))   # a run shorter than 30 s
+    assert calls == []

@@ -52,6 +52,7 @@ from boundcalc.rundir import RunDirectory
 from boundcalc.runs import CELL_FIELDS, FIGURE1_EXTRA, FIGURE1_METRICS
 from boundcalc.stats import fit_slope
 from boundcalc.summaries import FIGURE1_THEORY
+from boundcalc.validation_progress import duration
 
 from ..checks.lemma3 import paper_boundary_point
 from ..data.inputs import derived_seed, synthetic_inputs
@@ -220,7 +221,8 @@ def linearization_and_approximation(params0: Any, data: SeedData, cfg: Figure1Co
 
 
 def compute_cells(seed: int, widths: Iterable[int], data: SeedData, cfg: Figure1Config,
-                  chunk: int | Mapping[int, int] | None = None) -> list[dict[str, Any]]:
+                  chunk: int | Mapping[int, int] | None = None,
+                  progress: bool = False) -> list[dict[str, Any]]:
     """The three metrics of the cells (seed, m) for every m of ``widths`` (module docstring).
 
     Panels (a) and (b) are computed per width; the students of all widths are trained together
@@ -228,7 +230,9 @@ def compute_cells(seed: int, widths: Iterable[int], data: SeedData, cfg: Figure1
     width, each student's numbers those of training it alone). ``wall_s`` of a cell is the time
     of its own panels (a), (b) plus that of the training it shared with the other widths (so
     the cells of one call overlap in time). ``chunk`` as in
-    :func:`linearization_and_approximation`, or a mapping with one per width.
+    :func:`linearization_and_approximation`, or a mapping with one per width. ``progress``:
+    a line on stderr every 30 s of training (``[figure1] seed 3: ProjGD step 1200/4000 …``),
+    since a seed's cells are only written when its training ends.
     """
     widths = [int(m) for m in widths]
     act = get_activation(cfg.activation)
@@ -245,8 +249,14 @@ def compute_cells(seed: int, widths: Iterable[int], data: SeedData, cfg: Figure1
         panel_s[m] = time.perf_counter() - started
     tr, va = data.train_idx, data.val_idx
     started = time.perf_counter()
+    def report(k: int, K: int, seconds: float) -> None:
+        print(f"[figure1] seed {seed}: ProjGD step {k}/{K} of widths "
+              f"{', '.join(map(str, widths))} (trained together); ETA "
+              f"{duration((K - k) * seconds / k)} for this training", file=sys.stderr, flush=True)
+
     runs = train_students([inits[m] for m in widths], X[tr], q[tr], y[tr], act,
-                          steps=cfg.steps, eta=cfg.eta, rho=cfg.rho)
+                          steps=cfg.steps, eta=cfg.eta, rho=cfg.rho,
+                          progress=report if progress else None)
     train_s = time.perf_counter() - started
     records = []
     for m, result in zip(widths, runs, strict=True):
@@ -303,12 +313,13 @@ def _config_from_dict(values: dict[str, Any]) -> Figure1Config:
 
 
 def _seed_worker(run_path: str, cfg_dict: dict[str, Any], seed: int, widths: list[int],
-                 threads: int) -> list[dict[str, Any]]:
-    """Process-pool entry: one seed's pending widths (one teacher), each cell saved atomically."""
+                 threads: int, progress: bool = False) -> list[dict[str, Any]]:
+    """Process-pool entry: one seed's pending widths (one teacher, trained together), each cell
+    saved atomically; ``progress``: the training's progress lines on stderr."""
     torch.set_num_threads(threads)
     cfg = _config_from_dict(cfg_dict)
     data = seed_data(seed, cfg)
-    out = compute_cells(seed, widths, data, cfg)
+    out = compute_cells(seed, widths, data, cfg, progress=progress)
     for record in out:
         _save(Path(run_path), seed, record["m"], record)
     return out
@@ -347,15 +358,15 @@ def run_cells(run: RunDirectory, cfg: Figure1Config, jobs: int = 1, progress: bo
     if jobs <= 1:
         for seed, widths in by_seed.items():
             data = seed_data(seed, cfg)      # the teacher: once per seed, for every width
-            for record in compute_cells(seed, widths, data, cfg):
+            for record in compute_cells(seed, widths, data, cfg, progress=progress):
                 _save(run.path, seed, record["m"], record)
                 report(record)
         return trained
     threads = max(1, (os.cpu_count() or 1) // jobs)
     unreported = list(pending)
     with worker_pool(jobs) as pool:   # workers end with this process, however it ends
-        remaining = {pool.submit(_seed_worker, str(run.path), asdict(cfg), seed, widths, threads)
-                     for seed, widths in by_seed.items()}
+        remaining = {pool.submit(_seed_worker, str(run.path), asdict(cfg), seed, widths, threads,
+                                 progress) for seed, widths in by_seed.items()}
         while remaining:
             # a cell is reported as soon as its worker has written it (atomically), not when
             # the worker's whole seed is done; a worker's error stops the run here
