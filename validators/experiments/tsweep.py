@@ -127,11 +127,13 @@ def is_done(run: RunDirectory, cell: tuple[int, int, int]) -> bool:
 
 
 def compute_cells(seed: int, T: int, widths: list[int], data: figure1.SeedData,
-                  cfg: TSweepConfig) -> list[dict[str, Any]]:
+                  cfg: TSweepConfig, progress: bool = False) -> list[dict[str, Any]]:
     """Figure 1's cells (seed, m) at sequence length T for every m of ``widths``, trained
-    together (:func:`figure1.compute_cells`), with ``T`` recorded."""
+    together (:func:`figure1.compute_cells`, whose ``progress`` lines it passes on), with ``T``
+    recorded."""
     chunks = {m: max(1, CHUNK_ENTRIES // (m * T)) for m in widths}
-    records = figure1.compute_cells(seed, widths, data, cfg.figure1(T), chunk=chunks)
+    records = figure1.compute_cells(seed, widths, data, cfg.figure1(T), chunk=chunks,
+                                    progress=progress)
     return [{"seed": r.pop("seed"), "m": r.pop("m"), "T": int(T), **r} for r in records]
 
 
@@ -142,12 +144,13 @@ def compute_cell(seed: int, T: int, m: int, data: figure1.SeedData,
 
 
 def _group_worker(run_path: str, cfg_dict: dict[str, Any], seed: int, T: int,
-                  widths: list[int], threads: int) -> list[dict[str, Any]]:
+                  widths: list[int], threads: int, progress: bool = False
+                  ) -> list[dict[str, Any]]:
     """Process-pool entry: one (seed, T)'s pending widths (one teacher), each saved atomically."""
     torch.set_num_threads(threads)
     cfg = _config_from_dict(cfg_dict)
     data = figure1.seed_data(seed, cfg.figure1(T))
-    out = compute_cells(seed, T, widths, data, cfg)
+    out = compute_cells(seed, T, widths, data, cfg, progress)
     for record in out:
         write_atomic(Path(run_path) / "cells" / f"{tsweep_cell_key(seed, T, record['m'])}.json",
                      dumps(record))
@@ -184,14 +187,14 @@ def run_cells(run: RunDirectory, cfg: TSweepConfig, jobs: int = 1, progress: boo
     if jobs <= 1 or len(groups) <= 1:
         for (seed, T), widths in groups.items():
             data = figure1.seed_data(seed, cfg.figure1(T))
-            for record in compute_cells(seed, T, widths, data, cfg):
+            for record in compute_cells(seed, T, widths, data, cfg, progress):
                 run.save_cell(tsweep_cell_key(seed, T, record["m"]), record)
                 report(record)
         return len(pending)
     threads = max(1, (os.cpu_count() or 1) // jobs)
     with worker_pool(jobs) as pool:   # workers end with this process, however it ends
         futures = [pool.submit(_group_worker, str(run.path), asdict(cfg), seed, T, widths,
-                               threads) for (seed, T), widths in groups.items()]
+                               threads, progress) for (seed, T), widths in groups.items()]
         for fut in futures:
             for record in fut.result():
                 report(record)

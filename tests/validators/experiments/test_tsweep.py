@@ -105,9 +105,9 @@ def test_a_resumed_run_recomputes_only_the_missing_cells(quick_run, tmp_path, mo
     computed = []
     original = tsweep.compute_cells
 
-    def counting(seed, T, widths, data, cfg):
+    def counting(seed, T, widths, data, cfg, *rest):
         computed.extend(tsweep.tsweep_cell_key(seed, T, m) for m in widths)
-        return original(seed, T, widths, data, cfg)
+        return original(seed, T, widths, data, cfg, *rest)
 
     monkeypatch.setattr(tsweep, "compute_cells", counting)
     tsweep.run_tsweep("quick", out=copy, progress=False)
