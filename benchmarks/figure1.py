@@ -29,12 +29,9 @@ distance left to the yardstick). The estimate of one seed's training is the batc
 from __future__ import annotations
 
 import argparse
-import json
 import math
-import os
 import platform
 import sys
-import time
 from pathlib import Path
 
 import torch
@@ -44,7 +41,15 @@ from boundcalc.validators.train import proj_gd
 from boundcalc.validators.train_students import train_students
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from step import _machine, _sync, step_flops  # noqa: E402  (benchmarks/ is not a package)
+# benchmarks/ is not a package: step.py's helpers are imported from this folder
+from step import (  # noqa: E402
+    _machine,
+    add_timing_options,
+    load_average,
+    matmul_yardstick,
+    report,
+    step_flops,
+)
 
 PAPER_WIDTHS = (8, 16, 32, 64, 128, 256)
 
@@ -79,19 +84,8 @@ def run(args: argparse.Namespace) -> dict:
             out[p0.width] = res.seconds / args.steps
         return out
 
-    size = 2048 if device.type == "cpu" else 8192
-    gen = torch.Generator().manual_seed(0)
-    A = torch.randn(size, size, generator=gen, dtype=dtype).to(device)
-    B = torch.randn(size, size, generator=gen, dtype=dtype).to(device)
-
-    def matmul() -> float:
-        _sync(device)
-        start = time.perf_counter()
-        A @ B
-        _sync(device)
-        return 2 * size**3 / (time.perf_counter() - start) / 1e9
-
-    load_start = os.getloadavg()[0] if hasattr(os, "getloadavg") else math.nan
+    size, matmul = matmul_yardstick(device, dtype)
+    load_start = load_average()
     batched(), unbatched(), matmul()           # warm-up (builds the kernel, caches)
     rounds = []
     for _ in range(args.repeats):
@@ -125,7 +119,7 @@ def run(args: argparse.Namespace) -> dict:
         "seed_training_seconds_at_4000_steps": 4000 * best_b,
         "rounds": rounds,
         "load_average_start": load_start,
-        "load_average": os.getloadavg()[0] if hasattr(os, "getloadavg") else math.nan,
+        "load_average": load_average(),
     }
 
 
@@ -167,19 +161,12 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--d", type=int, default=8)
     parser.add_argument("--T", type=int, default=16)
     parser.add_argument("--dtype", choices=["float32", "float64"], default="float32")
-    parser.add_argument("--device", default="cpu", help="cpu or cuda")
-    parser.add_argument("--steps", type=int, default=10, help="ProjGD steps per timing")
-    parser.add_argument("--repeats", type=int, default=3,
-                        help="interleaved timing rounds; best times and median ratios reported")
-    parser.add_argument("--threads", type=int, default=1,
-                        help="torch threads (default 1, as each of --jobs 2 workers; 0 = torch's)")
-    parser.add_argument("--json", default=None, help="also write the results to this file")
+    add_timing_options(parser, steps=10, repeats=3, threads=1,
+                       threads_help="torch threads (default 1, as each of --jobs 2 workers; "
+                                    "0 = torch's)")
     args = parser.parse_args(argv)
     res = run(args)
-    print_table(res)
-    if args.json:
-        with open(args.json, "w") as fh:
-            json.dump(res, fh, indent=2)
+    report(res, print_table, args.json)
     return 0
 
 

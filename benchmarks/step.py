@@ -35,6 +35,7 @@ import os
 import platform
 import sys
 import time
+from collections.abc import Callable
 
 import torch
 from boundcalc.validators.data.inputs import synthetic_inputs
@@ -72,6 +73,49 @@ def step_flops(n: int, m: int, d: int, T: int) -> dict[str, int]:
 def _sync(device: torch.device) -> None:
     if device.type == "cuda":
         torch.cuda.synchronize(device)
+
+
+def matmul_yardstick(device: torch.device, dtype: torch.dtype) -> tuple[int, Callable[[], float]]:
+    """(size, timer): one call of timer multiplies two size × size matrices in ``dtype`` on
+    ``device`` (size 2048 on the CPU, 8192 elsewhere) and returns the GFLOP/s achieved — the
+    machine's matmul rate, the yardstick of the FLOP floor."""
+    size = 2048 if device.type == "cpu" else 8192
+    gen = torch.Generator().manual_seed(0)
+    A = torch.randn(size, size, generator=gen, dtype=dtype).to(device)
+    B = torch.randn(size, size, generator=gen, dtype=dtype).to(device)
+
+    def timer() -> float:
+        _sync(device)
+        start = time.perf_counter()
+        A @ B
+        _sync(device)
+        return 2 * size**3 / (time.perf_counter() - start) / 1e9
+
+    return size, timer
+
+
+def load_average() -> float:
+    """The 1-minute load average (NaN where the platform has none)."""
+    return os.getloadavg()[0] if hasattr(os, "getloadavg") else math.nan
+
+
+def report(res: dict, print_table: Callable[[dict], None], json_path: str | None) -> None:
+    """Print the results' table and, with ``json_path``, also write them as JSON."""
+    print_table(res)
+    if json_path:
+        with open(json_path, "w") as fh:
+            json.dump(res, fh, indent=2)
+
+
+def add_timing_options(parser: argparse.ArgumentParser, *, steps: int, repeats: int,
+                       threads: int, threads_help: str) -> None:
+    """The options the benchmarks share: --device, --steps, --repeats, --threads, --json."""
+    parser.add_argument("--device", default="cpu", help="cpu or cuda")
+    parser.add_argument("--steps", type=int, default=steps, help="trainer steps per timing")
+    parser.add_argument("--repeats", type=int, default=repeats,
+                        help="interleaved timing rounds; best times and median ratios reported")
+    parser.add_argument("--threads", type=int, default=threads, help=threads_help)
+    parser.add_argument("--json", default=None, help="also write the results to this file")
 
 
 def autograd_step(theta: Params, theta0: Params, X, q, y, act, eta: float, rho) -> Params:
@@ -116,18 +160,8 @@ def run(args: argparse.Namespace) -> dict:
         _sync(device)
         return (time.perf_counter() - start) / args.steps
 
-    load_start = os.getloadavg()[0] if hasattr(os, "getloadavg") else math.nan
-    size = 2048 if device.type == "cpu" else 8192
-    gen = torch.Generator().manual_seed(0)
-    A = torch.randn(size, size, generator=gen).to(device)
-    B = torch.randn(size, size, generator=gen).to(device)
-
-    def matmul() -> float:
-        _sync(device)
-        start = time.perf_counter()
-        A @ B
-        _sync(device)
-        return 2 * size**3 / (time.perf_counter() - start) / 1e9
+    load_start = load_average()
+    size, matmul = matmul_yardstick(device, torch.float32)
 
     # warm-up, then interleaved rounds so that every round times all of them under the same
     # machine conditions (a shared VM's speed drifts); best of the rounds, median of the ratios
@@ -168,7 +202,7 @@ def run(args: argparse.Namespace) -> dict:
         "step_over_floor_per_round_median": floor_ratios[len(floor_ratios) // 2],
         "rounds": rounds,
         "load_average_start": load_start,
-        "load_average": os.getloadavg()[0] if hasattr(os, "getloadavg") else math.nan,
+        "load_average": load_average(),
     }
 
 
@@ -236,20 +270,13 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--d", type=int, default=8)
     parser.add_argument("--T", type=int, default=16)
     parser.add_argument("--dtype", choices=["float32", "float64"], default="float32")
-    parser.add_argument("--device", default="cpu", help="cpu or cuda")
-    parser.add_argument("--steps", type=int, default=5, help="trainer steps per timing")
-    parser.add_argument("--repeats", type=int, default=5,
-                        help="interleaved timing rounds; best times and median ratios reported")
-    parser.add_argument("--threads", type=int, default=0, help="torch threads (0 = default)")
+    add_timing_options(parser, steps=5, repeats=5, threads=0,
+                       threads_help="torch threads (0 = default)")
     parser.add_argument("--skip-closed", action="store_true",
                         help="do not time the gradient='closed' trainer")
-    parser.add_argument("--json", default=None, help="also write the results to this file")
     args = parser.parse_args(argv)
     res = run(args)
-    print_table(res)
-    if args.json:
-        with open(args.json, "w") as fh:
-            json.dump(res, fh, indent=2)
+    report(res, print_table, args.json)
     return 0
 
 
