@@ -10,12 +10,13 @@ scale, the student of every head and the (m, S) readout matrix.
 from __future__ import annotations
 
 import math
+from collections.abc import Sequence
 from typing import NamedTuple
 
 import torch
 from torch import Tensor
 
-__all__ = ["StudentSplit", "check_widths", "student_split"]
+__all__ = ["StudentSplit", "check_widths", "per_head", "student_split"]
 
 
 class StudentSplit(NamedTuple):
@@ -49,15 +50,20 @@ def student_split(c: Tensor, widths: tuple[int, ...], n: int) -> StudentSplit:
         return StudentSplit(widths, c / math.sqrt(widths[0]),
                             2.0 / (n * math.sqrt(widths[0])), None, None)
     dt, dev = c.dtype, c.device
-    head_student = torch.repeat_interleave(torch.arange(len(widths), device=dev),
-                                           torch.tensor(widths, device=dev))
-    root = torch.tensor([math.sqrt(w) for w in widths], dtype=dt, device=dev)[head_student]
-    scale = torch.tensor([2.0 / (n * math.sqrt(w)) for w in widths], dtype=dt,
-                         device=dev)[head_student]
+    head_student = per_head(range(len(widths)), widths, torch.int64, dev)
+    root = per_head([math.sqrt(w) for w in widths], widths, dt, dev)
+    scale = per_head([2.0 / (n * math.sqrt(w)) for w in widths], widths, dt, dev)
     cs = c / root
     readout = torch.zeros(c.shape[0], len(widths), dtype=dt, device=dev)
     readout[torch.arange(c.shape[0], device=dev), head_student] = cs
     return StudentSplit(widths, cs, scale, head_student, readout)
+
+
+def per_head(values: Sequence[float], widths: Sequence[int], dtype: torch.dtype,
+             device: torch.device) -> Tensor:
+    """(Σ m_s,) tensor with ``values[s]`` repeated m_s times: a per-student value per head."""
+    return torch.repeat_interleave(torch.tensor(list(values), dtype=dtype, device=device),
+                                   torch.tensor(list(widths), device=device))
 
 
 def check_widths(widths, m: int) -> tuple[int, ...]:

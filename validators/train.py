@@ -304,7 +304,7 @@ def fused_loss_and_gradient(params: Params, X: Tensor, q: Tensor, y: Tensor,
         b = max(1, -(-n // workers))                  # one contiguous range per worker
         chunks = -(-n // b)
         workers = chunks
-        layout = cpu_kernel.kernel_layout(c, U, W, kernel.lanes, split)
+        layout = cpu_kernel.kernel_layout(students.cs, U, W, kernel.lanes, split)
         Xk = (inputs.X if inputs is not None else X).to(dt).contiguous()
         qk = (inputs.q if inputs is not None else q).to(dt).contiguous()
         yk = y.to(dt).contiguous()
@@ -372,6 +372,14 @@ def full_loss(params: Params, X: Tensor, q: Tensor, y: Tensor, act: Activation |
 def minibatch_indices(n: int, b: int, generator: torch.Generator) -> Tensor:
     """B_k: b distinct indices, uniform over the b-subsets of {0, …, n−1} (CPU int64, (b,))."""
     return torch.randperm(n, generator=generator)[:b]
+
+
+def _check_steps_and_eta(steps, eta) -> None:
+    """K ≥ 1 an integer and η > 0 finite, or ValueError naming the argument."""
+    if int(steps) != steps or steps < 1:
+        raise ValueError(f"`steps` must be a positive integer, got {steps}")
+    if not (isinstance(eta, (int, float)) and math.isfinite(eta) and eta > 0):
+        raise ValueError(f"`eta` must be a positive finite number, got {eta!r}")
 
 
 def _check_rho(rho) -> tuple[float, float, float]:
@@ -453,10 +461,7 @@ def train(params0: Params, X: Tensor, q: Tensor, y: Tensor, act: Activation | st
         :class:`TrainResult`.
     """
     act = _as_activation(act)
-    if int(steps) != steps or steps < 1:
-        raise ValueError(f"`steps` must be a positive integer, got {steps}")
-    if not (isinstance(eta, (int, float)) and math.isfinite(eta) and eta > 0):
-        raise ValueError(f"`eta` must be a positive finite number, got {eta!r}")
+    _check_steps_and_eta(steps, eta)
     rho_t = _check_rho(rho) if project_iterates else None
     n = X.shape[0]
     if X.dim() != 3 or q.shape != (n, X.shape[2]) or y.shape != (n,):

@@ -42,11 +42,13 @@ import torch
 from torch import Tensor
 
 from .model import Activation, Params
+from .student_split import per_head
 from .train import (
     TrainResult,
     _as_activation,
     _check_backend,
     _check_rho,
+    _check_steps_and_eta,
     _kernel_for,
     full_loss,
     fused_inputs,
@@ -59,13 +61,6 @@ __all__ = ["PROGRESS_EVERY_S", "train_students"]
 
 #: Default seconds of wall time between two calls of ``train_students``'s ``progress``.
 PROGRESS_EVERY_S = 30.0
-
-
-def _per_head(values: Sequence[float], widths: Sequence[int], dt: torch.dtype,
-              dev: torch.device) -> Tensor:
-    """(M,) tensor with values[s] repeated m_s times."""
-    return torch.repeat_interleave(torch.tensor(list(values), dtype=dt, device=dev),
-                                   torch.tensor(list(widths), device=dev))
 
 
 def _project_heads(theta: Params, params0: Params, radii: tuple[Tensor, Tensor, Tensor]
@@ -113,10 +108,7 @@ def train_students(students: Sequence[Params], X: Tensor, q: Tensor, y: Tensor,
     students = list(students)
     if not students or not all(isinstance(p, Params) for p in students):
         raise ValueError("`students` must be a non-empty sequence of Params")
-    if int(steps) != steps or steps < 1:
-        raise ValueError(f"`steps` must be a positive integer, got {steps}")
-    if not (isinstance(eta, (int, float)) and math.isfinite(eta) and eta > 0):
-        raise ValueError(f"`eta` must be a positive finite number, got {eta!r}")
+    _check_steps_and_eta(steps, eta)
     rho_t = _check_rho(rho) if project_iterates else None
     first = students[0].W
     d = first.shape[-1]
@@ -136,10 +128,10 @@ def train_students(students: Sequence[Params], X: Tensor, q: Tensor, y: Tensor,
     used_backend = ("torch" if backend == "torch"
                     else "kernel" if _kernel_for(act, dt, dev, d) is not None else "torch")
     inputs = fused_inputs(X, q) if used_backend == "torch" else None
-    head_student = _per_head(range(S), widths, torch.int64, dev)
-    root_m = _per_head([math.sqrt(m) for m in widths], widths, dt, dev)
+    head_student = per_head(range(S), widths, torch.int64, dev)
+    root_m = per_head([math.sqrt(m) for m in widths], widths, dt, dev)
     radii = None if rho_t is None else tuple(
-        _per_head([float(r) / math.sqrt(m) for m in widths], widths, dt, dev) for r in rho_t)
+        per_head([float(r) / math.sqrt(m) for m in widths], widths, dt, dev) for r in rho_t)
 
     def per_student_sum(values: Tensor) -> Tensor:
         return torch.zeros(S, dtype=dt, device=dev).index_add_(0, head_student, values)

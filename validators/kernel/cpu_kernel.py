@@ -291,7 +291,7 @@ class KernelLayout(NamedTuple):
 
     The students' heads lie side by side, each student padded with zero heads to whole blocks
     of ``lanes``; ``student`` names the student of every block, ``widths`` the students' widths
-    m_s and ``offsets`` where each student's first head lies in the padded layout.
+    m_s and ``slots`` the position of every real head in the padded layout.
     """
 
     Wmap: Tensor     # (m_pad/VL, d_e, d_a, VL) = log₂e · W[i, a, e]
@@ -299,39 +299,40 @@ class KernelLayout(NamedTuple):
     cs: Tensor       # (m_pad,) = c_i/√m_s
     student: Tensor  # (m_pad/VL,) int32
     widths: tuple[int, ...]
-    offsets: tuple[int, ...]
+    slots: Tensor    # (M,) int64
     lanes: int
 
 
-def kernel_layout(c: Tensor, U: Tensor, W: Tensor, lanes: int,
+def kernel_layout(cs: Tensor, U: Tensor, W: Tensor, lanes: int,
                   widths: tuple[int, ...] | None = None) -> KernelLayout:
-    """Pack θ = (c (M,), U (M, d), W (M, d, d)) for the kernel; padded heads are all zero.
+    """Pack θ for the kernel: cs (M,) the readout already scaled (c_i/√m_s), U (M, d),
+    W (M, d, d); padded heads are all zero.
 
     ``widths`` splits the M heads into students (consecutive, Σ m_s = M; default one student of
-    width M); head i of student s is scaled by c_i/√m_s.
+    width M), each padded to whole blocks of ``lanes`` heads.
     """
     M, d = U.shape
     widths = (M,) if widths is None else tuple(int(w) for w in widths)
     if sum(widths) != M or any(w < 1 for w in widths):
         raise ValueError(f"`widths` must be positive and sum to {M}, got {widths}")
-    padded = [padded_width(w, lanes) for w in widths]
-    m_pad = sum(padded)
+    counts = torch.tensor(widths)
+    padded = torch.tensor([padded_width(w, lanes) for w in widths])
+    # head i of student s goes to slot i + (padded heads before s) − (real heads before s)
+    shift = (padded.cumsum(0) - padded) - (counts.cumsum(0) - counts)
+    slots = torch.arange(M) + torch.repeat_interleave(shift, counts)
+    m_pad = int(padded.sum())
     Wp = torch.zeros(m_pad, d, d, dtype=W.dtype)
+    Wp[slots] = W * _LOG2E                                                # [i, a, e]
     Up = torch.zeros(m_pad, d, dtype=U.dtype)
-    cs = torch.zeros(m_pad, dtype=c.dtype)
-    student = torch.empty(m_pad // lanes, dtype=torch.int32)
-    offsets, src, dst = [], 0, 0
-    for k, (w, wp) in enumerate(zip(widths, padded, strict=True)):
-        Wp[dst:dst + w] = W[src:src + w] * _LOG2E                    # [i, a, e]
-        Up[dst:dst + w] = U[src:src + w]
-        cs[dst:dst + w] = c[src:src + w] / math.sqrt(w)
-        student[dst // lanes:(dst + wp) // lanes] = k
-        offsets.append(dst)
-        src, dst = src + w, dst + wp
+    Up[slots] = U
+    csp = torch.zeros(m_pad, dtype=cs.dtype)
+    csp[slots] = cs
+    student = torch.repeat_interleave(torch.arange(len(widths), dtype=torch.int32),
+                                      padded // lanes)
     blocks = m_pad // lanes
     Wmap = Wp.view(blocks, lanes, d, d).permute(0, 3, 2, 1).contiguous()   # [b, e, a, l]
     Ut = Up.view(blocks, lanes, d).permute(0, 2, 1).contiguous()          # [b, a, l]
-    return KernelLayout(Wmap, Ut, cs, student, widths, tuple(offsets), lanes)
+    return KernelLayout(Wmap, Ut, csp, student, widths, slots, lanes)
 
 
 def kernel_range(kernel: Kernel, X: Tensor, q: Tensor, y: Tensor, layout: KernelLayout,
@@ -375,12 +376,10 @@ def unpack_sums(grad_c: Tensor, acc_a: Tensor, acc_W: Tensor, layout: KernelLayo
     m_pad = blocks * lanes
     a = acc_a.permute(1, 0, 2).reshape(d, m_pad)
     w = acc_W.permute(1, 2, 0, 3).reshape(d, d, m_pad)
-    if len(layout.widths) == 1:
-        M = layout.widths[0]
+    M = layout.slots.numel()
+    if len(layout.widths) == 1:                      # the real heads come first: slices
         return grad_c[:M], a[:, :M].contiguous(), w[:, :, :M].reshape(d, d * M)
-    keep = torch.cat([torch.arange(o, o + m) for o, m in zip(layout.offsets, layout.widths,
-                                                              strict=True)])
-    M = keep.numel()
+    keep = layout.slots
     return grad_c[keep], a[:, keep].contiguous(), w[:, :, keep].reshape(d, d * M)
 
 
