@@ -54,7 +54,7 @@ import torch
 from torch import Tensor
 
 from .data.digits import input_scale
-from .encoder_chunks import chunked, objective_share, resolve_chunk, summed_grads
+from .encoder_chunks import chunked, resolve_chunk, summed_grads
 
 __all__ = ["EVAL_LOSSES", "MIN_ALPHA", "MIN_RADIUS", "OBJECTIVES", "EncoderParams", "EncoderRun",
            "alpha_of", "check_run", "eval_loss_value", "forward", "init_norms", "lecun_init",
@@ -138,6 +138,13 @@ def objective_value(f: Tensor, y: Tensor, objective: str) -> Tensor:
     if objective == "cross_entropy":
         return torch.nn.functional.binary_cross_entropy_with_logits(f, y)
     raise ValueError(f"`objective` must be one of {OBJECTIVES}, got {objective!r}")
+
+
+def _objective_share(f: Tensor, y: Tensor, objective: str, n: int) -> Tensor:
+    """A chunk's share of :func:`objective_value` over all ``n`` samples (the shares sum to
+    it): Φ, a sum, as it is; the means weighted by the chunk's fraction of the n samples."""
+    value = objective_value(f, y, objective)
+    return value if objective == "phi" else value * (f.shape[0] / n)
 
 
 def eval_loss_value(f: Tensor, y: Tensor, eval_loss: str) -> Tensor:
@@ -289,7 +296,7 @@ def train_gd(params0: EncoderParams, X: Tensor, y: Tensor, *, steps: int, lr: fl
             grads = torch.autograd.grad(objective_value(forward(ep, X), y, objective), params)
         else:
             grads = summed_grads(
-                lambda s, ep=ep: objective_share(forward(ep, X[s]), y[s], objective, n),
+                lambda s, ep=ep: _objective_share(forward(ep, X[s]), y[s], objective, n),
                 params, n, c_train)
         with torch.no_grad():
             for p, g in zip(params, grads, strict=True):

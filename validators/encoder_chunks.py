@@ -8,8 +8,8 @@ encoder's GD, its per-step records and its measurements at init therefore go thr
 in chunks (a loop over chunks, never over samples):
 
 * the gradient of the objective is the sum of the chunks' gradients, each chunk contributing its
-  share of the same objective (:func:`objective_share`: ½Σ over its samples for Φ, its sum over
-  the full N for the means), accumulated by :func:`summed_grads`;
+  share of the same objective (the encoder's ``_objective_share``: Φ's sum over the chunk, or a
+  mean over the chunk weighted by its fraction of N), accumulated by :func:`summed_grads`;
 * passes without autograd (:func:`chunked`) concatenate the chunks' per-sample rows, and the
   losses, Φ or α are taken on the concatenation, as on an unchunked pass.
 
@@ -29,7 +29,7 @@ import torch
 from torch import Tensor
 
 __all__ = ["CPU_CHUNK_BUDGET", "CUDA_CHUNK_FRACTION", "auto_chunk", "chunk_bytes_per_sample",
-           "chunk_slices", "chunked", "objective_share", "resolve_chunk", "summed_grads"]
+           "chunk_slices", "chunked", "resolve_chunk", "summed_grads"]
 
 #: Bytes one chunk may take on the CPU (estimated by :func:`chunk_bytes_per_sample`): 1 GiB, a
 #: fraction of any machine the experiments run on. The quick presets and Table 1's paper cells
@@ -103,19 +103,6 @@ def chunked(fn: Callable[[Tensor], Tensor], X: Tensor, chunk: int) -> Tensor:
         if chunk >= X.shape[0]:
             return fn(X)
         return torch.cat([fn(X[s]) for s in chunk_slices(int(X.shape[0]), chunk)])
-
-
-def objective_share(f: Tensor, y: Tensor, objective: str, n: int) -> Tensor:
-    """A chunk's share of the encoder's ``objective_value`` over all ``n`` samples (the chunks'
-    shares sum to it): ½Σ(f − y)² for ``"phi"``, Σ(f − y)²/n for ``"mse"``, Σ BCE(f, y)/n for
-    ``"cross_entropy"`` (both means divide by the full n, not by the chunk's size)."""
-    if objective == "phi":
-        return 0.5 * ((f - y) ** 2).sum()
-    if objective == "mse":
-        return ((f - y) ** 2).sum() / n
-    if objective == "cross_entropy":
-        return torch.nn.functional.binary_cross_entropy_with_logits(f, y, reduction="sum") / n
-    raise ValueError(f"unknown `objective` {objective!r}")
 
 
 def summed_grads(share: Callable[[slice], Tensor], params: Sequence[Tensor], n: int,
