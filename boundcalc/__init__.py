@@ -17,10 +17,10 @@ loaded on first use.
 
 Example:
     >>> import boundcalc
-    >>> boundcalc.evaluate("theorem1", m=512, n=1000, rho=2).verdict
-    'guaranteed'
-    >>> boundcalc.sweep("theorem1", m=[256, 512, 1024], n=1000, rho=2)["verdict"].tolist()
-    ['guaranteed', 'guaranteed', 'guaranteed']
+    >>> boundcalc.evaluate("theorem1", m=512, n=1000, rho=2).verdict  # above Y² = 9
+    'vacuous'
+    >>> boundcalc.sweep("theorem1", m=[512, 4096, 8192], n=1000, rho=2)["verdict"].tolist()
+    ['vacuous', 'vacuous', 'guaranteed']
 """
 
 import importlib.util as _importlib_util

@@ -42,14 +42,17 @@ from boundcalc.evaluator import (
 from boundcalc.params import ARGUMENT_NAMES, Inputs, parse_activation
 from boundcalc.version import __version__
 
-__all__ = ["DRIFT_BOUNDS", "FLOAT_MAX", "OVERFLOW", "TRIVIAL_KEY", "VERDICTS", "VERDICT_BOUND",
-           "ConditionResult", "Evaluation", "Number", "evaluate", "has_verdict", "mp_arguments",
-           "overflow_text", "overflows", "show_number", "symbol_values", "verdict_column"]
+__all__ = ["AVERAGE_BOUND", "DRIFT_BOUNDS", "FLOAT_MAX", "FREE_BOUND_KEYS", "FREE_BOUND_TEXT",
+           "INITIAL_LOSS_KEY", "OVERFLOW", "TRIVIAL_KEY", "VERDICTS", "VERDICT_BOUND",
+           "ConditionResult", "Evaluation", "Number", "evaluate", "free_bound_of",
+           "has_verdict", "mp_arguments", "overflow_text", "overflows", "show_number",
+           "symbol_values", "verdict_column"]
 
-#: Verdicts of a statement whose constants include the trivial bound B² (see
-#: :attr:`Evaluation.verdict`): every condition holds and min_iterate < B²; every condition holds
-#: and min_iterate ≥ B² (the bound says nothing, R̂ ≤ B² always); a condition fails; a quantity
-#: exceeds the float range (:data:`OVERFLOW`, any statement).
+#: Verdicts of a statement whose constants include the free bounds B² and Y² (see
+#: :attr:`Evaluation.verdict`): every condition holds and min_iterate < min(B², Y²); every
+#: condition holds and min_iterate ≥ min(B², Y²) (the bound says nothing: R̂ ≤ B² on Ω_ρ, and
+#: min_k R̂(θ_k) ≤ R̂(θ_0) ≤ Y²); a condition fails; a quantity exceeds the float range
+#: (:data:`OVERFLOW`, any statement).
 VERDICTS: tuple[str, ...] = ("guaranteed", "vacuous", "not_guaranteed", "overflow")
 
 #: Verdict of a result with a quantity beyond the float range (see :func:`overflows`): never a
@@ -94,6 +97,39 @@ def overflow_text(value: Any) -> str:
 #: Key of the trivial bound B² among the constants, and of the bound it is compared with.
 TRIVIAL_KEY, VERDICT_BOUND = "trivial_bound_B2", "min_iterate"
 
+#: Key of Y² ≥ R̂(θ_0) among the constants: f(θ(0)) = 0 under the symmetric initialization, so the
+#: loss at k = 0, an iterate, is mean y² ≤ Y² (``theory.theorem1.initial_loss_bound``).
+INITIAL_LOSS_KEY = "initial_loss_bound"
+
+#: The constants that bound min_iterate for free; the smallest one present is the verdict's
+#: yardstick (:attr:`Evaluation.free_bound`).
+FREE_BOUND_KEYS: tuple[str, ...] = (TRIVIAL_KEY, INITIAL_LOSS_KEY)
+
+#: How the status line names each free bound.
+FREE_BOUND_TEXT: dict[str, str] = {
+    TRIVIAL_KEY: "B², the largest loss on Ω_ρ",
+    INITIAL_LOSS_KEY: "Y², the loss at initialization (f(θ(0)) = 0)",
+}
+
+#: The bound on the loss at the average iterate; its yardstick is B² alone (f(θ̂_K) ≠ 0).
+AVERAGE_BOUND = "average_iterate"
+
+
+def free_bound_of(constants: Mapping[str, Any]) -> tuple[str, Any] | None:
+    """The smallest of the free bounds (:data:`FREE_BOUND_KEYS`) among ``constants``, as
+    ``(key, value)``; None when there is none (the lemmas) or one is undefined (None).
+
+    Example:
+        >>> free_bound_of({"trivial_bound_B2": 183.9, "initial_loss_bound": 9.0})
+        ('initial_loss_bound', 9.0)
+        >>> free_bound_of({"eps_lin": 1.0}) is None
+        True
+    """
+    present = [(k, constants[k]) for k in FREE_BOUND_KEYS if k in constants]
+    if not present or any(v is None for _, v in present):
+        return None
+    return min(present, key=lambda item: item[1])
+
 #: The tight route's two bounds on min_iterate, by the name of their drift bound.
 DRIFT_BOUNDS: dict[str, str] = {"linear_drift": "min_iterate_linear_drift",
                                 "cauchy_schwarz": "min_iterate_cauchy_schwarz"}
@@ -131,8 +167,8 @@ class Evaluation:
     Example:
         >>> from boundcalc.params import validate
         >>> res = evaluate("theorem1", validate(m=512, n=1000, rho="2")).floats()
-        >>> type(res.bound["min_iterate"]).__name__, res.verdict
-        ('float', 'guaranteed')
+        >>> type(res.bound["min_iterate"]).__name__, res.verdict, res.free_bound
+        ('float', 'vacuous', ('initial_loss_bound', 9.0))
         >>> res.to_frame().columns.tolist()
         ['section', 'name', 'value', 'description']
     """
@@ -149,9 +185,24 @@ class Evaluation:
     exact: Evaluation | None = dataclasses.field(default=None, repr=False, compare=False)
 
     @property
-    def guaranteed(self) -> bool:
-        """True when every condition holds (the bound is then guaranteed on its event)."""
+    def conditions_hold(self) -> bool:
+        """True when every condition holds (the bound then holds on its event)."""
         return all(c.holds for c in self.conditions)
+
+    @property
+    def guaranteed(self) -> bool:
+        """True when the result says something: every condition holds, no quantity overflows
+        and, for a statement with a :attr:`verdict`, min_iterate is below its free bound (the
+        verdict is ``guaranteed``)."""
+        return self.conditions_hold and self.verdict in (None, "guaranteed")
+
+    @property
+    def free_bound(self) -> tuple[str, Number] | None:
+        """``(key, value)`` of the smallest bound on min_iterate that holds without the theorem:
+        B² (``trivial_bound_B2``) or Y² (``initial_loss_bound``), see :func:`free_bound_of`;
+        None for a statement without them. (A :meth:`floats` view gives the float value; the
+        verdict is decided on the exact one.)"""
+        return free_bound_of(self.constants)
 
     @property
     def overflow(self) -> tuple[str, ...]:
@@ -169,21 +220,36 @@ class Evaluation:
     @property
     def verdict(self) -> str | None:
         """``overflow`` (a quantity exceeds the float range: :attr:`overflow`; no bound is
-        guaranteed), else ``guaranteed`` (every condition holds and min_iterate < B²), ``vacuous``
-        (every condition holds, min_iterate ≥ B²: R̂ ≤ B² for every θ, so the bound says nothing)
-        or ``not_guaranteed`` (a condition fails); None for a statement without B² (the lemmas)
-        that does not overflow. Decided at the working precision (a quantity undefined at the
-        point counts as vacuous)."""
+        guaranteed), else ``guaranteed`` (every condition holds and min_iterate < min(B², Y²)),
+        ``vacuous`` (every condition holds, min_iterate ≥ min(B², Y²): R̂ ≤ B² for every θ and
+        min_k R̂(θ_k) ≤ R̂(θ_0) ≤ Y², so the bound says nothing) or ``not_guaranteed`` (a
+        condition fails); None for a statement without B² (the lemmas) that does not overflow.
+        Decided at the working precision (a quantity undefined at the point counts as
+        vacuous)."""
         if self.exact is not None:
             return self.exact.verdict
+        return self._verdict_of(VERDICT_BOUND, self.free_bound)
+
+    @property
+    def average_iterate_verdict(self) -> str | None:
+        """:attr:`verdict` of ``average_iterate`` against B² alone (the average iterate's loss is
+        not bounded by Y²: f(θ̂_K) ≠ 0); None for a statement without both."""
+        if self.exact is not None:
+            return self.exact.average_iterate_verdict
+        trivial = self.constants.get(TRIVIAL_KEY)
+        if AVERAGE_BOUND not in self.bound or TRIVIAL_KEY not in self.constants:
+            return None
+        return self._verdict_of(AVERAGE_BOUND, None if trivial is None else (TRIVIAL_KEY, trivial))
+
+    def _verdict_of(self, key: str, free: tuple[str, Any] | None) -> str | None:
         if self.overflow:
             return OVERFLOW
-        if TRIVIAL_KEY not in self.constants or VERDICT_BOUND not in self.bound:
+        if TRIVIAL_KEY not in self.constants or key not in self.bound:
             return None
-        if not self.guaranteed:
+        if not self.conditions_hold:
             return "not_guaranteed"
-        value, trivial = self.bound[VERDICT_BOUND], self.constants[TRIVIAL_KEY]
-        if value is None or trivial is None or not value < trivial:
+        value = self.bound[key]
+        if value is None or free is None or not value < free[1]:
             return "vacuous"
         return "guaranteed"
 
@@ -225,6 +291,7 @@ class Evaluation:
                 "title": self.statement.title,
                 "summary": self.statement.summary,
                 "guaranteed": self.guaranteed,
+                "conditions_hold": self.conditions_hold,
                 "route": getattr(self.statement, "route", "") or None,
                 "precision_digits": self.precision,
             },
@@ -277,9 +344,14 @@ class Evaluation:
         return pd.DataFrame(rows, columns=["section", "name", "value", "description"])
 
     def _verdict_rows(self) -> list[tuple[str, Any]]:
-        rows: list[tuple[str, Any]] = [("guaranteed", self.guaranteed)]
+        rows: list[tuple[str, Any]] = [("guaranteed", self.guaranteed),
+                                       ("conditions_hold", self.conditions_hold)]
         if self.verdict is not None:
             rows.append(("verdict", self.verdict))
+        if self.free_bound is not None:
+            rows.append(("free_bound", self.free_bound[0]))
+        if self.average_iterate_verdict is not None:
+            rows.append(("average_iterate_verdict", self.average_iterate_verdict))
         if self.active_drift_bound is not None:
             rows.append(("active_drift_bound", self.active_drift_bound))
         if self.overflow:
@@ -488,11 +560,11 @@ def has_verdict(name: str) -> bool:
     return TRIVIAL_KEY in st.constants and VERDICT_BOUND in st.bound
 
 
-def verdict_column(guaranteed: Any, bound: Any, trivial: Any):
-    """:attr:`Evaluation.verdict` of every row of a grid (numpy): ``guaranteed`` rows (every
-    condition holds) whose ``bound`` (min_iterate) is below ``trivial`` (B²) are ``guaranteed``,
-    the other ``guaranteed`` rows ``vacuous`` (NaN counts as vacuous), the rest
-    ``not_guaranteed``. Returns an array of ``int8`` codes into :data:`VERDICTS`.
+def verdict_column(conditions_hold: Any, bound: Any, free: Any):
+    """:attr:`Evaluation.verdict` of every row of a grid (numpy): rows whose conditions all hold
+    and whose ``bound`` (min_iterate) is below ``free`` (the free bound min(B², Y²)) are
+    ``guaranteed``, the other rows whose conditions hold ``vacuous`` (NaN counts as vacuous), the
+    rest ``not_guaranteed``. Returns an array of ``int8`` codes into :data:`VERDICTS`.
 
     Example:
         >>> [VERDICTS[c] for c in verdict_column([True, True, False], [1.0, 3.0, 1.0], 2.0)]
@@ -501,8 +573,8 @@ def verdict_column(guaranteed: Any, bound: Any, trivial: Any):
     import numpy as np
 
     with np.errstate(invalid="ignore"):
-        below = np.asarray(bound, dtype=float) < np.asarray(trivial, dtype=float)
-    ok = np.asarray(guaranteed, dtype=bool)
+        below = np.asarray(bound, dtype=float) < np.asarray(free, dtype=float)
+    ok = np.asarray(conditions_hold, dtype=bool)
     return np.where(ok, np.where(below, 0, 1), 2).astype(np.int8)
 
 

@@ -75,17 +75,18 @@ def is_default_alpha(alpha: str | float) -> bool:
 def nonvacuous_width_prop2(inputs: Inputs, alpha: str | float = DEFAULT_ALPHA,
                            precision: int = DEFAULT_PRECISION,
                            max_width: int = 2**62) -> int | None:
-    """Smallest even m with Proposition 2's min_iterate < B² at ``alpha``, every other input of
+    """Smallest even m with Proposition 2's min_iterate below its free bound min(B², Y²)
+    (:attr:`boundcalc.api.Evaluation.free_bound`) at ``alpha``, every other input of
     ``inputs`` fixed (η* recomputed per m unless η is given): the exact evaluator
     (:func:`evaluate_prop2`) galloping up from m = 2 (doubling), then bisecting over the even
     integers. Like :func:`boundcalc.search.nonvacuous_width` (the registered α = 3/2) the answer
-    is exactly non-vacuous with m − 2 vacuous; the smallest such m when the bound crosses B² once.
+    is exactly non-vacuous with m − 2 vacuous; the smallest such m when the bound crosses it once.
     None if no even m up to ``max_width`` is non-vacuous.
 
     Example:
         >>> from boundcalc.params import validate
         >>> nonvacuous_width_prop2(validate(T=16), "0.5")
-        1458
+        96434
     """
     from dataclasses import replace
 
@@ -93,8 +94,8 @@ def nonvacuous_width_prop2(inputs: Inputs, alpha: str | float = DEFAULT_ALPHA,
 
     def ok(w: int) -> bool:
         ev = evaluate_prop2(replace(inputs, m=w), alpha_text, precision)
-        value, trivial = ev.bound["min_iterate"], ev.constants["trivial_bound_B2"]
-        return value is not None and trivial is not None and bool(value < trivial)
+        value, free = ev.bound["min_iterate"], ev.free_bound
+        return value is not None and free is not None and bool(value < free[1])
 
     if ok(2):
         return 2

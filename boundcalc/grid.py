@@ -206,9 +206,12 @@ def build_sweep(statement: str, given: Mapping[str, str | None], activation: str
     """Validate the sweep flags and evaluate the grid; returns (DataFrame, swept columns).
 
     ``statement`` is a registry key (``theorem1_paper`` for the paper route). A statement with a
-    proof route gets a constant ``route`` column, one with the trivial bound B² a ``verdict``
-    column (categorical: guaranteed, vacuous, not_guaranteed; see
-    :func:`boundcalc.api.verdict_column`).
+    proof route gets a constant ``route`` column, one with the free bounds B² and Y² a
+    ``verdict`` column (categorical: guaranteed, vacuous, not_guaranteed; min_iterate against
+    min(B², Y²), see :func:`boundcalc.api.verdict_column`) and an ``average_iterate_verdict``
+    column (average_iterate against B²). ``conditions_hold`` says whether every condition holds;
+    ``guaranteed`` whether the row says something (its verdict is guaranteed; for a statement
+    without a verdict, its conditions hold and nothing overflows).
 
     Example:
         >>> df, swept = build_sweep("theorem1", {"m": "8,16", "rho": "1,2"}, None)
@@ -216,14 +219,25 @@ def build_sweep(statement: str, given: Mapping[str, str | None], activation: str
         (4, ['m', 'rho_c', 'rho_u', 'rho_w'], [1.0, 2.0, 1.0, 2.0])
         >>> df, _ = build_sweep("theorem1", {"m": "8,4096", "rho": "0.5,3"}, None)
         >>> list(df["verdict"]), df["route"][0]
-        (['not_guaranteed', 'vacuous', 'not_guaranteed', 'guaranteed'], 'tight')
+        (['not_guaranteed', 'vacuous', 'not_guaranteed', 'vacuous'], 'tight')
+        >>> df, _ = build_sweep("theorem1", {"m": "8,8192", "rho": "1"}, None)
+        >>> list(df["verdict"]), list(df["guaranteed"]), list(df["conditions_hold"])
+        (['vacuous', 'guaranteed'], [False, True], [True, True])
     """
     from decimal import Decimal
 
     import numpy as np
     import pandas as pd
 
-    from boundcalc.api import OVERFLOW, VERDICTS, has_verdict, verdict_column
+    from boundcalc.api import (
+        AVERAGE_BOUND,
+        FREE_BOUND_KEYS,
+        OVERFLOW,
+        TRIVIAL_KEY,
+        VERDICTS,
+        has_verdict,
+        verdict_column,
+    )
     from boundcalc.evaluator import activation_values, compiled_statement, evaluate_grid
 
     st = compiled_statement(statement)
@@ -292,21 +306,35 @@ def build_sweep(statement: str, given: Mapping[str, str | None], activation: str
             cells = frame[column].astype(object)
             cells[bad] = OVERFLOW
             frame[column] = cells
-    guaranteed = np.ones(rows, dtype=bool)
+    conditions_hold = np.ones(rows, dtype=bool)
     for cond in st.conditions:
         holds = _flat(result[f"condition.{cond.name}"])
         frame[f"condition.{cond.name}"] = holds
-        guaranteed &= holds
-    frame["guaranteed"] = guaranteed
-    if has_verdict(statement) or overflow.any():
-        if has_verdict(statement):
-            bound, trivial = (np.where(overflow, np.nan, frame[c]).astype(float)
-                              for c in ("bound.min_iterate", "constants.trivial_bound_B2"))
-            codes = verdict_column(guaranteed, bound, trivial)
-        else:  # a statement without B²: the column appears only with an overflowing row
-            codes = np.where(guaranteed, 0, 2).astype(np.int8)
+        conditions_hold &= holds
+    frame["conditions_hold"] = conditions_hold
+
+    def column(name: str) -> Any:
+        return np.where(overflow, np.nan, frame[name]).astype(float)
+
+    codes = None
+    if has_verdict(statement):
+        free = np.minimum.reduce([column(f"constants.{k}") for k in FREE_BOUND_KEYS
+                                  if k in st.constants])
+        codes = verdict_column(conditions_hold, column("bound.min_iterate"), free)
         codes[overflow] = VERDICTS.index(OVERFLOW)
+    elif overflow.any():  # a statement without B²: the column appears only with an overflow
+        codes = np.where(conditions_hold, 0, 2).astype(np.int8)
+        codes[overflow] = VERDICTS.index(OVERFLOW)
+    frame["guaranteed"] = (conditions_hold & ~overflow if codes is None
+                           else codes == VERDICTS.index("guaranteed"))
+    if codes is not None:
         frame["verdict"] = pd.Categorical.from_codes(codes, categories=list(VERDICTS))
+    if has_verdict(statement) and f"bound.{AVERAGE_BOUND}" in frame:
+        average = verdict_column(conditions_hold, column(f"bound.{AVERAGE_BOUND}"),
+                                 column(f"constants.{TRIVIAL_KEY}"))
+        average[overflow] = VERDICTS.index(OVERFLOW)
+        frame["average_iterate_verdict"] = pd.Categorical.from_codes(
+            average, categories=list(VERDICTS))
     swept = [c for c in SWEEP_INPUTS
              if _source_axis(c, grid) in values and len(values[_source_axis(c, grid)]) > 1]
     return pd.DataFrame(frame, copy=False), swept  # no copy: the columns are fresh arrays

@@ -16,11 +16,11 @@ steps, eta, activation, batch_size, misspecification``) plus ``route`` (``"tight
 
 Example:
     >>> res = evaluate("theorem1", m=512, n=1000, rho=2)
-    >>> res.verdict, round(res.bound["min_iterate"], 4)
-    ('guaranteed', 67.5693)
-    >>> df = sweep("theorem1", m=[256, 512, 1024], n=1000, rho=2)
+    >>> res.verdict, round(res.bound["min_iterate"], 4), res.free_bound
+    ('vacuous', 67.5693, ('initial_loss_bound', 9.0))
+    >>> df = sweep("theorem1", m=[512, 4096, 8192], n=1000, rho=2)
     >>> df["bound.min_iterate"].round(2).tolist(), df["verdict"].tolist()
-    ([142.78, 67.57, 33.28], ['guaranteed', 'guaranteed', 'guaranteed'])
+    ([67.57, 9.46, 5.65], ['vacuous', 'vacuous', 'guaranteed'])
 """
 
 from __future__ import annotations
@@ -248,14 +248,15 @@ def sweep(statement: str, /, *, route: Any = None, **inputs: Any) -> pd.DataFram
 
     Returns:
         :class:`pandas.DataFrame`: the inputs, every constant, term and bound, the probability,
-        each ``condition.*``, ``guaranteed`` and, for statements with the trivial bound B², the
-        categorical ``verdict``.
+        each ``condition.*``, ``conditions_hold``, ``guaranteed`` and, for statements with the
+        free bounds B² and Y², the categorical ``verdict`` (min_iterate against min(B², Y²)) and
+        ``average_iterate_verdict`` (average_iterate against B²).
 
     Raises:
         InputError: a bad value, naming its keyword; more than 2^20 rows.
 
     Example:
-        >>> df = sweep("theorem1", m=[512, 4096], route=["tight", "paper"], rho=3, nu=3)
+        >>> df = sweep("theorem1", m=[512, 8192], route=["tight", "paper"], rho=3, nu=3)
         >>> df.groupby("route", sort=False)["verdict"].apply(list).to_dict()
         {'tight': ['vacuous', 'guaranteed'], 'paper': ['vacuous', 'vacuous']}
         >>> sweep("lemma2", m=[64, 128], rho_u=[1, 2]).shape[0]

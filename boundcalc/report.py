@@ -57,11 +57,13 @@ def input_sources(statement: str, given: Mapping[str, str], inputs: Mapping[str,
 
 def with_verdict(name: str, result: Any, inputs: Any, precision: int,
                  search: Any = None) -> dict[str, Any]:
-    """``result.to_dict()`` with, for a statement with the trivial bound B², the top-level keys
-    ``verdict`` (:attr:`boundcalc.api.Evaluation.verdict`), ``nonvacuous_from_m`` (the smallest
-    even m with min_iterate < B², every other input fixed: :func:`boundcalc.search.
-    nonvacuous_width`; None if none up to 2^62) and ``active_drift_bound`` (tight route; else
-    None), right after ``statement``. ``search``: a function of no argument giving that width
+    """``result.to_dict()`` with, for a statement with the free bounds B² and Y², the top-level
+    keys ``verdict`` (:attr:`boundcalc.api.Evaluation.verdict`), ``free_bound`` (the key of the
+    constant it compares min_iterate with, the smaller of ``trivial_bound_B2`` and
+    ``initial_loss_bound``), ``average_iterate_verdict`` (average_iterate against B²),
+    ``nonvacuous_from_m`` (the smallest even m with min_iterate below the free bound, every other
+    input fixed: :func:`boundcalc.search.nonvacuous_width`; None if none up to 2^62) and
+    ``active_drift_bound`` (tight route; else None), right after ``statement``. ``search``: a function of no argument giving that width
     (int or None) in place of :func:`boundcalc.search.nonvacuous_width` (prop2 at another α).
 
     Example:
@@ -69,8 +71,8 @@ def with_verdict(name: str, result: Any, inputs: Any, precision: int,
         >>> from boundcalc.params import validate
         >>> inputs = validate(m=512, n=1000, rho="2")
         >>> data = with_verdict("theorem1_paper", evaluate("theorem1_paper", inputs), inputs, 20)
-        >>> data["verdict"], data["nonvacuous_from_m"], data["active_drift_bound"]
-        ('vacuous', 1712, None)
+        >>> data["verdict"], data["free_bound"], data["nonvacuous_from_m"]
+        ('vacuous', 'initial_loss_bound', 10465658)
     """
     data = result.to_dict()
     over = data.pop("overflow", None)
@@ -81,6 +83,9 @@ def with_verdict(name: str, result: Any, inputs: Any, precision: int,
     if over:
         head["overflow"] = over
     if has_verdict(name):
+        free = result.free_bound
+        head["free_bound"] = None if free is None else free[0]
+        head["average_iterate_verdict"] = result.average_iterate_verdict
         if over:
             head["nonvacuous_from_m"] = None
         elif search is not None:

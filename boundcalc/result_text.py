@@ -48,7 +48,14 @@ _CONTRACT_ORDER = ("statement", "inputs", "constants", "terms", "bound", "probab
 
 #: Top-level keys that ``table``, ``markdown`` and ``latex`` show in the header lines (verdict,
 #: route) instead of as sections; ``csv`` and ``json`` carry them as they are.
-HEADER_KEYS: tuple[str, ...] = ("verdict", "overflow", "nonvacuous_from_m", "active_drift_bound")
+HEADER_KEYS: tuple[str, ...] = ("verdict", "overflow", "free_bound", "average_iterate_verdict",
+                                "nonvacuous_from_m", "active_drift_bound")
+
+#: How the status line names each free bound (``free_bound`` of a result) and its symbol.
+_FREE_BOUND_NAMES: dict[str, tuple[str, str]] = {
+    "trivial_bound_B2": ("B²", "the largest loss on Ω_ρ"),
+    "initial_loss_bound": ("Y²", "the loss at initialization (f(θ(0)) = 0)"),
+}
 
 
 def _is_scalar(value: Any) -> bool:
@@ -127,18 +134,20 @@ def _two_numbers(a: float, b: float) -> tuple[str, str]:
 
 def guarantee_line(data: Mapping[str, Any]) -> str | None:
     """``GUARANTEED ...`` / ``VACUOUS ...`` / ``NOT GUARANTEED ...`` for a result with
-    conditions, else None. With a top-level ``verdict`` (statements with the trivial bound B²),
-    a guaranteed or vacuous result also compares ``bound.min_iterate`` with
-    ``constants.trivial_bound_B2`` and a vacuous one says from which width m it is not
-    (``nonvacuous_from_m``).
+    conditions, else None. With a top-level ``verdict`` (statements with the free bounds B² and
+    Y²), a guaranteed or vacuous result also compares ``bound.min_iterate`` with the free bound
+    named by ``free_bound`` (``trivial_bound_B2`` when absent), names it, and a vacuous one says
+    from which width m it is informative (``nonvacuous_from_m``). Where the two numbers print
+    alike even with 17 digits (they tie in float64), it says the working precision decided.
 
     Example:
         >>> guarantee_line({"conditions": [{"name": "rho_c_ge_nu_c", "holds": False}]})
         'NOT GUARANTEED: rho_c_ge_nu_c fails, the bound is not guaranteed'
-        >>> guarantee_line({"verdict": "vacuous", "nonvacuous_from_m": 1712,
-        ...                 "bound": {"min_iterate": 1291.37}, "constants": {"trivial_bound_B2":
-        ...                 727.27}, "conditions": [{"name": "m_even", "holds": True}]})
-        'VACUOUS: min_iterate 1291 ≥ B² = 727.3; non-vacuous from m = 1712'
+        >>> guarantee_line({"verdict": "vacuous", "nonvacuous_from_m": 4362,
+        ...                 "free_bound": "initial_loss_bound", "bound": {"min_iterate": 67.569},
+        ...                 "constants": {"trivial_bound_B2": 183.9, "initial_loss_bound": 9.0},
+        ...                 "conditions": [{"name": "m_even", "holds": True}]})
+        'VACUOUS: min_iterate 67.57 ≥ 9 = Y², the loss at initialization (f(θ(0)) = 0); informative from m = 4362'
     """
     if data.get("verdict") == "overflow":
         names = data.get("overflow") or ["a quantity"]
@@ -156,22 +165,47 @@ def guarantee_line(data: Mapping[str, Any]) -> str | None:
     verdict = data.get("verdict")
     bound = data.get("bound") if isinstance(data.get("bound"), Mapping) else {}
     constants = data.get("constants") if isinstance(data.get("constants"), Mapping) else {}
-    value, trivial = bound.get("min_iterate"), constants.get("trivial_bound_B2")
+    key = str(data.get("free_bound") or "trivial_bound_B2")
+    symbol, meaning = _FREE_BOUND_NAMES.get(key, (key, ""))
+    value, free = bound.get("min_iterate"), constants.get(key)
     if verdict not in ("guaranteed", "vacuous"):
         return f"GUARANTEED: {holds}"
     numbers = ""
-    if isinstance(value, (int, float)) and isinstance(trivial, (int, float)):
-        shown, shown_b2 = _two_numbers(float(value), float(trivial))
-        relation = "<" if verdict == "guaranteed" else "≥"
-        numbers = f"min_iterate {shown} {relation} B² = {shown_b2}"
+    relation = "<" if verdict == "guaranteed" else "≥"
+    if isinstance(value, (int, float)) and isinstance(free, (int, float)):
+        shown, shown_free = _two_numbers(float(value), float(free))
+        numbers = f"min_iterate {shown} {relation} {shown_free} = {symbol}"
+        if meaning:
+            numbers += f", {meaning}"
+        if float(value) == float(free):
+            digits = (data.get("statement") or {}).get("precision_digits")
+            numbers += (f" (equal in float64; the {digits}-digit evaluation decides)" if digits
+                        else " (equal in float64; the exact evaluation decides)")
+    average = _average_clause(data, verdict)
     if verdict == "guaranteed":
-        return f"GUARANTEED: {holds}" + (f"; {numbers}" if numbers else "")
-    parts = [numbers or "min_iterate ≥ B²"]
+        return f"GUARANTEED: {holds}" + (f"; {numbers}" if numbers else "") + average
+    parts = [numbers or f"min_iterate ≥ {symbol}"]
     if "nonvacuous_from_m" in data:
         first = data["nonvacuous_from_m"]
-        parts.append(f"non-vacuous from m = {first}" if first is not None
-                     else "non-vacuous at no even m ≤ 2^62")
-    return "VACUOUS: " + "; ".join(parts)
+        parts.append(f"informative from m = {first}" if first is not None
+                     else "informative at no even m ≤ 2^62")
+    return "VACUOUS: " + "; ".join(parts) + average
+
+
+def _average_clause(data: Mapping[str, Any], verdict: str) -> str:
+    """``; average_iterate 216 ≥ B² = 183.9 (vacuous)`` where the average iterate's verdict
+    (against B² alone) differs from the min-iterate verdict, else ``""``."""
+    average = data.get("average_iterate_verdict")
+    if average not in ("guaranteed", "vacuous") or average == verdict:
+        return ""
+    value = (data.get("bound") or {}).get("average_iterate")
+    trivial = (data.get("constants") or {}).get("trivial_bound_B2")
+    if not isinstance(value, (int, float)) or not isinstance(trivial, (int, float)):
+        return ""
+    shown, shown_b2 = _two_numbers(float(value), float(trivial))
+    relation = "<" if average == "guaranteed" else "≥"
+    word = "informative" if average == "guaranteed" else "vacuous"
+    return f"; average_iterate {shown} {relation} B² = {shown_b2} ({word})"
 
 
 def route_line(data: Mapping[str, Any]) -> str | None:

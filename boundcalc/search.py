@@ -5,7 +5,7 @@
   bisection over even m, so that the answer meets the target and m − 2 does not; the CLI then
   re-checks both with the exact evaluator.
 * :func:`nonvacuous_width` finds the smallest even width m at which a statement's bound is
-  non-vacuous, min_iterate < B² (the trivial bound), every other input fixed: a numpy float64
+  non-vacuous, min_iterate < min(B², Y²) (the free bound), every other input fixed: a numpy float64
   grid (every even m up to :data:`DENSE_WIDTH`, then :data:`POINTS_PER_OCTAVE` points per octave
   up to 2^62), a vectorised bisection over the even integers between the last vacuous and the
   first non-vacuous grid point, then the exact (mpmath) evaluator confirms m non-vacuous and m − 2
@@ -181,7 +181,7 @@ class NonvacuousAnswer:
     """Result of :func:`nonvacuous_width`.
 
     Attributes:
-        m: the smallest even width found with min_iterate < B² (exact evaluator).
+        m: the smallest even width found with min_iterate < min(B², Y²) (exact evaluator).
         evaluation: the exact :class:`~boundcalc.api.Evaluation` at ``m``.
         previous: the exact evaluation at ``m - 2`` (vacuous), None when ``m == 2``.
         grid_points: widths evaluated with numpy (grid and bisection).
@@ -215,12 +215,15 @@ def width_grid(extra: tuple[int, ...] = ()) -> list[int]:
 
 
 def _grid_nonvacuous(name: str, inputs: object) -> Callable[[list[int]], list[bool]]:
-    """Function of a list of widths giving, with the numpy evaluator, whether min_iterate < B²
-    at each (η* recomputed per width when ``inputs.eta`` is None, else the given η kept)."""
+    """Function of a list of widths giving, with the numpy evaluator, whether min_iterate is
+    below the free bound min(B², Y²) at each (η* recomputed per width when ``inputs.eta`` is
+    None, else the given η kept)."""
     import numpy as np
 
-    from boundcalc.api import TRIVIAL_KEY, VERDICT_BOUND, mp_arguments
-    from boundcalc.evaluator import evaluate_grid
+    from boundcalc.api import FREE_BOUND_KEYS, VERDICT_BOUND, mp_arguments
+    from boundcalc.evaluator import compiled_statement, evaluate_grid
+
+    keys = [k for k in FREE_BOUND_KEYS if k in compiled_statement(name).constants]
 
     columns: dict[str, object] = {k: float(v) for k, v in mp_arguments(inputs).items()}  # type: ignore[arg-type]
     if getattr(inputs, "eta", None) is None:
@@ -229,8 +232,10 @@ def _grid_nonvacuous(name: str, inputs: object) -> Callable[[list[int]], list[bo
     def check(widths: list[int]) -> list[bool]:
         columns["m"] = np.array(widths, dtype=float)
         grid = evaluate_grid(name, columns)
+        free = np.minimum.reduce([np.asarray(grid[f"constants.{k}"], dtype=float)
+                                  for k in keys])
         with np.errstate(invalid="ignore"):
-            ok = grid[f"bound.{VERDICT_BOUND}"] < grid[f"constants.{TRIVIAL_KEY}"]
+            ok = grid[f"bound.{VERDICT_BOUND}"] < free
         return ok.tolist()
 
     return check
@@ -238,8 +243,9 @@ def _grid_nonvacuous(name: str, inputs: object) -> Callable[[list[int]], list[bo
 
 def nonvacuous_width(name: str, inputs: object, precision: int = 20,
                      max_width: int = MAX_WIDTH) -> NonvacuousAnswer | None:
-    """Smallest even width m at which statement ``name`` is non-vacuous, min_iterate < B² (the
-    trivial bound), every other input of ``inputs`` fixed (η* recomputed per m when η is not
+    """Smallest even width m at which statement ``name`` is non-vacuous, min_iterate below the
+    free bound min(B², Y²) (:attr:`boundcalc.api.Evaluation.free_bound`: the trivial bound on Ω_ρ
+    and the loss at initialization), every other input of ``inputs`` fixed (η* recomputed per m when η is not
     given; a given η kept).
 
     1. numpy (float64) over :func:`width_grid` (the width of ``inputs`` included): the first
@@ -248,17 +254,17 @@ def nonvacuous_width(name: str, inputs: object, precision: int = 20,
        round evaluating up to 4096 widths at once;
     3. the exact evaluator (:func:`boundcalc.api.evaluate`, mpmath at ``precision`` digits)
        confirms m non-vacuous and m − 2 vacuous; where it disagrees with float64 (bounds within
-       ~1e-15 of B², or widths past 2^53) the answer moves, galloping then bisecting with mpmath.
+       ~1e-15 of the free bound, or widths past 2^53) the answer moves, galloping then bisecting with mpmath.
 
     The answer is thus exactly non-vacuous with m − 2 exactly vacuous (mpmath); it is the smallest
-    such width when the bound crosses B² once, and always the first crossing the grid sees.
+    such width when the bound crosses the free bound once, and always the first crossing the grid sees.
 
     Returns:
         :class:`NonvacuousAnswer`, or None if no even m up to ``max_width`` is non-vacuous.
     """
     from dataclasses import replace
 
-    from boundcalc.api import TRIVIAL_KEY, VERDICT_BOUND, evaluate
+    from boundcalc.api import VERDICT_BOUND, evaluate
 
     check = _grid_nonvacuous(name, inputs)
     grid = [w for w in width_grid((getattr(inputs, "m", 2),)) if w <= max_width]
@@ -294,8 +300,8 @@ def nonvacuous_width(name: str, inputs: object, precision: int = 20,
 
     def ok(w: int) -> bool:
         ev = exact(w)
-        value, trivial = ev.bound[VERDICT_BOUND], ev.constants[TRIVIAL_KEY]  # type: ignore[attr-defined]
-        return value is not None and trivial is not None and bool(value < trivial)
+        value, free = ev.bound[VERDICT_BOUND], ev.free_bound  # type: ignore[attr-defined]
+        return value is not None and free is not None and bool(value < free[1])
 
     if first is None:  # float64 found none; the exact evaluator has the last word at the top
         if not ok(grid[-1]):

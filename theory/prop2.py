@@ -235,6 +235,7 @@ def build_bound(alpha_value: sp.Expr = alpha, step: sp.Expr = eta):
         "label_envelope_Y": b0,
         "residual_envelope_B": res,
         "trivial_bound_B2": res**2,
+        "initial_loss_bound": b0**2,
         "transport_norm": nu_norm,
         "theorem_step_size": nu_norm / (2 * lip * res * sp.sqrt(K)),
     }

@@ -64,6 +64,19 @@ from .statement import Condition, Statement
 from .symbols import K, delta, eps_mis, eta, m, nu_c, nu_u, nu_w, rho_c, u0_rms
 
 
+def initial_loss_bound(misspecification: sp.Expr = sp.S.Zero, a_priori: bool = True,
+                       tight: bool = False) -> sp.Expr:
+    """Y² ≥ R̂(θ_0) ≥ min_{k<K} R̂(θ_k), the bound on the min-iterate loss that holds for free.
+
+    Under the symmetric initialization head i ≤ m/2 has a twin with readout −c_i, so
+    f(X; θ(0)) = 0 for every X and R̂(θ_0) = (1/n)Σ_j y_j² ≤ (Y + ε_mis)² (Lemma 6's label
+    envelope, ``label_envelope``), with no event; k = 0 is an iterate, so min_{k<K} R̂(θ_k) ≤
+    R̂(θ_0) (for ProjSGD the expectation of the min too, surely). A min_iterate bound says
+    something only below min(B², Y²) (derivations.md §7.8); Y ≤ B, so Y² binds.
+    """
+    return label_envelope(misspecification, a_priori, tight) ** 2
+
+
 def transport_norm() -> sp.Expr:
     """‖ν‖ = √(ν_c² + ν_u² + ν_w²) ≥ ‖θ(0) − θ̄‖ (initial Lyapunov value Ψ_0 ≤ ‖ν‖²)."""
     return sp.sqrt(nu_c**2 + nu_u**2 + nu_w**2)
@@ -154,6 +167,7 @@ def build_bound(misspecification: sp.Expr = sp.S.Zero, step: sp.Expr = eta,
         "label_envelope_Y": label_envelope(misspecification, a_priori),
         "residual_envelope_B": res,
         "trivial_bound_B2": res**2,
+        "initial_loss_bound": initial_loss_bound(misspecification, a_priori),
         "transport_norm": transport_norm(),
         "theorem_step_size": theorem_step_size(misspecification, a_priori),
     }
@@ -188,6 +202,7 @@ def _build_tight(misspecification: sp.Expr, step: sp.Expr, a_priori: bool):
         "label_envelope_Y": label_envelope(misspecification, a_priori, tight=True),
         "residual_envelope_B": res,
         "trivial_bound_B2": res**2,
+        "initial_loss_bound": initial_loss_bound(misspecification, a_priori, tight=True),
         "transport_norm": transport_norm(),
         "theorem_step_size": theorem_step_size(misspecification, a_priori, "tight"),
     }
@@ -304,6 +319,7 @@ def route_latex_names(route: str) -> dict[str, str]:
 
 __all__ = [
     "ROUTES", "assemble_bound", "build_bound", "change_of_feature_error_bound", "common_conditions",
-    "route_descriptions", "route_events", "route_latex_names", "theorem1", "theorem_step_size",
+    "initial_loss_bound", "route_descriptions", "route_events", "route_latex_names", "theorem1",
+    "theorem_step_size",
     "transport_norm",
 ]

@@ -13,7 +13,10 @@ from typing import Annotated, Any
 import mpmath
 import typer
 
-from boundcalc.api import TRIVIAL_KEY, VERDICT_BOUND, evaluate
+from boundcalc.api import INITIAL_LOSS_KEY, TRIVIAL_KEY, VERDICT_BOUND, evaluate
+
+#: How ``width --nonvacuous`` writes each free bound.
+_SYMBOL = {TRIVIAL_KEY: "B²", INITIAL_LOSS_KEY: "Y²"}
 from boundcalc.cli.app import (
     PARAMS_PANEL,
     app,
@@ -104,7 +107,9 @@ def _target_checks(quantity: str, var: str, found: int, step: int, value: Any, p
 _WIDTH_HELP = (
     "Smallest even width m whose width terms of Theorem 1, B·ε_lin + B·ε_app + B·ε_cf "
     "(B·ε_tay for B·ε_lin on the tight route), are at most --target; or, with --nonvacuous, the "
-    "smallest even m at which Theorem 1's bound is non-vacuous, min_iterate < B².\n\n"
+    "smallest even m at which Theorem 1's bound is non-vacuous, min_iterate below the free "
+    "bound min(B², Y²) (B² bounds the loss on Ω_ρ; Y² bounds the loss at initialization, "
+    "f(θ(0)) = 0, and k = 0 is an iterate).\n\n"
     "--target: doubling from m = 2 to a feasible width, then bisection over even m (the answer "
     "meets the target and m − 2 does not); both are re-checked with the exact evaluator "
     "and reported. Exit 1 if no m up to 2^62 meets the target.\n\n"
@@ -130,7 +135,7 @@ _WIDTH_HELP = (
         "--target", help="the value to get under (> 0); or give --nonvacuous",
         metavar="VALUE", rich_help_panel=PARAMS_PANEL, show_default=False)], None),
     ("nonvacuous", Annotated[bool, typer.Option(
-        "--nonvacuous", help="solve for the smallest even m with min_iterate < B^2 "
+        "--nonvacuous", help="solve for the smallest even m with min_iterate < min(B^2, Y^2) "
         "instead of a --target", rich_help_panel=PARAMS_PANEL)], False),
     *((name, None, None) for name in parameter_names("theorem1", without=("m",))),
     *_SOLVER_OPTIONS])
@@ -197,41 +202,50 @@ def width(target: str | None, nonvacuous: bool, **flags: Any) -> None:
 
 def _width_nonvacuous(key: str, inputs: Any, given: Mapping[str, str], digits: int,
                       shown: int | None, fmt: str, output: str | None, strict: bool) -> None:
-    """``width --nonvacuous``: the smallest even m with min_iterate < B² (Theorem 1 on the route
-    of ``key``), rendered like ``width --target``."""
+    """``width --nonvacuous``: the smallest even m with min_iterate below the free bound
+    min(B², Y²) (Theorem 1 on the route of ``key``), rendered like ``width --target``."""
     answer = nonvacuous_width(key, inputs, digits)
     if answer is None:
         top = evaluate(key, replace(inputs, m=MAX_WIDTH), precision=digits)
         refuse_overflow(key, given, top, digits, m=MAX_WIDTH)
+        free_key, free_value = top.free_bound or (TRIVIAL_KEY, top.constants[TRIVIAL_KEY])
         note(f"infeasible: no even m <= 2^62 makes the bound non-vacuous (min_iterate = "
-              f"{mpmath.nstr(top.bound[VERDICT_BOUND], 6)} >= B^2 = "
-              f"{mpmath.nstr(top.constants[TRIVIAL_KEY], 6)} at m = 2^62)")
+              f"{mpmath.nstr(top.bound[VERDICT_BOUND], 6)} >= {_SYMBOL[free_key]} = "
+              f"{mpmath.nstr(free_value, 6)} at m = 2^62)")
         raise typer.Exit(1)
     ev, prev, m_found = answer.evaluation, answer.previous, answer.m
     refuse_overflow(key, given, ev, digits, m=m_found)
     value, trivial = ev.bound[VERDICT_BOUND], ev.constants[TRIVIAL_KEY]  # type: ignore[attr-defined]
+    free_key, free = ev.free_bound  # type: ignore[attr-defined]
     data = ev.to_dict()  # type: ignore[attr-defined]
     inputs_shown = {k: v for k, v in data["inputs"].items() if k != "m"}
     conditions = [
-        {"name": "non_vacuous_at_m", "holds": bool(value < trivial),
-         "detail": f"min_iterate = {mpmath.nstr(value, 12)} < B² = {mpmath.nstr(trivial, 12)} "
-                   f"at m = {m_found}"},
+        {"name": "non_vacuous_at_m", "holds": bool(value < free),
+         "detail": f"min_iterate = {mpmath.nstr(value, 12)} < {_SYMBOL[free_key]} = "
+                   f"{mpmath.nstr(free, 12)} at m = {m_found}"},
     ]
+    p_value = p_trivial = p_free = None
     if prev is None:
         conditions.append({"name": "m_minus_2_vacuous", "holds": True,
                            "detail": "m = 2 is the smallest even width"})
     else:
         p_value, p_trivial = prev.bound[VERDICT_BOUND], prev.constants[TRIVIAL_KEY]  # type: ignore[attr-defined]
-        conditions.append({"name": "m_minus_2_vacuous", "holds": bool(not p_value < p_trivial),
-                           "detail": f"min_iterate = {mpmath.nstr(p_value, 12)} >= B² = "
-                                     f"{mpmath.nstr(p_trivial, 12)} at m = {m_found - 2}"})
+        p_key, p_free = prev.free_bound  # type: ignore[attr-defined]
+        conditions.append({"name": "m_minus_2_vacuous", "holds": bool(not p_value < p_free),
+                           "detail": f"min_iterate = {mpmath.nstr(p_value, 12)} >= "
+                                     f"{_SYMBOL[p_key]} = {mpmath.nstr(p_free, 12)} at m = "
+                                     f"{m_found - 2}"})
     conditions += data["conditions"]
     answer_section = {
         "m": m_found,
         "min_iterate": float(value),
+        "free_bound": free_key,
+        "free_bound_value": float(free),
         "trivial_bound_B2": float(trivial),
-        "min_iterate_at_m_minus_2": None if prev is None else float(p_value),
-        "trivial_bound_B2_at_m_minus_2": None if prev is None else float(p_trivial),
+        "initial_loss_bound": data["constants"].get(INITIAL_LOSS_KEY),
+        "min_iterate_at_m_minus_2": None if p_value is None else float(p_value),
+        "free_bound_value_at_m_minus_2": None if p_free is None else float(p_free),
+        "trivial_bound_B2_at_m_minus_2": None if p_trivial is None else float(p_trivial),
         "average_iterate_at_m": data["bound"]["average_iterate"],
         "eta": data["inputs"]["eta"],
         "eta_source": data["inputs"]["eta_source"],
@@ -241,7 +255,8 @@ def _width_nonvacuous(key: str, inputs: Any, given: Mapping[str, str], digits: i
     route_name = data["statement"]["route"] or ""
     header = _solver_header(
         "width", "Smallest even width m at which Theorem 1's bound is non-vacuous",
-        "Smallest even m with min_iterate < B² (the trivial bound), every other input fixed: a "
+        "Smallest even m with min_iterate < min(B², Y²) (the free bound), every other input "
+        "fixed: a "
         "float64 grid (every even m up to 8192, then 64 per octave up to 2^62), bisection between "
         "the last vacuous and the first non-vacuous grid width, confirmed with the exact "
         "evaluator at m (non-vacuous) and m − 2 (vacuous).",

@@ -103,12 +103,13 @@ def sweep(statement: str, **flags: Any) -> None:
     text = (iter_frame(shown, fmt) if fmt in ("csv", "json")
             else render_frame(shown, fmt, title=title))
     emit(text, output, f" ({len(df)} rows)")
-    failed = int((~df["guaranteed"]).sum())
+    failed = int((~df["conditions_hold"]).sum())
     if failed:
         note(f"NOT GUARANTEED in {failed} of {len(df)} rows (see the condition.* columns)")
     vacuous = int((df["verdict"] == "vacuous").sum()) if "verdict" in df.columns else 0
     if vacuous:
-        note(f"VACUOUS in {vacuous} of {len(df)} rows (min_iterate ≥ B²; see the verdict column)")
+        note(f"VACUOUS in {vacuous} of {len(df)} rows (min_iterate ≥ min(B², Y²), the free bound; "
+             f"see the verdict column)")
     over = int((df["verdict"] == "overflow").sum()) if "verdict" in df.columns else 0
     if over:
         note(f"OVERFLOW in {over} of {len(df)} rows (a value exceeds the float64 range; no bound "
