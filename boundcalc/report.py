@@ -63,8 +63,9 @@ def with_verdict(name: str, result: Any, inputs: Any, precision: int,
     ``initial_loss_bound``), ``average_iterate_verdict`` (average_iterate against B²),
     ``nonvacuous_from_m`` (the smallest even m with min_iterate below the free bound, every other
     input fixed: :func:`boundcalc.search.nonvacuous_width`; None if none up to 2^62) and
-    ``active_drift_bound`` (tight route; else None), right after ``statement``. ``search``: a function of no argument giving that width
-    (int or None) in place of :func:`boundcalc.search.nonvacuous_width` (prop2 at another α).
+    ``active_drift_bound`` (tight route; else None), right after ``statement``. ``search``: a
+    function of no argument giving that width (int or None) in place of
+    :func:`boundcalc.search.nonvacuous_width` (prop2 at another α).
 
     Example:
         >>> from boundcalc.api import evaluate

@@ -143,11 +143,13 @@ def guarantee_line(data: Mapping[str, Any]) -> str | None:
     Example:
         >>> guarantee_line({"conditions": [{"name": "rho_c_ge_nu_c", "holds": False}]})
         'NOT GUARANTEED: rho_c_ge_nu_c fails, the bound is not guaranteed'
-        >>> guarantee_line({"verdict": "vacuous", "nonvacuous_from_m": 4362,
-        ...                 "free_bound": "initial_loss_bound", "bound": {"min_iterate": 67.569},
-        ...                 "constants": {"trivial_bound_B2": 183.9, "initial_loss_bound": 9.0},
-        ...                 "conditions": [{"name": "m_even", "holds": True}]})
-        'VACUOUS: min_iterate 67.57 ≥ 9 = Y², the loss at initialization (f(θ(0)) = 0); informative from m = 4362'
+        >>> print(guarantee_line({
+        ...     "verdict": "vacuous", "nonvacuous_from_m": 4362, "free_bound": "initial_loss_bound",
+        ...     "bound": {"min_iterate": 67.569},
+        ...     "constants": {"trivial_bound_B2": 183.9, "initial_loss_bound": 9.0},
+        ...     "conditions": [{"name": "m_even", "holds": True}]}).replace("; ", ";\n"))
+        VACUOUS: min_iterate 67.57 ≥ 9 = Y², the loss at initialization (f(θ(0)) = 0);
+        informative from m = 4362
     """
     if data.get("verdict") == "overflow":
         names = data.get("overflow") or ["a quantity"]

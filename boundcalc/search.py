@@ -245,8 +245,8 @@ def nonvacuous_width(name: str, inputs: object, precision: int = 20,
                      max_width: int = MAX_WIDTH) -> NonvacuousAnswer | None:
     """Smallest even width m at which statement ``name`` is non-vacuous, min_iterate below the
     free bound min(B², Y²) (:attr:`boundcalc.api.Evaluation.free_bound`: the trivial bound on Ω_ρ
-    and the loss at initialization), every other input of ``inputs`` fixed (η* recomputed per m when η is not
-    given; a given η kept).
+    and the loss at initialization), every other input of ``inputs`` fixed (η* recomputed per m
+    when η is not given; a given η kept).
 
     1. numpy (float64) over :func:`width_grid` (the width of ``inputs`` included): the first
        non-vacuous grid width, or None if there is none up to ``max_width``;
@@ -254,10 +254,12 @@ def nonvacuous_width(name: str, inputs: object, precision: int = 20,
        round evaluating up to 4096 widths at once;
     3. the exact evaluator (:func:`boundcalc.api.evaluate`, mpmath at ``precision`` digits)
        confirms m non-vacuous and m − 2 vacuous; where it disagrees with float64 (bounds within
-       ~1e-15 of the free bound, or widths past 2^53) the answer moves, galloping then bisecting with mpmath.
+       ~1e-15 of the free bound, or widths past 2^53) the answer moves, galloping then
+       bisecting with mpmath.
 
     The answer is thus exactly non-vacuous with m − 2 exactly vacuous (mpmath); it is the smallest
-    such width when the bound crosses the free bound once, and always the first crossing the grid sees.
+    such width when the bound crosses the free bound once, and always the first crossing the
+    grid sees.
 
     Returns:
         :class:`NonvacuousAnswer`, or None if no even m up to ``max_width`` is non-vacuous.

@@ -14,9 +14,6 @@ import mpmath
 import typer
 
 from boundcalc.api import INITIAL_LOSS_KEY, TRIVIAL_KEY, VERDICT_BOUND, evaluate
-
-#: How ``width --nonvacuous`` writes each free bound.
-_SYMBOL = {TRIVIAL_KEY: "B²", INITIAL_LOSS_KEY: "Y²"}
 from boundcalc.cli.app import (
     PARAMS_PANEL,
     app,
@@ -66,6 +63,9 @@ SOLVER_DIGITS = 12
 _SOLVER_OPTIONS = [("route", RouteOpt, None), ("precision", PrecOpt, None),
                    ("format", FmtOpt, "table"), ("output", OutOpt, None),
                    ("strict", StrictOpt, False)]
+
+#: How ``width --nonvacuous`` writes each free bound.
+_SYMBOL = {TRIVIAL_KEY: "B²", INITIAL_LOSS_KEY: "Y²"}
 
 
 def _given(flags: dict[str, Any]) -> dict[str, str]:
