@@ -277,3 +277,37 @@ def test_point_and_grid_evaluators_agree(point):
         assert bool(grid[f"condition.{cond.name}"]) == cond.holds, cond
     if res.inputs["eta"] is not None and compiled_statement(statement).step:
         assert math.isclose(res.inputs["eta"], float(grid["eta"]), rel_tol=1e-9)
+
+
+@settings(SETTINGS, max_examples=150)
+@given(point=points(), route=st.sampled_from(["", "_paper"]), prop2=st.booleans())
+def test_guaranteed_iff_conditions_hold_and_min_iterate_is_below_both_free_bounds(point, route,
+                                                                                  prop2):
+    """The verdict's definition, checked from the exact values: min_iterate against min(B², Y²),
+    average_iterate against B², ``guaranteed`` only with a guaranteed verdict, and Y² binding
+    (Y ≤ B) wherever both are defined."""
+    statement, values = point
+    name = "prop2" if prop2 else (statement + route if statement in (
+        "theorem1", "prop1", "remark9") else "theorem1" + route)
+    res = _evaluate(name, values)
+    if res is None or res.overflow:
+        return
+    trivial, initial = res.constants["trivial_bound_B2"], res.constants["initial_loss_bound"]
+    label = res.constants["label_envelope_Y"]
+    assert abs(initial - label**2) <= 1e-15 * label**2
+    assert initial <= trivial
+    assert res.free_bound[1] == min(trivial, initial)
+    if initial < trivial:
+        assert res.free_bound[0] == "initial_loss_bound"
+    below = res.bound["min_iterate"] < min(trivial, initial)
+    holds = all(c.holds for c in res.conditions)
+    assert res.conditions_hold == holds
+    assert res.verdict == ("not_guaranteed" if not holds else
+                           "guaranteed" if below else "vacuous")
+    assert res.guaranteed == (holds and below)
+    average_below = res.bound["average_iterate"] < trivial
+    assert res.average_iterate_verdict == ("not_guaranteed" if not holds else
+                                           "guaranteed" if average_below else "vacuous")
+    data = res.to_dict()
+    assert data["statement"]["guaranteed"] == res.guaranteed
+    assert data["statement"]["conditions_hold"] == holds

@@ -1,6 +1,6 @@
-"""``--route`` and the verdict contract: guaranteed / vacuous / not_guaranteed, the smallest
-non-vacuous width (point commands and ``width --nonvacuous``), ``--strict``, the sweeps'
-``verdict`` column, and the route named in every output."""
+"""``--route`` and the verdict contract: guaranteed / vacuous / not_guaranteed against the free
+bound min(B², Y²), the smallest non-vacuous width (point commands and ``width --nonvacuous``),
+``--strict``, the sweeps' ``verdict`` column, and the route named in every output."""
 
 from __future__ import annotations
 
@@ -9,20 +9,28 @@ import dataclasses
 import io
 import json
 
+import numpy as np
 import pytest
 from boundcalc.theory.catalog import ROUTED
 from boundcalc.theory.registry import ROUTED as REGISTRY_ROUTED
 
-from boundcalc.api import VERDICTS, evaluate, has_verdict, verdict_column
+from boundcalc.api import VERDICTS, evaluate, has_verdict, mp_arguments, verdict_column
+from boundcalc.evaluator import evaluate_grid
 from boundcalc.formats import guarantee_line
 from boundcalc.params import validate
 from boundcalc.search import nonvacuous_width, width_grid
 
 VACUOUS = ("theorem1", "--m", "512", "--n", "1000", "--rho", "2", "--route", "paper")
-GUARANTEED = ("theorem1", "--m", "4096", "--n", "1000", "--d", "8", "--rho", "3", "--nu", "3")
+GUARANTEED = ("theorem1", "--m", "8192", "--n", "1000", "--d", "8", "--rho", "3", "--nu", "3")
 NOT_GUARANTEED = ("theorem1", "--rho", "0.5", "--nu", "1")
-VERDICT_KEYS = ("verdict", "nonvacuous_from_m", "active_drift_bound")
+VERDICT_KEYS = ("verdict", "free_bound", "average_iterate_verdict", "nonvacuous_from_m",
+                "active_drift_bound")
 ROUTE_COMMANDS = [(c, r) for c in ("theorem1", "prop1", "remark9") for r in ("tight", "paper")]
+
+
+def _flat(text: str) -> str:
+    """``text`` with every run of whitespace one space (the table wraps long status lines)."""
+    return " ".join(text.split())
 
 
 def _json(cli, *args):
@@ -31,41 +39,90 @@ def _json(cli, *args):
     return json.loads(run.out)
 
 
-def _nonvacuous(name: str, inputs, m: int) -> bool:
+def _below(name: str, inputs, m: int, key: str) -> bool:
     ev = evaluate(name, dataclasses.replace(inputs, m=m))
-    return bool(ev.bound["min_iterate"] < ev.constants["trivial_bound_B2"])
+    return bool(ev.bound["min_iterate"] < ev.constants[key])
+
+
+def _nonvacuous(name: str, inputs, m: int) -> bool:
+    """min_iterate below both free bounds, B² and Y² (exact evaluator)."""
+    return (_below(name, inputs, m, "trivial_bound_B2")
+            and _below(name, inputs, m, "initial_loss_bound"))
 
 
 # --------------------------------------------------------------------------- the three verdicts
 
 
-def test_paper_route_at_m_512_is_vacuous_and_non_vacuous_from_m_1712(cli):
+def test_paper_route_at_m_512_is_vacuous_and_informative_only_below_y_squared(cli):
     data = _json(cli, *VACUOUS)
     assert data["statement"]["route"] == "paper"
-    assert data["verdict"] == "vacuous" and data["statement"]["guaranteed"] is True
+    assert data["verdict"] == "vacuous"
+    assert data["statement"]["guaranteed"] is False and data["statement"]["conditions_hold"]
     bound, trivial = data["bound"]["min_iterate"], data["constants"]["trivial_bound_B2"]
+    initial = data["constants"]["initial_loss_bound"]
     assert bound == pytest.approx(1291.3661425, rel=1e-9)
     assert trivial == pytest.approx(727.2711090, rel=1e-9)
     assert trivial == pytest.approx(data["constants"]["residual_envelope_B"] ** 2, rel=1e-12)
-    # checked by hand with the exact evaluator: 1712 is the first non-vacuous even width
+    # Y = σ₀ν_c + σ₁ν_u + σ₁ν_w√d = 2 + √8 on the paper route (ν = 1, d = 8, tanh)
+    assert initial == pytest.approx((2 + 8 ** 0.5) ** 2, rel=1e-12)
+    assert initial == pytest.approx(data["constants"]["label_envelope_Y"] ** 2, rel=1e-12)
+    assert data["free_bound"] == "initial_loss_bound" and initial < trivial
+    # against B² alone the first width would be 1712 (exact evaluator, checked by hand) ...
     inputs = validate(n=1000, rho="2")
-    assert _nonvacuous("theorem1_paper", inputs, 1712)
-    assert not _nonvacuous("theorem1_paper", inputs, 1710)
-    assert data["nonvacuous_from_m"] == 1712
+    assert _below("theorem1_paper", inputs, 1712, "trivial_bound_B2")
+    assert not _below("theorem1_paper", inputs, 1710, "trivial_bound_B2")
+    # ... but at 1712 the bound is still above Y²: informative only from m = 10 465 658
+    assert not _nonvacuous("theorem1_paper", inputs, 1712)
+    assert data["nonvacuous_from_m"] == 10465658
+    assert _nonvacuous("theorem1_paper", inputs, 10465658)
+    assert not _nonvacuous("theorem1_paper", inputs, 10465656)
     assert data["active_drift_bound"] is None
     table = cli(*VACUOUS)
     assert table.code == 0
-    assert "VACUOUS: min_iterate 1291 ≥ B² = 727.3; non-vacuous from m = 1712" in table.out
+    assert ("VACUOUS: min_iterate 1291 ≥ 23.31 = Y², the loss at initialization (f(θ(0)) = 0); "
+            "informative from m = 10465658") in _flat(table.out)
     assert "GUARANTEED" not in table.out
 
 
-def test_tight_route_at_m_4096_is_guaranteed(cli):
+def test_the_main_job_is_vacuous_against_y_squared_and_informative_from_m_4362(cli):
+    main = ("theorem1", "--m", "512", "--n", "1000", "--rho", "2")
+    data = _json(cli, *main)
+    assert data["verdict"] == "vacuous" and data["free_bound"] == "initial_loss_bound"
+    assert data["constants"]["initial_loss_bound"] == pytest.approx(9.0, rel=1e-15)
+    assert data["bound"]["min_iterate"] < data["constants"]["trivial_bound_B2"]  # below B² only
+    assert data["nonvacuous_from_m"] == 4362
+    inputs = validate(n=1000, rho="2")
+    assert _nonvacuous("theorem1", inputs, 4362) and not _nonvacuous("theorem1", inputs, 4360)
+    # the average iterate is judged against B² alone: vacuous here (216.0 ≥ 183.9)
+    assert data["average_iterate_verdict"] == "vacuous"
+    assert data["bound"]["average_iterate"] >= data["constants"]["trivial_bound_B2"]
+    out = _flat(cli(*main).out)
+    assert ("VACUOUS: min_iterate 67.57 ≥ 9 = Y², the loss at initialization (f(θ(0)) = 0); "
+            "informative from m = 4362") in out
+    assert cli(*main, "--strict").code == 1
+
+
+@pytest.mark.parametrize(("args", "free"), [
+    (("prop1", "--m", "512", "--n", "1000", "--rho", "2", "--batch-size", "32"), 9.0),
+    (("remark9", "--m", "512", "--n", "1000", "--rho", "2", "--misspecification", "0.1"), 9.61),
+    (("prop2", "--T", "1"), 4.0),
+    (("prop2", "--T", "2", "--alpha", "0.5"), 12.25),
+])
+def test_every_training_bound_is_vacuous_above_its_initial_loss(cli, args, free):
+    data = _json(cli, *args)
+    assert data["constants"]["initial_loss_bound"] == pytest.approx(free, rel=1e-12)
+    assert data["bound"]["min_iterate"] >= free
+    assert data["verdict"] == "vacuous" and data["free_bound"] == "initial_loss_bound"
+    assert data["statement"]["guaranteed"] is False
+
+
+def test_tight_route_at_m_8192_is_guaranteed(cli):
     data = _json(cli, *GUARANTEED)
     assert data["statement"]["route"] == "tight"
-    assert data["verdict"] == "guaranteed"
+    assert data["verdict"] == "guaranteed" and data["statement"]["guaranteed"] is True
     bound, trivial = data["bound"]["min_iterate"], data["constants"]["trivial_bound_B2"]
-    assert bound < trivial
-    assert data["nonvacuous_from_m"] <= 4096
+    assert bound < data["constants"]["initial_loss_bound"] == 81.0 < trivial
+    assert data["nonvacuous_from_m"] == 4768
     linear = data["bound"]["min_iterate_linear_drift"]
     cauchy = data["bound"]["min_iterate_cauchy_schwarz"]
     assert bound == min(linear, cauchy)
@@ -75,7 +132,7 @@ def test_tight_route_at_m_4096_is_guaranteed(cli):
     assert f"active drift bound: {data['active_drift_bound']}" in table
     line = next(ln for ln in table.splitlines() if ln.startswith("GUARANTEED"))
     assert line.startswith("GUARANTEED: all 5 conditions hold; min_iterate ")
-    assert " < B² = " in line
+    assert " < 81 = Y², the loss at initialization" in line
 
 
 @pytest.mark.parametrize(("command", "route"), ROUTE_COMMANDS)
@@ -93,6 +150,8 @@ def test_prop2_has_the_verdict_too_and_null_when_no_width_helps(cli):
     assert data["constants"]["trivial_bound_B2"] == pytest.approx(
         data["constants"]["residual_envelope_B"] ** 2, rel=1e-12)
     assert data["verdict"] == "vacuous" and data["active_drift_bound"] is None
+    assert data["constants"]["initial_loss_bound"] == pytest.approx(
+        data["constants"]["label_envelope_Y"] ** 2, rel=1e-12)
     assert data["statement"]["route"] is None
     m = data["nonvacuous_from_m"]
     inputs = validate()
@@ -100,7 +159,7 @@ def test_prop2_has_the_verdict_too_and_null_when_no_width_helps(cli):
     assert _json(cli, "prop2", "--rho", "0.5")["verdict"] == "not_guaranteed"
     far = _json(cli, "prop2", "--T", "40")  # exponential in T past the cutoff
     assert far["verdict"] == "vacuous" and far["nonvacuous_from_m"] is None
-    assert "non-vacuous at no even m ≤ 2^62" in cli("prop2", "--T", "40").out
+    assert "informative at no even m ≤ 2^62" in _flat(cli("prop2", "--T", "40").out)
 
 
 def test_past_two_to_the_53_the_exact_evaluator_settles_the_width():
@@ -119,7 +178,7 @@ def test_past_two_to_the_53_the_exact_evaluator_settles_the_width():
 def test_json_has_the_verdict_keys_and_names_the_route(cli, command, route):
     args = (command, "--m", "64") + (("--route", route) if route else ())
     data = _json(cli, *args)
-    assert list(data)[:4] == ["statement", *VERDICT_KEYS]
+    assert list(data)[:6] == ["statement", *VERDICT_KEYS]
     assert data["verdict"] in VERDICTS
     assert data["statement"]["route"] == route
     assert (data["active_drift_bound"] is None) == (route != "tight")
@@ -147,7 +206,7 @@ def test_the_default_route_is_tight_and_paper_gives_the_paper_numbers(cli):
 
 
 @pytest.mark.parametrize("flags", [
-    ("--n", "1000", "--rho", "2", "--route", "paper"),
+    ("--n", "10", "--d", "1", "--rho", "1", "--steps", "100000", "--route", "paper"),
     ("--n", "1000", "--rho", "2"),
     ("--n", "50", "--d", "2", "--rho", "1.5", "--eta", "1e-4", "--steps", "20000"),
 ])
@@ -162,9 +221,15 @@ def test_width_nonvacuous_matches_a_brute_force_scan(cli, flags):
     given = {k.lstrip("-"): v for k, v in zip(flags[::2], flags[1::2], strict=True)
              if k != "--route"}
     inputs = validate(**given)
-    # every even width below the answer is vacuous, the answer is not (exact evaluator)
-    scan = [w for w in range(2, m + 2, 2) if _nonvacuous(key, inputs, w)]
-    assert scan[:1] == [m]
+    # the answer and m − 2 with the exact evaluator; every even width below with numpy
+    assert _nonvacuous(key, inputs, m) and not _nonvacuous(key, inputs, m - 2)
+    columns = {k: float(v) for k, v in mp_arguments(inputs).items()}
+    if inputs.eta is None:
+        columns["eta"] = None
+    columns["m"] = np.arange(2, m, 2, dtype=float)
+    grid = evaluate_grid(key, columns)
+    free = np.minimum(grid["constants.trivial_bound_B2"], grid["constants.initial_loss_bound"])
+    assert not np.any(grid["bound.min_iterate"] < free)
     if inputs.eta is not None:
         assert data["answer"]["eta"] == float(inputs.eta)
         assert data["answer"]["eta_source"] == "given"
@@ -173,11 +238,11 @@ def test_width_nonvacuous_matches_a_brute_force_scan(cli, flags):
 
 
 def test_width_nonvacuous_prints_the_answer_like_width_target(cli):
-    run = cli("width", "--nonvacuous", "--n", "1000", "--rho", "2", "--route", "paper")
+    run = cli("width", "--nonvacuous", "--n", "1000", "--rho", "2")
     assert run.code == 0
-    assert "route: paper" in run.out and "Answer" in run.out
+    assert "route: tight" in run.out and "Answer" in run.out
     assert "non_vacuous_at_m" in run.out and "m_minus_2_vacuous" in run.out
-    assert " 1712" in run.out
+    assert " 4362" in run.out and "< Y² = 9.0 at m = 4362" in run.out
 
 
 def test_width_nonvacuous_infeasible_and_bad_combinations(cli):
@@ -218,7 +283,7 @@ def test_strict_on_a_file_output_notes_the_vacuous_verdict(cli, tmp_path):
 
 
 def test_sweep_strict_exits_one_on_a_vacuous_row(cli):
-    vacuous = cli("sweep", "theorem1", "--m", "512,4096", "--route", "paper", "--strict")
+    vacuous = cli("sweep", "theorem1", "--m", "512,8192", "--strict")
     assert vacuous.code == 1 and "VACUOUS in 1 of 2 rows" in vacuous.err
     fine = cli("sweep", *GUARANTEED, "--strict")
     assert fine.code == 0 and fine.err == ""
@@ -233,7 +298,7 @@ def _csv(text):
 
 @pytest.mark.parametrize("route", ["tight", "paper"])
 def test_sweep_verdict_column_equals_the_point_verdicts(cli, route):
-    run = cli("sweep", "theorem1", "--m", "64,512,4096", "--rho", "0.5,2,3", "--nu", "1,3",
+    run = cli("sweep", "theorem1", "--m", "64,8192,16777216", "--rho", "0.5,2,3", "--nu", "1,3",
               "--route", route, "--format", "csv")
     assert run.code == 0
     rows = _csv(run.out)
@@ -252,7 +317,7 @@ def test_sweep_verdict_column_equals_the_point_verdicts(cli, route):
 
 
 def test_sweep_verdict_column_is_shown_and_selectable(cli):
-    table = cli("sweep", "theorem1", "--m", "64,4096", "--rho", "3", "--nu", "3").out
+    table = cli("sweep", "theorem1", "--m", "64,8192", "--rho", "3", "--nu", "3").out
     assert "verdict" in table and "guaranteed" in table.splitlines()[-1]
     rows = _csv(cli("sweep", "prop2", "--m", "64,128", "--columns", "m,verdict",
                     "--format", "csv").out)
@@ -329,8 +394,34 @@ def test_status_line_prints_enough_digits_to_separate_close_numbers():
             "constants": {"trivial_bound_B2": 646.0102},
             "conditions": [{"name": "a", "holds": True}, {"name": "b", "holds": True}]}
     assert guarantee_line(data) == (
-        "GUARANTEED: all 2 conditions hold; min_iterate 646.0101 < B² = 646.0102")
+        "GUARANTEED: all 2 conditions hold; min_iterate 646.0101 < 646.0102 = B², the largest "
+        "loss on Ω_ρ")
     data["verdict"] = "vacuous"
     data["bound"]["min_iterate"] = 1291.37
     data["constants"]["trivial_bound_B2"] = 727.27
-    assert guarantee_line(data) == "VACUOUS: min_iterate 1291 ≥ B² = 727.3"
+    assert guarantee_line(data) == "VACUOUS: min_iterate 1291 ≥ 727.3 = B², the largest loss on Ω_ρ"
+
+
+def test_status_line_names_the_binding_free_bound_and_a_float64_tie():
+    data = {"verdict": "guaranteed", "free_bound": "initial_loss_bound",
+            "statement": {"precision_digits": 20},
+            "bound": {"min_iterate": 8.999999999999999, "average_iterate": 20.0},
+            "constants": {"trivial_bound_B2": 18.0, "initial_loss_bound": 9.0},
+            "average_iterate_verdict": "vacuous",
+            "conditions": [{"name": "a", "holds": True}]}
+    line = guarantee_line(data)
+    assert line.startswith("GUARANTEED: its condition holds; min_iterate 8.999999999999998 < 9 = "
+                           "Y², the loss at initialization")
+    assert line.endswith("; average_iterate 20 ≥ B² = 18 (vacuous)")
+    data["bound"]["min_iterate"] = 9.0  # equal in float64, below at the working precision
+    assert "(equal in float64; the 20-digit evaluation decides)" in guarantee_line(data)
+
+
+def test_the_prop2_tie_at_huge_m_is_published_with_its_deciding_precision(cli):
+    # the smallest informative width at T = 32: min_iterate and Y² are equal in float64 there,
+    # and only the 20-digit evaluation puts the bound below Y²; the status line says so
+    m = 1494813398247061776
+    data = _json(cli, "prop2", "--m", str(m), "--T", "32")
+    assert data["verdict"] == "guaranteed" and data["nonvacuous_from_m"] == m
+    assert data["bound"]["min_iterate"] == data["constants"]["initial_loss_bound"]
+    assert "(equal in float64; the 20-digit evaluation decides)" in guarantee_line(data)
