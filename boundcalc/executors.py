@@ -25,7 +25,9 @@ ETA per finished cell (:func:`boundcalc.engines.run_tasks`).
 
 One driver owns a run directory: :class:`RunLock` (``.lock`` in it, naming the owner's host and
 pid) refuses a second live driver with a clear message and takes over a stale lock (its process
-gone, or not refreshed for :data:`STALE_S` seconds when the owner is on another host).
+gone, or not refreshed for :data:`STALE_S` seconds when the owner is on another host). The
+commands take it (:func:`owned`, which a process may nest) before they import torch, so a second
+driver is refused at once; a folder the lock created and nothing filled is removed with it.
 
 Nothing here imports torch, dask or submitit.
 
@@ -274,6 +276,10 @@ class RunLock:
     :data:`REFRESH_S` seconds. A lock whose owner is on this host and no longer running, or whose
     owner is on another host and has not refreshed it for :data:`STALE_S` seconds, is stale: it is
     taken over with a note on stderr. Otherwise :class:`RunLockedError` names the owner.
+
+    The folders that :meth:`acquire` creates (the run directory and any missing parents) are
+    removed by :meth:`release` when they are still empty: a command refused after taking the
+    lock (bad input found later) leaves nothing behind.
     """
 
     def __init__(self, path: str | os.PathLike, refresh_s: float = REFRESH_S,
@@ -283,6 +289,7 @@ class RunLock:
         self.refresh_s, self.stale_s = refresh_s, stale_s
         self._stop = threading.Event()
         self._thread: threading.Thread | None = None
+        self._created: list[Path] = []
         self.owner = {"host": socket.gethostname(), "pid": os.getpid(),
                       "started_utc": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())}
 
@@ -298,7 +305,16 @@ class RunLock:
         return None
 
     def acquire(self) -> RunLock:
-        self.folder.mkdir(parents=True, exist_ok=True)
+        self._created = [p for p in (self.folder, *self.folder.parents) if not p.exists()]
+        try:
+            self.folder.mkdir(parents=True, exist_ok=True)
+            return self._take()
+        except BaseException:
+            self._remove_created()
+            raise
+
+    def _take(self) -> RunLock:
+        """Create the lock file (taking over a stale one), or RunLockedError naming its owner."""
         text = json.dumps(self.owner) + "\n"
         for _ in range(5):
             try:
@@ -348,6 +364,16 @@ class RunLock:
             holder = json.loads(self.file.read_text(encoding="utf-8"))
             if holder.get("pid") == self.owner["pid"] and holder.get("host") == self.owner["host"]:
                 os.unlink(self.file)
+        self._remove_created()
+
+    def _remove_created(self) -> None:
+        """Remove the folders :meth:`acquire` created while they are empty (deepest first)."""
+        for folder in self._created:
+            try:
+                folder.rmdir()
+            except OSError:     # filled (the run wrote into it), or already gone
+                break
+        self._created = []
 
     def __enter__(self) -> RunLock:
         return self.acquire()
@@ -356,9 +382,23 @@ class RunLock:
         self.release()
 
 
+#: The run directories whose lock this process holds (through :func:`owned`), by resolved path.
+_OWNED: dict[Path, RunLock] = {}
+
+
 @contextlib.contextmanager
 def owned(path: str | os.PathLike) -> Iterator[RunLock]:
-    """The run directory ``path``, locked by this driver for the duration of the block."""
+    """The run directory ``path``, locked by this driver for the duration of the block.
+
+    Blocks may nest in one process: an inner block on a run directory this process already
+    holds uses that lock (the CLI takes it before importing torch, the experiment's code again
+    around its run), and only the outermost block releases it.
+    """
+    key = Path(path).resolve()
+    held = _OWNED.get(key)
+    if held is not None and held.owner["pid"] == os.getpid():
+        yield held
+        return
     lock = RunLock(path)
     try:
         lock.acquire()
@@ -367,7 +407,9 @@ def owned(path: str | os.PathLike) -> Iterator[RunLock]:
 
         raise RunDirectoryError(f"cannot write the run directory {path} "
                                 f"({exc.strerror or exc}); choose a writable --out") from None
+    _OWNED[key] = lock
     try:
         yield lock
     finally:
+        _OWNED.pop(key, None)
         lock.release()

@@ -18,6 +18,7 @@ from boundcalc.executors import (
     RunLock,
     RunLockedError,
     execute_task,
+    owned,
     parse_slurm_time,
     slurm_parameters,
     tasks_of,
@@ -148,3 +149,28 @@ def test_the_owner_refreshes_its_lock(tmp_path):
         os.utime(tmp_path / LOCK_FILE, (past, past))
         time.sleep(0.3)
         assert time.time() - (tmp_path / LOCK_FILE).stat().st_mtime < 100
+
+
+def test_owned_blocks_nest_in_one_process_and_the_outermost_releases(tmp_path):
+    run = tmp_path / "run"
+    with owned(run) as outer:
+        with owned(tmp_path / "." / "run") as inner:      # the same folder, spelt otherwise
+            assert inner is outer
+        assert json.loads((run / LOCK_FILE).read_text())["pid"] == os.getpid()   # still held
+        with pytest.raises(RunLockedError):              # a lock of its own is still refused
+            RunLock(run).acquire()
+        (run / "config.json").write_text("{}")
+    assert not (run / LOCK_FILE).exists()
+
+
+def test_the_folders_a_lock_created_go_with_it_while_empty(tmp_path):
+    with RunLock(tmp_path / "a" / "b"):
+        assert (tmp_path / "a" / "b").is_dir()
+    assert not (tmp_path / "a").exists()           # a refused command leaves nothing behind
+    with RunLock(tmp_path / "a" / "b"):
+        (tmp_path / "a" / "b" / "config.json").write_text("{}")
+    assert (tmp_path / "a" / "b" / "config.json").exists()     # a run's files stay
+    (tmp_path / "kept").mkdir()
+    with RunLock(tmp_path / "kept"):
+        pass
+    assert (tmp_path / "kept").is_dir()            # a folder that was there stays
