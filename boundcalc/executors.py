@@ -45,6 +45,7 @@ import contextlib
 import importlib
 import json
 import os
+import shutil
 import socket
 import sys
 import threading
@@ -57,9 +58,10 @@ from typing import Any
 from boundcalc.files import write_atomic
 from boundcalc.params import InputError
 
-__all__ = ["EXECUTORS", "EXTRAS", "LOCK_FILE", "REFRESH_S", "STALE_S", "ExecutorSettings",
-           "Progress", "RunLock", "RunLockedError", "cell_meta", "eta_text", "execute_task",
-           "owned", "parse_slurm_time", "require_extra", "slurm_parameters", "tasks_of"]
+__all__ = ["EXECUTORS", "EXTRAS", "LOCK_FILE", "REFRESH_S", "SLURM_CLUSTERS", "SLURM_COMMANDS",
+           "STALE_S", "ExecutorSettings", "Progress", "RunLock", "RunLockedError", "cell_meta",
+           "eta_text", "execute_task", "owned", "parse_slurm_time", "require_engine",
+           "require_extra", "slurm_cluster", "slurm_parameters", "tasks_of"]
 
 #: The executors, the default first.
 EXECUTORS = ("processes", "dask", "slurm")
@@ -71,6 +73,11 @@ LOCK_FILE = ".lock"
 #: another host is stale.
 REFRESH_S = 30.0
 STALE_S = 300.0
+#: submitit's clusters that ``BOUNDCALC_SLURM_CLUSTER`` may name for the slurm engine (``local``
+#: and ``debug`` run the same code path on this machine, as the tests do).
+SLURM_CLUSTERS = ("slurm", "local", "debug")
+#: Slurm's commands that submitit submits an array job with and runs its tasks through.
+SLURM_COMMANDS = ("sbatch", "srun")
 
 
 @dataclass(frozen=True)
@@ -116,6 +123,32 @@ def require_extra(kind: str) -> None:
     if missing:
         raise InputError("--executor", f"{kind} needs {', '.join(missing)}, which is not "
                                        f"installed: pip install 'boundcalc[{kind}]'")
+
+
+def slurm_cluster() -> str:
+    """submitit's cluster for the slurm engine: ``BOUNDCALC_SLURM_CLUSTER`` (one of
+    :data:`SLURM_CLUSTERS`), else ``slurm``; another value is an InputError (``--executor``)."""
+    cluster = os.environ.get("BOUNDCALC_SLURM_CLUSTER") or "slurm"
+    if cluster not in SLURM_CLUSTERS:
+        raise InputError("--executor", f"slurm: BOUNDCALC_SLURM_CLUSTER must be "
+                                       f"{', '.join(SLURM_CLUSTERS[:-1])} or "
+                                       f"{SLURM_CLUSTERS[-1]}, got {cluster!r}")
+    return cluster
+
+
+def require_engine(kind: str) -> None:
+    """InputError (``--executor``, exit 2) when ``kind``'s engine cannot run from here: its extra
+    is not installed (:func:`require_extra`), or, for slurm on a real cluster, Slurm's
+    :data:`SLURM_COMMANDS` are not on ``PATH`` (not a Slurm login node). Checked before any run
+    directory is made, so a refused command leaves nothing behind."""
+    require_extra(kind)
+    if kind == "slurm" and slurm_cluster() == "slurm":
+        missing = [command for command in SLURM_COMMANDS if shutil.which(command) is None]
+        if missing:
+            raise InputError("--executor", f"slurm needs Slurm's {' and '.join(missing)}, which "
+                                           f"{'is' if len(missing) == 1 else 'are'} not found on "
+                                           f"PATH: run on a Slurm cluster's login node, or "
+                                           f"choose --executor processes or dask")
 
 
 def parse_slurm_time(text: str) -> int:

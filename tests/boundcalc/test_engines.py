@@ -46,7 +46,7 @@ def fake_submitit(monkeypatch):
 
     module = types.SimpleNamespace(AutoExecutor=AutoExecutor)
     monkeypatch.setitem(sys.modules, "submitit", module)
-    monkeypatch.setattr(engines, "require_extra", lambda kind: None)
+    monkeypatch.setattr(engines, "require_engine", lambda kind: None)
     return calls
 
 

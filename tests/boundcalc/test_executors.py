@@ -20,6 +20,7 @@ from boundcalc.executors import (
     execute_task,
     owned,
     parse_slurm_time,
+    require_engine,
     slurm_parameters,
     tasks_of,
 )
@@ -174,3 +175,25 @@ def test_the_folders_a_lock_created_go_with_it_while_empty(tmp_path):
     with RunLock(tmp_path / "kept"):
         pass
     assert (tmp_path / "kept").is_dir()            # a folder that was there stays
+
+
+def test_slurm_needs_its_commands_on_path_unless_the_cluster_is_local(tmp_path, monkeypatch):
+    pytest.importorskip("submitit")
+    monkeypatch.delenv("BOUNDCALC_SLURM_CLUSTER", raising=False)
+    (tmp_path / "bin").mkdir()
+    monkeypatch.setenv("PATH", str(tmp_path / "bin"))
+    with pytest.raises(InputError, match="needs Slurm's sbatch and srun, which are not found"):
+        require_engine("slurm")
+    for command in ("sbatch", "srun"):
+        (tmp_path / "bin" / command).write_text("#!/bin/sh\n")
+        (tmp_path / "bin" / command).chmod(0o755)
+        if command == "sbatch":
+            with pytest.raises(InputError, match="needs Slurm's srun, which is not found"):
+                require_engine("slurm")
+    require_engine("slurm")                    # both found: a Slurm login node
+    (tmp_path / "bin" / "srun").unlink()
+    monkeypatch.setenv("BOUNDCALC_SLURM_CLUSTER", "local")
+    require_engine("slurm")                    # submitit's local executor needs no Slurm
+    monkeypatch.setenv("BOUNDCALC_SLURM_CLUSTER", "lsf")
+    with pytest.raises(InputError, match="BOUNDCALC_SLURM_CLUSTER must be slurm, local or debug"):
+        require_engine("slurm")
