@@ -7,7 +7,10 @@ failed task. dask / distributed and submitit are imported only here, only when u
 
 ``BOUNDCALC_SLURM_CLUSTER=local`` makes the slurm engine use submitit's local executor: the same
 code path (array submission, pickled tasks in separate processes, logs, result files) run on this
-machine, as the tests do; ``debug`` runs the tasks in this process.
+machine, as the tests do; ``debug`` runs the tasks in this process. A task on the driver's host
+(the local executor) ends when its driver does, even one killed with SIGKILL
+(:func:`boundcalc.executors.watch_driver`); on a real cluster the tasks of a killed driver run on
+and store their cells, which a re-run loads (``scancel`` stops them).
 
 A Dask scheduler named by address that does not answer within :data:`CONNECT_S` seconds (nothing
 listening, an unknown host, a malformed address) is an input error naming ``--dask-address``
@@ -28,10 +31,12 @@ from typing import Any
 from boundcalc.executors import (
     ExecutorSettings,
     Progress,
+    driver_identity,
     execute_task,
     require_engine,
     require_extra,
     slurm_parameters,
+    watch_driver,
 )
 from boundcalc.params import InputError
 
@@ -112,10 +117,16 @@ class SlurmTask:
     """What each Slurm array task runs: :func:`~boundcalc.executors.execute_task`, made
     checkpointable for submitit, so that a task that times out or is preempted is requeued with
     the same arguments; the requeued task loads the cells it already wrote and computes only the
-    missing ones."""
+    missing ones. Given its ``driver`` (:func:`~boundcalc.executors.driver_identity`), a task
+    ends when that driver is gone (:func:`~boundcalc.executors.watch_driver`)."""
+
+    def __init__(self, driver: dict[str, Any] | None = None):
+        self.driver = driver
 
     def __call__(self, fn: Callable[..., Any], task: Sequence[Any], context: dict[str, Any],
                  store: str | None) -> list[tuple[str, Any, dict[str, Any]]]:
+        if self.driver is not None and self.driver.get("pid") != os.getpid():
+            watch_driver(self.driver)       # (the debug cluster runs tasks in the driver)
         return execute_task(fn, task, context, store)
 
     def checkpoint(self, *args: Any, **kwargs: Any) -> Any:
@@ -141,7 +152,8 @@ def slurm_results(fn: Callable[..., Any], tasks: Sequence[Any], context: dict[st
     executor.update_parameters(**params)
     store = str(Path(run_path).resolve())
     n = len(tasks)
-    jobs = executor.map_array(SlurmTask(), [fn] * n, list(tasks), [context] * n, [store] * n)
+    jobs = executor.map_array(SlurmTask(driver_identity()), [fn] * n, list(tasks), [context] * n,
+                              [store] * n)
     pending = list(jobs)
     try:
         while pending:

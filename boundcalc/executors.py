@@ -29,6 +29,10 @@ gone, or not refreshed for :data:`STALE_S` seconds when the owner is on another 
 commands take it (:func:`owned`, which a process may nest) before they import torch, so a second
 driver is refused at once; a folder the lock created and nothing filled is removed with it.
 
+Workers end with their driver: a Slurm task on the driver's host (submitit's local executor)
+watches the driver process (:func:`watch_driver`) and exits when it is gone, as Dask's local
+workers and the ``processes`` pool do.
+
 Nothing here imports torch, dask or submitit.
 
 Example:
@@ -58,10 +62,11 @@ from typing import Any
 from boundcalc.files import write_atomic
 from boundcalc.params import InputError
 
-__all__ = ["EXECUTORS", "EXTRAS", "LOCK_FILE", "REFRESH_S", "SLURM_CLUSTERS", "SLURM_COMMANDS",
-           "STALE_S", "ExecutorSettings", "Progress", "RunLock", "RunLockedError", "cell_meta",
-           "eta_text", "execute_task", "owned", "parse_slurm_time", "require_engine",
-           "require_extra", "slurm_cluster", "slurm_parameters", "tasks_of"]
+__all__ = ["EXECUTORS", "EXTRAS", "LOCK_FILE", "PROC", "REFRESH_S", "SLURM_CLUSTERS",
+           "SLURM_COMMANDS", "STALE_S", "WATCH_S", "ExecutorSettings", "Progress", "RunLock",
+           "RunLockedError", "cell_meta", "driver_gone", "driver_identity", "eta_text",
+           "execute_task", "owned", "parse_slurm_time", "require_engine", "require_extra",
+           "slurm_cluster", "slurm_parameters", "tasks_of", "watch_driver"]
 
 #: The executors, the default first.
 EXECUTORS = ("processes", "dask", "slurm")
@@ -78,6 +83,11 @@ STALE_S = 300.0
 SLURM_CLUSTERS = ("slurm", "local", "debug")
 #: Slurm's commands that submitit submits an array job with and runs its tasks through.
 SLURM_COMMANDS = ("sbatch", "srun")
+#: Seconds between a task's looks at its driver (:func:`watch_driver`).
+WATCH_S = 1.0
+#: Where Linux shows its processes (their state and start time); elsewhere a task knows its
+#: driver by pid alone.
+PROC = Path("/proc")
 
 
 @dataclass(frozen=True)
@@ -249,6 +259,64 @@ def execute_task(fn: Callable[..., Iterable[tuple[str, Any]]], task: Sequence[tu
                 write_atomic(Path(store) / "cells" / f"{key}.json", dumps(record))
             results.append((key, record, cell_meta(context)))
     return results
+
+
+def _process_state(pid: int) -> tuple[str, int] | None:
+    """The state letter and start time (clock ticks since boot) of process ``pid`` from
+    :data:`PROC`; None when there is no such process. Only where :data:`PROC` exists (Linux)."""
+    try:
+        text = (PROC / str(pid) / "stat").read_text(encoding="utf-8", errors="replace")
+    except FileNotFoundError:
+        return None
+    fields = text.rpartition(")")[2].split()   # after the command name, which may hold spaces
+    return fields[0], int(fields[19])
+
+
+def driver_identity() -> dict[str, Any]:
+    """This process as the driver of its tasks: host, pid and, on Linux, its start time (so that
+    a task can tell its driver from a later process that got the same pid)."""
+    pid = os.getpid()
+    state = _process_state(pid) if PROC.is_dir() else None
+    return {"host": socket.gethostname(), "pid": pid,
+            "start": state[1] if state is not None else None}
+
+
+def driver_gone(driver: dict[str, Any]) -> bool:
+    """True when the driver process ``driver`` (:func:`driver_identity`) of a task on its host has
+    ended: no such pid, a zombie, or a process started later under the same pid (without
+    :data:`PROC`: no such pid). A driver on another host cannot be seen from here: False."""
+    if driver.get("host") != socket.gethostname():
+        return False
+    pid = int(driver["pid"])
+    if not PROC.is_dir():
+        return not _alive(pid)
+    state = _process_state(pid)
+    if state is None or state[0] in ("Z", "X"):
+        return True
+    return driver.get("start") is not None and state[1] != driver["start"]
+
+
+_WATCHED: set[int] = set()
+
+
+def watch_driver(driver: dict[str, Any], interval: float = WATCH_S) -> None:
+    """In a task: a daemon thread that ends this process (exit status 1, one line on stderr, in
+    the task's log) once its driver is gone (:func:`driver_gone`), so that killing the driver,
+    even with SIGKILL, ends its tasks on this host too; the cells they finished are stored. One
+    watch per process."""
+    if os.getpid() in _WATCHED:
+        return
+    _WATCHED.add(os.getpid())
+
+    def watch() -> None:
+        while not driver_gone(driver):
+            time.sleep(interval)
+        sys.stderr.write(f"boundcalc: the driver (host {driver.get('host')}, pid "
+                         f"{driver.get('pid')}) is gone; this task ends with it\n")
+        sys.stderr.flush()
+        os._exit(1)
+
+    threading.Thread(target=watch, daemon=True, name="boundcalc-driver-watch").start()
 
 
 # --------------------------------------------------------------------------- in the driver

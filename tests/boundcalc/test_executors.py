@@ -11,12 +11,15 @@ import time
 
 import pytest
 
+from boundcalc import executors
 from boundcalc.executors import (
     LOCK_FILE,
     ExecutorSettings,
     Progress,
     RunLock,
     RunLockedError,
+    driver_gone,
+    driver_identity,
     execute_task,
     owned,
     parse_slurm_time,
@@ -197,3 +200,31 @@ def test_slurm_needs_its_commands_on_path_unless_the_cluster_is_local(tmp_path, 
     monkeypatch.setenv("BOUNDCALC_SLURM_CLUSTER", "lsf")
     with pytest.raises(InputError, match="BOUNDCALC_SLURM_CLUSTER must be slurm, local or debug"):
         require_engine("slurm")
+
+
+@pytest.mark.skipif(not os.path.exists("/proc/self/stat"), reason="Linux /proc")
+def test_a_driver_is_gone_once_ended_even_as_a_zombie_or_with_its_pid_reused():
+    me = driver_identity()
+    assert me["pid"] == os.getpid() and me["host"] == socket.gethostname()
+    assert isinstance(me["start"], int)
+    assert not driver_gone(me)
+    assert driver_gone({**me, "start": me["start"] + 1})        # another process, same pid
+    assert not driver_gone({**me, "host": "elsewhere"})         # not visible from here
+    child = subprocess.Popen([sys.executable, "-c", "pass"])
+    try:
+        deadline = time.monotonic() + 60
+        while not driver_gone({"host": me["host"], "pid": child.pid, "start": None}):
+            assert time.monotonic() < deadline, "a zombie counts as alive"
+            time.sleep(0.05)
+    finally:
+        child.wait()                                            # not reaped until here
+    assert driver_gone({"host": me["host"], "pid": child.pid, "start": None})
+
+
+def test_without_proc_a_driver_is_known_by_its_pid(tmp_path, monkeypatch):
+    monkeypatch.setattr(executors, "PROC", tmp_path / "no-proc")
+    me = driver_identity()
+    assert me["start"] is None and not driver_gone(me)
+    child = subprocess.Popen([sys.executable, "-c", "pass"])
+    child.wait()
+    assert driver_gone({"host": me["host"], "pid": child.pid, "start": None})
