@@ -7,7 +7,14 @@ failed task. dask / distributed and submitit are imported only here, only when u
 
 ``BOUNDCALC_SLURM_CLUSTER=local`` makes the slurm engine use submitit's local executor: the same
 code path (array submission, pickled tasks in separate processes, logs, result files) run on this
-machine, as the tests do; ``debug`` runs the tasks in this process.
+machine, as the tests do; ``debug`` runs the tasks in this process. A task on the driver's host
+(the local executor) ends when its driver does, even one killed with SIGKILL
+(:func:`boundcalc.executors.watch_driver`); on a real cluster the tasks of a killed driver run on
+and store their cells, which a re-run loads (``scancel`` stops them).
+
+A Dask scheduler named by address that does not answer within :data:`CONNECT_S` seconds (nothing
+listening, an unknown host, a malformed address) is an input error naming ``--dask-address``
+(:func:`dask_client`).
 """
 
 from __future__ import annotations
@@ -24,16 +31,52 @@ from typing import Any
 from boundcalc.executors import (
     ExecutorSettings,
     Progress,
+    driver_identity,
     execute_task,
+    require_engine,
     require_extra,
     slurm_parameters,
+    watch_driver,
 )
+from boundcalc.params import InputError
 
-__all__ = ["POLL_S", "SlurmTask", "TasksFailedError", "dask_results", "failure_text", "run_tasks",
-           "slurm_results"]
+__all__ = ["CONNECT_S", "POLL_S", "SlurmTask", "TasksFailedError", "dask_client", "dask_results",
+           "failure_text", "run_tasks", "slurm_results"]
 
 #: Seconds between the slurm driver's looks at its jobs.
 POLL_S = 1.0
+#: Seconds the dask engine waits for a scheduler named by address to answer.
+CONNECT_S = 5.0
+
+
+def dask_client(address: str, timeout: float | None = None) -> Any:
+    """A ``distributed.Client`` of the scheduler at ``address``; an InputError naming
+    ``--dask-address`` (exit 2) when it does not answer within ``timeout`` seconds (default
+    :data:`CONNECT_S`) or the address is malformed, instead of distributed's own 30 s wait and
+    traceback. The CLI calls it once before the run directory is opened (and closes the client)
+    to refuse such an address early."""
+    import asyncio
+
+    timeout = CONNECT_S if timeout is None else timeout
+
+    require_extra("dask")
+    from distributed import Client
+
+    try:
+        return Client(address, timeout=timeout)
+    except (ValueError, TypeError) as exc:
+        raise InputError("--dask-address", f"{address}: not a usable scheduler address "
+                                           f"({_flat(exc)}); give it as HOST:PORT or "
+                                           f"tcp://HOST:PORT") from None
+    except (OSError, asyncio.TimeoutError) as exc:
+        raise InputError("--dask-address", f"{address}: no Dask scheduler answered within "
+                                           f"{timeout:g} s ({_flat(exc)}); start the scheduler "
+                                           f"or fix the address") from None
+
+
+def _flat(exc: BaseException) -> str:
+    """An exception's message on one line (its type when it has none)."""
+    return " ".join(str(exc).split()) or type(exc).__name__
 
 Outcome = list[tuple[str, Any, dict[str, Any]]] | BaseException
 
@@ -49,7 +92,7 @@ def dask_results(fn: Callable[..., Any], tasks: Sequence[Any], context: dict[str
     address = settings.dask_address or os.environ.get("DASK_SCHEDULER_ADDRESS")
     cluster = None
     if address:
-        client = Client(address)
+        client = dask_client(address)
     else:
         cluster = LocalCluster(n_workers=max(1, settings.jobs), threads_per_worker=1,
                                processes=True, dashboard_address=None,
@@ -74,10 +117,16 @@ class SlurmTask:
     """What each Slurm array task runs: :func:`~boundcalc.executors.execute_task`, made
     checkpointable for submitit, so that a task that times out or is preempted is requeued with
     the same arguments; the requeued task loads the cells it already wrote and computes only the
-    missing ones."""
+    missing ones. Given its ``driver`` (:func:`~boundcalc.executors.driver_identity`), a task
+    ends when that driver is gone (:func:`~boundcalc.executors.watch_driver`)."""
+
+    def __init__(self, driver: dict[str, Any] | None = None):
+        self.driver = driver
 
     def __call__(self, fn: Callable[..., Any], task: Sequence[Any], context: dict[str, Any],
                  store: str | None) -> list[tuple[str, Any, dict[str, Any]]]:
+        if self.driver is not None and self.driver.get("pid") != os.getpid():
+            watch_driver(self.driver)       # (the debug cluster runs tasks in the driver)
         return execute_task(fn, task, context, store)
 
     def checkpoint(self, *args: Any, **kwargs: Any) -> Any:
@@ -92,7 +141,7 @@ def slurm_results(fn: Callable[..., Any], tasks: Sequence[Any], context: dict[st
     """Submit the tasks as one Slurm array job through submitit (logs in
     ``<run>/submitit/``); each task writes its cells into the run directory as it goes and skips
     those already there."""
-    require_extra("slurm")
+    require_engine("slurm")
     import submitit
 
     cluster = os.environ.get("BOUNDCALC_SLURM_CLUSTER") or "slurm"
@@ -103,7 +152,8 @@ def slurm_results(fn: Callable[..., Any], tasks: Sequence[Any], context: dict[st
     executor.update_parameters(**params)
     store = str(Path(run_path).resolve())
     n = len(tasks)
-    jobs = executor.map_array(SlurmTask(), [fn] * n, list(tasks), [context] * n, [store] * n)
+    jobs = executor.map_array(SlurmTask(driver_identity()), [fn] * n, list(tasks), [context] * n,
+                              [store] * n)
     pending = list(jobs)
     try:
         while pending:

@@ -25,7 +25,13 @@ ETA per finished cell (:func:`boundcalc.engines.run_tasks`).
 
 One driver owns a run directory: :class:`RunLock` (``.lock`` in it, naming the owner's host and
 pid) refuses a second live driver with a clear message and takes over a stale lock (its process
-gone, or not refreshed for :data:`STALE_S` seconds when the owner is on another host).
+gone, or not refreshed for :data:`STALE_S` seconds when the owner is on another host). The
+commands take it (:func:`owned`, which a process may nest) before they import torch, so a second
+driver is refused at once; a folder the lock created and nothing filled is removed with it.
+
+Workers end with their driver: a Slurm task on the driver's host (submitit's local executor)
+watches the driver process (:func:`watch_driver`) and exits when it is gone, as Dask's local
+workers and the ``processes`` pool do.
 
 Nothing here imports torch, dask or submitit.
 
@@ -43,6 +49,7 @@ import contextlib
 import importlib
 import json
 import os
+import shutil
 import socket
 import sys
 import threading
@@ -55,9 +62,11 @@ from typing import Any
 from boundcalc.files import write_atomic
 from boundcalc.params import InputError
 
-__all__ = ["EXECUTORS", "EXTRAS", "LOCK_FILE", "REFRESH_S", "STALE_S", "ExecutorSettings",
-           "Progress", "RunLock", "RunLockedError", "cell_meta", "eta_text", "execute_task",
-           "owned", "parse_slurm_time", "require_extra", "slurm_parameters", "tasks_of"]
+__all__ = ["EXECUTORS", "EXTRAS", "LOCK_FILE", "PROC", "REFRESH_S", "SLURM_CLUSTERS",
+           "SLURM_COMMANDS", "STALE_S", "WATCH_S", "ExecutorSettings", "Progress", "RunLock",
+           "RunLockedError", "cell_meta", "driver_gone", "driver_identity", "eta_text",
+           "execute_task", "owned", "parse_slurm_time", "require_engine", "require_extra",
+           "slurm_cluster", "slurm_parameters", "tasks_of", "watch_driver"]
 
 #: The executors, the default first.
 EXECUTORS = ("processes", "dask", "slurm")
@@ -69,6 +78,16 @@ LOCK_FILE = ".lock"
 #: another host is stale.
 REFRESH_S = 30.0
 STALE_S = 300.0
+#: submitit's clusters that ``BOUNDCALC_SLURM_CLUSTER`` may name for the slurm engine (``local``
+#: and ``debug`` run the same code path on this machine, as the tests do).
+SLURM_CLUSTERS = ("slurm", "local", "debug")
+#: Slurm's commands that submitit submits an array job with and runs its tasks through.
+SLURM_COMMANDS = ("sbatch", "srun")
+#: Seconds between a task's looks at its driver (:func:`watch_driver`).
+WATCH_S = 1.0
+#: Where Linux shows its processes (their state and start time); elsewhere a task knows its
+#: driver by pid alone.
+PROC = Path("/proc")
 
 
 @dataclass(frozen=True)
@@ -114,6 +133,32 @@ def require_extra(kind: str) -> None:
     if missing:
         raise InputError("--executor", f"{kind} needs {', '.join(missing)}, which is not "
                                        f"installed: pip install 'boundcalc[{kind}]'")
+
+
+def slurm_cluster() -> str:
+    """submitit's cluster for the slurm engine: ``BOUNDCALC_SLURM_CLUSTER`` (one of
+    :data:`SLURM_CLUSTERS`), else ``slurm``; another value is an InputError (``--executor``)."""
+    cluster = os.environ.get("BOUNDCALC_SLURM_CLUSTER") or "slurm"
+    if cluster not in SLURM_CLUSTERS:
+        raise InputError("--executor", f"slurm: BOUNDCALC_SLURM_CLUSTER must be "
+                                       f"{', '.join(SLURM_CLUSTERS[:-1])} or "
+                                       f"{SLURM_CLUSTERS[-1]}, got {cluster!r}")
+    return cluster
+
+
+def require_engine(kind: str) -> None:
+    """InputError (``--executor``, exit 2) when ``kind``'s engine cannot run from here: its extra
+    is not installed (:func:`require_extra`), or, for slurm on a real cluster, Slurm's
+    :data:`SLURM_COMMANDS` are not on ``PATH`` (not a Slurm login node). Checked before any run
+    directory is made, so a refused command leaves nothing behind."""
+    require_extra(kind)
+    if kind == "slurm" and slurm_cluster() == "slurm":
+        missing = [command for command in SLURM_COMMANDS if shutil.which(command) is None]
+        if missing:
+            raise InputError("--executor", f"slurm needs Slurm's {' and '.join(missing)}, which "
+                                           f"{'is' if len(missing) == 1 else 'are'} not found on "
+                                           f"PATH: run on a Slurm cluster's login node, or "
+                                           f"choose --executor processes or dask")
 
 
 def parse_slurm_time(text: str) -> int:
@@ -216,6 +261,64 @@ def execute_task(fn: Callable[..., Iterable[tuple[str, Any]]], task: Sequence[tu
     return results
 
 
+def _process_state(pid: int) -> tuple[str, int] | None:
+    """The state letter and start time (clock ticks since boot) of process ``pid`` from
+    :data:`PROC`; None when there is no such process. Only where :data:`PROC` exists (Linux)."""
+    try:
+        text = (PROC / str(pid) / "stat").read_text(encoding="utf-8", errors="replace")
+    except FileNotFoundError:
+        return None
+    fields = text.rpartition(")")[2].split()   # after the command name, which may hold spaces
+    return fields[0], int(fields[19])
+
+
+def driver_identity() -> dict[str, Any]:
+    """This process as the driver of its tasks: host, pid and, on Linux, its start time (so that
+    a task can tell its driver from a later process that got the same pid)."""
+    pid = os.getpid()
+    state = _process_state(pid) if PROC.is_dir() else None
+    return {"host": socket.gethostname(), "pid": pid,
+            "start": state[1] if state is not None else None}
+
+
+def driver_gone(driver: dict[str, Any]) -> bool:
+    """True when the driver process ``driver`` (:func:`driver_identity`) of a task on its host has
+    ended: no such pid, a zombie, or a process started later under the same pid (without
+    :data:`PROC`: no such pid). A driver on another host cannot be seen from here: False."""
+    if driver.get("host") != socket.gethostname():
+        return False
+    pid = int(driver["pid"])
+    if not PROC.is_dir():
+        return not _alive(pid)
+    state = _process_state(pid)
+    if state is None or state[0] in ("Z", "X"):
+        return True
+    return driver.get("start") is not None and state[1] != driver["start"]
+
+
+_WATCHED: set[int] = set()
+
+
+def watch_driver(driver: dict[str, Any], interval: float = WATCH_S) -> None:
+    """In a task: a daemon thread that ends this process (exit status 1, one line on stderr, in
+    the task's log) once its driver is gone (:func:`driver_gone`), so that killing the driver,
+    even with SIGKILL, ends its tasks on this host too; the cells they finished are stored. One
+    watch per process."""
+    if os.getpid() in _WATCHED:
+        return
+    _WATCHED.add(os.getpid())
+
+    def watch() -> None:
+        while not driver_gone(driver):
+            time.sleep(interval)
+        sys.stderr.write(f"boundcalc: the driver (host {driver.get('host')}, pid "
+                         f"{driver.get('pid')}) is gone; this task ends with it\n")
+        sys.stderr.flush()
+        os._exit(1)
+
+    threading.Thread(target=watch, daemon=True, name="boundcalc-driver-watch").start()
+
+
 # --------------------------------------------------------------------------- in the driver
 
 
@@ -274,6 +377,10 @@ class RunLock:
     :data:`REFRESH_S` seconds. A lock whose owner is on this host and no longer running, or whose
     owner is on another host and has not refreshed it for :data:`STALE_S` seconds, is stale: it is
     taken over with a note on stderr. Otherwise :class:`RunLockedError` names the owner.
+
+    The folders that :meth:`acquire` creates (the run directory and any missing parents) are
+    removed by :meth:`release` when they are still empty: a command refused after taking the
+    lock (bad input found later) leaves nothing behind.
     """
 
     def __init__(self, path: str | os.PathLike, refresh_s: float = REFRESH_S,
@@ -283,6 +390,7 @@ class RunLock:
         self.refresh_s, self.stale_s = refresh_s, stale_s
         self._stop = threading.Event()
         self._thread: threading.Thread | None = None
+        self._created: list[Path] = []
         self.owner = {"host": socket.gethostname(), "pid": os.getpid(),
                       "started_utc": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())}
 
@@ -298,7 +406,16 @@ class RunLock:
         return None
 
     def acquire(self) -> RunLock:
-        self.folder.mkdir(parents=True, exist_ok=True)
+        self._created = [p for p in (self.folder, *self.folder.parents) if not p.exists()]
+        try:
+            self.folder.mkdir(parents=True, exist_ok=True)
+            return self._take()
+        except BaseException:
+            self._remove_created()
+            raise
+
+    def _take(self) -> RunLock:
+        """Create the lock file (taking over a stale one), or RunLockedError naming its owner."""
         text = json.dumps(self.owner) + "\n"
         for _ in range(5):
             try:
@@ -348,6 +465,16 @@ class RunLock:
             holder = json.loads(self.file.read_text(encoding="utf-8"))
             if holder.get("pid") == self.owner["pid"] and holder.get("host") == self.owner["host"]:
                 os.unlink(self.file)
+        self._remove_created()
+
+    def _remove_created(self) -> None:
+        """Remove the folders :meth:`acquire` created while they are empty (deepest first)."""
+        for folder in self._created:
+            try:
+                folder.rmdir()
+            except OSError:     # filled (the run wrote into it), or already gone
+                break
+        self._created = []
 
     def __enter__(self) -> RunLock:
         return self.acquire()
@@ -356,9 +483,23 @@ class RunLock:
         self.release()
 
 
+#: The run directories whose lock this process holds (through :func:`owned`), by resolved path.
+_OWNED: dict[Path, RunLock] = {}
+
+
 @contextlib.contextmanager
 def owned(path: str | os.PathLike) -> Iterator[RunLock]:
-    """The run directory ``path``, locked by this driver for the duration of the block."""
+    """The run directory ``path``, locked by this driver for the duration of the block.
+
+    Blocks may nest in one process: an inner block on a run directory this process already
+    holds uses that lock (the CLI takes it before importing torch, the experiment's code again
+    around its run), and only the outermost block releases it.
+    """
+    key = Path(path).resolve()
+    held = _OWNED.get(key)
+    if held is not None and held.owner["pid"] == os.getpid():
+        yield held
+        return
     lock = RunLock(path)
     try:
         lock.acquire()
@@ -367,7 +508,9 @@ def owned(path: str | os.PathLike) -> Iterator[RunLock]:
 
         raise RunDirectoryError(f"cannot write the run directory {path} "
                                 f"({exc.strerror or exc}); choose a writable --out") from None
+    _OWNED[key] = lock
     try:
         yield lock
     finally:
+        _OWNED.pop(key, None)
         lock.release()

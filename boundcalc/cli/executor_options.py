@@ -4,7 +4,8 @@
 distributed scheduler, ``--dask-address`` or ``DASK_SCHEDULER_ADDRESS``, else a local cluster of
 ``--jobs`` workers) or ``slurm`` (an array job through submitit, ``--slurm-*``). The options are
 typed once here and named in each command's signature; :func:`executor_settings` checks them
-(exit 2 naming the flag, or the extra to install) and returns
+(exit 2 naming the flag, the extra to install, a missing Slurm, or a Dask scheduler that does not
+answer) before any run directory is made, and returns
 :class:`boundcalc.executors.ExecutorSettings`.
 """
 
@@ -16,7 +17,8 @@ from typing import Annotated
 import typer
 
 from boundcalc.cli.options import choice_option
-from boundcalc.executors import EXECUTORS, ExecutorSettings, parse_slurm_time, require_extra
+from boundcalc.engines import dask_client
+from boundcalc.executors import EXECUTORS, ExecutorSettings, parse_slurm_time, require_engine
 from boundcalc.params import InputError
 
 __all__ = ["CellsPerTask", "DaskAddress", "Executor", "SlurmArrayParallelism",
@@ -93,9 +95,11 @@ def executor_settings(kind: str, jobs: int = 1, dask_address: str | None = None,
     if slurm_cpus_per_task is not None and slurm_cpus_per_task < 1:
         raise InputError("--slurm-cpus-per-task", f"must be >= 1, got {slurm_cpus_per_task}")
     if kind in ("dask", "slurm"):
-        require_extra(kind)
+        require_engine(kind)
     address = dask_address or (os.environ.get("DASK_SCHEDULER_ADDRESS") if kind == "dask"
                                else None)
+    if address:   # refused now, in seconds, rather than by the run after the run directory
+        dask_client(address).close()
     return ExecutorSettings(
         kind=kind, jobs=jobs, dask_address=address or None, cells_per_task=cells_per_task,
         slurm_partition=slurm_partition,

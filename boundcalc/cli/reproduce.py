@@ -1,7 +1,9 @@
 """``boundcalc reproduce``: the paper's experiments into resumable run directories.
 
 Imports torch and the experiments (:mod:`boundcalc.validators.experiments`) only when the command
-runs. ``--executor`` picks where the cells are computed (:mod:`boundcalc.cli.executor_options`):
+runs, after its flags are checked and the run directory's lock is taken
+(:func:`boundcalc.executors.owned`), so that a second driver on a live ``--out`` is refused at once.
+``--executor`` picks where the cells are computed (:mod:`boundcalc.cli.executor_options`):
 this machine's ``--jobs`` processes, Dask or Slurm (:mod:`boundcalc.validators.experiments.tasks`).
 """
 
@@ -27,7 +29,7 @@ from boundcalc.cli.executor_options import (
 )
 from boundcalc.cli.options import DEVICES, choice_option, completer
 from boundcalc.cli.validate import _require_matplotlib, _run_directory_errors
-from boundcalc.executors import ExecutorSettings
+from boundcalc.executors import ExecutorSettings, owned
 from boundcalc.params import InputError
 from boundcalc.validation_settings import check_device, require_torch
 
@@ -39,6 +41,7 @@ PRESETS: tuple[str, ...] = ("quick", "paper")
 
 
 def reproduce(
+    ctx: typer.Context,
     experiment: Annotated[str, typer.Argument(help="figure1, figure2, table1 or tsweep",
                                                  metavar="EXPERIMENT",
                                                  autocompletion=completer(EXPERIMENT_NAMES))],
@@ -96,12 +99,6 @@ def reproduce(
     engine = executor_settings(executor, jobs, dask_address, cells_per_task, slurm_partition,
                                slurm_time, slurm_gpus_per_task, slurm_cpus_per_task,
                                slurm_array_parallelism, slurm_setup)
-    if engine.engine:
-        from boundcalc.validators.experiments.tasks import EXPERIMENTS
-
-        if experiment not in EXPERIMENTS:
-            raise InputError("--executor", f"{experiment} runs on --executor processes only, "
-                                           f"not {executor}")
     from boundcalc.validation import resolve_device
 
     seed_count = None
@@ -132,8 +129,18 @@ def reproduce(
         extra["figure_width"] = figure_width
     check_device(device)
     require_torch("EXPERIMENT", f"{experiment} trains the model")
+    # one driver per run directory: its lock is taken before torch is imported, so a second
+    # driver on a live --out is refused at once; released when the command ends
+    folder = Path(out) if out is not None else Path("runs") / f"{experiment}-{preset}"
+    ctx.with_resource(owned(folder))
+    if engine.engine:
+        from boundcalc.validators.experiments.tasks import EXPERIMENTS
+
+        if experiment not in EXPERIMENTS:
+            raise InputError("--executor", f"{experiment} runs on --executor processes only, "
+                                           f"not {executor}")
     if experiment == "table1":
-        _reproduce_table1(preset, data, _device(device, engine), out, engine)
+        _reproduce_table1(preset, data, _device(device, engine), str(folder), engine)
         return
     if data is not None:
         raise InputError("--data", f"is for table1 only, not {experiment}")
@@ -144,7 +151,7 @@ def reproduce(
         with _run_directory_errors():
             drawn = {k: extra.pop(k) for k in ("figure_width",) if k in extra}
             folder = run_on_executor(experiment, preset, engine, config_args=(seed_count,),
-                                     out=out, device=_device(device, engine),
+                                     out=folder, device=_device(device, engine),
                                      output_options=drawn, **extra)
     else:
         if experiment == "figure1":
@@ -153,8 +160,8 @@ def reproduce(
             from boundcalc.validators.experiments.tsweep import run_tsweep as run_experiment
         else:
             from boundcalc.validators.experiments.figure2 import run_figure2 as run_experiment
-        folder = run_experiment(preset, seeds=seed_count, device=resolve_device(device), out=out,
-                                jobs=jobs, **extra)
+        folder = run_experiment(preset, seeds=seed_count, device=resolve_device(device),
+                                out=folder, jobs=jobs, **extra)
     what = "the T sweep" if experiment == "tsweep" else f"figure {experiment[-1]}"
     sys.stdout.write(f"{what} ({preset}) written to {folder}\n")
 

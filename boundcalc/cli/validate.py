@@ -31,6 +31,7 @@ from boundcalc.cli.executor_options import (
     executor_settings,
 )
 from boundcalc.cli.options import DEVICES, choice_option, format_option
+from boundcalc.executors import owned
 from boundcalc.params import PARAMS, InputError, parse_number
 from boundcalc.validation_settings import check_device, require_torch
 
@@ -264,6 +265,11 @@ def validate(
     require_torch("STATEMENT", f"validate {' '.join(names)} measures the model")
     if certify and engine.engine:
         raise InputError("--executor", "--certify runs here (--executor processes)")
+    folder = Path(out) if out else Path("runs") / time.strftime("validate-%Y%m%dT%H%M%SZ",
+                                                                time.gmtime())
+    # one driver per run directory: its lock is taken before torch is imported, so a second
+    # driver on a live --out is refused at once; released when the command ends
+    ctx.with_resource(owned(folder))
     # with dask or slurm the cells run elsewhere: --device cuda needs no GPU on this machine
     remote = engine.engine and device.strip().lower().startswith("cuda")
     settings = validation.make_settings(
@@ -289,8 +295,6 @@ def validate(
         if remote:
             general = dataclasses.replace(general, device=settings.device)
         settings.extra[validation.GENERALIZATION] = general
-    folder = Path(out) if out else Path("runs") / time.strftime("validate-%Y%m%dT%H%M%SZ",
-                                                                time.gmtime())
     if certify:
         _require_matplotlib("--certify", "draws certify.pdf/png")
         _certify(names, settings, folder, eta_value, fmt, quiet)

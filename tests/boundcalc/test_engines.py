@@ -1,9 +1,16 @@
-"""The engine adapters: what reaches submitit, and failed tasks (a stand-in submitit records it)."""
+"""The engine adapters: what reaches submitit, and failed tasks (a stand-in submitit records it);
+the tasks of submitit's local executor end with their driver."""
 
 from __future__ import annotations
 
+import contextlib
+import os
+import signal
+import subprocess
 import sys
+import time
 import types
+from pathlib import Path
 
 import pytest
 
@@ -46,7 +53,7 @@ def fake_submitit(monkeypatch):
 
     module = types.SimpleNamespace(AutoExecutor=AutoExecutor)
     monkeypatch.setitem(sys.modules, "submitit", module)
-    monkeypatch.setattr(engines, "require_extra", lambda kind: None)
+    monkeypatch.setattr(engines, "require_engine", lambda kind: None)
     return calls
 
 
@@ -106,3 +113,70 @@ def test_a_slurm_task_is_requeued_unchanged_on_timeout(tmp_path):
     delayed = task.checkpoint(*args)            # what submitit calls on timeout or preemption
     assert delayed.function is task and delayed.args == args
     assert [(k, r) for k, r, _ in delayed.function(*delayed.args)] == [("a", {"value": 3})]
+
+
+_DRIVER = """
+import os, sys, time
+from pathlib import Path
+
+from boundcalc.engines import slurm_results
+from boundcalc.executors import ExecutorSettings
+
+
+def sleeper(cells, context):
+    for key, _ in cells:  # say who computes the cell (the task and its controller), then sleep
+        marker = Path(context["markers"]) / key
+        marker.with_suffix(".tmp").write_text(f"{os.getpid()} {os.getppid()}")
+        os.replace(marker.with_suffix(".tmp"), marker.with_suffix(".pid"))
+        time.sleep(600)
+        yield key, {"slept": True}
+
+
+run = Path(sys.argv[1])
+(run / "cells").mkdir(parents=True)
+for _ in slurm_results(sleeper, [(("a", 0),), (("b", 0),)], {"markers": sys.argv[2]},
+                       ExecutorSettings(kind="slurm"), run, "demo"):
+    pass
+"""
+
+
+def _running(pid: int) -> bool:
+    """Whether process ``pid`` exists and is not a zombie (Linux /proc)."""
+    try:
+        stat = Path(f"/proc/{pid}/stat").read_text()
+    except FileNotFoundError:
+        return False
+    return stat.rpartition(")")[2].split()[0] not in ("Z", "X")
+
+
+@pytest.mark.skipif(not os.path.exists("/proc/self/stat"), reason="Linux /proc")
+def test_killing_the_driver_ends_the_tasks_of_submitits_local_executor(tmp_path):
+    """kill -9 of the driver alone (not its process group): its array tasks and their
+    controllers end too, rather than computing on under PID 1."""
+    pytest.importorskip("submitit")
+    script, markers = tmp_path / "driver.py", tmp_path / "markers"
+    script.write_text(_DRIVER)
+    markers.mkdir()
+    driver = subprocess.Popen(
+        [sys.executable, str(script), str(tmp_path / "run"), str(markers)], cwd=tmp_path,
+        env={**os.environ, "BOUNDCALC_SLURM_CLUSTER": "local"}, start_new_session=True,
+        stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    workers: list[int] = []
+    try:
+        deadline = time.monotonic() + 180
+        while (len(list(markers.glob("*.pid"))) < 2 and time.monotonic() < deadline
+               and driver.poll() is None):
+            time.sleep(0.05)
+        workers = [int(pid) for marker in markers.glob("*.pid")
+                   for pid in marker.read_text().split()]
+        assert len(workers) == 4, "the two tasks did not start"
+        os.kill(driver.pid, signal.SIGKILL)
+        driver.wait()
+        deadline = time.monotonic() + 60
+        while any(_running(pid) for pid in workers) and time.monotonic() < deadline:
+            time.sleep(0.1)
+        assert [pid for pid in workers if _running(pid)] == []
+    finally:
+        with contextlib.suppress(ProcessLookupError, PermissionError):
+            os.killpg(driver.pid, signal.SIGKILL)      # whatever this test started
+        driver.wait()

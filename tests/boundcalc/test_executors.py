@@ -11,14 +11,19 @@ import time
 
 import pytest
 
+from boundcalc import executors
 from boundcalc.executors import (
     LOCK_FILE,
     ExecutorSettings,
     Progress,
     RunLock,
     RunLockedError,
+    driver_gone,
+    driver_identity,
     execute_task,
+    owned,
     parse_slurm_time,
+    require_engine,
     slurm_parameters,
     tasks_of,
 )
@@ -148,3 +153,78 @@ def test_the_owner_refreshes_its_lock(tmp_path):
         os.utime(tmp_path / LOCK_FILE, (past, past))
         time.sleep(0.3)
         assert time.time() - (tmp_path / LOCK_FILE).stat().st_mtime < 100
+
+
+def test_owned_blocks_nest_in_one_process_and_the_outermost_releases(tmp_path):
+    run = tmp_path / "run"
+    with owned(run) as outer:
+        with owned(tmp_path / "." / "run") as inner:      # the same folder, spelt otherwise
+            assert inner is outer
+        assert json.loads((run / LOCK_FILE).read_text())["pid"] == os.getpid()   # still held
+        with pytest.raises(RunLockedError):              # a lock of its own is still refused
+            RunLock(run).acquire()
+        (run / "config.json").write_text("{}")
+    assert not (run / LOCK_FILE).exists()
+
+
+def test_the_folders_a_lock_created_go_with_it_while_empty(tmp_path):
+    with RunLock(tmp_path / "a" / "b"):
+        assert (tmp_path / "a" / "b").is_dir()
+    assert not (tmp_path / "a").exists()           # a refused command leaves nothing behind
+    with RunLock(tmp_path / "a" / "b"):
+        (tmp_path / "a" / "b" / "config.json").write_text("{}")
+    assert (tmp_path / "a" / "b" / "config.json").exists()     # a run's files stay
+    (tmp_path / "kept").mkdir()
+    with RunLock(tmp_path / "kept"):
+        pass
+    assert (tmp_path / "kept").is_dir()            # a folder that was there stays
+
+
+def test_slurm_needs_its_commands_on_path_unless_the_cluster_is_local(tmp_path, monkeypatch):
+    pytest.importorskip("submitit")
+    monkeypatch.delenv("BOUNDCALC_SLURM_CLUSTER", raising=False)
+    (tmp_path / "bin").mkdir()
+    monkeypatch.setenv("PATH", str(tmp_path / "bin"))
+    with pytest.raises(InputError, match="needs Slurm's sbatch and srun, which are not found"):
+        require_engine("slurm")
+    for command in ("sbatch", "srun"):
+        (tmp_path / "bin" / command).write_text("#!/bin/sh\n")
+        (tmp_path / "bin" / command).chmod(0o755)
+        if command == "sbatch":
+            with pytest.raises(InputError, match="needs Slurm's srun, which is not found"):
+                require_engine("slurm")
+    require_engine("slurm")                    # both found: a Slurm login node
+    (tmp_path / "bin" / "srun").unlink()
+    monkeypatch.setenv("BOUNDCALC_SLURM_CLUSTER", "local")
+    require_engine("slurm")                    # submitit's local executor needs no Slurm
+    monkeypatch.setenv("BOUNDCALC_SLURM_CLUSTER", "lsf")
+    with pytest.raises(InputError, match="BOUNDCALC_SLURM_CLUSTER must be slurm, local or debug"):
+        require_engine("slurm")
+
+
+@pytest.mark.skipif(not os.path.exists("/proc/self/stat"), reason="Linux /proc")
+def test_a_driver_is_gone_once_ended_even_as_a_zombie_or_with_its_pid_reused():
+    me = driver_identity()
+    assert me["pid"] == os.getpid() and me["host"] == socket.gethostname()
+    assert isinstance(me["start"], int)
+    assert not driver_gone(me)
+    assert driver_gone({**me, "start": me["start"] + 1})        # another process, same pid
+    assert not driver_gone({**me, "host": "elsewhere"})         # not visible from here
+    child = subprocess.Popen([sys.executable, "-c", "pass"])
+    try:
+        deadline = time.monotonic() + 60
+        while not driver_gone({"host": me["host"], "pid": child.pid, "start": None}):
+            assert time.monotonic() < deadline, "a zombie counts as alive"
+            time.sleep(0.05)
+    finally:
+        child.wait()                                            # not reaped until here
+    assert driver_gone({"host": me["host"], "pid": child.pid, "start": None})
+
+
+def test_without_proc_a_driver_is_known_by_its_pid(tmp_path, monkeypatch):
+    monkeypatch.setattr(executors, "PROC", tmp_path / "no-proc")
+    me = driver_identity()
+    assert me["start"] is None and not driver_gone(me)
+    child = subprocess.Popen([sys.executable, "-c", "pass"])
+    child.wait()
+    assert driver_gone({"host": me["host"], "pid": child.pid, "start": None})

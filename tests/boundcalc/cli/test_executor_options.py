@@ -1,13 +1,15 @@
-"""The --executor flags: checks naming the flag, and a missing extra named in one line (exit 2)."""
+"""The --executor flags: checks naming the flag, and a missing extra, a missing Slurm or a Dask
+scheduler that does not answer named in one line (exit 2) before any run directory is made."""
 
 from __future__ import annotations
 
 import importlib
+import socket
 import types
 
 import pytest
 
-from boundcalc import executors
+from boundcalc import engines, executors
 from boundcalc.cli import executor_options
 from boundcalc.cli.executor_options import executor_settings
 from boundcalc.params import InputError
@@ -15,7 +17,9 @@ from boundcalc.params import InputError
 
 def test_processes_is_the_default_and_dask_reads_its_address(monkeypatch):
     assert executor_settings("processes").as_dict() == {"kind": "processes", "jobs": 1}
-    monkeypatch.setattr(executor_options, "require_extra", lambda kind: None)
+    monkeypatch.setattr(executor_options, "require_engine", lambda kind: None)
+    monkeypatch.setattr(executor_options, "dask_client", lambda address: types.SimpleNamespace(
+        close=lambda: None))
     monkeypatch.setenv("DASK_SCHEDULER_ADDRESS", "tcp://sched:8786")
     assert executor_settings("dask", jobs=2).dask_address == "tcp://sched:8786"
     assert executor_settings("dask", dask_address="h:1").dask_address == "h:1"
@@ -39,7 +43,7 @@ def test_processes_is_the_default_and_dask_reads_its_address(monkeypatch):
     ({"kind": "dask", "jobs": 0}, "--jobs"),
 ])
 def test_a_bad_flag_is_named(kwargs, flag, monkeypatch):
-    monkeypatch.setattr(executor_options, "require_extra", lambda kind: None)
+    monkeypatch.setattr(executor_options, "require_engine", lambda kind: None)
     with pytest.raises(InputError) as err:
         executor_settings(**kwargs)
     assert err.value.flag == flag
@@ -60,6 +64,53 @@ def test_a_missing_extra_is_one_line_naming_it(kind, modules, cli, monkeypatch):
     assert res.code == 2
     assert res.err == (f"error: --executor {kind} needs {modules}, which is not installed: "
                        f"pip install 'boundcalc[{kind}]'\n")
+
+
+COMMANDS = [("reproduce", "figure1", "--preset", "quick"), ("validate", "lemma2")]
+
+
+@pytest.mark.parametrize("command", COMMANDS)
+def test_slurm_where_there_is_no_slurm_is_refused_before_the_run_directory(
+        command, cli, tmp_path, monkeypatch):
+    pytest.importorskip("submitit")
+    monkeypatch.delenv("BOUNDCALC_SLURM_CLUSTER", raising=False)
+    (tmp_path / "bin").mkdir()
+    monkeypatch.setenv("PATH", str(tmp_path / "bin"))      # no sbatch, no srun
+    out = tmp_path / "runs" / "run"
+    res = cli(*command, "--executor", "slurm", "--out", str(out))
+    assert res.code == 2
+    assert res.err == ("error: --executor slurm needs Slurm's sbatch and srun, which are not "
+                       "found on PATH: run on a Slurm cluster's login node, or choose --executor "
+                       "processes or dask\n")
+    assert not (tmp_path / "runs").exists()
+
+
+def _closed_port() -> int:
+    """A port of 127.0.0.1 that nothing listens on (bound, then closed)."""
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        return probe.getsockname()[1]
+
+
+@pytest.mark.parametrize(("command", "address", "given", "says"), [
+    (COMMANDS[0], "tcp://127.0.0.1:{port}", "flag", "no Dask scheduler answered within 1 s"),
+    (COMMANDS[1], "127.0.0.1:{port}", "environment", "no Dask scheduler answered within 1 s"),
+    (COMMANDS[1], "nonsense", "flag", "not a usable scheduler address"),
+    (COMMANDS[0], "nonsense", "environment", "not a usable scheduler address"),
+])
+def test_a_dask_scheduler_that_does_not_answer_is_refused_naming_the_flag(
+        command, address, given, says, cli, tmp_path, monkeypatch):
+    pytest.importorskip("distributed")
+    monkeypatch.setattr(engines, "CONNECT_S", 1.0)
+    address = address.format(port=_closed_port())
+    flags = ["--dask-address", address] if given == "flag" else []
+    monkeypatch.setenv("DASK_SCHEDULER_ADDRESS", address)
+    out = tmp_path / "run"
+    res = cli(*command, "--executor", "dask", *flags, "--out", str(out))
+    assert res.code == 2
+    assert res.err.startswith(f"error: --dask-address {address}: {says}")
+    assert res.err.count("\n") == 1
+    assert not out.exists()
 
 
 @pytest.mark.parametrize("command", ["reproduce", "validate"])

@@ -3,12 +3,17 @@
 from __future__ import annotations
 
 import json
+import os
+import socket
+import subprocess
+import sys
 
 import pytest
 import torch
 
 from boundcalc import validation
 from boundcalc.cli import main
+from boundcalc.executors import RunLock
 
 #: drives the torch validators (validate, reproduce, figures): skipped where torch is absent
 pytestmark = pytest.mark.needs_torch
@@ -121,3 +126,29 @@ def test_validation_names_the_objects_of_the_modules_that_define_them():
             home = (validation_settings if name in validation_settings.__all__
                     else validation_summary)
             assert getattr(validation, name) is getattr(home, name)
+
+
+@pytest.mark.parametrize("args", [
+    ["validate", "lemma2"],
+    ["validate", "theorem1", "--certify", "--device", "cpu"],
+    ["reproduce", "figure1", "--preset", "quick"],
+    ["reproduce", "tsweep", "--preset", "quick", "--device", "cpu"],
+    ["reproduce", "table1", "--preset", "quick"],
+    ["reproduce", "figure2", "--preset", "quick", "--executor", "dask"],
+])
+def test_a_second_driver_is_refused_before_torch_is_imported(args, tmp_path):
+    """The torch commands (validate, and reproduce, which shares its run-directory handling) take
+    the run directory's lock before torch (seconds of import) and the experiments: a second driver
+    on a live --out is refused at once. The CLI runs in a fresh process that reports its imports."""
+    if "dask" in args:
+        pytest.importorskip("distributed")
+    probe = ("import json, sys\nfrom boundcalc.cli import main\ncode = main(sys.argv[1:])\n"
+             "print(json.dumps({'code': code, 'torch': 'torch' in sys.modules}))\n")
+    run = tmp_path / "run"
+    with RunLock(run):
+        done = subprocess.run([sys.executable, "-c", probe, *args, "--out", str(run)],
+                              capture_output=True, text=True, timeout=600, check=False)
+    assert json.loads(done.stdout) == {"code": 2, "torch": False}
+    assert done.stderr.startswith(f"error: --out run directory {run} is in use by the driver on "
+                                  f"host {socket.gethostname()}, pid {os.getpid()} ")
+    assert done.stderr.count("\n") == 1
