@@ -7,6 +7,7 @@ error (exit 3), never a second report by the interpreter at exit.
 
 from __future__ import annotations
 
+import json
 import os
 import stat
 import subprocess
@@ -47,17 +48,33 @@ def _env() -> dict[str, str]:
     return {**os.environ, "PYTHONIOENCODING": "utf-8", "COLUMNS": "100"}
 
 
+def _on_full_stdout(args: list[str], capsys, monkeypatch) -> tuple[int, str]:
+    """Exit code and stderr of ``boundcalc ARGS`` run in-process with stdout on /dev/full."""
+    with open(FULL, "w", encoding="utf-8") as full:
+        monkeypatch.setattr(sys, "stdout", full)
+        code = main(args)
+        monkeypatch.undo()
+    return code, capsys.readouterr().err
+
+
 @needs_full
 @pytest.mark.parametrize("args", PRINTING, ids=[" ".join(a[:2]) or "no-args" for a in PRINTING])
 def test_stdout_on_a_full_device_is_one_line_naming_it_and_exit_1(args, capsys, monkeypatch):
-    with open(FULL, "w", encoding="utf-8") as full:
-        monkeypatch.setattr(sys, "stdout", full)
-        code = main(list(args))
-        monkeypatch.undo()
-    err = capsys.readouterr().err
+    code, err = _on_full_stdout(list(args), capsys, monkeypatch)
     assert code == 1, err
     assert err.splitlines()[-1] == NO_SPACE
     assert err.count("error:") == 1 and "internal error" not in err
+
+
+@needs_full
+def test_table_on_a_full_stdout_is_one_line_and_exit_1(tmp_path, capsys, monkeypatch):
+    run = tmp_path / "run"
+    (run / "cells").mkdir(parents=True)
+    (run / "config.json").write_text(json.dumps(
+        {"parameters": {"experiment": "table1", "dms": [16], "Ns": [64]}}))
+    code, err = _on_full_stdout(["table", str(run)], capsys, monkeypatch)
+    assert code == 1, err
+    assert err.splitlines()[-1] == NO_SPACE
 
 
 @needs_full
