@@ -4,7 +4,9 @@ Every file boundcalc writes for a user (``--output`` files, run directories, gen
 compiled kernels) goes through :func:`write_atomic`: a temporary file in the target's folder,
 ``fsync``, then ``os.replace``, so a reader or an interrupted run never sees half a file; the
 result gets the permissions a plain ``open`` would give it (``0o666`` less the umask), not
-``mkstemp``'s ``0o600``.
+``mkstemp``'s ``0o600``. A target that exists and is not a regular file (a device such as
+``/dev/stdout`` or ``/dev/full``, a FIFO) is written in place instead: replacing it would swap the
+device for a file and lose the output.
 
 Caches (generated code, compiled kernels) live under :func:`cache_root`:
 ``$BOUNDCALC_CACHE_DIR``, else ``$XDG_CACHE_HOME/boundcalc``, else ``~/.cache/boundcalc``;
@@ -20,6 +22,7 @@ import tempfile
 import threading
 from collections.abc import Iterable
 from pathlib import Path
+from typing import IO
 
 __all__ = ["cache_root", "current_umask", "honour_umask", "private_cache_folder",
            "private_folder", "user_id", "write_atomic"]
@@ -53,14 +56,26 @@ def honour_umask(fd: int, path: str | os.PathLike | None = None) -> None:
         os.chmod(path, mode)
 
 
+def _write_text(handle: IO[str], content: str | Iterable[str], final_newline: bool) -> None:
+    """Write text or its pieces to ``handle``, with a final newline if asked and missing."""
+    last = ""
+    for piece in [content] if isinstance(content, str) else content:
+        if piece:
+            handle.write(piece)
+            last = piece
+    if final_newline and not last.endswith("\n"):
+        handle.write("\n")
+
+
 def write_atomic(path: str | os.PathLike, content: str | bytes | Iterable[str], *,
                  final_newline: bool = False, make_parents: bool = True) -> None:
     """Write ``content`` to ``path`` atomically: a temporary file in the same folder, ``fsync``,
     ``os.replace``. ``content`` is text, bytes, or an iterable of text pieces (streamed, so a
     large table is never held twice). With ``final_newline`` a text that does not end in a
-    newline gets one. The file gets the permissions of a plain ``open``. Raises ``OSError``
-    (``IsADirectoryError`` when ``path`` is a folder); on any error the temporary file is removed
-    and ``path`` is left as it was.
+    newline gets one. The file gets the permissions of a plain ``open``. A ``path`` that exists
+    and is not a regular file (a device, a FIFO) is written in place, not replaced. Raises
+    ``OSError`` (``IsADirectoryError`` when ``path`` is a folder, ``ENOSPC`` when the device is
+    full); on any error the temporary file is removed and ``path`` is left as it was.
 
     Example:
         >>> import tempfile, os
@@ -72,6 +87,14 @@ def write_atomic(path: str | os.PathLike, content: str | bytes | Iterable[str], 
     target = Path(path)
     if target.is_dir():
         raise IsADirectoryError(21, "Is a directory", str(target))
+    if target.exists() and not target.is_file():
+        if isinstance(content, bytes):
+            with open(target, "wb") as handle:
+                handle.write(content)
+        else:
+            with open(target, "w", encoding="utf-8", newline="") as handle:
+                _write_text(handle, content, final_newline)
+        return
     folder = target.parent if str(target.parent) else Path(".")
     if make_parents:
         folder.mkdir(parents=True, exist_ok=True)
@@ -85,13 +108,7 @@ def write_atomic(path: str | os.PathLike, content: str | bytes | Iterable[str], 
                 os.fsync(handle.fileno())
         else:
             with os.fdopen(fd, "w", encoding="utf-8", newline="") as handle:
-                last = ""
-                for piece in [content] if isinstance(content, str) else content:
-                    if piece:
-                        handle.write(piece)
-                        last = piece
-                if final_newline and not last.endswith("\n"):
-                    handle.write("\n")
+                _write_text(handle, content, final_newline)
                 handle.flush()
                 os.fsync(handle.fileno())
         os.replace(tmp, target)

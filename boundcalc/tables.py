@@ -6,7 +6,7 @@ or table1 (d_m, N) cell, mean ± 95 % CI next to the bound, and figure1's slopes
 :func:`build_tables` makes one combined table per kind (a ``run`` column says which run a row
 comes from); :func:`render_tables` prints them as CSV (exact floats, the run's own column names),
 Markdown or LaTeX (booktabs; both rounded, ``mean ± CI``). The figures of a run are redrawn by
-:func:`boundcalc.validators.experiments.figures.regenerate_figures` (matplotlib and torch).
+:func:`boundcalc.validators.experiments.figures.regenerate_figures` (matplotlib, not torch).
 
 Example:
     >>> from pathlib import Path

@@ -26,8 +26,9 @@ on them); every output names its route. Statements with the trivial bound B² (t
 
 Exit codes: 0 success; 1 the verdict is not ``guaranteed`` (a condition fails, or the bound is
 vacuous) and ``--strict`` was given, or a ``--target`` cannot be met, or no width up to 2^62 makes
-the bound non-vacuous; 2 bad input (one line on stderr naming the flag, no traceback); 3 an
-internal error.
+the bound non-vacuous, or the output could not be written (a full disk or device, a closed
+standard output: one line on stderr naming standard output or ``--output``); 2 bad input (one line
+on stderr naming the flag, no traceback); 3 an internal error.
 
 Example:
     >>> from boundcalc.cli import main
@@ -45,6 +46,7 @@ from typing import Any
 import typer
 
 from boundcalc.cli.app import app, note
+from boundcalc.errors import OutputError
 from boundcalc.params import InputError
 
 # isort: off
@@ -86,20 +88,96 @@ def _one_line(text: str) -> str:
     return " ".join(str(text).split())
 
 
+class _GuardedStdout:
+    """``sys.stdout`` while a command runs: a write or flush that fails (a full disk or device, a
+    closed stream, or no stream at all when the process started with standard output closed)
+    raises :class:`OutputError` naming standard output, which :func:`main` reports in one line
+    (exit 1), instead of an ``OSError`` or ``AttributeError`` that reads as an internal error. A
+    broken pipe stays a :class:`BrokenPipeError` (the reader left: exit 1, no message)."""
+
+    def __init__(self, stream: Any) -> None:
+        self.stream = stream
+
+    def _failed(self, err: Exception) -> OutputError:
+        reason = getattr(err, "strerror", None) or "the stream is closed"
+        return OutputError("standard output", reason)
+
+    def write(self, text: str) -> int:
+        if self.stream is None:
+            if not isinstance(text, str):  # a text stream, as click probes with b""
+                raise TypeError(f"write() argument must be str, not {type(text).__name__}")
+            if text:
+                raise OutputError("standard output", "the stream is closed")
+            return 0
+        try:
+            return self.stream.write(text)
+        except BrokenPipeError:
+            raise
+        except (OSError, ValueError) as err:
+            raise self._failed(err) from None
+
+    def flush(self) -> None:
+        if self.stream is None:
+            return
+        try:
+            self.stream.flush()
+        except BrokenPipeError:
+            raise
+        except (OSError, ValueError) as err:
+            raise self._failed(err) from None
+
+    def isatty(self) -> bool:
+        return self.stream is not None and self.stream.isatty()
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self.stream, name)
+
+
+def _drop_stdout() -> None:
+    """Point the process's standard output at the null device, so that the interpreter's flush at
+    exit does not report the output already reported lost (a traceback and exit code 120)."""
+    with contextlib.suppress(AttributeError, OSError, ValueError):
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+        os.close(devnull)
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     """Run the CLI; returns the exit code (0 ok, 1 not guaranteed with --strict or infeasible
-    target, 2 bad input, 3 internal error). Every error is one line on stderr, never a traceback
-    (``BOUNDCALC_DEBUG=1`` re-raises internal errors).
+    target or the output could not be written, 2 bad input, 3 internal error). Every error is one
+    line on stderr, never a traceback (``BOUNDCALC_DEBUG=1`` re-raises internal errors). Standard
+    output is flushed before it returns, so that a full disk is reported, not met at exit.
 
     Example:
         >>> main(["theorem1", "--m", "3"])
         2
     """
-    exc = _click_exceptions()
     args = list(sys.argv[1:] if argv is None else argv)
     for stream in (sys.stdout, sys.stderr):  # never crash on a terminal that cannot show ρ, δ, ≤
         with contextlib.suppress(AttributeError, ValueError, OSError):
             stream.reconfigure(errors="backslashreplace")  # type: ignore[union-attr]
+    guard = _GuardedStdout(sys.stdout)
+    sys.stdout = guard  # type: ignore[assignment]
+    lost = True
+    try:
+        code = _run(args)
+        guard.flush()  # here, not at exit: a full disk surfaces while it can be reported
+        lost = False
+    except OutputError as err:
+        note(f"error: {_one_line(str(err))}")
+        code = 1
+    except BrokenPipeError:  # the reader left: nothing to report
+        code = 1
+    finally:
+        sys.stdout = guard.stream
+    if lost:
+        _drop_stdout()
+    return code
+
+
+def _run(args: list[str]) -> int:
+    """The command of ``args`` run; its exit code, every error reported in one line."""
+    exc = _click_exceptions()
     try:
         code = app(args=args, prog_name="boundcalc", standalone_mode=False)
     except InputError as err:
@@ -119,10 +197,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     except (typer.Abort, KeyboardInterrupt):
         note("aborted")
         return 130
-    except BrokenPipeError:
-        devnull = os.open(os.devnull, os.O_WRONLY)
-        os.dup2(devnull, sys.stdout.fileno())
-        return 1
+    except (BrokenPipeError, OutputError):  # the output is lost: main reports it
+        raise
     except Exception as err:  # a bug, not bad input: still one line unless debugging
         if os.environ.get("BOUNDCALC_DEBUG"):
             raise

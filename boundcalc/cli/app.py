@@ -5,6 +5,8 @@ the output (stdout, or ``--output`` atomically) and the status line.
 Commands register on :data:`app` from the modules of this package, one per command group.
 """
 
+import contextlib
+import errno
 import shutil
 import sys
 from collections.abc import Iterable, Mapping, Sequence
@@ -12,6 +14,7 @@ from typing import Annotated, Any
 
 import typer
 
+from boundcalc.errors import OutputError
 from boundcalc.evaluator import DEFAULT_PRECISION
 from boundcalc.files import write_atomic
 from boundcalc.formats import FORMATS, check_format, guarantee_line
@@ -108,9 +111,17 @@ def console_width(output: str | None) -> int:
     return 110
 
 
+#: errno values of a write that failed for want of room or a working device, not for a bad
+#: path: the ``--output`` value was fine and the output is lost (exit 1, not 2).
+_LOST_OUTPUT = frozenset(getattr(errno, name) for name in ("ENOSPC", "EDQUOT", "EFBIG", "EIO")
+                         if hasattr(errno, name))
+
+
 def write_output(path: str, text: str | Iterable[str]) -> None:
     """Write ``text`` (or its pieces) to the ``--output`` file atomically, ending in a newline
-    (:func:`boundcalc.files.write_atomic`); an error is an :class:`InputError` naming --output.
+    (:func:`boundcalc.files.write_atomic`); a path that cannot be written is an
+    :class:`InputError` naming --output (exit 2), a full disk or failing device an
+    :class:`OutputError` naming it (exit 1).
 
     Example:
         >>> import os, tempfile
@@ -122,7 +133,10 @@ def write_output(path: str, text: str | Iterable[str]) -> None:
     try:
         write_atomic(path, text, final_newline=True, make_parents=False)
     except OSError as exc:
-        raise InputError("--output", f"cannot write {path!r}: {exc.strerror or exc}") from None
+        reason = exc.strerror or str(exc)
+        if exc.errno in _LOST_OUTPUT:
+            raise OutputError(f"--output {path}", reason) from None
+        raise InputError("--output", f"cannot write {path!r}: {reason}") from None
 
 
 def emit(text: str | Iterable[str], output: str | None, what: str = "") -> None:
@@ -141,7 +155,10 @@ def emit(text: str | Iterable[str], output: str | None, what: str = "") -> None:
 
 
 def note(text: str) -> None:
-    sys.stderr.write(text + "\n")
+    """``text`` as one line on stderr; nothing when stderr is closed or cannot be written (the
+    exit code still tells)."""
+    with contextlib.suppress(AttributeError, OSError, ValueError):
+        sys.stderr.write(text + "\n")
 
 
 def finish(data: Mapping[str, Any], fmt: str, output: str | None, strict: bool) -> None:

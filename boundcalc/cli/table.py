@@ -1,9 +1,9 @@
 """The ``boundcalc table`` command: tables (and figures) from stored experiment runs.
 
 The logic is :mod:`boundcalc.tables`; this module parses the flags, prints or writes the text and
-reports missing cells. It imports neither torch nor the experiments, except to redraw figures
-(``--figures``), which uses the experiments' plotting functions (matplotlib and torch, the
-``validators`` extra).
+reports missing cells. It imports neither torch nor the experiments; redrawing figures
+(``--figures``) uses the experiments' plotting functions, which need matplotlib only (the ``plot``
+extra).
 """
 
 from __future__ import annotations
@@ -46,7 +46,7 @@ _PARAGRAPHS = (
     ("--figures redraws the run's figure (figure1.png/pdf, figure2.png/pdf; table1 has none) "
      'from the stored cells into the run directory, or into --figures-dir DIR (one sub-folder '
      'per run when several are given), --figure-width single (3.25 in) or double (6.75 in) '
-     'wide; this needs the validators extra (matplotlib, torch).'),
+     'wide; this needs matplotlib, not torch (the plot extra).'),
 )
 TABLE_HELP = "\n\n".join(_PARAGRAPHS)
 
@@ -145,6 +145,11 @@ def _figures(runs: list, figures_dir: str | None, width: str | None = None) -> N
         except OSError as exc:
             raise InputError("--figures-dir", f"cannot write figures to {str(target)!r}: "
                                               f"{exc.strerror or exc}") from None
+        except ModuleNotFoundError as exc:
+            if (exc.name or "").split(".")[0] != "matplotlib":
+                raise
+            raise InputError("--figures", "draws with matplotlib, which is not installed: pip "
+                                          "install 'boundcalc[plot]'") from None
         if written:
             names = ", ".join(str(p) for p in written)
             sys.stderr.write(f"wrote {names}\n")

@@ -37,6 +37,19 @@ def test_failed_write_keeps_the_previous_file(tmp_path):
     assert [p.name for p in tmp_path.iterdir()] == ["x.txt"]
 
 
+def test_an_existing_fifo_is_written_in_place_not_replaced_by_a_file(tmp_path):
+    target = tmp_path / "pipe"
+    os.mkfifo(target)
+    reader = os.open(target, os.O_RDONLY | os.O_NONBLOCK)   # so that opening to write never waits
+    try:
+        write_atomic(target, ["a", "b"], final_newline=True)
+        assert stat.S_ISFIFO(os.stat(target).st_mode)
+        assert os.read(reader, 100) == b"ab\n"
+    finally:
+        os.close(reader)
+    assert [p.name for p in tmp_path.iterdir()] == ["pipe"]
+
+
 def test_cells_survive_a_new_run_object_with_the_same_config(tmp_path):
     run = RunDirectory(tmp_path, {"m": 16, "seeds": [0, 1]})
     run.save_cell("lemma2-seed0", {"measured": 0.5})

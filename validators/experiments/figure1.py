@@ -62,7 +62,7 @@ from ..train import _kernel_for
 from ..train_students import train_students
 from .experiment import run_experiment
 from .figure2 import resolve_device
-from .plots import check_width
+from .plots import DEFAULT_WIDTHS, check_width
 from .workers import worker_pool
 
 METRICS = FIGURE1_METRICS        # the three panels
@@ -70,7 +70,7 @@ EXTRA_METRICS = FIGURE1_EXTRA    # panel (a) at the other boundary alignment
 THEORY = FIGURE1_THEORY          # metric → the calculator's bound drawn beside it
 LIN_ALIGNMENTS = ("feature", "output")
 PROGRESS_POLL_S = 1.0             # seconds between looks for cells written by worker processes
-FIGURE_WIDTH = "double"           # the figure's default --figure-width (four panels in a row)
+FIGURE_WIDTH = DEFAULT_WIDTHS["figure1"]  # the figure's default --figure-width
 
 
 @dataclass(frozen=True)
@@ -424,13 +424,11 @@ def plot_figure(summary: list[dict[str, Any]], fits: list[dict[str, Any]], cfg: 
     """Panels (a)–(c) against m on log–log axes — geometric mean over seeds with its 95 % band on
     the log values (or the seeds themselves, under five), the log–log fit, the bound — and (d)
     measured / bound; ``width`` ``double`` (default) or ``single``
-    (:func:`validators.experiments.plots.plot_figure1`). Writes ``stem``.png and ``stem``.pdf."""
-    from .plots import plot_figure1
+    (:func:`validators.experiments.plots.draw_figure1`, which ``boundcalc table --figures`` also
+    draws a stored run with). Writes ``stem``.png and ``stem``.pdf."""
+    from .plots import draw_figure1
 
-    title = (f"teacher–student: n = {cfg.n}, d = {cfg.d}, T = {cfg.T}, K = {cfg.steps}, "
-             f"{len(cfg.seeds)} seeds")
-    return plot_figure1(summary, fits, records, stem, lin_align=cfg.lin_align, title=title,
-                        width=width or FIGURE_WIDTH)
+    return draw_figure1(summary, fits, asdict(cfg), stem, records, width or FIGURE_WIDTH)
 
 
 def write_outputs(run: RunDirectory, cfg: Figure1Config, figure_width: str | None = None

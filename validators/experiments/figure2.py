@@ -59,13 +59,13 @@ from .. import indrnn
 from ..data.ar_task import context_floats_per_sample, data_seed, make_ar_data
 from ..model import Params, forward, get_activation, head_features, init_params, last_token_query
 from .experiment import run_experiment
-from .plots import check_width
+from .plots import DEFAULT_WIDTHS, check_width
 from .workers import worker_pool
 
 MODELS = ("transformer", "indrnn")
 MODEL_LABELS = {"transformer": "Transformer", "indrnn": "IndRNN"}
 JACOBIAN_BLOCK = {"transformer": "W", "indrnn": "u"}
-FIGURE_WIDTH = "single"   # the figure's default --figure-width (two panels stacked)
+FIGURE_WIDTH = DEFAULT_WIDTHS["figure2"]  # the figure's default --figure-width
 
 
 @dataclass(frozen=True)
@@ -371,12 +371,11 @@ def plot_figure(summary: list[dict[str, Any]], cfg: Figure2Config, stem: Path,
     """(a) max Jacobian norm and (b) min validation loss against L, per model the geometric mean
     over seeds with its 95 % band on the log values (or the seeds themselves, under five);
     ``width`` ``single`` (default, stacked) or ``double`` (side by side)
-    (:func:`validators.experiments.plots.plot_figure2`). Writes ``stem``.png and ``stem``.pdf."""
-    from .plots import plot_figure2
+    (:func:`validators.experiments.plots.draw_figure2`, which ``boundcalc table --figures`` also
+    draws a stored run with). Writes ``stem``.png and ``stem``.pdf."""
+    from .plots import draw_figure2
 
-    title = f"AR(L): m = {cfg.m}, K = {cfg.steps}, η = {cfg.lr}, {len(cfg.seeds)} seeds"
-    return plot_figure2(summary, records, stem, lags=cfg.lags, title=title,
-                        width=width or FIGURE_WIDTH)
+    return draw_figure2(summary, asdict(cfg), stem, records, width or FIGURE_WIDTH)
 
 
 def run_cells(run: RunDirectory, cfg: Figure2Config, jobs: int = 1, progress: bool = True,

@@ -26,11 +26,17 @@ from typing import Any
 
 import numpy as np
 
-__all__ = ["FIGURE_WIDTHS", "MIN_SEEDS_FOR_BAND", "check_width", "figure_style",
-           "plot_figure1", "plot_figure2", "signed"]
+from boundcalc.runs import FIGURE1_METRICS
+
+__all__ = ["DEFAULT_WIDTHS", "FIGURE_WIDTHS", "MIN_SEEDS_FOR_BAND", "TSWEEP_PANEL_LABELS",
+           "check_width", "draw_figure1", "draw_figure2", "draw_tsweep", "figure_style",
+           "plot_figure1", "plot_figure2", "plot_tsweep", "signed"]
 
 #: ``--figure-width``: inches of a one-column and of a two-column figure.
 FIGURE_WIDTHS = {"single": 3.25, "double": 6.75}
+#: Each experiment's default ``--figure-width``: figure 1 four panels in a row, figure 2 two
+#: panels stacked, the T sweep three panels per width.
+DEFAULT_WIDTHS = {"figure1": "double", "figure2": "single", "tsweep": "double"}
 #: Fewer seeds than this: the seeds are drawn one by one instead of a confidence band.
 MIN_SEEDS_FOR_BAND = 5
 
@@ -277,3 +283,110 @@ def plot_figure2(summary: Sequence[Mapping[str, Any]], records: Sequence[Mapping
         paths = _save(fig, stem)
         plt.close(fig)
     return paths
+
+
+# --------------------------------------------------------------------------- T sweep
+
+#: Panel titles of the T sweep, one per figure-1 metric.
+TSWEEP_PANEL_LABELS = {"lin_error": "(a) linearization error",
+                       "app_error": "(b) approximation error",
+                       "min_train_loss": "(c) min training loss"}
+
+
+def plot_tsweep(summary: Sequence[Mapping[str, Any]], fits: Sequence[Mapping[str, Any]],
+                records: Sequence[Mapping[str, Any]] | None, stem: Path, *,
+                widths: Sequence[int], title: str, width: str = "double") -> list[Path]:
+    """The T sweep: one row of three panels per width m (those of ``widths`` with summary rows)
+    against T, log–log — the geometric mean over seeds with its 95 % band on the log values (or
+    the seeds themselves, under five, when ``records`` are given), the line with the seeds' mean
+    slope (± CI in the title), and the bound — flat, decades above — on a right-hand axis of its
+    own. Writes ``stem``.png/.pdf."""
+    import matplotlib.pyplot as plt
+    from matplotlib.lines import Line2D
+
+    inches = check_width(width)
+    shown = [m for m in widths if any(r["m"] == m for r in summary)]
+    with figure_style():
+        fig, grid = plt.subplots(max(1, len(shown)), 3, squeeze=False, layout="constrained",
+                                 figsize=(inches, 0.6 + 1.9 * max(1, len(shown))))
+        drawn = "band"
+        for row_axes, m in zip(grid, shown, strict=False):
+            rows = sorted((r for r in summary if r["m"] == m), key=lambda r: r["T"])
+            mine = [r for r in records if r["m"] == m] if records is not None else None
+            x = np.array([r["T"] for r in rows], dtype=float)
+            for ax, key in zip(row_axes, FIGURE1_METRICS, strict=True):
+                drawn = _measured(ax, rows, key, "T", mine, "tab:blue", "o")
+                fit = next(f for f in fits if f["m"] == m and f["panel"] == key)
+                panel = f"{TSWEEP_PANEL_LABELS[key]}, m = {m}"
+                if np.isfinite(fit["slope"]):
+                    logs = np.log([r[f"{key}_gmean"] for r in rows])
+                    level = np.nanmean(logs) - fit["slope"] * np.log(x).mean()
+                    ax.plot(x, np.exp(level) * x ** fit["slope"], "--", color=_FIT_COLOR,
+                            linewidth=0.9, zorder=2)
+                    ci = fit["slope_ci95"]
+                    panel += f"\nslope in log T {signed(fit['slope'], 3)}" + (
+                        f" ± {ci:.3f}" if np.isfinite(ci) else "")
+                right = ax.twinx()
+                bound = np.array([r[f"{key}_theory"] for r in rows], dtype=float)
+                right.plot(x, bound, marker="s", linestyle=":", color=_BOUND_COLOR,
+                           markersize=2.8)
+                right.set_yscale("log")
+                right.set_ylim(np.nanmin(bound) / 3, np.nanmax(bound) * 3)
+                right.tick_params(axis="y", colors=_BOUND_COLOR, which="both")
+                ax.set_title(panel, loc="left")
+                _log_axes(ax, x, base=2)
+                ax.set_xlabel("sequence length $T$")
+        spread, spread_label = _spread_handle(drawn, "tab:blue")
+        handles = [(Line2D([], [], color="tab:blue", marker="o"), "geometric mean over seeds"),
+                   (spread, spread_label),
+                   (Line2D([], [], color=_FIT_COLOR, linestyle="--"), "mean per-seed slope"),
+                   (Line2D([], [], color=_BOUND_COLOR, linestyle=":", marker="s",
+                           markersize=2.8), "bound (right axis; flat in T)")]
+        fig.legend(*zip(*handles, strict=True), loc="outside lower center", ncol=4)
+        fig.suptitle(title)
+        paths = _save(fig, stem)
+        plt.close(fig)
+    return paths
+
+
+# --------------------------------------------------------------------------- from run parameters
+# A run's figure from its parameters (config.json's, or the config dataclass as a dict): the one
+# place each title is worded, so that ``boundcalc table --figures`` redraws from stored cells the
+# figure the run itself wrote, without importing the experiments (torch).
+
+
+def draw_figure1(summary: Sequence[Mapping[str, Any]], fits: Sequence[Mapping[str, Any]],
+                 params: Mapping[str, Any], stem: Path,
+                 records: Sequence[Mapping[str, Any]] | None = None,
+                 width: str | None = None) -> list[Path]:
+    """:func:`plot_figure1` of a figure-1 run with parameters ``params`` (``n``, ``d``, ``T``,
+    ``steps``, ``seeds``, ``lin_align``); ``width`` None is figure 1's default (double)."""
+    title = (f"teacher–student: n = {params['n']}, d = {params['d']}, T = {params['T']}, "
+             f"K = {params['steps']}, {len(params['seeds'])} seeds")
+    return plot_figure1(summary, fits, records, stem,
+                        lin_align=params.get("lin_align", "feature"), title=title,
+                        width=width or DEFAULT_WIDTHS["figure1"])
+
+
+def draw_figure2(summary: Sequence[Mapping[str, Any]], params: Mapping[str, Any], stem: Path,
+                 records: Sequence[Mapping[str, Any]] | None = None,
+                 width: str | None = None) -> list[Path]:
+    """:func:`plot_figure2` of a figure-2 run with parameters ``params`` (``m``, ``steps``,
+    ``lr``, ``seeds``, ``lags``); ``width`` None is figure 2's default (single)."""
+    title = (f"AR(L): m = {params['m']}, K = {params['steps']}, η = {params['lr']}, "
+             f"{len(params['seeds'])} seeds")
+    return plot_figure2(summary, records, stem, lags=params["lags"], title=title,
+                        width=width or DEFAULT_WIDTHS["figure2"])
+
+
+def draw_tsweep(summary: Sequence[Mapping[str, Any]], fits: Sequence[Mapping[str, Any]],
+                params: Mapping[str, Any], stem: Path,
+                records: Sequence[Mapping[str, Any]] | None = None,
+                width: str | None = None) -> list[Path]:
+    """:func:`plot_tsweep` of a T-sweep run with parameters ``params`` (``widths``, ``n``, ``d``,
+    ``steps``, ``rho``, ``seeds``); ``width`` None is the T sweep's default (double)."""
+    title = (f"Theorem 1 regime against T: n = {params['n']}, d = {params['d']}, "
+             f"K = {params['steps']}, ρ = ν = {params['rho'][0]:g}, "
+             f"{len(params['seeds'])} seeds")
+    return plot_tsweep(summary, fits, records, stem, widths=params["widths"], title=title,
+                       width=width or DEFAULT_WIDTHS["tsweep"])

@@ -37,7 +37,6 @@ from dataclasses import asdict, dataclass, fields
 from pathlib import Path
 from typing import Any
 
-import numpy as np
 import torch
 
 from boundcalc.files import write_atomic
@@ -54,8 +53,6 @@ from .workers import worker_pool
 METRICS = FIGURE1_METRICS
 #: (sample, head, token) entries per pass of panels (a) and (b); figure 1's sizes fit in one.
 CHUNK_ENTRIES = 1 << 25
-PANEL_LABELS = {"lin_error": "(a) linearization error", "app_error": "(b) approximation error",
-                "min_train_loss": "(c) min training loss"}
 
 
 @dataclass(frozen=True)
@@ -210,66 +207,14 @@ def plot_figure(summary: list[dict[str, Any]], fits: list[dict[str, Any]], cfg: 
                 stem: Path, records: list[dict[str, Any]] | None = None,
                 width: str = "double") -> list[Path]:
     """One row of three panels per width m against T, log–log, in the style of the other figures
-    (:mod:`validators.experiments.plots`): the geometric mean over seeds with its 95 % band on the
-    log values (or the seeds themselves, under five, when ``records`` are given), the line with
-    the seeds' mean slope (± CI in the title), and the bound — flat, decades above — on a
-    right-hand axis of its own. Writes ``stem``.png and ``stem``.pdf."""
-    import matplotlib.pyplot as plt
-    from matplotlib.lines import Line2D
+    (:func:`validators.experiments.plots.draw_tsweep`, which ``boundcalc table --figures`` also
+    draws a stored run with): the geometric mean over seeds with its 95 % band on the log values
+    (or the seeds themselves, under five, when ``records`` are given), the line with the seeds'
+    mean slope (± CI in the title), and the bound — flat, decades above — on a right-hand axis of
+    its own. Writes ``stem``.png and ``stem``.pdf."""
+    from .plots import draw_tsweep
 
-    from .plots import (
-        _log_axes,
-        _measured,
-        _save,
-        _spread_handle,
-        check_width,
-        figure_style,
-        signed,
-    )
-
-    inches = check_width(width)
-    widths = [m for m in cfg.widths if any(r["m"] == m for r in summary)]
-    with figure_style():
-        fig, grid = plt.subplots(max(1, len(widths)), 3, squeeze=False, layout="constrained",
-                                 figsize=(inches, 0.6 + 1.9 * max(1, len(widths))))
-        drawn = "band"
-        for row_axes, m in zip(grid, widths, strict=False):
-            rows = sorted((r for r in summary if r["m"] == m), key=lambda r: r["T"])
-            mine = [r for r in records if r["m"] == m] if records is not None else None
-            x = np.array([r["T"] for r in rows], dtype=float)
-            for ax, key in zip(row_axes, METRICS, strict=True):
-                drawn = _measured(ax, rows, key, "T", mine, "tab:blue", "o")
-                fit = next(f for f in fits if f["m"] == m and f["panel"] == key)
-                title = f"{PANEL_LABELS[key]}, m = {m}"
-                if np.isfinite(fit["slope"]):
-                    logs = np.log([r[f"{key}_gmean"] for r in rows])
-                    level = np.nanmean(logs) - fit["slope"] * np.log(x).mean()
-                    ax.plot(x, np.exp(level) * x ** fit["slope"], "--", color="0.45",
-                            linewidth=0.9, zorder=2)
-                    ci = fit["slope_ci95"]
-                    title += f"\nslope in log T {signed(fit['slope'], 3)}" + (
-                        f" ± {ci:.3f}" if np.isfinite(ci) else "")
-                right = ax.twinx()
-                bound = np.array([r[f"{key}_theory"] for r in rows], dtype=float)
-                right.plot(x, bound, marker="s", linestyle=":", color="tab:red", markersize=2.8)
-                right.set_yscale("log")
-                right.set_ylim(np.nanmin(bound) / 3, np.nanmax(bound) * 3)
-                right.tick_params(axis="y", colors="tab:red", which="both")
-                ax.set_title(title, loc="left")
-                _log_axes(ax, x, base=2)
-                ax.set_xlabel("sequence length $T$")
-        spread, spread_label = _spread_handle(drawn, "tab:blue")
-        handles = [(Line2D([], [], color="tab:blue", marker="o"), "geometric mean over seeds"),
-                   (spread, spread_label),
-                   (Line2D([], [], color="0.45", linestyle="--"), "mean per-seed slope"),
-                   (Line2D([], [], color="tab:red", linestyle=":", marker="s", markersize=2.8),
-                    "bound (right axis; flat in T)")]
-        fig.legend(*zip(*handles, strict=True), loc="outside lower center", ncol=4)
-        fig.suptitle(f"Theorem 1 regime against T: n = {cfg.n}, d = {cfg.d}, K = {cfg.steps}, "
-                     f"ρ = ν = {cfg.rho[0]:g}, {len(cfg.seeds)} seeds")
-        paths = _save(fig, stem)
-        plt.close(fig)
-    return paths
+    return draw_tsweep(summary, fits, asdict(cfg), stem, records, width)
 
 
 def summaries(records: list[dict[str, Any]], cfg: TSweepConfig

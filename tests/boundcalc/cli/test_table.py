@@ -430,6 +430,33 @@ def test_table_command_never_imports_torch_or_matplotlib(f1_run, f2_run, t1_run,
     assert done.stdout.count("\\begin{tabular}") == 3
 
 
+def test_figures_are_redrawn_from_stored_runs_without_torch(f1_run, f2_run, tmp_path):
+    """With matplotlib but no torch (``import torch`` fails), ``--figures`` still redraws."""
+    target = tmp_path / "figs"
+    code = ("import sys; sys.modules['torch'] = None; from boundcalc.cli import main; "
+            f"sys.exit(main(['table', {str(f1_run)!r}, {str(f2_run)!r}, "
+            f"'--figures-dir', {str(target)!r}]))")
+    env = {**os.environ, "OMP_NUM_THREADS": "1"}
+    done = subprocess.run([sys.executable, "-c", code], cwd=tmp_path, env=env,
+                          capture_output=True, text=True, timeout=120)
+    assert done.returncode == 0, done.stderr
+    for run, name in ((f1_run, "figure1"), (f2_run, "figure2")):
+        assert (target / run.name / f"{name}.png").read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+        assert (target / run.name / f"{name}.pdf").read_bytes()[:5] == b"%PDF-"
+
+
+def test_figures_without_matplotlib_are_one_line_naming_the_extra(f2_run, tmp_path):
+    code = ("import sys; sys.modules['matplotlib'] = None; from boundcalc.cli import main; "
+            f"sys.exit(main(['table', {str(f2_run)!r}, '--figures-dir', "
+            f"{str(tmp_path / 'figs')!r}, '--format', 'csv']))")
+    done = subprocess.run([sys.executable, "-c", code], cwd=tmp_path, capture_output=True,
+                          text=True, timeout=120)
+    assert done.returncode == 2, done.stderr
+    assert done.stderr.splitlines() == [
+        "error: --figures draws with matplotlib, which is not installed: pip install "
+        "'boundcalc[plot]'"]
+
+
 def test_slope_tables_name_their_panels_not_their_keys(cli, f1_run):
     code, out, _ = cli("table", f1_run, "--format", "markdown")
     assert code == 0

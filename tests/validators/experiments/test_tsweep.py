@@ -9,6 +9,8 @@ from __future__ import annotations
 import csv
 import math
 import shutil
+import subprocess
+import sys
 
 import pytest
 from boundcalc.validators.experiments import figure1, tsweep
@@ -92,6 +94,16 @@ def test_table_figures_redraws_the_tsweep_figure(quick_run, cli, tmp_path):
     assert run.code == 0, run.err
     for name in ("tsweep.png", "tsweep.pdf"):
         assert (tmp_path / "figs" / name).stat().st_size > 0
+
+
+def test_table_figures_redraws_the_tsweep_figure_without_torch(quick_run, tmp_path):
+    out, _ = quick_run
+    code = ("import sys; sys.modules['torch'] = None; from boundcalc.cli import main; "
+            f"sys.exit(main(['table', {str(out)!r}, '--figures-dir', {str(tmp_path)!r}]))")
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                          timeout=120)
+    assert done.returncode == 0, done.stderr
+    assert (tmp_path / "tsweep.png").read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
 
 
 def test_a_resumed_run_recomputes_only_the_missing_cells(quick_run, tmp_path, monkeypatch):
