@@ -25,12 +25,20 @@ DESCRIPTIONS: dict[str, str] = {
     "lipschitz_L": "Lemma 2, max event E_U: Lipschitz constant of theta -> f(X; theta) on "
                    "Omega_rho",
     "smoothness_beta": "Lemma 2, max event E_U: smoothness (Hessian operator norm) on Omega_rho",
-    "eps_lin": "Lemma 3, max event E_U: sup |f - f_lin| on Omega_rho",
+    "eps_lin_cap": "free cap on eps_lin, no Taylor expansion: c_max min(G r, 2 sqrt(m) sigma0) "
+                   "+ G(u_inf) r, G = G(u_max)",
+    "eps_lin": "Lemma 3, max event E_U: sup |f - f_lin| on Omega_rho (min with eps_lin_cap)",
+    "eps_app_cap": "free cap on eps_app, no concentration: Y + B0 + B_w u_inf >= |f*| + "
+                   "|f_lin(theta_bar)| on E_U",
     "eps_app": "Lemma 5 (d degrees of freedom): max_j |f_lin(X_j; theta_bar) - f*(X_j)| w.p. >= "
-               "1 - delta",
+               "1 - delta (min with eps_app_cap)",
+    "eps_cf_cap": "free cap on eps_cf, no Hessian: (rho_c + nu_c) min(G r/sqrt(m), 2 sigma0) + "
+                  "(r + r_nu)(c_max G + G(u_inf))",
     "eps_cf": "max event E_U: change of feature |<grad f(theta) - grad f(theta(0)), theta - "
-              "theta_bar>|",
-    "output_envelope_F": "Lemma 6, max event E_U: sup |f| on Omega_rho",
+              "theta_bar>| (min with eps_cf_cap)",
+    "output_envelope_F_cap": "sqrt(m) c_max sigma0 >= |f| (bounded activation): free cap on F",
+    "output_envelope_F": "Lemma 6, max event E_U: sup |f| on Omega_rho (min with "
+                         "output_envelope_F_cap)",
     "label_envelope_Y": "Lemma 6: sup |y| for realizable labels (+ eps_mis)",
     "residual_envelope_B": "Lemma 6, max event E_U: sup |f - y| on Omega_rho",
     "trivial_bound_B2": "B^2 >= R(theta) for every theta in Omega_rho: a bound above it is vacuous",
@@ -57,14 +65,24 @@ TIGHT_DESCRIPTIONS: dict[str, str] = {
     "u_rms": "head-average event E_avg: u_bar + rho_u/sqrt(m) >= rms over heads of ||U_i|| bound",
     "lipschitz_L": "Lemma 2, head-average event E_avg: sup ||grad f|| on Omega_rho",
     "smoothness_beta": "Lemma 2, max event E_U: smoothness on Omega_rho (reported, not used)",
-    "eps_lin": "Lemma 3, head-average event E_avg: sup |f - f_lin| (used by average_iterate)",
-    "eps_taylor": "E_avg: |f_lin - f + <grad f(theta) - grad f(theta(0)), theta - theta(0)>|",
+    "eps_lin_cap": "free cap on eps_lin, no Taylor expansion: c_max min(G r, 2 sqrt(m) sigma0) "
+                   "+ G(u_bar) r, G = G(u_rms), E_avg",
+    "eps_lin": "Lemma 3, head-average event E_avg: sup |f - f_lin| (used by average_iterate; "
+               "min with eps_lin_cap)",
+    "eps_taylor_cap": "free cap on eps_taylor, no Hessian: min(G r, 2 sqrt(m) sigma0) + c_max G r, "
+                      "G = G(u_rms), E_avg",
+    "eps_taylor": "E_avg: |f_lin - f + <grad f(theta) - grad f(theta(0)), theta - theta(0)>| "
+                  "(min with eps_taylor_cap)",
+    "eps_app_cap": "free cap on eps_app, no concentration: Y + B0 + B_w u_bar >= |f*| + "
+                   "|f_lin(theta_bar)| on E_avg",
     "eps_app": "Lemma 5, d-free attention part: max_j |f_lin(X_j; theta_bar) - f*(X_j)| w.p. >= "
-               "1 - delta",
+               "1 - delta (min with eps_app_cap)",
+    "eps_cf_cap": "free cap on eps_cf, no Hessian: nu_c min(G r/sqrt(m), 2 sigma0) + "
+                  "r_nu (c_max G + G(u_bar)), G = G(u_rms), E_avg",
     "eps_cf": "E_avg: change of feature |<grad f(theta) - grad f(theta(0)), theta_bar - "
-              "theta(0)>|",
+              "theta(0)>| (min with eps_cf_cap)",
     "eps_drift": "eps_taylor + eps_app + eps_cf (+ eps_mis) >= |e_j|, the drift error per sample",
-    "output_envelope_F": "Lemma 6, E_avg: sup |f| on Omega_rho (min with sqrt(m) c_max sigma0)",
+    "output_envelope_F": "Lemma 6, E_avg: sup |f| on Omega_rho (min with output_envelope_F_cap)",
     "label_envelope_Y": "Lemma 6, d-free: sup |y| for realizable labels (+ eps_mis)",
     "residual_envelope_B": "Lemma 6, E_avg: sup |f - y| on Omega_rho",
     "linearization": "B * eps_taylor",
@@ -82,7 +100,12 @@ LATEX_NAMES: dict[str, str] = {
     "smoothness_beta": r"\beta", "eps_lin": r"\varepsilon_{\mathrm{lin}}",
     "eps_taylor": r"\varepsilon_{\mathrm{tay}}", "eps_drift": r"\varepsilon",
     "eps_app": r"\varepsilon_{\mathrm{app}}", "eps_cf": r"\varepsilon_{\mathrm{cf}}",
-    "output_envelope_F": "F", "label_envelope_Y": "Y", "residual_envelope_B": "B",
+    "eps_lin_cap": r"\varepsilon_{\mathrm{lin}}^{\mathrm{cap}}",
+    "eps_taylor_cap": r"\varepsilon_{\mathrm{tay}}^{\mathrm{cap}}",
+    "eps_app_cap": r"\varepsilon_{\mathrm{app}}^{\mathrm{cap}}",
+    "eps_cf_cap": r"\varepsilon_{\mathrm{cf}}^{\mathrm{cap}}",
+    "output_envelope_F_cap": r"F^{\mathrm{cap}}", "output_envelope_F": "F",
+    "label_envelope_Y": "Y", "residual_envelope_B": "B",
     "trivial_bound_B2": "B^2", "initial_loss_bound": "Y^2",
     "transport_norm": r"\|\nu\|", "theorem_step_size": r"\eta^\star",
     "optimization": r"\mathcal{E}_{\mathrm{opt}}", "linearization": r"B\varepsilon_{\mathrm{lin}}",

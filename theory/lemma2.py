@@ -111,6 +111,16 @@ def feedforward_rms(a_priori: bool = True) -> sp.Expr:
     return (head_average_radius() if a_priori else u0_rms) + rho_u / sp.sqrt(m)
 
 
+def init_head_radius(a_priori: bool = True, event: str = "max") -> sp.Expr:
+    """The radius of ``event`` at θ(0): u_∞ ≥ max_i ‖U_i(0)‖ (``"max"``, on E_U) or
+    ū ≥ √((1/m) Σ_i ‖U_i(0)‖²) (``"average"``, on E_avg); a posteriori the measured u0_max or
+    u0_rms. The free caps of derivations.md §4.1 bound ∇f(θ(0)) with it."""
+    _check_event(event)
+    if event == "max":
+        return event_radius() if a_priori else u0_max
+    return head_average_radius() if a_priori else u0_rms
+
+
 def head_radius(a_priori: bool = True, event: str = "max") -> sp.Expr:
     """The per-head radius of ``event``: u_max (``"max"``) or u_rms (``"average"``)."""
     _check_event(event)
@@ -186,6 +196,16 @@ def head_bounds(a_priori: bool = True, event: str = "max") -> tuple[sp.Expr, sp.
     return head_gradient_concave_bound(u, a_priori), head_hessian_concave_bound(u, a_priori)
 
 
+def init_head_gradient(a_priori: bool = True, event: str = "max") -> sp.Expr:
+    """G₀ ≥ the head average of ‖∇_{(U,W)} g_i‖ at θ(0): G(u_∞) on E_U (every ‖U_i(0)‖ ≤ u_∞),
+    Ĝ(ū) on E_avg (Jensen, Ĝ concave and non-decreasing in s = u²); measured radii a posteriori.
+    What the free caps of derivations.md §4.1 use for ∇f(θ(0))."""
+    u0 = init_head_radius(a_priori, event)
+    if event == "max":
+        return head_gradient_bound(u0, a_priori)
+    return head_gradient_concave_bound(u0, a_priori)
+
+
 def lipschitz_constant(a_priori: bool = True, event: str = "max") -> sp.Expr:
     """Lemma 2: L = √(σ₀² + c_max²·σ₁²·(1 + u_max²)) ≥ sup_{θ∈Ω_ρ} ‖∇_θ f(X; θ)‖ on E_U.
 
@@ -250,6 +270,8 @@ __all__ = [
     "head_hessian_bound",
     "head_hessian_concave_bound",
     "head_radius",
+    "init_head_gradient",
+    "init_head_radius",
     "input_geometry",
     "largest_eigenvalue_2x2",
     "lemma2",

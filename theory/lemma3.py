@@ -32,9 +32,20 @@ Taylor remainder at an iterate (derivations.md §7.2, the tight route). Theorem 
 one term where Lemma 3 and the θ − θ(0) half of the change of feature counted
 m^{-1/2}(3ρ_c r G + (3/2) r² H) between them.
 
-Statement (:func:`lemma3`, the calculator's ``lemma3`` command): ε_lin on the event E_U, with u_∞,
-u_max and r. ε_lin bounds how far the network is from its linearization around θ(0) on Ω_ρ;
-Theorem 1 pays it in the drift (paper route) and in the average-iterate bound.
+Free caps (derivations.md §4.1, §7.7 item 2). Both bounds are second order and exceed, at small
+m, what holds without the expansion: per head f − f_lin = m^{-1/2}[c_i(h_i − h_i(0)) −
+c_i(0)⟨∇g_i(θ(0)), Δ_i⟩] and the Taylor bracket is m^{-1/2}[−c_i(0)(h_i − h_i(0)) +
+c_i⟨∇g_i(θ), Δ_i⟩], with |h_i − h_i(0)| ≤ min(G‖Δ_i‖, 2σ₀), so
+
+    ε_lin ≤ c_max·min(G r, 2√m σ₀) + G₀ r,    ε_tay ≤ min(G r, 2√m σ₀) + c_max G r,
+
+G₀ the gradient bound at θ(0) (``lemma2.init_head_gradient``). Neither uses the pairing of the
+heads. Every statement takes the smaller of bound and cap.
+
+Statement (:func:`lemma3`, the calculator's ``lemma3`` command): ε_lin = min(Lemma 3, its cap) on
+the event E_U, with u_∞, u_max, r and the cap. ε_lin bounds how far the network is from its
+linearization around θ(0) on Ω_ρ; Theorem 1 pays it in the drift (paper route) and in the
+average-iterate bound.
 """
 
 from __future__ import annotations
@@ -44,9 +55,9 @@ import sympy as sp
 from .conditions import m_even_condition
 from .event import event_radius
 from .labels import LATEX_NAMES, LEMMA_DESCRIPTIONS
-from .lemma2 import feedforward_max, head_bounds
+from .lemma2 import feedforward_max, head_bounds, init_head_gradient, readout_max
 from .statement import Statement
-from .symbols import delta, m, rho_c, rho_u, rho_w
+from .symbols import delta, m, rho_c, rho_u, rho_w, sigma0
 
 
 def attention_ffn_radius() -> sp.Expr:
@@ -88,20 +99,50 @@ def taylor_remainder_bound(a_priori: bool = True, event: str = "average") -> sp.
             ) / sp.sqrt(m)
 
 
+def linearization_cap(a_priori: bool = True, event: str = "max") -> sp.Expr:
+    """c_max·min(G r, 2√m σ₀) + G₀ r ≥ sup_{Ω_ρ} |f − f_lin|: the cap that holds without the
+    second-order expansion (derivations.md §4.1).
+
+    Per head f − f_lin = m^{-1/2}[c_i(h_i − h_i(0)) − c_i(0)⟨∇g_i(θ(0)), Δ_i⟩], with
+    |h_i − h_i(0)| ≤ min(G(u_i)‖Δ_i‖, 2σ₀) and ‖∇g_i(θ(0))‖ ≤ G(‖U_i(0)‖). (G, G₀) =
+    (G(u_max), G(u_∞)) on E_U (``event="max"``), (Ĝ(u_rms), Ĝ(ū)) on E_avg. Needs no pairing of
+    the heads. Smaller than Lemma 3's m^{-1/2}(G ρ_c r + ½ H r²) at small m only.
+    """
+    grad, _ = head_bounds(a_priori, event)
+    grad0 = init_head_gradient(a_priori, event)
+    r = attention_ffn_radius()
+    return (readout_max() * sp.Min(grad * r, 2 * sp.sqrt(m) * sigma0) + grad0 * r)
+
+
+def taylor_remainder_cap(a_priori: bool = True, event: str = "average") -> sp.Expr:
+    """min(G r, 2√m σ₀) + c_max G r ≥ |[f_lin − f](θ) + ⟨∇f(θ) − ∇f(θ(0)), θ − θ(0)⟩| on Ω_ρ
+    (derivations.md §7.7 item 2a).
+
+    The bracket equals f(θ(0)) − f(θ) + ⟨∇f(θ), θ − θ(0)⟩, per head
+    m^{-1/2}[−c_i(0)(h_i − h_i(0)) + c_i⟨∇g_i(θ), Δ_i⟩]; (G at u_rms or u_max) of ``event`` as in
+    :func:`linearization_cap`.
+    """
+    grad, _ = head_bounds(a_priori, event)
+    r = attention_ffn_radius()
+    return sp.Min(grad * r, 2 * sp.sqrt(m) * sigma0) + readout_max() * grad * r
+
+
 def lemma3() -> Statement:
     """Lemma 3: uniform linearization error on Ω_ρ, on the event E_U."""
     return Statement(
         name="lemma3",
         title="Lemma 3 (linearization error)",
         summary=("On E_U (probability >= 1 - delta), sup over Omega_rho and over inputs with token "
-                 "norms <= 1 of |f(X; theta) - f_lin(X; theta)| <= eps_lin."),
+                 "norms <= 1 of |f(X; theta) - f_lin(X; theta)| <= eps_lin, the smaller of the "
+                 "second-order bound and the free cap eps_lin_cap."),
         constants={
             "u_inf": event_radius(),
             "u_max": feedforward_max(),
             "r_uw": attention_ffn_radius(),
+            "eps_lin_cap": linearization_cap(),
         },
         terms={},
-        bound={"eps_lin": linearization_error_bound()},
+        bound={"eps_lin": sp.Min(linearization_error_bound(), linearization_cap())},
         probability=1 - delta,
         conditions=(m_even_condition(),),
         descriptions=LEMMA_DESCRIPTIONS,
@@ -112,6 +153,8 @@ def lemma3() -> Statement:
 __all__ = [
     "attention_ffn_radius",
     "lemma3",
+    "linearization_cap",
     "linearization_error_bound",
     "taylor_remainder_bound",
+    "taylor_remainder_cap",
 ]

@@ -39,6 +39,9 @@ superadditive, so E e^{t‖GU‖²/Γ²} ≤ (1 − 2t)^{−1/2}: the moment gen
 symmetrisation above then runs with one degree of freedom instead of d: the same formula with d
 replaced by 1.
 
+Theorem 1 caps ε_app by |f_lin(θ̄)| + |f*| ≤ B₀ + B_w·u₀ + Y on its U(0)-event
+(``lemma6.approximation_cap``, derivations.md §5.2); this statement, which needs no event, does not.
+
 Statement (:func:`lemma5`, the calculator's ``lemma5`` command): ε_app and ℓ, probability ≥ 1 − δ.
 ε_app is how well the linearized model at θ̄ reproduces the target on the n samples; Theorem 1 pays
 B·ε_app.
@@ -65,6 +68,13 @@ def approximation_log_factor() -> sp.Expr:
 ATTENTION_DOF = ("d", "one")
 
 
+def feature_bounds(a_priori: bool = True) -> tuple[sp.Expr, sp.Expr]:
+    """(B₀, B_w) = (σ₀ν_c + σ₁ν_uX, σ₁ν_wΓQ): |ψ_b| ≤ B₀ and |ψ_w| ≤ B_w‖U‖ for one head's
+    transported feature ψ = ψ_b + ψ_w at θ(0) (module docstring; X = Q = Γ = 1 a priori)."""
+    x, q, g = input_geometry(a_priori)
+    return sigma0 * nu_c + sigma1 * nu_u * x, sigma1 * nu_w * g * q
+
+
 def approximation_error_bound(a_priori: bool = True, attention_dof: str = "d") -> sp.Expr:
     """Lemma 5: ε_app = 2B₀√(ℓ/m) + s_w with probability ≥ 1 − δ (see module docstring).
 
@@ -78,10 +88,8 @@ def approximation_error_bound(a_priori: bool = True, attention_dof: str = "d") -
     if attention_dof not in ATTENTION_DOF:
         raise ValueError(f"`attention_dof` must be one of {ATTENTION_DOF}, got {attention_dof!r}")
     dof = d if attention_dof == "d" else sp.Integer(1)
-    x, q, g = input_geometry(a_priori)
     ell = approximation_log_factor()
-    bounded = sigma0 * nu_c + sigma1 * nu_u * x
-    attention = sigma1 * nu_w * g * q
+    bounded, attention = feature_bounds(a_priori)
     sub_gaussian = 4 * attention * sp.sqrt(2 * dof * ell / m)
     sub_exponential = 2 * attention * (dof + 2 * ell / m)
     attention_part = sp.Piecewise((sub_gaussian, 2 * ell / m <= dof), (sub_exponential, True))
@@ -115,5 +123,6 @@ __all__ = [
     "approximation_error_bound",
     "approximation_log_factor",
     "approximation_probability",
+    "feature_bounds",
     "lemma5",
 ]

@@ -8,7 +8,10 @@ linear inequality.
   c_i h_i − c_i(0) h_i(0) = Δc_i h_i + c_i(0)(h_i − h_i(0)),
   so |f(X; θ)| ≤ m^{-1/2} Σ_i (σ₀ ρ_c/√m + G(u_max) r/√m):
 
-      F = σ₀ρ_c + G(u_max)·r,        r = √(ρ_u² + ρ_w²).
+      F = min(σ₀ρ_c + G(u_max)·r, √m·c_max·σ₀),        r = √(ρ_u² + ρ_w²),
+
+  the second argument (:func:`output_cap`) because |f| ≤ m^{-1/2} Σ_i |c_i|σ₀ for a bounded
+  activation, on either route.
 
 * Label envelope (realizable targets y = f*(X), Section 5.4). With sup-norm bounded v,
   |f*(X)| ≤ E[ν_cσ₀ + ν_uσ₁ + ν_wσ₁‖U‖] ≤ Y = σ₀ν_c + σ₁ν_u + σ₁ν_w√d (E‖U‖ ≤ √d).
@@ -17,15 +20,19 @@ linear inequality.
 * Residual envelope: |f(X_j; θ) − y_j| ≤ B = F + Y + ε_mis.
 
 * Tight route (``tight=True``, derivations.md §6.1): F is a head average of G(u_i), so on the
-  head-average event G(u_rms) replaces G(u_max); also |f| ≤ m^{-1/2} Σ_i |c_i|σ₀ ≤ √m·c_max·σ₀,
-  and F is the smaller of the two. The attention part of |f*| is σ₁ν_wQ·E‖GU‖ ≤ σ₁ν_wQ√(tr G²)
+  head-average event G(u_rms) replaces G(u_max), with the same cap √m·c_max·σ₀. The attention
+  part of |f*| is σ₁ν_wQ·E‖GU‖ ≤ σ₁ν_wQ√(tr G²)
   ≤ σ₁ν_wQΓ (U ~ N(0, I) independent of W, G = X J Xᵀ PSD, ‖G‖_F ≤ tr G ≤ Γ): Y loses its √d.
+
+* Approximation cap (:func:`approximation_cap`, derivations.md §5.2): |f_lin(X; θ̄) − f*(X)| ≤
+  |f_lin(X; θ̄)| + |f*(X)| ≤ B₀ + B_w·u₀ + Y, with Lemma 5's (B₀, B_w) and u₀ = u_∞ (E_U) or ū
+  (E_avg): a cap on ε_app that binds at small m.
 
 * Gradient envelopes: ‖∇_θ f‖ ≤ L (Lemma 2) and, for R̂(θ) = (1/n)Σ_j (f(X_j; θ) − y_j)²,
   ‖∇R̂(θ)‖ ≤ (2/n)Σ_j |f_j − y_j|·‖∇f_j‖ ≤ 2·L·B (also for every minibatch gradient).
 
 Statement (:func:`lemma6`, the calculator's ``lemma6`` command): F, Y, B, L and 2LB on the event
-E_U, with u_∞ and u_max (paper route, realizable labels).
+E_U, with u_∞, u_max and F's cap √m·c_max·σ₀ (paper route, realizable labels).
 """
 
 from __future__ import annotations
@@ -35,22 +42,49 @@ import sympy as sp
 from .conditions import m_even_condition
 from .event import event_radius
 from .labels import LATEX_NAMES, LEMMA_DESCRIPTIONS
-from .lemma2 import feedforward_max, head_bounds, input_geometry, lipschitz_constant, readout_max
+from .lemma2 import (
+    feedforward_max,
+    head_bounds,
+    init_head_radius,
+    input_geometry,
+    lipschitz_constant,
+    readout_max,
+)
 from .lemma3 import attention_ffn_radius
+from .lemma5 import feature_bounds
 from .statement import Statement
 from .symbols import d, delta, m, nu_c, nu_u, nu_w, rho_c, sigma0, sigma1
 
 
-def output_envelope(a_priori: bool = True, tight: bool = False) -> sp.Expr:
-    """F = σ₀ρ_c + G(u_max)·√(ρ_u² + ρ_w²) ≥ sup_{θ∈Ω_ρ} |f(X; θ)| on E_U.
+def output_cap() -> sp.Expr:
+    """√m·c_max·σ₀ ≥ |f(X; θ)| for every θ with |c_i| ≤ c_max: |f| ≤ m^{-1/2} Σ_i |c_i|·σ₀ (a
+    bounded activation; no event, no pairing)."""
+    return sp.sqrt(m) * readout_max() * sigma0
 
-    ``tight``: min(σ₀ρ_c + G(u_rms)·r, √m·c_max·σ₀), valid on the head-average event.
+
+def output_envelope(a_priori: bool = True, tight: bool = False) -> sp.Expr:
+    """F = min(σ₀ρ_c + G(u_max)·√(ρ_u² + ρ_w²), √m·c_max·σ₀) ≥ sup_{θ∈Ω_ρ} |f(X; θ)| on E_U.
+
+    ``tight``: G(u_rms) in place of G(u_max), valid on the head-average event. The second
+    argument is :func:`output_cap`.
     """
     grad, _ = head_bounds(a_priori, "average" if tight else "max")
     envelope = sigma0 * rho_c + grad * attention_ffn_radius()
-    if tight:
-        return sp.Min(envelope, sp.sqrt(m) * readout_max() * sigma0)
-    return envelope
+    return sp.Min(envelope, output_cap())
+
+
+def approximation_cap(a_priori: bool = True, tight: bool = False) -> sp.Expr:
+    """Y + B₀ + B_w·u₀ ≥ max_j |f_lin(X_j; θ̄) − f*(X_j)|: the cap on Lemma 5's ε_app that holds
+    without concentration (derivations.md §5.2).
+
+    |f*| ≤ Y (:func:`label_envelope` without ε_mis) and f_lin(X; θ̄) = (1/m)Σ_i ψ_i with
+    |ψ_i| ≤ B₀ + B_w‖U_i(0)‖, whose head average is at most B₀ + B_w·u₀; u₀ = u_∞ on E_U, ū on
+    E_avg (``tight``), or their measured values a posteriori (``lemma2.init_head_radius``).
+    Y is the label envelope without ε_mis: ε_app compares f_lin(θ̄) with f*, not with y.
+    """
+    bounded, attention = feature_bounds(a_priori)
+    u0 = init_head_radius(a_priori, "average" if tight else "max")
+    return label_envelope(sp.S.Zero, a_priori, tight) + bounded + attention * u0
 
 
 def label_envelope(misspecification: sp.Expr = sp.S.Zero, a_priori: bool = True,
@@ -86,7 +120,8 @@ def lemma6() -> Statement:
         title="Lemma 6 (uniform envelopes)",
         summary="On E_U (probability >= 1 - delta): envelopes of |f|, |y|, |f - y|, ||grad f||, "
                 "||grad R||.",
-        constants={"u_inf": event_radius(), "u_max": feedforward_max()},
+        constants={"u_inf": event_radius(), "u_max": feedforward_max(),
+                   "output_envelope_F_cap": output_cap()},
         terms={},
         bound={
             "output_envelope_F": output_envelope(),
@@ -103,7 +138,9 @@ def lemma6() -> Statement:
 
 
 __all__ = [
+    "approximation_cap",
     "lemma6",
+    "output_cap",
     "output_envelope",
     "label_envelope",
     "residual_envelope",

@@ -34,6 +34,11 @@ r_ν = √(ν_u² + ν_w²):
 Average iterate θ̂_K = (1/K) Σ_{k<K} θ_k ∈ Ω_ρ. f_lin is affine, so R̂_lin is convex; with Minkowski,
 √R̂(θ̂_K) ≤ √R̂_lin(θ̂_K) + ε_lin ≤ √((1/K)Σ R̂_lin(θ_k)) + ε_lin ≤ √A + 2ε_lin, A the bound above.
 
+Free caps (derivations.md §4.1, §5.2, §6, §7.3.1, §7.7): ε_lin, ε_tay, ε_app, ε_cf and F each
+enter as the smaller of the lemma's bound and a cap that needs no second-order expansion or
+concentration (``<key>_cap`` beside it); the caps bind at small m only. Any bound on a bracket is
+valid in its place, so the assembly, η*, the average iterate and the Cauchy–Schwarz form stay valid.
+
 Step size: any η > 0 is allowed; η* = ‖ν‖/(2LB√K) minimises the optimization term, which becomes
 ‖ν‖·L·B/√K. Probability: E_U (δ) and Lemma 5 (δ) by a union bound, ≥ 1 − 2δ.
 
@@ -54,14 +59,28 @@ from .lemma2 import (
     feedforward_max,
     feedforward_rms,
     head_bounds,
+    init_head_gradient,
     lipschitz_constant,
+    readout_max,
     smoothness_constant,
 )
-from .lemma3 import attention_ffn_radius, linearization_error_bound, taylor_remainder_bound
+from .lemma3 import (
+    attention_ffn_radius,
+    linearization_cap,
+    linearization_error_bound,
+    taylor_remainder_bound,
+    taylor_remainder_cap,
+)
 from .lemma5 import approximation_error_bound
-from .lemma6 import label_envelope, output_envelope, residual_envelope
+from .lemma6 import (
+    approximation_cap,
+    label_envelope,
+    output_cap,
+    output_envelope,
+    residual_envelope,
+)
 from .statement import Condition, Statement
-from .symbols import K, delta, eps_mis, eta, m, nu_c, nu_u, nu_w, rho_c, u0_rms
+from .symbols import K, delta, eps_mis, eta, m, nu_c, nu_u, nu_w, rho_c, sigma0, u0_rms
 
 
 def initial_loss_bound(misspecification: sp.Expr = sp.S.Zero, a_priori: bool = True,
@@ -112,6 +131,27 @@ def change_of_feature_error_bound(a_priori: bool = True, route: str = "paper") -
     return (grad * r * nu_c + (rho_c * grad + hess * r) * r_nu) / sp.sqrt(m)
 
 
+def change_of_feature_cap(a_priori: bool = True, route: str = "paper") -> sp.Expr:
+    """a_c·min(G r/√m, 2σ₀) + a_θ·(c_max G + G₀) ≥ the change-of-feature bracket of ``route``:
+    the cap that holds without the Hessian (derivations.md §7.3.1).
+
+    Per head, the c-entry of ∇f(θ) − ∇f(θ(0)) is m^{-1/2}(h_i − h_i(0)), at most
+    m^{-1/2}min(G(u_i)‖Δ_i‖, 2σ₀); its (U, W)-block m^{-1/2}(c_i∇g_i(θ) − c_i(0)∇g_i(θ(0))) has
+    norm ≤ m^{-1/2}(c_max G(u_i) + G(‖U_i(0)‖)). Against the blocks of θ − θ̄ (``paper``:
+    a_c = ρ_c + ν_c, a_θ = r + r_ν) or of θ̄ − θ(0) (``tight``: a_c = ν_c, a_θ = r_ν), each times
+    1/√m, and a head average: (G, G₀) = (G(u_max), G(u_∞)) on E_U, (Ĝ(u_rms), Ĝ(ū)) on E_avg.
+    """
+    _check_route(route)
+    event = "max" if route == "paper" else "average"
+    grad, _ = head_bounds(a_priori, event)
+    grad0 = init_head_gradient(a_priori, event)
+    r = attention_ffn_radius()
+    r_nu = sp.sqrt(nu_u**2 + nu_w**2)
+    a_c, a_theta = (rho_c + nu_c, r + r_nu) if route == "paper" else (nu_c, r_nu)
+    return (a_c * sp.Min(grad * r / sp.sqrt(m), 2 * sigma0)
+            + a_theta * (readout_max() * grad + grad0))
+
+
 def theorem_step_size(misspecification: sp.Expr = sp.S.Zero, a_priori: bool = True,
                       route: str = "paper") -> sp.Expr:
     """η* = ‖ν‖ / (2·L·B·√K): the step size that minimises the optimization term ‖ν‖²/(4ηK) +
@@ -151,18 +191,24 @@ def build_bound(misspecification: sp.Expr = sp.S.Zero, step: sp.Expr = eta,
     if route == "tight":
         return _build_tight(misspecification, step, a_priori)
     lip = lipschitz_constant(a_priori)
-    eps_lin = linearization_error_bound(a_priori)
-    eps_app = approximation_error_bound(a_priori)
-    eps_cf = change_of_feature_error_bound(a_priori)
+    lin_cap, app_cap = linearization_cap(a_priori, "max"), approximation_cap(a_priori)
+    eps_lin = sp.Min(linearization_error_bound(a_priori), lin_cap)
+    eps_app = sp.Min(approximation_error_bound(a_priori), app_cap)
+    cf_cap = change_of_feature_cap(a_priori)
+    eps_cf = sp.Min(change_of_feature_error_bound(a_priori), cf_cap)
     res = residual_envelope(misspecification, a_priori)
     constants = {
         "u_inf": event_radius(),
         "u_max": feedforward_max(a_priori),
         "lipschitz_L": lip,
         "smoothness_beta": smoothness_constant(a_priori),
+        "eps_lin_cap": lin_cap,
         "eps_lin": eps_lin,
+        "eps_app_cap": app_cap,
         "eps_app": eps_app,
+        "eps_cf_cap": cf_cap,
         "eps_cf": eps_cf,
+        "output_envelope_F_cap": output_cap(),
         "output_envelope_F": output_envelope(a_priori),
         "label_envelope_Y": label_envelope(misspecification, a_priori),
         "residual_envelope_B": res,
@@ -180,10 +226,13 @@ def _build_tight(misspecification: sp.Expr, step: sp.Expr, a_priori: bool):
     θ_k − θ(0) half of the change of feature, d-free attention parts, and the drift bounded both
     linearly in B and by Cauchy–Schwarz (the smaller bound is reported)."""
     lip = lipschitz_constant(a_priori, "average")
-    eps_lin = linearization_error_bound(a_priori, "average")
-    eps_tay = taylor_remainder_bound(a_priori, "average")
-    eps_app = approximation_error_bound(a_priori, attention_dof="one")
-    eps_cf = change_of_feature_error_bound(a_priori, "tight")
+    lin_cap, tay_cap = linearization_cap(a_priori, "average"), taylor_remainder_cap(a_priori)
+    app_cap = approximation_cap(a_priori, tight=True)
+    eps_lin = sp.Min(linearization_error_bound(a_priori, "average"), lin_cap)
+    eps_tay = sp.Min(taylor_remainder_bound(a_priori, "average"), tay_cap)
+    eps_app = sp.Min(approximation_error_bound(a_priori, attention_dof="one"), app_cap)
+    cf_cap = change_of_feature_cap(a_priori, "tight")
+    eps_cf = sp.Min(change_of_feature_error_bound(a_priori, "tight"), cf_cap)
     res = residual_envelope(misspecification, a_priori, tight=True)
     drift = eps_tay + eps_app + eps_cf + misspecification
     constants = {
@@ -193,11 +242,16 @@ def _build_tight(misspecification: sp.Expr, step: sp.Expr, a_priori: bool):
         "u_rms": feedforward_rms(a_priori),
         "lipschitz_L": lip,
         "smoothness_beta": smoothness_constant(a_priori),
+        "eps_lin_cap": lin_cap,
         "eps_lin": eps_lin,
+        "eps_taylor_cap": tay_cap,
         "eps_taylor": eps_tay,
+        "eps_app_cap": app_cap,
         "eps_app": eps_app,
+        "eps_cf_cap": cf_cap,
         "eps_cf": eps_cf,
         "eps_drift": drift,
+        "output_envelope_F_cap": output_cap(),
         "output_envelope_F": output_envelope(a_priori, tight=True),
         "label_envelope_Y": label_envelope(misspecification, a_priori, tight=True),
         "residual_envelope_B": res,
@@ -318,7 +372,8 @@ def route_latex_names(route: str) -> dict[str, str]:
 
 
 __all__ = [
-    "ROUTES", "assemble_bound", "build_bound", "change_of_feature_error_bound", "common_conditions",
+    "ROUTES", "assemble_bound", "build_bound", "change_of_feature_cap",
+    "change_of_feature_error_bound", "common_conditions",
     "initial_loss_bound", "route_descriptions", "route_events", "route_latex_names", "theorem1",
     "theorem_step_size",
     "transport_norm",

@@ -1,0 +1,114 @@
+"""The free caps on the error constants (derivations.md §4.1, §5.2, §6, §7.3.1, §7.7 item 2):
+each capped constant is the smaller of its lemma's bound and a cap that holds without the
+second-order expansion or the concentration step; the cap binds at small widths (where the
+lemma's bound was above it) and is inactive at large ones."""
+
+from __future__ import annotations
+
+import math
+
+import pytest
+import sympy as sp
+from boundcalc.theory import get_statement
+from boundcalc.theory import symbols as S
+from boundcalc.theory.activations import get_activation
+from boundcalc.theory.lemma2 import head_bounds
+from boundcalc.theory.lemma3 import (
+    attention_ffn_radius,
+    linearization_error_bound,
+    taylor_remainder_bound,
+)
+from boundcalc.theory.lemma5 import approximation_error_bound
+from boundcalc.theory.theorem1 import change_of_feature_error_bound
+
+TANH = get_activation("tanh")
+
+#: The Figure 1 setting of derivations.md §7.8 (ρ = ν = 3, d = 8, n = 1000, δ = 0.05, tanh).
+FIGURE1 = {S.n: 1000, S.d: 8, S.delta: sp.Rational(1, 20), S.rho_c: 3, S.rho_u: 3, S.rho_w: 3,
+           S.nu_c: 3, S.nu_u: 3, S.nu_w: 3, S.sigma0: TANH.sigma0, S.sigma1: TANH.sigma1,
+           S.sigma2: TANH.sigma2, S.K: 4000}
+
+
+def _uncapped(route: str) -> dict[str, sp.Expr]:
+    """The lemmas' own bounds, before the cap, of every capped constant on ``route``."""
+    event = "average" if route == "tight" else "max"
+    grad, _ = head_bounds(True, event)
+    out = {
+        "eps_lin": linearization_error_bound(event=event),
+        "eps_app": approximation_error_bound(attention_dof="one" if route == "tight" else "d"),
+        "eps_cf": change_of_feature_error_bound(route=route),
+        "output_envelope_F": S.sigma0 * S.rho_c + grad * attention_ffn_radius(),
+    }
+    if route == "tight":
+        out["eps_taylor"] = taylor_remainder_bound()
+    return out
+
+
+def _at(expr: sp.Expr, m: int, point: dict | None = None) -> float:
+    return float(sp.N(sp.sympify(expr).xreplace({**(point or FIGURE1), S.m: sp.Integer(m)}), 30))
+
+
+@pytest.mark.parametrize("route", ["tight", "paper"])
+def test_every_capped_constant_is_the_smaller_of_its_lemma_bound_and_its_free_cap(route):
+    constants = get_statement("theorem1" if route == "tight" else "theorem1_paper").constants
+    for key, lemma in _uncapped(route).items():
+        assert constants[key] == sp.Min(lemma, constants[f"{key}_cap"]), key
+
+
+@pytest.mark.parametrize("name", ["theorem1", "theorem1_paper", "prop1", "remark9", "lemma3",
+                                  "lemma6"])
+def test_every_cap_is_reported_beside_its_constant_with_a_meaning_line(name):
+    st = get_statement(name)
+    caps = [k for k in st.constants if k.endswith("_cap")]
+    assert caps
+    for cap in caps:
+        key = cap.removesuffix("_cap")
+        assert key in st.constants or key in st.bound
+        assert "free cap" in st.descriptions[cap]
+        assert st.latex_names.get(cap)
+
+
+@pytest.mark.parametrize(("m", "lemma", "capped"), [
+    (8, {"eps_lin": 113.239, "eps_taylor": 177.863, "eps_app": 37.190, "eps_cf": 226.477},
+     {"eps_lin": 27.753, "eps_taylor": 48.098, "eps_app": 26.382, "eps_cf": 64.537}),
+    (16, {"eps_lin": 65.801, "eps_taylor": 91.949, "eps_app": 24.547, "eps_cf": 131.602},
+     {"eps_lin": 28.825, "eps_taylor": 39.513, "eps_app": 24.547, "eps_cf": 52.338}),
+])
+def test_free_caps_bind_at_small_width_on_the_figure_1_setting(m, lemma, capped):
+    constants = get_statement("theorem1").constants
+    uncapped = _uncapped("tight")
+    for key, value in lemma.items():
+        exact = _at(uncapped[key], m)
+        assert exact == pytest.approx(value, rel=1e-4), key
+        assert _at(constants[key], m) == pytest.approx(capped[key], rel=1e-4), key
+        assert _at(constants[key], m) == min(exact, _at(constants[f"{key}_cap"], m)), key
+    # eps_app's cap is Y + sigma0 nu_c + sigma1 nu_u + sigma1 nu_w u_bar (all = 3 here, Y = 9)
+    u_bar = _at(constants["u_bar"], m)
+    assert _at(constants["eps_app_cap"], m) == pytest.approx(9 + 3 + 3 + 3 * u_bar, rel=1e-12)
+
+
+def test_the_paper_route_output_envelope_is_capped_by_the_bounded_activation():
+    # m = 256 on the figure 1 setting: sigma0 rho_c + G(u_max) r = 32.9 > sqrt(m) c_max sigma0 = 19
+    constants = get_statement("theorem1_paper").constants
+    assert _at(_uncapped("paper")["output_envelope_F"], 256) == pytest.approx(32.92, rel=1e-3)
+    assert _at(constants["output_envelope_F"], 256) == pytest.approx(19.0, rel=1e-12)
+    residual = 19 + 3 + 3 + 3 * math.sqrt(8)                     # F + Y, Y keeps its sqrt(d)
+    assert _at(constants["residual_envelope_B"], 256) == pytest.approx(residual, rel=1e-12)
+
+
+@pytest.mark.parametrize("route", ["tight", "paper"])
+@pytest.mark.parametrize("m", [4096, 2**20, 2**40])
+def test_free_caps_are_inactive_at_large_width(route, m):
+    constants = get_statement("theorem1" if route == "tight" else "theorem1_paper").constants
+    for key, lemma in _uncapped(route).items():
+        value, cap = _at(constants[key], m), _at(constants[f"{key}_cap"], m)
+        assert value == pytest.approx(_at(lemma, m), rel=1e-15) and value < cap, key
+
+
+def test_capped_constants_lower_the_bound_at_small_width_and_keep_the_informative_width():
+    st = get_statement("theorem1")
+    bound = st.bound["min_iterate"].subs(S.eta, st.constants["theorem_step_size"])
+    # m = 8: 6559.7 with the lemmas' bounds alone (B eps_taylor 2637, B eps_cf 3358)
+    assert _at(bound, 8) == pytest.approx(2074.0, rel=1e-3)
+    # the caps are inactive where the bound crosses Y^2 = 81: m = 4768 still the first width below
+    assert _at(bound, 4766) > 81 > _at(bound, 4768)
