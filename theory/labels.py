@@ -140,10 +140,18 @@ PROP2_DESCRIPTIONS: dict[str, str] = {
     "unit_hessian_H": "H_T >= ||Hessian_(w,u) h_T||_op",
     "lipschitz_L": "Lipschitz constant of theta -> f(X; theta) on Omega_rho",
     "smoothness_beta": "smoothness (Hessian operator norm) on Omega_rho",
-    "eps_lin": "sup |f - f_lin| on Omega_rho",
-    "eps_app": "max_j |f_lin(X_j; theta_bar) - f*(X_j)| w.p. >= 1 - delta (Hoeffding)",
-    "eps_cf": "change-of-feature error |<grad f(theta) - grad f(theta(0)), theta - theta_bar>|",
-    "output_envelope_F": "sup |f| on Omega_rho",
+    "eps_lin_cap": "free cap on eps_lin, no Taylor expansion: c_max min(G_T r, 2 sqrt(m) sigma0) "
+                   "+ G_T(lambda_0) r",
+    "eps_lin": "sup |f - f_lin| on Omega_rho (min with eps_lin_cap)",
+    "eps_app_cap": "free cap on eps_app, no concentration: 2 B_0 >= |f*| + |f_lin(theta_bar)|",
+    "eps_app": "max_j |f_lin(X_j; theta_bar) - f*(X_j)| w.p. >= 1 - delta (Hoeffding; min with "
+               "eps_app_cap)",
+    "eps_cf_cap": "free cap on eps_cf, no Hessian: (rho_c + nu_c) min(G_T r/sqrt(m), 2 sigma0) + "
+                  "(r + r_nu)(c_max G_T + G_T(lambda_0))",
+    "eps_cf": "change-of-feature error |<grad f(theta) - grad f(theta(0)), theta - theta_bar>| "
+              "(min with eps_cf_cap)",
+    "output_envelope_F_cap": "sqrt(m) c_max sigma0 >= |f| (bounded activation): free cap on F",
+    "output_envelope_F": "sup |f| on Omega_rho (min with output_envelope_F_cap)",
     "label_envelope_Y": "B_0 >= sup |f*| (realizable labels)",
     "residual_envelope_B": "F + Y >= sup |f - y| on Omega_rho",
     "trivial_bound_B2": "B^2 >= R(theta) for every theta in Omega_rho: a bound above it is vacuous",
@@ -166,6 +174,10 @@ PROP2_LATEX_NAMES: dict[str, str] = {
     "unit_gradient_G": "G_T", "unit_hessian_H": "H_T", "lipschitz_L": "L",
     "smoothness_beta": r"\beta", "eps_lin": r"\varepsilon_{\mathrm{lin}}",
     "eps_app": r"\varepsilon_{\mathrm{app}}", "eps_cf": r"\varepsilon_{\mathrm{cf}}",
+    "eps_lin_cap": r"\varepsilon_{\mathrm{lin}}^{\mathrm{cap}}",
+    "eps_app_cap": r"\varepsilon_{\mathrm{app}}^{\mathrm{cap}}",
+    "eps_cf_cap": r"\varepsilon_{\mathrm{cf}}^{\mathrm{cap}}",
+    "output_envelope_F_cap": r"F^{\mathrm{cap}}",
     "output_envelope_F": "F", "label_envelope_Y": "Y", "residual_envelope_B": "B",
     "trivial_bound_B2": "B^2", "initial_loss_bound": "Y^2", "transport_norm": r"\|\nu\|",
     "theorem_step_size": r"\eta^\star",

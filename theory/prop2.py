@@ -43,6 +43,10 @@ feature is bounded), with B₀ = σ₀ν_c + σ₁(ν_w P_T(λ₀) + σ₀ν_u P
 
     ε_app = 2B₀ √(log(2n/δ)/m),   probability ≥ 1 − δ.
 
+Free caps (docs/indrnn.md §3.1, :func:`free_caps`): ε_lin, ε_cf, F and ε_app are each the smaller
+of the form above and Theorem 1's cap with G_T(λ), G_T(λ₀) and |h_T| ≤ σ₀ (F ≤ √m c_max σ₀,
+ε_app ≤ 2B₀); past the cutoff they replace H_T ~ Tλ^{2T} by first-order factors ~ λ^T.
+
 Statement (:func:`prop2`, the calculator's ``prop2`` command): at the authors' α = 3/2 by default,
 any α (or the symbol :data:`alpha`) on request.
 
@@ -61,6 +65,7 @@ from .conditions import m_even_condition, rho_ge_nu_conditions
 from .labels import PROP2_DESCRIPTIONS, PROP2_LATEX_NAMES
 from .lemma2 import largest_eigenvalue_2x2, readout_max
 from .lemma3 import attention_ffn_radius
+from .lemma6 import output_cap
 from .statement import Statement
 from .symbols import (
     K,
@@ -190,6 +195,26 @@ def approximation_log_factor() -> sp.Expr:
     return sp.log(2 * n / delta)
 
 
+def free_caps(alpha_value: sp.Expr = alpha) -> tuple[sp.Expr, sp.Expr]:
+    """(ε_lin cap, ε_cf cap): Theorem 1's free caps (derivations.md §4.1, §7.3.1) with the
+    IndRNN's per-unit gradient bounds, G = G_T(λ) on Ω_ρ and G₀ = G_T(λ₀) at θ(0)
+    (docs/indrnn.md §3.1):
+
+        c_max·min(G r, 2√m σ₀) + G₀ r,
+        (ρ_c + ν_c)·min(G r/√m, 2σ₀) + (r + r_ν)(c_max G + G₀).
+
+    |h_T| ≤ σ₀ for every unit and |u_i(0)| = α exactly, so no event is needed.
+    """
+    grad = unit_gradient_bound(recurrent_factor(alpha_value))
+    grad0 = unit_gradient_bound(recurrent_factor(alpha_value, at_init=True))
+    c_max, r = readout_max(), attention_ffn_radius()
+    r_nu = sp.sqrt(nu_u**2 + nu_w**2)
+    lin = c_max * sp.Min(grad * r, 2 * sp.sqrt(m) * sigma0) + grad0 * r
+    cf = ((rho_c + nu_c) * sp.Min(grad * r / sp.sqrt(m), 2 * sigma0)
+          + (r + r_nu) * (c_max * grad + grad0))
+    return lin, cf
+
+
 def build_bound(alpha_value: sp.Expr = alpha, step: sp.Expr = eta):
     """Constants, named terms and the two bounds of Proposition 2.
 
@@ -212,11 +237,13 @@ def build_bound(alpha_value: sp.Expr = alpha, step: sp.Expr = eta):
 
     lip = sp.sqrt(sigma0**2 + c_max**2 * grad**2)
     beta = largest_eigenvalue_2x2(sp.Integer(0), grad, c_max * hess) / root_m
-    eps_lin = (grad * rho_c * r + hess * r**2 / 2) / root_m
+    lin_cap, cf_cap = free_caps(alpha_value)
+    eps_lin = sp.Min((grad * rho_c * r + hess * r**2 / 2) / root_m, lin_cap)
     b0 = feature_envelope(alpha_value)
-    eps_app = 2 * b0 * sp.sqrt(approximation_log_factor() / m)
-    eps_cf = (grad * r * (rho_c + nu_c) + (rho_c * grad + hess * r) * (r + r_nu)) / root_m
-    out_env = sigma0 * rho_c + grad * r
+    eps_app = sp.Min(2 * b0 * sp.sqrt(approximation_log_factor() / m), 2 * b0)
+    eps_cf = sp.Min((grad * r * (rho_c + nu_c) + (rho_c * grad + hess * r) * (r + r_nu)) / root_m,
+                    cf_cap)
+    out_env = sp.Min(sigma0 * rho_c + grad * r, output_cap())
     res = out_env + b0
     nu_norm = transport_norm()
     constants = {
@@ -228,9 +255,13 @@ def build_bound(alpha_value: sp.Expr = alpha, step: sp.Expr = eta):
         "unit_hessian_H": hess,
         "lipschitz_L": lip,
         "smoothness_beta": beta,
+        "eps_lin_cap": lin_cap,
         "eps_lin": eps_lin,
+        "eps_app_cap": 2 * b0,
         "eps_app": eps_app,
+        "eps_cf_cap": cf_cap,
         "eps_cf": eps_cf,
+        "output_envelope_F_cap": output_cap(),
         "output_envelope_F": out_env,
         "label_envelope_Y": b0,
         "residual_envelope_B": res,
@@ -284,6 +315,6 @@ def prop2(alpha_value: sp.Expr | None = None) -> Statement:
 
 __all__ = [
     "DEFAULT_ALPHA", "alpha", "approximation_log_factor", "build_bound", "feature_envelope",
-    "geometric_sum", "prop2", "recurrent_factor", "recurrent_weight_max", "tangent_bound",
-    "unit_gradient_bound", "unit_hessian_bound", "weighted_geometric_sum",
+    "free_caps", "geometric_sum", "prop2", "recurrent_factor", "recurrent_weight_max",
+    "tangent_bound", "unit_gradient_bound", "unit_hessian_bound", "weighted_geometric_sum",
 ]

@@ -108,7 +108,8 @@ def test_compare_rnn_overflow_is_exact_text_with_verdict_overflow_never_inf(cli)
     last = rows[-1]
     assert last["T"] == 1024 and last["indrnn_verdict"] == "overflow"
     assert isinstance(last["indrnn_bound"], str)
-    assert mpmath.mpf(last["indrnn_bound"]) > mpmath.mpf(10) ** 600
+    # 10^387.6 (docs/indrnn.md §5): past the float range, exact as text
+    assert mpmath.mpf(last["indrnn_bound"]) > mpmath.mpf(10) ** 387
     assert last["indrnn_bound"] is not None and last["indrnn_eta"] != 0
     assert rows[0]["indrnn_verdict"] != "overflow" and isinstance(rows[0]["indrnn_bound"], float)
     assert all(r["transformer_verdict"] != "overflow" for r in rows)

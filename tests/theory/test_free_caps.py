@@ -1,7 +1,7 @@
-"""The free caps on the error constants (derivations.md §4.1, §5.2, §6, §7.3.1, §7.7 item 2):
-each capped constant is the smaller of its lemma's bound and a cap that holds without the
-second-order expansion or the concentration step; the cap binds at small widths (where the
-lemma's bound was above it) and is inactive at large ones."""
+"""The free caps on the error constants (derivations.md §4.1, §5.2, §6, §7.3.1, §7.7 item 2;
+indrnn.md §3.1): each capped constant is the smaller of its lemma's bound and a cap that holds
+without the second-order expansion or the concentration step; the cap binds at small widths
+(where the lemma's bound was above it) and is inactive at large ones."""
 
 from __future__ import annotations
 
@@ -19,6 +19,7 @@ from boundcalc.theory.lemma3 import (
     taylor_remainder_bound,
 )
 from boundcalc.theory.lemma5 import approximation_error_bound
+from boundcalc.theory.prop2 import prop2
 from boundcalc.theory.theorem1 import change_of_feature_error_bound
 
 TANH = get_activation("tanh")
@@ -55,8 +56,8 @@ def test_every_capped_constant_is_the_smaller_of_its_lemma_bound_and_its_free_ca
         assert constants[key] == sp.Min(lemma, constants[f"{key}_cap"]), key
 
 
-@pytest.mark.parametrize("name", ["theorem1", "theorem1_paper", "prop1", "remark9", "lemma3",
-                                  "lemma6"])
+@pytest.mark.parametrize("name", ["theorem1", "theorem1_paper", "prop1", "remark9", "prop2",
+                                  "lemma3", "lemma6"])
 def test_every_cap_is_reported_beside_its_constant_with_a_meaning_line(name):
     st = get_statement(name)
     caps = [k for k in st.constants if k.endswith("_cap")]
@@ -112,3 +113,44 @@ def test_capped_constants_lower_the_bound_at_small_width_and_keep_the_informativ
     assert _at(bound, 8) == pytest.approx(2074.0, rel=1e-3)
     # the caps are inactive where the bound crosses Y^2 = 81: m = 4768 still the first width below
     assert _at(bound, 4766) > 81 > _at(bound, 4768)
+
+
+# --- Proposition 2 (the IndRNN) ------------------------------------------------------------------
+
+#: The setting of `boundcalc validate prop2` (docs/indrnn.md §6): m = 16, rho = 2, nu = 1, n = 8.
+VALIDATE_PROP2 = {S.n: 8, S.d: 4, S.delta: sp.Rational(1, 20), S.rho_c: 2, S.rho_u: 2, S.rho_w: 2,
+                  S.nu_c: 1, S.nu_u: 1, S.nu_w: 1, S.sigma0: TANH.sigma0, S.sigma1: TANH.sigma1,
+                  S.sigma2: TANH.sigma2, S.K: 4000}
+
+
+@pytest.mark.parametrize(("T", "alpha", "eps_lin_lemma"), [
+    (4, sp.Rational(3, 2), 908.0), (8, sp.Rational(3, 2), 5.64e5), (8, sp.Rational(1, 2), 637.0),
+    (32, sp.Rational(9, 10), 6.63e11),
+])
+def test_indrnn_caps_bind_at_the_validation_setting(T, alpha, eps_lin_lemma):
+    st = prop2(alpha)
+    point = {**VALIDATE_PROP2, S.T: T}
+    c = {k: _at(v, 16, point) for k, v in st.constants.items()}
+    # F: sqrt(m) c_max sigma0 = 4 * 1.5 = 6 (48.8 for sigma0 rho_c + G_T r at T = 4, alpha = 3/2)
+    assert c["output_envelope_F_cap"] == pytest.approx(6.0, rel=1e-12)
+    assert c["output_envelope_F"] == c["output_envelope_F_cap"]
+    assert c["eps_lin"] == c["eps_lin_cap"] < eps_lin_lemma / 10
+    assert c["eps_cf"] == c["eps_cf_cap"]
+    assert c["residual_envelope_B"] == pytest.approx(6.0 + c["label_envelope_Y"], rel=1e-12)
+
+
+def test_indrnn_caps_at_T_4_are_the_derived_closed_forms():
+    c = {k: _at(v, 16, {**VALIDATE_PROP2, S.T: 4}) for k, v in prop2().constants.items()}
+    g, c_max, r = c["unit_gradient_G"], 1.5, 2 * math.sqrt(2)
+    g0 = math.hypot(1 + 1.5 + 1.5**2 + 1.5**3, 1 + 1.5 + 1.5**2)          # G_4(lambda_0 = 3/2)
+    assert c["eps_lin_cap"] == pytest.approx(c_max * min(g * r, 8.0) + g0 * r, rel=1e-12)
+    assert c["eps_app_cap"] == pytest.approx(2 * c["label_envelope_Y"], rel=1e-12)
+    assert c["eps_cf_cap"] == pytest.approx(3 * min(g * r / 4, 2.0)
+                                            + (r + math.sqrt(2)) * (c_max * g + g0), rel=1e-12)
+
+
+def test_indrnn_caps_are_inactive_at_large_width_below_the_cutoff():
+    st = prop2(sp.Rational(1, 2))
+    point = {**VALIDATE_PROP2, S.T: 4}
+    for key in ("eps_lin", "eps_cf", "output_envelope_F"):
+        assert _at(st.constants[key], 2**30, point) < _at(st.constants[f"{key}_cap"], 2**30, point)
