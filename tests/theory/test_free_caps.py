@@ -69,6 +69,14 @@ def test_every_cap_is_reported_beside_its_constant_with_a_meaning_line(name):
         assert st.latex_names.get(cap)
 
 
+def test_lemma5_statement_keeps_lemma5_uncapped_and_says_so():
+    # the cap on eps_app holds on the U(0)-event Theorem 1 assumes; Lemma 5 itself needs none
+    st = get_statement("lemma5")
+    assert st.bound["eps_app"] == approximation_error_bound()
+    assert not any(k.endswith("_cap") for k in st.constants)
+    assert "cap" not in st.descriptions["eps_app"].replace("no cap", "")
+
+
 @pytest.mark.parametrize(("m", "lemma", "capped"), [
     (8, {"eps_lin": 113.239, "eps_taylor": 177.863, "eps_app": 37.190, "eps_cf": 226.477},
      {"eps_lin": 27.753, "eps_taylor": 48.098, "eps_app": 26.382, "eps_cf": 64.537}),
