@@ -122,8 +122,9 @@ LATEX_NAMES: dict[str, str] = {
 LEMMA_DESCRIPTIONS: dict[str, str] = {
     **DESCRIPTIONS,
     "u_bar": TIGHT_DESCRIPTIONS["u_bar"],
+    # the lemma5 statement needs no event on U(0) and keeps Lemma 5's eps_app uncapped
     "eps_app": "Lemma 5 (d degrees of freedom): max_j |f_lin(X_j; theta_bar) - f*(X_j)| w.p. >= "
-               "1 - delta (no event on U(0), so no cap)",
+               "1 - delta",
     "c_max": "bound on |c_i| over Omega_rho (eq. 9)",
     "head_gradient_G": "G(u_max) = sigma1 sqrt(1 + u_max^2): per-head (U, W) gradient bound",
     "head_hessian_H": "H(u_max): per-head (U, W) Hessian operator-norm bound",
