@@ -279,7 +279,7 @@ def test_point_and_grid_evaluators_agree(point):
         assert math.isclose(res.inputs["eta"], float(grid["eta"]), rel_tol=1e-9)
 
 
-@settings(SETTINGS, max_examples=150)
+@settings(SETTINGS, max_examples=60)
 @given(point=points(), route=st.sampled_from(["", "_paper"]), prop2=st.booleans())
 def test_guaranteed_iff_conditions_hold_and_min_iterate_is_below_both_free_bounds(point, route,
                                                                                   prop2):

@@ -44,7 +44,8 @@ def test_evaluate_gives_the_cli_numbers_as_python_floats():
         assert all(type(v) is float for v in group.values())
     assert type(res.probability) is float
     cli = _cli_json("theorem1", "--m", "512", "--n", "1000", "--rho", "2")
-    assert res.verdict == cli["verdict"] == "guaranteed"
+    assert res.verdict == cli["verdict"] == "vacuous"  # 67.57 ≥ Y² = 9
+    assert res.free_bound == ("initial_loss_bound", cli["constants"]["initial_loss_bound"])
     assert res.active_drift_bound == cli["active_drift_bound"]
     assert res.bound == cli["bound"] and res.constants == cli["constants"]
     assert res.inputs == cli["inputs"]  # every default filled, as the CLI shows them
@@ -143,10 +144,11 @@ def test_to_frame_has_one_row_per_quantity_condition_and_the_verdict():
         "inputs", "constants", "terms", "bound", "probability", "conditions", "verdict"]
     rows = frame.set_index(["section", "name"])["value"]
     assert rows[("bound", "min_iterate")] == res.bound["min_iterate"]
-    assert rows[("inputs", "m")] == 512 and rows[("verdict", "verdict")] == "guaranteed"
+    assert rows[("inputs", "m")] == 512 and rows[("verdict", "verdict")] == "vacuous"
+    assert rows[("verdict", "free_bound")] == "initial_loss_bound"
     assert rows[("conditions", "m_even")] is True
     assert len(frame) == (len(res.inputs) + len(res.constants) + len(res.terms) + len(res.bound)
-                          + 1 + len(res.conditions) + 3)
+                          + 1 + len(res.conditions) + 6)
 
 
 def test_repr_html_shows_every_section_as_a_table():

@@ -82,10 +82,16 @@ def test_sweep_with_fixed_eta_uses_it_in_every_row(cli):
 
 
 def test_sweep_labels_rows_that_are_not_guaranteed_and_strict_exits_one(cli):
-    run = cli("sweep", "theorem1", "--m", "64", "--rho", "0.5,2", "--format", "csv")
+    run = cli("sweep", "theorem1", "--m", "8192", "--rho", "0.5,2", "--format", "csv")
     assert run.code == 0
-    assert [r["guaranteed"] for r in _csv_rows(run.out)] == ["false", "true"]
+    rows = _csv_rows(run.out)
+    assert [r["guaranteed"] for r in rows] == ["false", "true"]
+    assert [r["conditions_hold"] for r in rows] == ["false", "true"]
     assert "NOT GUARANTEED in 1 of 2 rows" in run.err
+    vacuous = _csv_rows(cli("sweep", "theorem1", "--m", "64", "--rho", "2", "--format",
+                            "csv").out)
+    assert [(r["conditions_hold"], r["guaranteed"], r["verdict"]) for r in vacuous] == [
+        ("true", "false", "vacuous")]
     assert cli("sweep", "theorem1", "--m", "64", "--rho", "0.5,2", "--strict",
                "--format", "csv").code == 1
 
