@@ -174,7 +174,7 @@ def _run_validation(statements: list[str], settings: ValidationSettings, out: st
         from boundcalc.engines import run_tasks
 
         pending = [(f"{st}-seed{sd}", (st, sd)) for st, sd in cells
-                   if not run.has_cell(f"{st}-seed{sd}")]
+                   if not run.has_cell(f"{st}-seed{sd}", identity={"statement": st, "seed": sd})]
         context = {"settings": settings, "threads": torch.get_num_threads(),
                    "device": settings.device}
         where = run_tasks(run, validation_task, tasks_of(pending, executor.cells_per_task),
@@ -186,7 +186,7 @@ def _run_validation(statements: list[str], settings: ValidationSettings, out: st
         key = f"{statement}-seed{seed}"
         tag = f"[validate {index}/{len(cells)}] {key}"
         left = [name for name, _ in cells[index:]]
-        if run.has_cell(key):
+        if run.has_cell(key, identity={"statement": statement, "seed": seed}):
             cell = run.load_cell(key)
             timing.add(statement, cell_seconds(cell))
             if progress and key not in where:

@@ -49,7 +49,7 @@ import torch
 from boundcalc.executors import eta_text
 from boundcalc.files import write_atomic
 from boundcalc.rundir import RunDirectory
-from boundcalc.runs import CELL_FIELDS, FIGURE1_EXTRA, FIGURE1_METRICS
+from boundcalc.runs import FIGURE1_EXTRA, FIGURE1_METRICS, cell_checks
 from boundcalc.stats import fit_slope
 from boundcalc.summaries import FIGURE1_THEORY
 from boundcalc.validation_progress import duration
@@ -302,7 +302,8 @@ def all_cells(cfg: Figure1Config) -> list[tuple[int, int]]:
 def is_done(run: RunDirectory, cell: tuple[int, int]) -> bool:
     """True when the (seed, m) cell is stored; a damaged cell file is moved aside with a warning
     (:meth:`boundcalc.rundir.RunDirectory.has_cell`) and computed again."""
-    return run.has_cell(cell_key(*cell), CELL_FIELDS["figure1"])
+    key = cell_key(*cell)
+    return run.has_cell(key, **cell_checks("figure1", key))
 
 
 def _config_from_dict(values: dict[str, Any]) -> Figure1Config:
@@ -326,9 +327,9 @@ def _seed_worker(run_path: str, cfg_dict: dict[str, Any], seed: int, widths: lis
 
 
 def _save(run_path: Path, seed: int, m: int, record: dict[str, Any]) -> None:
-    from boundcalc.rundir import dumps
+    from boundcalc.rundir import save_cell_file
 
-    write_atomic(run_path / "cells" / f"{cell_key(seed, m)}.json", dumps(record))
+    save_cell_file(run_path, cell_key(seed, m), record)
 
 
 def run_cells(run: RunDirectory, cfg: Figure1Config, jobs: int = 1, progress: bool = True,

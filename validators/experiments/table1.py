@@ -55,7 +55,7 @@ import torch
 from boundcalc.executors import eta_text
 from boundcalc.files import write_atomic
 from boundcalc.rundir import RunDirectory, records_to_csv
-from boundcalc.runs import CELL_FIELDS
+from boundcalc.runs import cell_checks
 
 from ..data.digits import load_digit_tokens
 from ..data.mnist import SCALES, r_x_bound
@@ -148,7 +148,8 @@ def all_cells(cfg: Table1Config) -> list[tuple[int, int]]:
 def is_done(run: RunDirectory, cell: tuple[int, int]) -> bool:
     """True when the (d_m, N) cell is stored; a damaged cell file is moved aside with a warning
     and trained again."""
-    return run.has_cell(cell_key(*cell), CELL_FIELDS["table1"])
+    key = cell_key(*cell)
+    return run.has_cell(key, **cell_checks("table1", key))
 
 
 def train_cell(d_m: int, N: int, data: dict[str, np.ndarray], cfg: Table1Config

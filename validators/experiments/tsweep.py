@@ -40,8 +40,8 @@ from typing import Any
 import torch
 
 from boundcalc.files import write_atomic
-from boundcalc.rundir import RunDirectory, dumps
-from boundcalc.runs import CELL_FIELDS, FIGURE1_METRICS, tsweep_cell_key
+from boundcalc.rundir import RunDirectory, save_cell_file
+from boundcalc.runs import FIGURE1_METRICS, cell_checks, tsweep_cell_key
 from boundcalc.summaries import summarize_tsweep_records, tsweep_slopes
 
 from ..model import get_activation
@@ -120,7 +120,8 @@ def all_cells(cfg: TSweepConfig) -> list[tuple[int, int, int]]:
 
 def is_done(run: RunDirectory, cell: tuple[int, int, int]) -> bool:
     """True when the cell is stored (a damaged file is moved aside and recomputed)."""
-    return run.has_cell(tsweep_cell_key(*cell), CELL_FIELDS["tsweep"])
+    key = tsweep_cell_key(*cell)
+    return run.has_cell(key, **cell_checks("tsweep", key))
 
 
 def compute_cells(seed: int, T: int, widths: list[int], data: figure1.SeedData,
@@ -149,8 +150,7 @@ def _group_worker(run_path: str, cfg_dict: dict[str, Any], seed: int, T: int,
     data = figure1.seed_data(seed, cfg.figure1(T))
     out = compute_cells(seed, T, widths, data, cfg, progress)
     for record in out:
-        write_atomic(Path(run_path) / "cells" / f"{tsweep_cell_key(seed, T, record['m'])}.json",
-                     dumps(record))
+        save_cell_file(run_path, tsweep_cell_key(seed, T, record["m"]), record)
     return out
 
 

@@ -343,6 +343,34 @@ def test_damaged_cells_are_named_moved_aside_and_recomputed(tmp_path, capsys):
         assert _rows(whole / name) == _rows(out / name), name
 
 
+def test_a_cell_naming_another_width_or_holding_nan_is_moved_aside_and_recomputed(tmp_path,
+                                                                                   capsys):
+    """A cell file whose content is another width's (one seed would count twice) or holds NaN
+    in a panel's metric (NaN intervals) is damaged: moved aside, computed again."""
+    import shutil
+
+    cfg = dict(seeds=(1,), progress=False, **TINY)
+    whole = run_figure1("quick", out=tmp_path / "whole", **cfg)
+    out = shutil.copytree(whole, tmp_path / "damaged")
+    cells = out / "cells"
+    other = json.loads((cells / "m8-seed1.json").read_text())
+    nan = {**json.loads((cells / "m16-seed1.json").read_text()), "app_error": "nan"}
+    texts = {"m4-seed1": json.dumps(other), "m16-seed1": json.dumps(nan)}
+    for key, text in texts.items():
+        (cells / f"{key}.json").write_text(text)
+    capsys.readouterr()
+    run_figure1("quick", out=out, **cfg)
+    err = capsys.readouterr().err
+    assert f"damaged cell {cells / 'm4-seed1'}.json (names m 8, its file name m 4)" in err
+    assert f"damaged cell {cells / 'm16-seed1'}.json (holds app_error 'nan'" in err
+    for key, text in texts.items():
+        assert (cells / "corrupt" / f"{key}.json").read_text() == text
+    assert [(r["seed"], r["m"]) for r in json.loads((out / "results.json").read_text())] == [
+        (1, 4), (1, 8), (1, 16)]
+    for name in ("summary.csv", "slopes.csv"):
+        assert _rows(whole / name) == _rows(out / name), name
+
+
 def test_config_records_the_training_backend(tmp_path, monkeypatch, capfd):
     """With no working C compiler the run says so once on stderr (the two workers of --jobs 2
     included) and config.json records the torch backend and why."""
