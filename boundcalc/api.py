@@ -4,7 +4,7 @@
 ``precision`` significant digits. The inputs (:class:`boundcalc.params.Inputs`) are exact decimal
 strings, so ``δ = 0.05`` is 1/20 rounded once to the working precision, not its binary float; the
 conditions are decided exactly with :class:`fractions.Fraction` where every value is rational.
-The result, :class:`Evaluation`, carries the verdict against the trivial bound B² and the
+The result, :class:`Evaluation`, carries the verdict against the free bound min(B², Y²) and the
 overflow contract (a value beyond float64 is text, never ``inf``); ``to_dict()`` is the JSON
 contract. Where the generated code divides by zero (a quantity undefined at the point) each
 expression is evaluated on its own from exact sympy values. Nothing here imports torch.
