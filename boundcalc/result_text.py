@@ -127,7 +127,8 @@ def _two_numbers(a: float, b: float) -> tuple[str, str]:
 
 def guarantee_line(data: Mapping[str, Any]) -> str | None:
     """``GUARANTEED ...`` / ``VACUOUS ...`` / ``NOT GUARANTEED ...`` for a result with
-    conditions, else None. With a top-level ``verdict`` (statements with the trivial bound B²),
+    conditions, else None; ``statement.status_line`` when the result words its own (paper 003's
+    Theorem 5). With a top-level ``verdict`` (statements with the trivial bound B²),
     a guaranteed or vacuous result also compares ``bound.min_iterate`` with
     ``constants.trivial_bound_B2`` and a vacuous one says from which width m it is not
     (``nonvacuous_from_m``).
@@ -140,6 +141,10 @@ def guarantee_line(data: Mapping[str, Any]) -> str | None:
         ...                 727.27}, "conditions": [{"name": "m_even", "holds": True}]})
         'VACUOUS: min_iterate 1291 ≥ B² = 727.3; non-vacuous from m = 1712'
     """
+    statement = data.get("statement")
+    own = statement.get("status_line") if isinstance(statement, Mapping) else None
+    if isinstance(own, str) and own:  # a statement that words its own verdict
+        return own
     if data.get("verdict") == "overflow":
         names = data.get("overflow") or ["a quantity"]
         return (f"OVERFLOW: {', '.join(map(str, names))} exceed the float range; no bound is "

@@ -189,14 +189,17 @@ def alpha_of(params: EncoderParams, X: Tensor, *, chunk: int | None = None) -> f
 
 def measure_init(params: EncoderParams, X: Tensor, y: Tensor, *,
                  chunk: int | None = None) -> dict[str, Any]:
-    """Everything the calculator needs at θ⁰: the seven norms, α, Φ(θ⁰), R_X, sizes.
+    """Everything the calculator needs at θ⁰: the seven norms, α, Φ(θ⁰), R_X, sizes, and the
+    mean loss |f − y| of θ⁰ (``initial_model_loss``, a free yardstick of the verdict).
 
     F_pre⁰ is built once, ``chunk`` samples at a time (None = by memory); α is its σ_min and
     Φ(θ⁰) = ½‖F_pre⁰ w_O − y‖² (the numbers of :func:`alpha_of` and :func:`phi`)."""
     dtype = params.w_O.dtype
     feats = _features(params, X.to(dtype), chunk)
     with torch.no_grad():
-        phi0 = float(0.5 * ((feats @ params.w_O - y.to(dtype)) ** 2).sum())
+        residual = feats @ params.w_O - y.to(dtype)
+        phi0 = float(0.5 * (residual**2).sum())
+        initial_loss = float(residual.abs().mean())
     n, d_s, d = (int(s) for s in X.shape)
     return {
         "N": n, "d_s": d_s, "d": d, "d_m": params.d_m,
@@ -204,6 +207,7 @@ def measure_init(params: EncoderParams, X: Tensor, y: Tensor, *,
         "alpha": float(torch.linalg.svdvals(feats.to(torch.float64))[-1]),
         "alpha_full_row_rank": params.d_m >= n,
         "Phi0": phi0,
+        "initial_model_loss": initial_loss,
         "R_X": input_scale(X),
     }
 
