@@ -134,7 +134,8 @@ def _two_numbers(a: float, b: float) -> tuple[str, str]:
 
 def guarantee_line(data: Mapping[str, Any]) -> str | None:
     """``GUARANTEED ...`` / ``VACUOUS ...`` / ``NOT GUARANTEED ...`` for a result with
-    conditions, else None. With a top-level ``verdict`` (statements with the free bounds B² and
+    conditions, else None; ``statement.status_line`` when the result words its own (paper 003's
+    Theorem 5). With a top-level ``verdict`` (statements with the free bounds B² and
     Y²), a guaranteed or vacuous result also compares ``bound.min_iterate`` with the free bound
     named by ``free_bound`` (``trivial_bound_B2`` when absent), names it, and a vacuous one says
     from which width m it is informative (``nonvacuous_from_m``). Where the two numbers print
@@ -151,6 +152,10 @@ def guarantee_line(data: Mapping[str, Any]) -> str | None:
         VACUOUS: min_iterate 67.57 ≥ 9 = Y², the loss at initialization (f(θ(0)) = 0);
         informative from m = 4362
     """
+    statement = data.get("statement")
+    own = statement.get("status_line") if isinstance(statement, Mapping) else None
+    if isinstance(own, str) and own:  # a statement that words its own verdict
+        return own
     if data.get("verdict") == "overflow":
         names = data.get("overflow") or ["a quantity"]
         return (f"OVERFLOW: {', '.join(map(str, names))} exceed the float range; no bound is "

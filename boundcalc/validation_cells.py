@@ -165,7 +165,8 @@ def load_training_kernel(s: ValidationSettings) -> None:
 def bound_not_positive(record: dict) -> dict:
     """A record with conditions (``generalization``) whose bound is <= 0 bounds nothing: it is
     not applicable (``conditions_hold`` false, ``cond_bound_positive`` false, ``bound_positive``
-    among ``failing``), has no ratio (None, never ``inf``) and says why in ``not_applicable``.
+    among ``failing``, ``verdict`` not_guaranteed), has no ratio (None, never ``inf``) and says why
+    in ``not_applicable``.
     Other records are returned unchanged."""
     if "conditions_hold" not in record:
         return record
@@ -179,7 +180,10 @@ def bound_not_positive(record: dict) -> dict:
     sign = "negative" if bound < 0 else "zero"
     failing = [f for f in str(record.get("failing", "none")).split(",")
                if f and f not in ("none", "bound_positive")]
-    return {**record, "ratio": None, "conditions_hold": False, "cond_bound_positive": False,
+    verdict = ({"verdict": "not_guaranteed", "bound_over_free": None} if "verdict" in record
+               else {})
+    return {**record, **verdict, "ratio": None, "conditions_hold": False,
+            "cond_bound_positive": False,
             "failing": ",".join([*failing, "bound_positive"]),
             "not_applicable": f"not applicable (the {form} bound is {sign}: {bound:.6g} <= 0 "
                               f"bounds no loss, so no ratio)"}

@@ -16,14 +16,22 @@ from __future__ import annotations
 import math
 from typing import Any
 
-__all__ = ["is_not_applicable", "is_violation", "summary_rows", "violation_warning"]
+__all__ = ["VERDICT_KEYS", "is_not_applicable", "is_violation", "summary_rows",
+           "violation_warning"]
+
+#: What a record with conditions says beside ``holds`` about its bound (``generalization``):
+#: the verdict against the free yardsticks, the binding one, bound / free bound, and the
+#: yardsticks themselves (:func:`boundcalc.validators.encoder.validation_records`).
+VERDICT_KEYS: tuple[str, ...] = ("verdict", "free_bound", "free_bound_name", "bound_over_free",
+                                 "loss_range", "zero_predictor_loss", "initial_loss")
 
 
 def summary_rows(records: list[dict]) -> list[dict]:
     """One row per (statement, name, method): worst measurement, its bound and ratio, holds.
 
     Records that carry conditions (``generalization``) keep one row per seed (cell), with
-    ``seed``, ``conditions_hold``, ``failing`` and the ``cond_<name>`` columns.
+    ``seed``, ``conditions_hold``, ``failing`` and the ``cond_<name>`` columns, and the bound's
+    ``verdict`` with its free yardsticks (:data:`VERDICT_KEYS`) where the record has them.
     """
     groups: dict[tuple[Any, ...], list[dict]] = {}
     for rec in records:
@@ -48,6 +56,7 @@ def summary_rows(records: list[dict]) -> list[dict]:
                                                             if k != "statement"}}
             row["conditions_hold"] = all(bool(r["conditions_hold"]) for r in recs)
             row["failing"] = worst.get("failing", "")
+            row.update({k: worst[k] for k in VERDICT_KEYS if k in worst})
             row.update({k: v for k, v in worst.items() if k.startswith("cond_")})
         rows.append(row)
     return rows

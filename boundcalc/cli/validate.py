@@ -64,9 +64,14 @@ max_t empirical loss |f - y| with the Lemma 4 bound and max_t held-out loss (an 
 true loss) with the Theorem 5 bound, derived and printed forms, at the measured init norms, alpha,
 Phi(theta0), R_X and the radii travelled (or --radii). Each row says which conditions of Lemma 4
 hold (width, alpha_square, alpha_cube, probability_positive, radii_contain_trajectory, and for the
-printed form dudley_minimiser_le_A). Exit status: a loss above its bound is a VIOLATION (exit 1,
-one warning line on stderr) only when every condition holds; when a condition fails the row shows
-holds=False, conditions_hold=False and is not applicable (exit 0). Flags of the other family
+printed form dudley_minimiser_le_A; conditions_hold = all of them), holds (measured <= bound) and,
+beside it, the bound's verdict: guaranteed (every condition holds and the bound is below every
+free bound: the loss range A + Y, and the measured loss of the zero predictor and of theta0 on
+the row's set, held-out for Theorem 5, training for Lemma 4), vacuous (conditions hold, bound not
+below a free bound) or not_guaranteed (a condition fails), with zero_pred, at_init and
+bound/free. Exit status: a loss above its bound is a VIOLATION (exit 1, one warning line on
+stderr) only when every condition holds; when a condition fails (conditions_hold=False) the bound
+does not apply, and a loss above it is not applicable (exit 0). Flags of the other family
 (--m, --n, --d, --T, ... for the Transformer; --dm, --N, --lr, --data, ... for generalization)
 are refused when no selected statement uses them."""
 
@@ -95,6 +100,10 @@ _INDRNN_ONLY = {"alpha": "--alpha"}
 _GENERALIZATION_ONLY = {"dm": "--dm", "N": "--N", "n_test": "--n-test", "lr": "--lr",
                         "data": "--data", "radii": "--radii",
                         "hidden_constants": "--hidden-constants"}
+
+#: Table header of the verdict columns of ``generalization`` rows, shown right after ``holds``.
+_VERDICT_COLUMNS = {"verdict": "verdict", "zero_predictor_loss": "zero_pred",
+                    "initial_loss": "at_init", "bound_over_free": "bound/free"}
 
 #: Table header of each condition column of ``generalization`` rows.
 _CONDITION_COLUMNS = {"cond_width": "width", "cond_alpha_square": "alpha_sq",
@@ -331,8 +340,11 @@ def validate(
         if conditions:
             shown[1:1] = ["seed"]
             shown.remove("count")
+            if any("verdict" in r for r in rows):  # holds is never shown without the verdict
+                shown += list(_VERDICT_COLUMNS)
             shown += ["conditions_hold", *conditions]
-        frame = pd.DataFrame(rows).reindex(columns=shown).rename(columns=_CONDITION_COLUMNS)
+        frame = pd.DataFrame(rows).reindex(columns=shown).rename(
+            columns={**_CONDITION_COLUMNS, **_VERDICT_COLUMNS})
         sys.stdout.write(render_frame(frame, "table", max_rows=None,
                                       title=f"measured vs bound on {settings.device}"))
         verdict = ("no violation" if not violations else
@@ -341,6 +353,10 @@ def validate(
         if not_applicable:
             verdict += (f" ({len(not_applicable)} measurement(s) above a bound whose conditions "
                         f"fail: not applicable)")
+        vacuous = sum(r.get("verdict") == "vacuous" for r in rows)
+        if vacuous:
+            verdict += (f"; {vacuous} bound(s) with every condition holding are vacuous (not "
+                        f"below their free bound)")
         for row in rows:
             if "not_applicable" in row:
                 sys.stdout.write(f"{row['statement']} seed {row.get('seed')} {row['name']} "
