@@ -148,7 +148,7 @@ def guarantee_line(data: Mapping[str, Any]) -> str | None:
         ...     "verdict": "vacuous", "nonvacuous_from_m": 4362, "free_bound": "initial_loss_bound",
         ...     "bound": {"min_iterate": 67.569},
         ...     "constants": {"trivial_bound_B2": 183.9, "initial_loss_bound": 9.0},
-        ...     "conditions": [{"name": "m_even", "holds": True}]}).replace("; ", ";\n"))
+        ...     "conditions": [{"name": "m_even", "holds": True}]}).replace("; ", ";\\n"))
         VACUOUS: min_iterate 67.57 ≥ 9 = Y², the loss at initialization (f(θ(0)) = 0);
         informative from m = 4362
     """
