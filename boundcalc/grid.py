@@ -7,15 +7,16 @@ axis its own numpy dimension, so a quantity depending on m only is computed once
 evaluates it with :func:`boundcalc.evaluator.evaluate_grid` in float64. The axes are generated
 from :data:`boundcalc.params.PARAMS`: one per scalar parameter (named by its column), and for ρ
 and ν a uniform axis (``--rho``, the three components alike) plus one per component
-(``--rho-c`` ...). Rows whose values overflow float64 say ``overflow``, never ``inf``.
+(``--rho-c`` ...). Rows whose values overflow float64 say ``overflow``, never ``inf``; a value
+float64 cannot hold (beyond its range, or nonzero and rounding to 0.0) is an input error, and so
+is a range of more values than the row limit, however fine its step.
 """
 
 from __future__ import annotations
 
-import math
 import sys
 from collections.abc import Mapping, Sequence
-from decimal import Decimal, InvalidOperation
+from decimal import ROUND_FLOOR, Decimal, InvalidOperation, localcontext
 from typing import Any
 
 from boundcalc.params import DEFAULTS, PARAMS, SWEEP_KINDS, InputError, validate
@@ -28,6 +29,11 @@ MAX_ROWS = 2**20
 
 
 _FLOAT_MAX = Decimal(sys.float_info.max)
+#: Smallest positive float64 (subnormal); a nonzero value below half of it rounds to 0.0.
+_FLOAT_TRUE_MIN = 5e-324
+#: Significant digits of the quotients that count a range's values: far more than a count up to
+#: :data:`MAX_ROWS` needs, and the exponents of float64-range values fit the context.
+_COUNT_DIGITS = 40
 
 
 def _decimal(flag: str, text: str, whole: str) -> Decimal:
@@ -42,6 +48,10 @@ def _decimal(flag: str, text: str, whole: str) -> Decimal:
         raise InputError(flag, f"{text.strip()} is beyond the float64 range of a sweep (|value| "
                                f"<= {sys.float_info.max:.4g}; a sweep evaluates in float64), got "
                                f"{whole!r}")
+    if value and not float(value):  # rounds to 0.0: the float64 row would silently differ
+        raise InputError(flag, f"{text.strip()} is below the float64 range of a sweep (a nonzero "
+                               f"|value| >= {_FLOAT_TRUE_MIN:.2g}; a sweep evaluates in float64), "
+                               f"got {whole!r}")
     return value
 
 
@@ -53,19 +63,47 @@ def _text(value: Decimal) -> str:
 
 
 def count_values(flag: str, spec: str) -> int:
-    """How many values :func:`parse_values` would give, without building them.
+    """How many values :func:`parse_values` would give, without building them (at most one more
+    than it gives, for a stop within rounding of the last step); any range of float64 values,
+    however fine its step (``2:8:1e-300``), gives a count, never an arithmetic error.
 
     Example:
-        >>> count_values("--n", "1:1000000:1")
-        1000000
+        >>> count_values("--n", "1:1000000:1"), count_values("--rho", "2:8:1e-300") > 10**300
+        (1000000, True)
     """
     spec = str(spec).strip()
     if ":" not in spec:
         return len([p for p in spec.split(",")])
     start, stop, step, geometric = _range_parts(flag, spec)
-    if geometric:
-        return int(math.floor(math.log(stop / start) / math.log(step) + 1e-9)) + 1
-    return int((stop - start) // step) + 1
+    with localcontext() as ctx:
+        ctx.prec, ctx.Emax, ctx.Emin = _COUNT_DIGITS, 99999, -99999
+        if geometric:
+            steps = (stop / start).ln() / step.ln() + Decimal("1e-9")
+        else:
+            steps = _exact_difference(stop, start) / step
+        return int(steps.to_integral_value(rounding=ROUND_FLOOR)) + 1
+
+
+def _exact_difference(stop: Decimal, start: Decimal) -> Decimal:
+    """``stop - start`` without rounding (enough digits for any two float64-range decimals)."""
+    with localcontext() as ctx:
+        ctx.prec = _exact_digits(stop, start)
+        return stop - start
+
+
+def _exact_digits(*values: Decimal) -> int:
+    """Digits that hold the sum of any of ``values`` exactly."""
+    nonzero = [v for v in values if v]
+    if not nonzero:
+        return 28
+    top = max(v.adjusted() for v in nonzero)
+    bottom = min(v.as_tuple().exponent for v in nonzero)
+    return max(top - int(bottom) + 3, 28)
+
+
+def _count_text(count: int) -> str:
+    """A count as text: exact up to 15 digits, else rounded (``about 6.00e+300``)."""
+    return str(count) if count < 10**15 else f"about {Decimal(count):.3g}"
 
 
 def _range_parts(flag: str, spec: str) -> tuple[Decimal, Decimal, Decimal, bool]:
@@ -109,7 +147,8 @@ def parse_values(flag: str, spec: str, limit: int = MAX_ROWS) -> list[str]:
         raise InputError(flag, "must not be empty")
     count = count_values(flag, spec)
     if count > limit:
-        raise InputError(flag, f"gives {count} values, more than the limit of {limit}")
+        raise InputError(flag, f"gives {_count_text(count)} values, more than the limit of "
+                               f"{limit}")
     if ":" not in spec:
         values = [_text(_decimal(flag, p, spec)) if _looks_numeric(p) else p.strip()
                   for p in spec.split(",")]
@@ -117,10 +156,12 @@ def parse_values(flag: str, spec: str, limit: int = MAX_ROWS) -> list[str]:
         start, stop, step, geometric = _range_parts(flag, spec)
         values = []
         current = start
-        # exact decimal arithmetic: a step that lands on stop includes it
-        while current <= stop and len(values) < count + 1:
-            values.append(_text(current))
-            current = current * step if geometric else current + step
+        with localcontext() as ctx:
+            if not geometric:  # exact decimal arithmetic: a step that lands on stop includes it
+                ctx.prec = _exact_digits(start, stop, step)
+            while current <= stop and len(values) < count + 1:
+                values.append(_text(current))
+                current = current * step if geometric else current + step
     return list(dict.fromkeys(values))
 
 

@@ -35,6 +35,30 @@ def test_malformed_ranges_raise_an_input_error_naming_the_flag(spec):
     assert err.value.flag == "--m"
 
 
+def test_a_range_counts_and_steps_exactly_however_fine_its_step():
+    assert count_values("--x", "2:8:1e-300") == 6 * 10**300 + 1
+    assert count_values("--x", "1:2:x1.0000000000000000000000000000001") > 10**30
+    # 1 + 5e-324 > 1: exact decimal steps leave the stop out
+    assert [float(v) for v in parse_values("--x", "5e-324:1:0.25")] == [5e-324, 0.25, 0.5, 0.75]
+
+
+@pytest.mark.parametrize("spec", ["2:8:1e-300", "0:1e308:5e-324", "1:2:1e-20",
+                                  "1e-300:1e300:x1.0000000000000000000000000000001",
+                                  "1:2:x1.0000000000000000000000000000000000000001"])
+def test_a_range_of_too_many_values_says_about_how_many_on_one_short_line(cli, spec):
+    run = cli("sweep", "lemma2", "--rho-c", spec)
+    assert run.code == 2, run.err
+    assert run.err.startswith("error: --rho-c gives ") and "more than the limit" in run.err
+    assert run.err.count("\n") == 1 and len(run.err) < 200
+
+
+@pytest.mark.parametrize("spec", ["1e-400", "1:2:1e-400", "0:1e-99999:1", "1,1e-330"])
+def test_a_value_float64_rounds_to_zero_is_an_input_error_naming_the_flag(cli, spec):
+    run = cli("sweep", "lemma2", "--rho-u", spec)
+    assert run.code == 2, run.err
+    assert run.err.startswith("error: --rho-u ") and "below the float64 range" in run.err
+
+
 def _csv_rows(text: str) -> list[dict[str, str]]:
     return list(csv.DictReader(io.StringIO(text)))
 
