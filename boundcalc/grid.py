@@ -7,9 +7,11 @@ axis its own numpy dimension, so a quantity depending on m only is computed once
 evaluates it with :func:`boundcalc.evaluator.evaluate_grid` in float64. The axes are generated
 from :data:`boundcalc.params.PARAMS`: one per scalar parameter (named by its column), and for ρ
 and ν a uniform axis (``--rho``, the three components alike) plus one per component
-(``--rho-c`` ...). Rows whose values overflow float64 say ``overflow``, never ``inf``; a value
-float64 cannot hold (beyond its range, or nonzero and rounding to 0.0) is an input error, and so
-is a range of more values than the row limit, however fine its step.
+(``--rho-c`` ...); prop2 also takes ``--alpha``, the IndRNN's recurrent scale α, as an axis
+(:data:`ALPHA_AXIS`, evaluated by :func:`boundcalc.compare_rnn.evaluate_prop2_grid`). Rows whose
+values overflow float64 say ``overflow``, never ``inf``; a value float64 cannot hold (beyond its
+range, or nonzero and rounding to 0.0) is an input error, and so is a range of more values than
+the row limit, however fine its step.
 """
 
 from __future__ import annotations
@@ -19,9 +21,9 @@ from collections.abc import Mapping, Sequence
 from decimal import ROUND_FLOOR, Decimal, InvalidOperation, localcontext
 from typing import Any
 
-from boundcalc.params import DEFAULTS, PARAMS, SWEEP_KINDS, InputError, validate
+from boundcalc.params import DEFAULTS, PARAMS, SWEEP_KINDS, InputError, parse_number, validate
 
-__all__ = ["MAX_ROWS", "SWEEP_AXES", "SWEEP_INPUTS", "build_sweep", "count_values",
+__all__ = ["ALPHA_AXIS", "MAX_ROWS", "SWEEP_AXES", "SWEEP_INPUTS", "build_sweep", "count_values",
            "parse_values", "select_columns"]
 
 #: Largest number of sweep rows (and of values of one flag): 2**20.
@@ -196,6 +198,9 @@ _VALIDATE_KEY: dict[str, str] = {
     (p.name if p.kind == "triple" else p.columns[0]): p.name for p in PARAMS.values()
 }
 
+#: The axis (and input column) of the IndRNN's recurrent scale α: ``--alpha``, prop2 only.
+ALPHA_AXIS = "alpha"
+
 #: Input columns of a sweep, in order.
 SWEEP_INPUTS: tuple[str, ...] = tuple(
     col for p in PARAMS.values() if p.kind != "activation" for col in p.columns)
@@ -214,6 +219,21 @@ def _check_sweep_value(axis: str, flag: str, kind: str, value: str) -> None:
         if exc.flag == flag:
             raise
         raise InputError(flag, str(exc)[len(exc.flag) + 1:]) from None
+
+
+def _alpha_values(statement: str, spec: str | None) -> list[str] | None:
+    """The values of ``--alpha`` (None when not given); it is a flag of prop2 only, each value a
+    finite α > 0."""
+    if spec is None:
+        return None
+    if statement != "prop2":
+        raise InputError("--alpha", f"is for prop2 only (the IndRNN's recurrent scale), not "
+                                    f"{statement.removesuffix('_paper')}")
+    values = parse_values("--alpha", spec)
+    for value in values:
+        if parse_number("--alpha", value) <= 0:
+            raise InputError("--alpha", f"must be > 0, got {value!r}")
+    return values
 
 
 def _source_axis(column: str, axes: Mapping[str, Any]) -> str:
@@ -249,7 +269,8 @@ def build_sweep(statement: str, given: Mapping[str, str | None], activation: str
     ``statement`` is a registry key (``theorem1_paper`` for the paper route). A statement with a
     proof route gets a constant ``route`` column, one with the trivial bound B² a ``verdict``
     column (categorical: guaranteed, vacuous, not_guaranteed; see
-    :func:`boundcalc.api.verdict_column`).
+    :func:`boundcalc.api.verdict_column`). ``given`` maps each axis of :data:`SWEEP_AXES` (and
+    :data:`ALPHA_AXIS`, prop2 only: an ``alpha`` column) to its flag's text, None: not given.
 
     Example:
         >>> df, swept = build_sweep("theorem1", {"m": "8,16", "rho": "1,2"}, None)
@@ -258,6 +279,9 @@ def build_sweep(statement: str, given: Mapping[str, str | None], activation: str
         >>> df, _ = build_sweep("theorem1", {"m": "8,4096", "rho": "0.5,3"}, None)
         >>> list(df["verdict"]), df["route"][0]
         (['not_guaranteed', 'vacuous', 'not_guaranteed', 'guaranteed'], 'tight')
+        >>> df, swept = build_sweep("prop2", {"m": "2048", "alpha": "0.5,1.5"}, None)
+        >>> swept, list(df["alpha"]), list(df["verdict"])
+        (['alpha'], [0.5, 1.5], ['guaranteed', 'vacuous'])
     """
     from decimal import Decimal
 
@@ -274,6 +298,10 @@ def build_sweep(statement: str, given: Mapping[str, str | None], activation: str
         values[axis] = parse_values(flag, spec)
         for v in values[axis]:
             _check_sweep_value(axis, flag, kind, v)
+    alphas = _alpha_values(statement, given.get(ALPHA_AXIS))
+    if alphas is not None:
+        values[ALPHA_AXIS] = alphas
+        specs[ALPHA_AXIS] = (str(given[ALPHA_AXIS]), "--alpha", "real")
     rows = 1
     for vals in values.values():
         rows *= len(vals)
@@ -307,12 +335,19 @@ def build_sweep(statement: str, given: Mapping[str, str | None], activation: str
         source = _source_axis(column, grid)
         columns[column] = grid[source].astype(float) if source in grid else None
     columns.update(zip(("sigma0", "sigma1", "sigma2"), sigmas, strict=True))
-    result = evaluate_grid(statement, columns)
+    if ALPHA_AXIS in grid:  # prop2 at the recurrent scales given
+        from boundcalc.compare_rnn import evaluate_prop2_grid
+
+        result = evaluate_prop2_grid(columns, grid[ALPHA_AXIS])
+    else:
+        result = evaluate_grid(statement, columns)
     frame: dict[str, Any] = {}
     for column in SWEEP_INPUTS:
         source = _source_axis(column, grid)
         data = grid[source] if source in grid else np.asarray(result[column], dtype=float)
         frame[column] = _flat(np.broadcast_to(data, shape))
+    if ALPHA_AXIS in grid:
+        frame[ALPHA_AXIS] = _flat(np.broadcast_to(grid[ALPHA_AXIS], shape))
     frame["activation"] = np.full(rows, act_name, dtype=object)
     for s, value in zip(("sigma0", "sigma1", "sigma2"), sigmas, strict=True):
         frame[s] = np.full(rows, value)
@@ -348,7 +383,7 @@ def build_sweep(statement: str, given: Mapping[str, str | None], activation: str
             codes = np.where(guaranteed, 0, 2).astype(np.int8)
         codes[overflow] = VERDICTS.index(OVERFLOW)
         frame["verdict"] = pd.Categorical.from_codes(codes, categories=list(VERDICTS))
-    swept = [c for c in SWEEP_INPUTS
+    swept = [c for c in (*SWEEP_INPUTS, ALPHA_AXIS)
              if _source_axis(c, grid) in values and len(values[_source_axis(c, grid)]) > 1]
     return pd.DataFrame(frame, copy=False), swept  # no copy: the columns are fresh arrays
 

@@ -239,8 +239,9 @@ def sweep(statement: str, /, *, route: Any = None, **inputs: Any) -> pd.DataFram
     """Evaluate ``statement`` over a grid, as ``boundcalc sweep STATEMENT`` does: one row per
     combination of the values given, the CLI sweep's columns, numpy float64.
 
-    Every keyword of :func:`evaluate` (but ``precision``, ``exact``, ``alpha``) takes one value or
-    a list of values (also a range or list in the CLI's text: ``m="8:4096:x2"``); ``rho=[1, 2]``
+    Every keyword of :func:`evaluate` (but ``precision``, ``exact``) takes one value or a list of
+    values (also a range or list in the CLI's text: ``m="8:4096:x2"``; ``alpha``, prop2's
+    recurrent scale, adds an ``alpha`` column, as ``sweep prop2 --alpha``); ``rho=[1, 2]``
     sweeps the three components together, ``rho_u=[1, 2]`` one component (also ``rho_c``,
     ``rho_w``, ``nu_c``, ``nu_u``, ``nu_w``), ``rho=(2, 3, 1)`` is one point. ``route`` and
     ``activation`` may be lists too: their frames are stacked (the tight and paper routes have
@@ -265,7 +266,7 @@ def sweep(statement: str, /, *, route: Any = None, **inputs: Any) -> pd.DataFram
 
     from boundcalc.grid import build_sweep
 
-    _check_keywords("sweep", inputs, (*PARAMS, *_COMPONENTS))
+    _check_keywords("sweep", inputs, (*PARAMS, *_COMPONENTS, "alpha"))
     frames = []
     try:
         keys = [_statement_key(statement, r) for r in _choices("route", route)]
@@ -286,7 +287,7 @@ def _signature(function: Any, *, point: bool) -> None:
     """Show the parameters' keywords (with None: the default) in ``help()`` and notebooks."""
     sig = inspect.signature(function)
     params = [p for p in sig.parameters.values() if p.kind is not p.VAR_KEYWORD]
-    names = list(PARAMS) if point else [*PARAMS, *_COMPONENTS]
+    names = list(PARAMS) if point else [*PARAMS, *_COMPONENTS, "alpha"]
     params += [inspect.Parameter(name, inspect.Parameter.KEYWORD_ONLY, default=None,
                                  annotation=Any) for name in names]
     function.__signature__ = sig.replace(parameters=params)

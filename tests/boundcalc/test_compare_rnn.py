@@ -168,3 +168,25 @@ def test_prop2_alpha_never_imports_torch(tmp_path):
     out = subprocess.run([sys.executable, "-c", code], cwd=tmp_path, capture_output=True,
                          text=True, check=True)
     assert out.stdout.strip().splitlines()[-1] == "0 False"
+
+
+@pytest.mark.parametrize("eta", [None, 1e-3])
+def test_the_prop2_grid_at_three_halves_is_the_registered_grid(eta):
+    import numpy as np
+
+    from boundcalc.api import mp_arguments
+    from boundcalc.compare_rnn import evaluate_prop2_grid
+    from boundcalc.evaluator import evaluate_grid
+    from boundcalc.params import validate
+
+    columns = {k: float(v) for k, v in mp_arguments(validate()).items()}
+    columns.update(m=np.array([[64.0], [2048.0]]), T=np.array([[8.0, 64.0]]), eta=eta)
+    registered = evaluate_grid("prop2", columns)
+    at_alpha = evaluate_prop2_grid(columns, 1.5)
+    assert sorted(at_alpha) == sorted(registered)
+    for key, value in registered.items():
+        if value.dtype == bool:
+            assert np.array_equal(at_alpha[key], value), key
+        else:
+            np.testing.assert_allclose(at_alpha[key], value, rtol=1e-12, err_msg=key)
+

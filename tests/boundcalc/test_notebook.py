@@ -206,6 +206,16 @@ def test_sweep_stacks_routes_and_activations():
                                   paper, check_dtype=False)
 
 
+def test_sweep_takes_alpha_for_prop2_as_the_cli_does():
+    df = sweep("prop2", m=2048, alpha=[0.5, 1.5])
+    assert df["alpha"].tolist() == [0.5, 1.5]
+    assert df["verdict"].tolist() == ["guaranteed", "vacuous"]
+    with pytest.raises(InputError, match="^alpha is for prop2 only"):
+        sweep("lemma2", alpha=1)
+    with pytest.raises(InputError, match="^alpha must be > 0, got '-1'"):
+        sweep("prop2", alpha=[1, -1])
+
+
 @pytest.mark.parametrize(("kwargs", "message"), [
     ({"m": [64, 3]}, "m must be a positive even integer (symmetric init), got '3'"),
     ({"m": []}, "m must not be an empty list"),

@@ -155,3 +155,35 @@ def test_the_sweep_frame_owns_writable_columns():
     df["terms.optimization"] *= 2
     df.loc[0, "guaranteed"] = False
     assert df.loc[0, "bound.min_iterate"] == 1.0 and df.loc[1, "m"] == 4
+
+
+def test_sweep_prop2_takes_alpha_as_an_axis_equal_to_point_evaluations(cli):
+    from boundcalc.compare_rnn import evaluate_prop2
+
+    run = cli("sweep", "prop2", "--m", "2048", "--T", "16,64", "--alpha", "0.5:1.5:0.5",
+              "--format", "json")
+    assert run.code == 0, run.err
+    rows = json.loads(run.out)
+    assert [(r["T"], r["alpha"]) for r in rows] == [(t, a) for t in (16, 64)
+                                                    for a in (0.5, 1.0, 1.5)]
+    for row in rows:
+        point = evaluate_prop2(validate(m=2048, T=row["T"]), str(row["alpha"]))
+        for key in ("constants.theorem_step_size", "bound.min_iterate", "probability"):
+            exact = point.to_dict()[key.split(".")[0]]
+            exact = exact[key.split(".")[1]] if isinstance(exact, dict) else exact
+            assert row[key] == pytest.approx(exact, rel=1e-9), key
+        assert row["verdict"] == point.verdict
+    header = cli("sweep", "prop2", "--m", "2048", "--alpha", "0.5,1.5").out.splitlines()[2]
+    assert header.split()[:2] == ["alpha", "optimization"]
+
+
+@pytest.mark.parametrize(("args", "message"), [
+    (("theorem1", "--alpha", "1"), "error: --alpha is for prop2 only"),
+    (("prop2", "--alpha", "0.5,0"), "error: --alpha must be > 0, got '0'"),
+    (("prop2", "--alpha", "nan"), "error: --alpha must be finite"),
+    (("prop2", "--alpha", "1:2:1e-300"), "error: --alpha gives about 1.00e+300 values"),
+])
+def test_sweep_alpha_is_a_positive_scale_of_prop2_only(cli, args, message):
+    run = cli("sweep", *args)
+    assert run.code == 2 and run.err.startswith(message), run.err
+
