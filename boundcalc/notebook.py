@@ -50,9 +50,16 @@ _COMPONENTS: tuple[str, ...] = tuple(col for p in PARAMS.values() if p.kind == "
 
 
 def _keyword(flag: str) -> str:
-    """The keyword of a CLI flag (``--batch-size`` → ``batch_size``, ``STATEMENT`` →
-    ``statement``)."""
-    return flag.lower() if flag.isupper() else flag.lstrip("-").replace("-", "_")
+    """The keyword of a CLI flag (``--batch-size`` → ``batch_size``, ``--T`` → ``T``,
+    ``STATEMENT`` → ``statement``).
+
+    Example:
+        >>> [_keyword(f) for f in ("--batch-size", "--T", "--rho-u", "STATEMENT", "alpha")]
+        ['batch_size', 'T', 'rho_u', 'statement', 'alpha']
+    """
+    if flag.startswith("--"):
+        return flag[2:].replace("-", "_")
+    return flag.lower()
 
 
 def _renamed(exc: InputError) -> InputError:
@@ -160,6 +167,8 @@ def evaluate(statement: str, /, *, route: str | None = None, precision: int | No
     from boundcalc.params import validate
 
     _check_keywords("evaluate", inputs, PARAMS)
+    if not isinstance(exact, bool):  # "no" or 0 would silently pick one of the two views
+        raise InputError("exact", f"must be True or False, got {exact!r}")
     try:
         key = _statement_key(statement, route)
         values = {k: _one(k, v) for k, v in inputs.items() if v is not None}

@@ -104,6 +104,9 @@ def test_prop2_takes_alpha_as_the_cli_does():
     ({"nu": 0}, "nu needs a positive component when --eta is not given"),
     ({"precision": 5}, "precision must be an integer between 10 and 1000, got 5"),
     ({"route": "fast"}, "route must be one of tight, paper, got 'fast'"),
+    ({"T": 0}, "T must be >= 1, got 0"),
+    ({"exact": "yes"}, "exact must be True or False, got 'yes'"),
+    ({"exact": 1}, "exact must be True or False, got 1"),
 ])
 def test_bad_input_raises_input_error_naming_the_keyword(kwargs, message):
     with pytest.raises(InputError) as info:
@@ -225,6 +228,7 @@ def test_sweep_takes_alpha_for_prop2_as_the_cli_does():
     ({"route": ["tight", "fast"]}, "route must be one of tight, paper"),
     ({"activation": ["tanh", 3]}, "activation must be tanh, erf"),
     ({"n": "1:2000000:1"}, "n gives 2000000 values, more than the limit"),
+    ({"T": [8, 0]}, "T must be >= 1, got '0'"),
 ])
 def test_bad_sweep_input_raises_input_error_naming_the_keyword(kwargs, message):
     with pytest.raises(InputError) as info:
