@@ -7,9 +7,11 @@ import io
 import json
 
 import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
 from boundcalc.api import evaluate
-from boundcalc.grid import count_values, parse_values
+from boundcalc.grid import SWEEP_AXES, count_values, parse_values
 from boundcalc.params import InputError, validate
 
 
@@ -186,4 +188,51 @@ def test_sweep_prop2_takes_alpha_as_an_axis_equal_to_point_evaluations(cli):
 def test_sweep_alpha_is_a_positive_scale_of_prop2_only(cli, args, message):
     run = cli("sweep", *args)
     assert run.code == 2 and run.err.startswith(message), run.err
+
+
+# --- property: any range text of any sweep flag ------------------------------------------------
+
+#: Every flag of ``sweep`` that takes a value, a list or a range (``--alpha``: prop2's).
+SWEEP_FLAGS = sorted({flag for _, flag, _ in SWEEP_AXES} | {"--alpha"})
+#: A statement that uses the flag (theorem1 for the others).
+_STATEMENT_OF = {"--batch-size": "prop1", "--misspecification": "remark9", "--alpha": "prop2",
+                 "--T": "prop2"}
+_NUMBER = st.one_of(
+    st.sampled_from(["0", "1", "2", "8", "64", "0.5", "-1", "-0", "1e-300", "5e-324", "1e-400",
+                     "1e300", "1.7976931348623157e308", "1e400", "nan", "inf", "-inf", "", "abc",
+                     "1e", "+2", " 3 "]),
+    st.integers(-3, 70).map(str),
+    st.floats(allow_nan=True, allow_infinity=True).map(repr))
+_STEP = st.one_of(_NUMBER, st.sampled_from(
+    ["x2", "x1", "x0.5", "x1.0000001", "x1e300", "xnan", "x", "X3", "x-2", "+1", "+0", "1e-300",
+     "1e-20", "5e-324", "1e-99999", "0.25"]))
+RANGE_TEXT = st.one_of(
+    st.builds("{}:{}:{}".format, _NUMBER, _NUMBER, _STEP),    # reversed, tiny, huge, NaN ...
+    st.lists(_NUMBER, min_size=1, max_size=4).map(",".join),
+    st.sampled_from(["1:2", "1:2:3:4", ":", "2:8:1e-300", "1e-300:1e300:x2", "1:1e300:x1.0000001",
+                     "8:2:1", "2,,4", "1:1048577:1"]))
+
+
+@settings(max_examples=200, deadline=None, derandomize=True, database=None,
+          suppress_health_check=list(HealthCheck))
+@given(flags=st.lists(st.sampled_from(SWEEP_FLAGS), min_size=1, max_size=2, unique=True),
+       data=st.data())
+def test_any_range_text_of_any_sweep_flag_exits_0_1_or_2_naming_the_flag(flags, data, cli,
+                                                                          tmp_path_factory):
+    statement = _STATEMENT_OF.get(flags[0], "theorem1")
+    if "--alpha" in flags:
+        statement = "prop2"
+    argv = ["sweep", statement]
+    for flag in flags:
+        argv += [flag, data.draw(RANGE_TEXT, label=flag)]
+    out = tmp_path_factory.getbasetemp() / "range-property.csv"
+    run = cli(*argv, "--columns", "guaranteed", "--format", "csv", "--output", str(out))
+    shown = f"boundcalc {' '.join(map(repr, argv))} -> {run.code}: {run.err}"
+    assert run.code in (0, 1, 2), shown
+    assert "Traceback" not in run.err and "internal error" not in run.err, shown
+    if run.code == 2:
+        line = run.err.strip()
+        assert "\n" not in line and line.startswith("error: ") and len(line) < 400, shown
+        named = line.split()[1]
+        assert named in flags or any(f.startswith(named + "-") for f in flags), shown
 
