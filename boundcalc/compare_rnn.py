@@ -39,8 +39,8 @@ from boundcalc.api import (
     _condition_detail,
     _to_mpf,
     evaluate,
+    out_of_range,
     overflow_text,
-    overflows,
     symbol_values,
 )
 from boundcalc.evaluator import (
@@ -156,11 +156,13 @@ def evaluate_prop2(inputs: Inputs, alpha: str | float = DEFAULT_ALPHA,
         out = dict(zip(keys, func(*args), strict=True))
         result_inputs = inputs.as_dict()
         result_inputs["alpha"] = float(values[ALPHA])
-        result_inputs["eta"] = float(args[eta_index])
+        eta_used = args[eta_index]  # mpmath where float64 cannot hold it (to_dict: its text)
+        result_inputs["eta"] = eta_used if out_of_range(eta_used) else float(eta_used)
         result_inputs["eta_source"] = ("given" if inputs.eta is not None
                                        else "proposition step size eta*")
         for name in ("sigma0", "sigma1", "sigma2"):
-            result_inputs[name] = float(args[ARGUMENTS.index(getattr(S, name))])
+            sigma = args[ARGUMENTS.index(getattr(S, name))]
+            result_inputs[name] = sigma if out_of_range(sigma) else float(sigma)
         constants = {k: +out[f"constants.{k}"] for k in statement.constants}
         terms = {k: +out[f"terms.{k}"] for k in statement.terms}
         bound = {k: +out[f"bound.{k}"] for k in statement.bound}
@@ -264,12 +266,7 @@ def _number(value: Any) -> float | str:
         >>> _number(mpmath.mpf(10) ** 700), _number(mpmath.mpf(10) ** -700), _number(mpmath.mpf(2))
         ('1.000000e+700', '1.000000e-700', 2.0)
     """
-    if overflows(value):
-        return overflow_text(value)
-    number = float(value)
-    if number == 0 and value != 0:
-        return overflow_text(value)
-    return number
+    return overflow_text(value) if out_of_range(value) else float(value)
 
 
 def _eta(evaluation: Evaluation, inputs: Inputs) -> float | str:

@@ -151,6 +151,16 @@ def test_prop2_alpha_matches_compare_rnn_and_its_own_nonvacuous_width(cli):
     assert data["verdict"] == ("guaranteed" if m <= 512 else "vacuous")
 
 
+def test_prop2_alpha_step_size_below_the_float_range_is_its_exact_text(cli):
+    registered = json.loads(cli("prop2", "--nu", "1e-300", "--rho", "1e10", "--format",
+                                "json").out)
+    other = json.loads(cli("prop2", "--alpha", "1.4", "--nu", "1e-300", "--rho", "1e10",
+                           "--format", "json").out)
+    for data in (registered, other):
+        assert isinstance(data["inputs"]["eta"], str) and "e-5" in data["inputs"]["eta"]
+        assert data["inputs"]["eta"] == data["constants"]["theorem_step_size"]
+
+
 @pytest.mark.parametrize("value", ["0", "-1", "abc", "", "nan", "inf", "1e400", "1e-400"])
 def test_prop2_bad_alpha_is_one_line_naming_alpha(cli, value):
     run = cli("prop2", "--alpha", value)

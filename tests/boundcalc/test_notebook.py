@@ -170,6 +170,14 @@ def test_a_value_beyond_the_float_range_stays_exact_never_inf():
     assert "e+1794" in res._repr_html_() and ">inf<" not in res._repr_html_()
 
 
+def test_a_value_below_the_float_range_stays_exact_never_zero():
+    res = evaluate("theorem1", nu="1e-300", rho="1e10")
+    step = res.constants["theorem_step_size"]
+    assert isinstance(step, mpmath.mpf) and 0 < step < mpmath.mpf("1e-329")
+    assert res.inputs["eta"] == step and res.verdict == "vacuous"
+    assert "7.010849e-330" in res._repr_html_()
+
+
 # --------------------------------------------------------------------------- sweep
 
 
