@@ -96,10 +96,30 @@ def _compiled(as_printed: bool):
     return statement, keys, func, tuple(conds)
 
 
-def _finite(name: str, value: mpmath.mpf) -> float:
+def _extreme_flag(inputs: GeneralizationInputs) -> str:
+    """The flag of the input farthest from 1 in magnitude (what drives a value past the float
+    range)."""
+    values: list[tuple[str, float]] = [
+        ("--N", inputs.N), ("--dm", inputs.d_m), ("--ds", inputs.d_s), ("--rx", inputs.R_X),
+        ("--delta", inputs.delta), ("--alpha", inputs.alpha), ("--phi0", inputs.Phi0),
+        *(("--radii", r) for r in inputs.radii),
+        *((NORM_FLAGS[k], v) for k, v in inputs.norms.items()),
+        *(("--hidden-constants", v) for v in inputs.hidden.values())]
+    positive = [(flag, abs(math.log10(v))) for flag, v in values if v > 0]
+    return max(positive, key=lambda item: item[1])[0] if positive else "--N"
+
+
+def _finite(name: str, value: mpmath.mpf, inputs: GeneralizationInputs) -> float:
+    """``value`` as a float; beyond the float range an :class:`InputError` naming the most
+    extreme input (as ``steps`` and ``width`` refuse to answer from overflowing quantities)."""
     out = float(value)
     if not math.isfinite(out):
-        raise ValueError(f"{name} evaluated to {out}; inputs out of the representable range")
+        from boundcalc.api import overflow_text
+        from boundcalc.errors import InputError
+
+        raise InputError(_extreme_flag(inputs),
+                         f"makes {name} = {overflow_text(value)} exceed the float range; "
+                         "give values closer to 1 (inputs out of the representable range)")
     return out
 
 
@@ -113,13 +133,14 @@ def evaluate_inputs(inputs: GeneralizationInputs,
     with mpmath.workdps(precision):
         args = [mpmath.mpf(values[s]) for s in GS.ARGUMENTS]
         out = dict(zip(keys, func(*args), strict=True))
-        quantities = {k: _finite(k, out[f"constants.{k}"]) for k in statement.constants}
+        quantities = {k: _finite(k, out[f"constants.{k}"], inputs)
+                      for k in statement.constants}
         quantities["alpha"] = inputs.alpha
         quantities["Phi0"] = inputs.Phi0
         quantities = {k: quantities[k] for k in QUANTITY_KEYS}
-        terms = {k: _finite(k, out[f"terms.{k}"]) for k in statement.terms}
-        bound = {k: _finite(k, out[f"bound.{k}"]) for k in statement.bound}
-        probability = _finite("probability", out["probability"])
+        terms = {k: _finite(k, out[f"terms.{k}"], inputs) for k in statement.terms}
+        bound = {k: _finite(k, out[f"bound.{k}"], inputs) for k in statement.bound}
+        probability = _finite("probability", out["probability"], inputs)
         approximate = {s.name: a for s, a in zip(GS.ARGUMENTS, args, strict=True)}
         conditions = []
         for cond, op, sides, info in conds:

@@ -94,6 +94,9 @@ def test_lecun_init_norms_have_the_lecun_scale():
     ({"hidden_constants": "C_D=0"}, "--hidden-constants"),
     ({"hidden_constants": "nope=2"}, "--hidden-constants"),
     ({"hidden_constants": "C_D"}, "--hidden-constants"),
+    ({"R_X": 1e300}, "--rx"),                         # z beyond the float range
+    ({"R_X": 1e-300}, "--rx"),                        # Lemma 4's second term beyond it
+    ({"alpha": 1e300}, "--alpha"),                    # Lemma 4's first term beyond it
 ])
 def test_bad_input_raises_input_error_naming_the_flag(change, flag):
     with pytest.raises(InputError) as err:
