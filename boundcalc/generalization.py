@@ -149,15 +149,22 @@ _FLAG_OF: dict[str, str] = {
 
 def _finite(name: str, value: mpmath.mpf, expr: sp.Basic, args: Mapping[str, Any]) -> float:
     """``value`` as a float; if it overflows, an :class:`InputError` naming the flag of the
-    largest input that ``expr`` (the expression of ``name``) depends on."""
+    input of ``expr`` (the expression of ``name``) farthest from 1 in magnitude (a huge or a
+    tiny value drives a quantity past the float range)."""
     out = float(value)
     if math.isfinite(out):
         return out
-    names = sorted((s.name for s in expr.free_symbols if s.name in args),
-                   key=lambda n: abs(args[n]), reverse=True)
+
+    def distance(name: str) -> float:
+        size = abs(args[name])
+        return abs(float(mpmath.log10(size))) if size else 0.0
+
+    names = sorted((s.name for s in expr.free_symbols if s.name in args), key=distance,
+                   reverse=True)
     flag = _FLAG_OF.get(names[0], "--N") if names else "--N"
-    raise InputError(flag, f"makes {name} = {out} overflow the float range; give smaller values"
-                           + (f" (largest input of {name}: {names[0]} = "
+    raise InputError(flag, f"makes {name} = {out} overflow the float range; give values "
+                           "closer to 1"
+                           + (f" (most extreme input of {name}: {names[0]} = "
                               f"{mpmath.nstr(args[names[0]], 6)})" if names else ""))
 
 

@@ -101,6 +101,8 @@ def test_lecun_init_norms_have_the_lecun_scale():
     ({"Y": "many"}, "--label-bound"),
     ({"Y": 1e308}, "--label-bound"),  # C_conf = 3 (A + Y) overflows
     ({"R_X": 1e300}, "--rx"),  # z overflows
+    ({"R_X": 1e-300}, "--rx"),  # Lemma 4's second term beyond the float range
+    ({"alpha": 1e300}, "--alpha"),  # Lemma 4's first term beyond it
 ])
 def test_bad_input_raises_input_error_naming_the_flag(change, flag):
     with pytest.raises(InputError) as err:

@@ -105,6 +105,9 @@ def test_prop2_takes_alpha_as_the_cli_does():
     ({"nu": 0}, "nu needs a positive component when --eta is not given"),
     ({"precision": 5}, "precision must be an integer between 10 and 1000, got 5"),
     ({"route": "fast"}, "route must be one of tight, paper, got 'fast'"),
+    ({"T": 0}, "T must be >= 1, got 0"),
+    ({"exact": "yes"}, "exact must be True or False, got 'yes'"),
+    ({"exact": 1}, "exact must be True or False, got 1"),
 ])
 def test_bad_input_raises_input_error_naming_the_keyword(kwargs, message):
     with pytest.raises(InputError) as info:
@@ -169,6 +172,14 @@ def test_a_value_beyond_the_float_range_stays_exact_never_inf():
     assert "e+1794" in res._repr_html_() and ">inf<" not in res._repr_html_()
 
 
+def test_a_value_below_the_float_range_stays_exact_never_zero():
+    res = evaluate("theorem1", nu="1e-300", rho="1e10")
+    step = res.constants["theorem_step_size"]
+    assert isinstance(step, mpmath.mpf) and 0 < step < mpmath.mpf("1e-329")
+    assert res.inputs["eta"] == step and res.verdict == "vacuous"
+    assert "7.010849e-330" in res._repr_html_()
+
+
 # --------------------------------------------------------------------------- sweep
 
 
@@ -208,6 +219,16 @@ def test_sweep_stacks_routes_and_activations():
                                   paper, check_dtype=False)
 
 
+def test_sweep_takes_alpha_for_prop2_as_the_cli_does():
+    df = sweep("prop2", m=2048, alpha=[0.5, 1.5])
+    assert df["alpha"].tolist() == [0.5, 1.5]
+    assert df["verdict"].tolist() == ["guaranteed", "vacuous"]
+    with pytest.raises(InputError, match="^alpha is for prop2 only"):
+        sweep("lemma2", alpha=1)
+    with pytest.raises(InputError, match="^alpha must be > 0, got '-1'"):
+        sweep("prop2", alpha=[1, -1])
+
+
 @pytest.mark.parametrize(("kwargs", "message"), [
     ({"m": [64, 3]}, "m must be a positive even integer (symmetric init), got '3'"),
     ({"m": []}, "m must not be an empty list"),
@@ -217,6 +238,7 @@ def test_sweep_stacks_routes_and_activations():
     ({"route": ["tight", "fast"]}, "route must be one of tight, paper"),
     ({"activation": ["tanh", 3]}, "activation must be tanh, erf"),
     ({"n": "1:2000000:1"}, "n gives 2000000 values, more than the limit"),
+    ({"T": [8, 0]}, "T must be >= 1, got '0'"),
 ])
 def test_bad_sweep_input_raises_input_error_naming_the_keyword(kwargs, message):
     with pytest.raises(InputError) as info:
