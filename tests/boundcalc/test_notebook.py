@@ -220,7 +220,7 @@ def test_sweep_stacks_routes_and_activations():
 
 
 def test_sweep_takes_alpha_for_prop2_as_the_cli_does():
-    df = sweep("prop2", m=2048, alpha=[0.5, 1.5])
+    df = sweep("prop2", m=200000, alpha=[0.5, 1.5])
     assert df["alpha"].tolist() == [0.5, 1.5]
     assert df["verdict"].tolist() == ["guaranteed", "vacuous"]
     with pytest.raises(InputError, match="^alpha is for prop2 only"):
