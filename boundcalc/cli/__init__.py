@@ -128,7 +128,10 @@ class _GuardedStdout:
             raise self._failed(err) from None
 
     def isatty(self) -> bool:
-        return self.stream is not None and self.stream.isatty()
+        try:
+            return self.stream is not None and self.stream.isatty()
+        except (OSError, ValueError):  # a closed stream is no terminal; its write says so
+            return False
 
     def __getattr__(self, name: str) -> Any:
         return getattr(self.stream, name)
