@@ -104,6 +104,11 @@ _CONDITION_COLUMNS = {"cond_width": "width", "cond_alpha_square": "alpha_sq",
                       "cond_bound_positive": "bound_pos",
                       "cond_lemma4_applies": "lemma4_applies"}
 
+#: Table header of the free-yardstick columns of the training bounds' rows (the verdict is
+#: printed inside ``holds``).
+_YARDSTICK_COLUMNS = {"initial_loss": "R̂(θ_0)", "free_bound": "free_bound",
+                      "free_bound_key": "binds", "bound_over_free_bound": "bound/free"}
+
 
 @contextlib.contextmanager
 def _run_directory_errors() -> Iterator[None]:
@@ -323,12 +328,21 @@ def validate(
         shown = ["statement", "name", "method", "count", "measured", "bound", "ratio", "holds"]
         if any("a_posteriori_bound" in r for r in rows):
             shown.append("a_posteriori_bound")
+        if any("verdict" in r for r in rows):
+            shown += list(_YARDSTICK_COLUMNS)
         conditions = [c for c in _CONDITION_COLUMNS if any(c in r for r in rows)]
         if conditions:
             shown[1:1] = ["seed"]
             shown.remove("count")
             shown += ["conditions_hold", *conditions]
-        frame = pd.DataFrame(rows).reindex(columns=shown).rename(columns=_CONDITION_COLUMNS)
+        from boundcalc.validation_summary import YARDSTICK_SYMBOL
+
+        table_rows = [{**r, "holds": validation.holds_text(r["holds"], r.get("verdict")),
+                       "free_bound_key": YARDSTICK_SYMBOL.get(r.get("free_bound_key"),
+                                                              r.get("free_bound_key"))}
+                      for r in rows]
+        frame = (pd.DataFrame(table_rows).reindex(columns=shown)
+                 .rename(columns={**_CONDITION_COLUMNS, **_YARDSTICK_COLUMNS}))
         sys.stdout.write(render_frame(frame, "table", max_rows=None,
                                       title=f"measured vs bound on {settings.device}"))
         verdict = ("no violation" if not violations else
@@ -337,6 +351,11 @@ def validate(
         if not_applicable:
             verdict += (f" ({len(not_applicable)} measurement(s) above a bound whose conditions "
                         f"fail: not applicable)")
+        vacuous = [r for r in rows if r.get("verdict") == "vacuous"]
+        if vacuous:
+            verdict += (f"; {len(vacuous)} bound(s) VACUOUS: at or above their free yardstick "
+                        f"(free_bound; binds: which one), so a measurement under them says "
+                        f"nothing about the theorem")
         for row in rows:
             if "not_applicable" in row:
                 sys.stdout.write(f"{row['statement']} seed {row.get('seed')} {row['name']} "
