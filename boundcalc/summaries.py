@@ -13,7 +13,9 @@ From the finished cells of a run (:class:`boundcalc.runs.StoredRun`) this module
   min validation loss and the max loss gradient (geometric mean and interval of the first two,
   as drawn), and the memory per sample (no bound is stored);
 * **table1** (per (d_m, N)): the lowest test loss and its epoch (one run per cell, so no CI) next
-  to the Theorem 5 bound and the number of Lemma 4 conditions that hold;
+  to the Theorem 5 bound, its verdict against the free yardstick (the held-out loss of the zero
+  predictor and of the model at initialization, :func:`table1_row`) and the number of Lemma 4
+  conditions that hold;
 * **tsweep** (per width m and sequence length T): figure1's three metrics, mean and 95 % CI over
   seeds, next to the same bounds at that T (flat in T: no Transformer bound contains T), and per
   (metric, m) the slope of log(metric) in log T — fitted per seed, mean ± 95 % Student-t CI over
@@ -47,10 +49,12 @@ from boundcalc.runs import (
     revive,
 )
 from boundcalc.stats import fit_slope, geometric_mean_ci95, mean_ci95
+from boundcalc.validation_summary import yardstick_fields
 
 __all__ = ["FIGURE1_THEORY", "FIGURE2_BLOCK", "figure1_slopes", "figure1_theory",
            "summarize_figure1", "summarize_figure1_records", "summarize_figure2",
-           "summarize_figure2_records", "summarize_table1", "summarize_tsweep",
+           "summarize_figure2_records", "summarize_table1", "summarize_tsweep", "table1_row",
+           "TABLE1_VERDICT_KEYS",
            "summarize_tsweep_records", "tsweep_slopes", "TSWEEP_METRICS"]
 
 #: Panel of figure 1 → the calculator's quantity it is compared with.
@@ -217,7 +221,8 @@ def summarize_figure2_records(records: Sequence[Mapping[str, Any]],
 
 
 def summarize_table1(run: StoredRun) -> list[dict[str, Any]]:
-    """One row per finished (d_m, N) cell: the columns of the run's ``table1.csv``.
+    """One row per finished (d_m, N) cell: the columns of the run's ``table1.csv``
+    (:func:`table1_row`).
 
     Example:
         >>> cell = {k: 0 for k in TABLE1_KEYS} | {"d_m": 16, "N": 64, "wall_s": 1.0}
@@ -225,7 +230,51 @@ def summarize_table1(run: StoredRun) -> list[dict[str, Any]]:
         >>> list(summarize_table1(StoredRun("r", Path("."), "table1", {}, [cell]))[0])[:3]
         ['d_m', 'N', 'lowest_test_loss']
     """
-    return [{k: r.get(k) for k in TABLE1_KEYS} for r in run.records]
+    return [table1_row(r) for r in run.records]
+
+
+#: The columns of a table1 row after the stored cell's (:data:`TABLE1_KEYS`): the Theorem 5 bound
+#: against its free yardstick (:func:`table1_row`).
+TABLE1_VERDICT_KEYS = ("zero_predictor_test_loss", "initial_test_loss", "theorem5_free_bound",
+                       "theorem5_free_bound_key", "theorem5_verdict", "under_bound")
+
+#: The held-out logistic loss of the zero predictor (logit 0 on every sample): log 2, exactly.
+#: Cells written before table 1 measured it get this value.
+ZERO_LOGIT_LOSS = math.log(2.0)
+
+
+def table1_row(record: Mapping[str, Any]) -> dict[str, Any]:
+    """A table1 cell as a row of ``table1.csv``: :data:`TABLE1_KEYS`, then the Theorem 5 bound
+    against its free yardstick — the smaller of the held-out loss of the zero predictor (the
+    logistic loss at logit 0, log 2; measured by the run, log 2 for cells written before) and of
+    the model at initialization (epoch 0; absent from older cells). ``theorem5_verdict``:
+    ``vacuous`` (bound ≥ yardstick), else ``not_guaranteed`` (a Lemma 4 condition fails, or Lemma
+    4 does not apply: GD on the cross-entropy), else ``informative``. ``under_bound``: ``yes`` or
+    ``no`` (lowest test loss ≤ bound) with that verdict beside it, never alone.
+
+    Example:
+        >>> cell = {"theorem5_bound": 640.0, "lowest_test_under_bound": True,
+        ...         "initial_test_loss": 0.70, "zero_predictor_test_loss": 0.6931}
+        >>> row = table1_row(cell)
+        >>> row["under_bound"], row["theorem5_free_bound_key"]
+        ('yes, vacuous', 'zero_predictor_test_loss')
+    """
+    row: dict[str, Any] = {k: record.get(k) for k in TABLE1_KEYS}
+    zero = revive(record.get("zero_predictor_test_loss", ZERO_LOGIT_LOSS))
+    initial = revive(record.get("initial_test_loss"))
+    bound = revive(record.get("theorem5_bound"))
+    conditions = (bool(record.get("all_conditions_hold"))
+                  and bool(record.get("lemma4_applies", False)))
+    fields = yardstick_fields(bound, {"zero_predictor_test_loss": zero,
+                                      "initial_test_loss": initial}, conditions)
+    finite = isinstance(bound, (int, float)) and math.isfinite(bound)
+    under = "yes" if record.get("lowest_test_under_bound") else "no"
+    row.update({"zero_predictor_test_loss": zero, "initial_test_loss": initial,
+                "theorem5_free_bound": fields["free_bound"],
+                "theorem5_free_bound_key": fields["free_bound_key"],
+                "theorem5_verdict": fields["verdict"] if finite else None,
+                "under_bound": f"{under}, {fields['verdict']}" if finite else "no bound"})
+    return row
 
 
 #: The T sweep's quantities: figure 1's three, and the minimum training loss relative to the
