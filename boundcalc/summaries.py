@@ -54,7 +54,7 @@ from boundcalc.validation_summary import yardstick_fields
 __all__ = ["FIGURE1_THEORY", "FIGURE2_BLOCK", "figure1_slopes", "figure1_theory",
            "summarize_figure1", "summarize_figure1_records", "summarize_figure2",
            "summarize_figure2_records", "summarize_table1", "summarize_tsweep", "table1_row",
-           "TABLE1_VERDICT_KEYS",
+           "TABLE1_VERDICT_KEYS", "INITIAL_LOSS_COLUMNS", "initial_loss_columns",
            "summarize_tsweep_records", "tsweep_slopes", "TSWEEP_METRICS"]
 
 #: Panel of figure 1 → the calculator's quantity it is compared with.
@@ -65,15 +65,15 @@ FIGURE2_BLOCK = {"transformer": "W", "indrnn": "u"}
 
 
 def figure1_theory(m: int, params: Mapping[str, Any]) -> dict[str, float]:
-    """ε_lin, ε_app (at n samples) and Theorem 1's min-iterate bound (at the n_train training
-    samples) at width m — the calculator, as
-    :func:`boundcalc.validators.experiments.figure1.theory_curves`.
+    """ε_lin, ε_app (at n samples) and Theorem 1's min-iterate bound with its free bounds B²
+    (``trivial_bound_B2``) and Y² (``initial_loss_bound``) (at the n_train training samples) at
+    width m — the calculator, as :func:`boundcalc.validators.experiments.figure1.theory_curves`.
 
     Example:
         >>> p = {"n": 256, "val_fraction": 0.2, "d": 8, "T": 16, "delta": "0.05", "steps": 100,
         ...      "rho": [3.0, 3.0, 3.0], "nu": [3.0, 3.0, 3.0], "activation": "tanh"}
         >>> sorted(figure1_theory(8, p))
-        ['eps_app', 'eps_lin', 'min_iterate']
+        ['eps_app', 'eps_lin', 'initial_loss_bound', 'min_iterate', 'trivial_bound_B2']
     """
     from boundcalc.api import evaluate
     from boundcalc.params import validate
@@ -84,7 +84,8 @@ def figure1_theory(m: int, params: Mapping[str, Any]) -> dict[str, float]:
     n = int(params["n"])
     n_train = n - int(float(params["val_fraction"]) * n)
     out = {}
-    for count, keys in ((n, ("eps_lin", "eps_app")), (n_train, ("min_iterate",))):
+    for count, keys in ((n, ("eps_lin", "eps_app")),
+                        (n_train, ("min_iterate", "trivial_bound_B2", "initial_loss_bound"))):
         res = evaluate("theorem1", validate(
             m=int(m), n=count, d=params["d"], T=params["T"], delta=params["delta"],
             rho=text(params["rho"]), nu=text(params["nu"]), steps=params["steps"],
@@ -146,8 +147,52 @@ def summarize_figure1_records(records: Sequence[Mapping[str, Any]],
         curves = figure1_theory(m, params)
         for key in metrics:
             row[f"{key}_theory"] = curves[FIGURE1_THEORY[key]]
+        row.update(initial_loss_columns(cell, curves))
         rows.append(row)
     return rows
+
+
+#: Figure 1's and the T sweep's columns of panel (c)'s free yardstick
+#: (:func:`initial_loss_columns`).
+INITIAL_LOSS_COLUMNS = ("initial_train_loss_mean", "initial_train_loss_ci95",
+                        "initial_train_loss_gmean", "initial_train_loss_gci_low",
+                        "initial_train_loss_gci_high", "trivial_bound_B2", "initial_loss_bound",
+                        "min_train_loss_free_bound", "min_train_loss_free_bound_key",
+                        "min_train_loss_verdict")
+
+
+def initial_loss_columns(cell: Sequence[Mapping[str, Any]],
+                         curves: Mapping[str, float]) -> dict[str, Any]:
+    """Panel (c)'s free yardstick at one width (:data:`INITIAL_LOSS_COLUMNS`): the measured
+    training loss at initialization R̂(θ_0) over seeds (``initial_train_loss``: mean, CI,
+    geometric mean and interval; absent from cells written without it), B² and Y² of the same
+    evaluation as the bound, and Theorem 1's min-iterate bound against the smallest of B², Y²
+    and every seed's R̂(θ_0) (``min_train_loss_free_bound``, ``…_key``, ``…_verdict``; k = 0 is
+    an iterate, so min_k R̂(θ_k) ≤ R̂(θ_0) with no theorem).
+
+    Example:
+        >>> cols = initial_loss_columns([{"initial_train_loss": 0.004},
+        ...                              {"initial_train_loss": 0.009}],
+        ...                             {"min_iterate": 8960.0, "trivial_bound_B2": 648.3,
+        ...                              "initial_loss_bound": 81.0})
+        >>> cols["min_train_loss_free_bound"], cols["min_train_loss_verdict"]
+        (0.004, 'vacuous')
+    """
+    out: dict[str, Any] = {"trivial_bound_B2": curves["trivial_bound_B2"],
+                           "initial_loss_bound": curves["initial_loss_bound"]}
+    free = {"trivial_bound_B2": curves["trivial_bound_B2"],
+            "initial_loss_bound": curves["initial_loss_bound"]}
+    if cell and all("initial_train_loss" in r for r in cell):
+        values = [revive(r["initial_train_loss"]) for r in cell]
+        mean, ci, _ = mean_ci95(values)
+        out.update({"initial_train_loss_mean": mean, "initial_train_loss_ci95": ci,
+                    **_geometric("initial_train_loss", values)})
+        free["initial_loss"] = min(values)
+    fields = yardstick_fields(curves["min_iterate"], free)
+    out.update({"min_train_loss_free_bound": fields["free_bound"],
+                "min_train_loss_free_bound_key": fields["free_bound_key"],
+                "min_train_loss_verdict": fields["verdict"]})
+    return out
 
 
 def figure1_slopes(summary: Sequence[Mapping[str, Any]]) -> list[dict[str, Any]]:
@@ -336,6 +381,7 @@ def summarize_tsweep_records(records: Sequence[Mapping[str, Any]],
             for key in TSWEEP_METRICS:
                 row[f"{key}_theory"] = (curves[FIGURE1_THEORY[key]] if key in FIGURE1_THEORY
                                         else math.nan)
+            row.update(initial_loss_columns(cell, curves))
             rows.append(row)
     return rows
 
