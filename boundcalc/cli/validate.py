@@ -333,6 +333,8 @@ def validate(
             shown.append("a_posteriori_bound")
         if any("verdict" in r for r in rows):
             shown += list(_YARDSTICK_COLUMNS)
+        if any("free_cap" in r for r in rows):
+            shown += ["free_cap", "bound_over_free_cap"]
         conditions = [c for c in _CONDITION_COLUMNS if any(c in r for r in rows)]
         if conditions:
             shown[1:1] = ["seed"]
@@ -345,7 +347,8 @@ def validate(
                                                               r.get("free_bound_key"))}
                       for r in rows]
         frame = (pd.DataFrame(table_rows).reindex(columns=shown)
-                 .rename(columns={**_CONDITION_COLUMNS, **_YARDSTICK_COLUMNS}))
+                 .rename(columns={**_CONDITION_COLUMNS, **_YARDSTICK_COLUMNS,
+                                  "bound_over_free_cap": "bound/cap"}))
         sys.stdout.write(render_frame(frame, "table", max_rows=None,
                                       title=f"measured vs bound on {settings.device}"))
         verdict = ("no violation" if not violations else
@@ -354,6 +357,10 @@ def validate(
         if not_applicable:
             verdict += (f" ({len(not_applicable)} measurement(s) above a bound whose conditions "
                         f"fail: not applicable)")
+        capped = [r for r in rows if (r.get("bound_over_free_cap") or 0) > 1]
+        if capped:
+            verdict += (f"; {len(capped)} constant bound(s) above their free cap (free_cap: "
+                        f"what holds without the lemma)")
         vacuous = [r for r in rows if r.get("verdict") == "vacuous"]
         if vacuous:
             verdict += (f"; {len(vacuous)} bound(s) VACUOUS: at or above their free yardstick "
