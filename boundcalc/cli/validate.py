@@ -38,7 +38,9 @@ _VALIDATE_HELP = """Check the bounds against the real model: adversarial searche
 and the tight route's constants on the head-average event), probability checks over many inits
 (Definition 1 and the head-average event, Lemma 5 with d and d-free attention parts),
 T-independence (Remark 3) and real ProjGD / ProjSGD runs against both proof routes (Theorem 1,
-Proposition 1). Prints measured vs bound with their ratio, writes
+Proposition 1). Prints measured vs bound with their ratio (for the training bounds also the
+run's measured loss at initialization R0, the free yardstick min(B^2, Y^2, R0) the bound must beat
+to say anything, and the verdict beside holds: "true, vacuous"), writes
 a run directory (config.json, one file per finished cell, results.csv / results.json) and exits 1
 if any measurement exceeds its bound (generalization: only if its conditions hold, see below).
 Re-running with the same --out resumes: finished cells are
