@@ -343,7 +343,12 @@ def measure_theorem1(*, m: int, n: int, d: int, T: int, rho=2.0, nu=1.0, delta: 
     stated; ``a_posteriori_bound`` = the route's expressions with the seed's measured geometry
     (u0_rms = √((1/m)Σ_i ‖U_i(0)‖²) on the tight route, u0_max = max_i ‖U_i(0)‖ on the paper
     route, max token norm, max query norm and g_max = x_max²; theory/aposteriori.py), and
-    ``a_posteriori_ratio`` the worst measured/a-posteriori ratio.
+    ``a_posteriori_ratio`` the worst measured/a-posteriori ratio. Each record is also judged
+    against its free yardstick (:func:`_free_bounds`; B² alone for the average iterate):
+    ``initial_loss`` (the run's measured R̂(θ_0), smallest over the seeds), ``trivial_bound_B2``,
+    ``initial_loss_bound`` (Y²), ``free_bound``, ``free_bound_key``, ``bound_over_free_bound``,
+    ``verdict`` / ``a_posteriori_verdict`` (:data:`boundcalc.validation_summary.MEASURED_VERDICTS`),
+    ``conditions_hold`` and ``guaranteed`` (the verdict is ``informative``).
     """
     return _training_measurement(
         "theorem1", m=m, n=n, d=d, T=T, rho=rho, nu=nu, delta=delta, activation=activation,
