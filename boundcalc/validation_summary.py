@@ -140,9 +140,7 @@ def summary_rows(records: list[dict]) -> list[dict]:
                "holds": all(bool(r["holds"]) for r in recs)}
         if "a_posteriori_bound" in worst:
             row["a_posteriori_bound"] = worst["a_posteriori_bound"]
-        for key in ("free_cap", "bound_over_free_cap"):
-            if key in worst:
-                row[key] = worst[key]
+        row.update({k: worst[k] for k in ("free_cap", "bound_over_free_cap") if k in worst})
         if "not_applicable" in worst:
             row["not_applicable"] = worst["not_applicable"]
         row.update(_yardstick_row(recs))
