@@ -87,6 +87,7 @@ from boundcalc.validation_settings import (
     resolve_device,
 )
 from boundcalc.validation_summary import (
+    holds_text,
     is_not_applicable,
     is_violation,
     summary_rows,
@@ -95,7 +96,7 @@ from boundcalc.validation_summary import (
 
 __all__ = ["DEFAULT_INDRNN_ALPHA", "EFFORT", "GENERALIZATION", "INDRNN", "MAX_VALIDATION_WIDTH",
            "STATEMENTS", "GeneralizationSettings", "ValidationSettings", "batch_size_note",
-           "expand_statements", "is_not_applicable", "is_violation",
+           "expand_statements", "holds_text", "is_not_applicable", "is_violation",
            "make_generalization_settings", "make_settings", "resolve_device", "run_validation",
            "summary_rows", "violation_warning"]
 
@@ -125,7 +126,10 @@ def _cell_line(cell: list[dict], seconds: float) -> str:
     unbounded = sum("not_applicable" in r for r in cell)
     if unbounded:
         line += f" ({unbounded} bound(s) <= 0: not applicable, no ratio)"
-    if any("conditions_hold" in r for r in cell):
+    vacuous = sum(r.get("verdict") == "vacuous" for r in cell)
+    if vacuous:
+        line += f", {vacuous} bound(s) vacuous (at or above their free yardstick)"
+    if any("failing" in r for r in cell):
         failing = sorted({f for r in cell for f in r["failing"].split(",") if f != "none"})
         line += (", every condition holds" if not failing else
                  f", failing conditions: {', '.join(failing)}")

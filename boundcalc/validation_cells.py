@@ -144,7 +144,9 @@ def _prop2_cell(s: ValidationSettings, seed: int, alpha: float) -> list[dict]:
     u_max = alpha + s.rho[1] / math.sqrt(s.m)
     return [{"name": f"prop2.{r['quantity']}", "method": "boundary_point",
              "measured": r["measured"], "bound": r["bound"], "ratio": r["ratio"],
-             "holds": bool(r["measured"] <= r["bound"]), "alpha": alpha, "u_max": u_max,
+             "holds": bool(r["measured"] <= r["bound"]),
+             **{k: r[k] for k in ("free_cap", "bound_over_free_cap") if k in r},
+             "alpha": alpha, "u_max": u_max,
              "m": s.m, "d": s.d, "T": s.T, "activation": s.activation, "device": s.device,
              "dtype": s.dtype} for r in rows]
 

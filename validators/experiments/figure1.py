@@ -27,9 +27,11 @@ y_j = f*_M(X_j) are drawn. For every width m one *cell* (seed, m) draws a symmet
 Each finished cell is written atomically to the run directory and skipped on re-run. The run
 writes ``results.csv`` (cells), ``summary.csv`` (per width: mean and 95 % Student-t CI over seeds
 of the three metrics, and the theory curves ε_lin, ε_app and Theorem 1's min-iterate bound from
-:func:`boundcalc.api.evaluate`), ``slopes.csv`` (log–log least-squares slope of the per-width
-means with its 95 % CI, per panel), ``figure1.png`` / ``figure1.pdf`` (three panels against m,
-measurements and theory on the same axes) and ``figure1_table.tex`` (booktabs).
+:func:`boundcalc.api.evaluate`, with that bound's free yardsticks: the measured R̂(θ_0), Y², B² and
+its verdict, :func:`boundcalc.summaries.initial_loss_columns`), ``slopes.csv`` (log–log
+least-squares slope of the per-width means with its 95 % CI, per panel), ``figure1.png`` /
+``figure1.pdf`` (three panels against m, measurements and theory on the same axes, panel (c) with
+the measured R̂(θ_0) and Y²; panel (d) the ratios) and ``figure1_table.tex`` (booktabs).
 """
 
 from __future__ import annotations

@@ -1,8 +1,10 @@
-"""The sequence-length sweep: Theorem 1's regime at fixed width m, T ∈ {4, 16, 64, 256, 1024}.
+"""The sequence-length sweep: Theorem 1's setting at fixed width m, T ∈ {4, 16, 64, 256, 1024}.
 
 The paper's claim (ii) — the optimization error does not depend on the sequence length T — is
 tested in the paper only outside Theorem 1's regime (Figure 2: no projection, against the IndRNN).
-This experiment measures it where Theorem 1 applies: Figure 1's teacher–student protocol
+This experiment measures it in Theorem 1's setting (though at widths where its bound is above the
+free yardstick min(B², Y², R̂(θ_0)), so vacuous; the summary says so per row,
+``min_train_loss_verdict``): Figure 1's teacher–student protocol
 (:mod:`boundcalc.validators.experiments.figure1`: transport teacher, clipped Gaussian tokens,
 ProjGD on Ω_ρ, the gradient-aligned boundary point, the transported parameters), with the width m
 fixed per panel and T swept.

@@ -82,8 +82,10 @@ def test_quick_preset_writes_every_output_with_negative_slopes(quick_run):
     assert table.count("\\begin{tabular}") == table.count("\\end{tabular}") == 1
     body = [line for line in table.splitlines() if line.endswith("\\\\")]
     assert len(body) == 2 + len(cfg.widths) + 1          # two header rows, widths, slopes
-    # m, three (measured, bound) groups and the other alignment: the format changed on purpose
-    assert all(line.count("&") == 7 for line in body[1:])
+    # m, three (measured, bound) groups with R(theta_0) in (c)'s, and the other alignment: the
+    # format changed on purpose
+    assert all(line.count("&") == 8 for line in body[1:])
+    assert "\\hat{R}(\\theta_0)" in body[1]
     assert body[-1].startswith("slope & ") and "\\varepsilon_{\\mathrm{lin}}" in body[1]
     assert not E_NOTATION.search(table) and "e+" not in table
     assert (out / "figure1.png").read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
@@ -93,6 +95,21 @@ def test_quick_preset_writes_every_output_with_negative_slopes(quick_run):
     config = json.loads((out / "config.json").read_text())
     assert config["parameters"]["preset"] == "quick"
     assert config["parameters"]["steps"] == cfg.steps
+
+
+def test_panel_c_bound_is_judged_against_the_measured_initial_loss_and_y2(quick_run):
+    out, _ = quick_run
+    cells = _rows(out / "results.csv")
+    for row in _rows(out / "summary.csv"):
+        initial = [float(c["initial_train_loss"]) for c in cells if c["m"] == row["m"]]
+        assert float(row["initial_train_loss_mean"]) == pytest.approx(
+            sum(initial) / len(initial), rel=1e-12)
+        # k = 0 is an iterate: the measured R(theta_0) binds, far under Y^2 = 81 and B^2
+        assert float(row["min_train_loss_free_bound"]) == min(initial)
+        assert row["min_train_loss_free_bound_key"] == "initial_loss"
+        assert float(row["initial_loss_bound"]) == 81.0 < float(row["trivial_bound_B2"])
+        assert float(row["min_train_loss_theory"]) > float(row["initial_loss_bound"])
+        assert row["min_train_loss_verdict"] == "vacuous"
 
 
 def test_interrupted_quick_run_resumes_to_the_same_summary(quick_run, tmp_path):
