@@ -4,7 +4,7 @@
 ``precision`` significant digits. The inputs (:class:`boundcalc.params.Inputs`) are exact decimal
 strings, so ``δ = 0.05`` is 1/20 rounded once to the working precision, not its binary float; the
 conditions are decided exactly with :class:`fractions.Fraction` where every value is rational.
-The result, :class:`Evaluation`, carries the verdict against the trivial bound B² and the
+The result, :class:`Evaluation`, carries the verdict against the free bound min(B², Y²) and the
 overflow contract (a value beyond float64 is text, never ``inf``); ``to_dict()`` is the JSON
 contract. Where the generated code divides by zero (a quantity undefined at the point) each
 expression is evaluated on its own from exact sympy values. Nothing here imports torch.
@@ -45,8 +45,8 @@ from boundcalc.version import __version__
 __all__ = ["AVERAGE_BOUND", "DRIFT_BOUNDS", "FLOAT_MAX", "FREE_BOUND_KEYS", "FREE_BOUND_TEXT",
            "INITIAL_LOSS_KEY", "OVERFLOW", "TRIVIAL_KEY", "VERDICTS", "VERDICT_BOUND",
            "ConditionResult", "Evaluation", "Number", "evaluate", "free_bound_of",
-           "has_verdict", "mp_arguments", "overflow_text", "overflows", "show_number",
-           "symbol_values", "verdict_column"]
+           "has_verdict", "mp_arguments", "out_of_range", "overflow_text", "overflows",
+           "show_number", "symbol_values", "underflows", "verdict_column"]
 
 #: Verdicts of a statement whose constants include the free bounds B² and Y² (see
 #: :attr:`Evaluation.verdict`): every condition holds and min_iterate < min(B², Y²); every
@@ -82,12 +82,38 @@ def overflows(value: Any) -> bool:
     return bool(mpmath.isinf(mp) or abs(mp) > FLOAT_MAX)
 
 
-def overflow_text(value: Any) -> str:
-    """Exact value of an overflowing quantity in scientific notation, as text (7 digits).
+def underflows(value: Any) -> bool:
+    """Whether a (finite) mpmath / exact value is nonzero but below the float64 range, i.e.
+    ``float`` of it would be 0.0 (η* = 7.09e-900 is not η = 0).
 
     Example:
-        >>> overflow_text(mpmath.mpf(2) ** 2048)
-        '3.231701e+616'
+        >>> underflows(mpmath.mpf(10) ** -400), underflows(mpmath.mpf(10) ** -300), underflows(0)
+        (True, False, False)
+    """
+    if value is None or isinstance(value, (bool, str)):
+        return False
+    try:
+        mp = mpmath.mpf(value) if not isinstance(value, mpmath.mpf) else value
+    except (TypeError, ValueError):
+        return False
+    if not mpmath.isfinite(mp) or mp == 0:
+        return False
+    return float(mp) == 0.0
+
+
+def out_of_range(value: Any) -> bool:
+    """Whether float64 cannot hold ``value``: it :func:`overflows` or :func:`underflows`; such a
+    value is shown as the text of its exact value (:func:`overflow_text`), never as a float."""
+    return overflows(value) or underflows(value)
+
+
+def overflow_text(value: Any) -> str:
+    """Exact value of a quantity beyond (or, nonzero, below) the float range in scientific
+    notation, as text (7 digits).
+
+    Example:
+        >>> overflow_text(mpmath.mpf(2) ** 2048), overflow_text(mpmath.mpf(2) ** -2048)
+        ('3.231701e+616', '3.094346e-617')
     """
     mp = mpmath.mpf(value)
     if mpmath.isinf(mp):
@@ -269,21 +295,23 @@ class Evaluation:
         """JSON-ready dict with keys statement, inputs, constants, terms, bound, conditions,
         probability, version (floats are finite). A quantity beyond the float range is the text of
         its exact value (``"1.234567e+612"``), and the dict then also has ``verdict: "overflow"``
-        and ``overflow``, the list of those quantities (:attr:`overflow`)."""
+        and ``overflow``, the list of those quantities (:attr:`overflow`). A nonzero quantity
+        below the float range (float64 would round it to 0.0) is the text of its exact value too
+        (``"7.094503e-900"``), without changing the verdict."""
         if self.exact is not None:
             return self.exact.to_dict()
 
         def one(v: Any) -> float | str | None:
             if v is None:
                 return None
-            return overflow_text(v) if overflows(v) else float(v)
+            return overflow_text(v) if out_of_range(v) else float(v)
 
         def fl(group: dict[str, Number | None]) -> dict[str, float | str | None]:
             return {k: one(v) for k, v in group.items()}
 
         over = self.overflow
         head: dict[str, Any] = {"verdict": OVERFLOW, "overflow": list(over)} if over else {}
-        inputs = {k: (overflow_text(v) if overflows(v) else v) for k, v in self.inputs.items()}
+        inputs = {k: (overflow_text(v) if out_of_range(v) else v) for k, v in self.inputs.items()}
         return {
             **head,
             "statement": {
@@ -309,13 +337,13 @@ class Evaluation:
 
     def floats(self) -> Evaluation:
         """This result with every number a Python float (the inputs already are); a quantity
-        beyond the float range keeps its mpmath value (never ``inf``), None stays None.
-        :attr:`exact` holds this mpmath result."""
+        beyond the float range, or nonzero below it, keeps its mpmath value (never ``inf``, never
+        a 0.0 that is not zero), None stays None. :attr:`exact` holds this mpmath result."""
         if self.exact is not None:
             return self
 
         def one(v: Any) -> Any:
-            return v if v is None or overflows(v) else float(v)
+            return v if v is None or out_of_range(v) else float(v)
 
         def group(values: dict[str, Any]) -> dict[str, Any]:
             return {k: one(v) for k, v in values.items()}
@@ -369,7 +397,7 @@ class Evaluation:
                 return "PASS" if value else "FAIL"
             if value is None:
                 return "undefined"
-            if overflows(value):
+            if out_of_range(value):
                 return overflow_text(value)
             if isinstance(value, mpmath.mpf):
                 value = float(value)
@@ -501,8 +529,10 @@ def evaluate(name: str, inputs: Inputs, precision: int = DEFAULT_PRECISION) -> E
             values = _evaluate_exactly(name, inputs, star, precision)
         out = dict(zip(st.keys, values, strict=True))
         result_inputs = inputs.as_dict()
-        if star:
-            eta_used, source = float(out[f"constants.{STEP_KEY}"]), "theorem step size eta*"
+        if star:  # mpmath where float64 cannot hold it (to_dict: its exact text)
+            step = out[f"constants.{STEP_KEY}"]
+            eta_used = step if out_of_range(step) else float(step)
+            source = "theorem step size eta*"
         elif inputs.eta is not None:
             eta_used, source = float(args["eta"]), "given"
         else:
@@ -511,7 +541,7 @@ def evaluate(name: str, inputs: Inputs, precision: int = DEFAULT_PRECISION) -> E
         result_inputs["eta_source"] = source
         for sym_name in ("sigma0", "sigma1", "sigma2"):  # mpmath where beyond the float range
             sigma = args[sym_name]
-            result_inputs[sym_name] = sigma if overflows(sigma) else float(sigma)
+            result_inputs[sym_name] = sigma if out_of_range(sigma) else float(sigma)
         constants = {k: out[f"constants.{k}"] for k in st.constants}
         terms = {k: out[f"terms.{k}"] for k in st.terms}
         bound = {k: out[f"bound.{k}"] for k in st.bound}

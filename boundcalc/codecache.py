@@ -8,7 +8,8 @@ cache off). The key (:func:`code_key`) hashes every ``theory`` source file, the 
 (:mod:`boundcalc.evaluator` and this module), sympy's version, the Python version and
 :data:`CODE_FORMAT`, so a changed theory file is never served stale code. Each file is sealed with
 the key and the hash of its body and read back only when both match; code is executed only from a
-folder private to this user. Folders of other keys untouched for a week are pruned.
+folder private to this user, below folders that only this user or root can change
+(:func:`boundcalc.files.untrusted_reason`). Folders of other keys untouched for a week are pruned.
 """
 
 from __future__ import annotations
@@ -22,7 +23,7 @@ from collections.abc import Callable
 from functools import cache
 from pathlib import Path
 
-from boundcalc.files import cache_root, fallback_cache_root, private_folder, write_atomic
+from boundcalc.files import cache_root, fallback_cache_root, make_private_folder, write_atomic
 from boundcalc.version import __version__
 
 __all__ = ["CODE_FORMAT", "code_key", "generated", "read_cached", "seal", "unseal",
@@ -72,14 +73,12 @@ def _folder() -> Path | None:
         return None
     for root in dict.fromkeys([primary, fallback_cache_root()]):
         folder = root / code_key()
-        try:
-            if not folder.exists():
-                folder.mkdir(mode=0o700, parents=True)
-                _prune(root, keep=folder.name)
-        except OSError:
+        fresh = not folder.exists()
+        if make_private_folder(folder) is not None:   # not creatable, or others could change it
             continue
-        if private_folder(folder):
-            return folder
+        if fresh:
+            _prune(root, keep=folder.name)
+        return folder
     return None
 
 

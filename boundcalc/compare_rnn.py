@@ -1,11 +1,13 @@
 """Transformer (Theorem 1) next to IndRNN (Proposition 2) as the sequence length T grows.
 
-Two evaluators, no torch:
+Three evaluators, no torch:
 
 * :func:`evaluate_prop2` — Proposition 2 at one parameter point for any Rademacher scale α of the
   recurrent weights (the registered statement ``prop2`` fixes the authors' α = 3/2, since α is not
   one of :data:`boundcalc.api.ARGUMENTS`). Same :class:`boundcalc.api.Evaluation` contract as
   :func:`boundcalc.api.evaluate`.
+* :func:`evaluate_prop2_grid` — the same over a numpy grid with α an axis too (``sweep prop2
+  --alpha``), as :func:`boundcalc.evaluator.evaluate_grid`.
 * :func:`compare_rnn` — one row per T: Theorem 1's ``min_iterate`` (identical for every T, Remark 3)
   and Proposition 2's (flat below the cutoff σ₁(α + ρ_u/√m) < 1, exponential past it).
 
@@ -37,8 +39,8 @@ from boundcalc.api import (
     _condition_detail,
     _to_mpf,
     evaluate,
+    out_of_range,
     overflow_text,
-    overflows,
     symbol_values,
 )
 from boundcalc.evaluator import (
@@ -155,11 +157,13 @@ def evaluate_prop2(inputs: Inputs, alpha: str | float = DEFAULT_ALPHA,
         out = dict(zip(keys, func(*args), strict=True))
         result_inputs = inputs.as_dict()
         result_inputs["alpha"] = float(values[ALPHA])
-        result_inputs["eta"] = float(args[eta_index])
+        eta_used = args[eta_index]  # mpmath where float64 cannot hold it (to_dict: its text)
+        result_inputs["eta"] = eta_used if out_of_range(eta_used) else float(eta_used)
         result_inputs["eta_source"] = ("given" if inputs.eta is not None
                                        else "proposition step size eta*")
         for name in ("sigma0", "sigma1", "sigma2"):
-            result_inputs[name] = float(args[ARGUMENTS.index(getattr(S, name))])
+            sigma = args[ARGUMENTS.index(getattr(S, name))]
+            result_inputs[name] = sigma if out_of_range(sigma) else float(sigma)
         constants = {k: +out[f"constants.{k}"] for k in statement.constants}
         terms = {k: +out[f"terms.{k}"] for k in statement.terms}
         bound = {k: +out[f"bound.{k}"] for k in statement.bound}
@@ -172,6 +176,74 @@ def evaluate_prop2(inputs: Inputs, alpha: str | float = DEFAULT_ALPHA,
         conditions.append(ConditionResult(cond.name, holds, _condition_detail(cond, values, holds)))
     return Evaluation(statement, result_inputs, constants, terms, bound, probability,
                       tuple(conditions), precision)
+
+
+@cache
+def _prop2_grid_functions(star: bool) -> tuple[tuple[str, ...], Any, tuple[str, ...], Any]:
+    """Proposition 2 with symbolic α for numpy grids: its keys, the numpy function of
+    ARGUMENTS + (α,) returning every expression (η replaced by η* when ``star``), the names of
+    its conditions and their numpy function."""
+    statement = prop2(ALPHA)
+    exprs = statement.expressions()
+    keys = tuple(exprs)
+    values = tuple(sp.sympify(e) for e in exprs.values())
+    if star:
+        step = statement.constants[STEP_KEY]
+        values = tuple(e.xreplace({S.eta: step}) for e in values)
+    args = (*ARGUMENTS, ALPHA)
+    func = compile_function(values, args, module="numpy")
+    names = tuple(c.name for c in statement.conditions)
+    conditions = compile_function(tuple(c.relation for c in statement.conditions), args,
+                                  module="numpy")
+    return keys, func, names, conditions
+
+
+def evaluate_prop2_grid(columns: dict[str, Any], alpha: Any) -> dict[str, Any]:
+    """Proposition 2 over a numpy grid whose recurrent scale α is an array too: the result of
+    :func:`boundcalc.evaluator.evaluate_grid` (``evaluate_grid("prop2", columns)`` fixes the
+    authors' α = 3/2), for ``boundcalc sweep prop2 --alpha``.
+
+    Args:
+        columns: one entry per argument name of :data:`boundcalc.params.ARGUMENT_NAMES`
+            (floats or arrays, broadcastable); ``eta`` None: each point's η*.
+        alpha: α > 0, a float or an array broadcastable with the columns.
+
+    Returns:
+        dict of read-only numpy arrays of the broadcast shape: every argument, every
+        ``group.key`` expression and ``condition.<name>`` booleans.
+
+    Example:
+        >>> from boundcalc.params import ARGUMENT_NAMES
+        >>> from boundcalc.grid import build_sweep
+        >>> base, _ = build_sweep("prop2", {"m": "64"}, None)
+        >>> columns = {a: float(base[a][0]) for a in ARGUMENT_NAMES if a != "eta"}
+        >>> out = evaluate_prop2_grid({**columns, "eta": None}, 1.5)
+        >>> bool(abs(out["bound.min_iterate"][()] / base["bound.min_iterate"][0] - 1) < 1e-12)
+        True
+    """
+    import numpy as np
+
+    from boundcalc.params import ARGUMENT_NAMES
+
+    star = columns.get("eta") is None
+    keys, func, names, conditions = _prop2_grid_functions(star)
+    eta_index = ARGUMENT_NAMES.index("eta")
+    with np.errstate(all="ignore"):
+        arrays = [np.asarray(columns[a] if columns[a] is not None else np.nan, dtype=float)
+                  for a in ARGUMENT_NAMES]
+        arrays.append(np.asarray(alpha, dtype=float))
+        shape = np.broadcast_shapes(*(a.shape for a in arrays))
+        outputs = func(*arrays)
+        if star:
+            arrays[eta_index] = np.asarray(outputs[keys.index(f"constants.{STEP_KEY}")],
+                                           dtype=float)
+        held = conditions(*arrays) if names else []
+    result = {a: np.broadcast_to(arrays[i], shape) for i, a in enumerate(ARGUMENT_NAMES)}
+    for key, value in zip(keys, outputs, strict=True):
+        result[key] = np.broadcast_to(np.asarray(value, dtype=float), shape)
+    for name, value in zip(names, held, strict=True):
+        result[f"condition.{name}"] = np.broadcast_to(np.asarray(value, dtype=bool), shape)
+    return result
 
 
 def _regime(lam: mpmath.mpf) -> str:
@@ -195,12 +267,7 @@ def _number(value: Any) -> float | str:
         >>> _number(mpmath.mpf(10) ** 700), _number(mpmath.mpf(10) ** -700), _number(mpmath.mpf(2))
         ('1.000000e+700', '1.000000e-700', 2.0)
     """
-    if overflows(value):
-        return overflow_text(value)
-    number = float(value)
-    if number == 0 and value != 0:
-        return overflow_text(value)
-    return number
+    return overflow_text(value) if out_of_range(value) else float(value)
 
 
 def _eta(evaluation: Evaluation, inputs: Inputs) -> float | str:
@@ -270,5 +337,5 @@ def compare_rnn(T_values: Iterable[int], *, m: object = DEFAULTS["m"],
     return rows
 
 
-__all__ = ["DEFAULT_ALPHA", "compare_rnn", "evaluate_prop2", "is_default_alpha",
-           "nonvacuous_width_prop2", "parse_alpha"]
+__all__ = ["DEFAULT_ALPHA", "compare_rnn", "evaluate_prop2", "evaluate_prop2_grid",
+           "is_default_alpha", "nonvacuous_width_prop2", "parse_alpha"]

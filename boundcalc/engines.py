@@ -41,7 +41,7 @@ from boundcalc.executors import (
 from boundcalc.params import InputError
 
 __all__ = ["CONNECT_S", "POLL_S", "SlurmTask", "TasksFailedError", "dask_client", "dask_results",
-           "failure_text", "run_tasks", "slurm_results"]
+           "failure_text", "run_tasks", "slurm_results", "submitit_folder"]
 
 #: Seconds between the slurm driver's looks at its jobs.
 POLL_S = 1.0
@@ -136,6 +136,19 @@ class SlurmTask:
         return DelayedSubmission(self, *args, **kwargs)
 
 
+def submitit_folder(run_path: str | os.PathLike, cluster: str) -> Path:
+    """Where submitit keeps a run's logs: ``<run>/submitit/%j`` on Slurm, one folder per job (the
+    job id fills ``%j`` in); ``<run>/submitit`` on another submitit cluster (``local``), which
+    would make a folder literally named ``%j`` (its file names still carry the job id).
+
+    Example:
+        >>> str(submitit_folder("run", "slurm")), str(submitit_folder("run", "local"))
+        ('run/submitit/%j', 'run/submitit')
+    """
+    folder = Path(run_path) / "submitit"
+    return folder / "%j" if cluster == "slurm" else folder
+
+
 def slurm_results(fn: Callable[..., Any], tasks: Sequence[Any], context: dict[str, Any],
                   settings: ExecutorSettings, run_path: Path, name: str) -> Iterator[Outcome]:
     """Submit the tasks as one Slurm array job through submitit (logs in
@@ -145,7 +158,7 @@ def slurm_results(fn: Callable[..., Any], tasks: Sequence[Any], context: dict[st
     import submitit
 
     cluster = os.environ.get("BOUNDCALC_SLURM_CLUSTER") or "slurm"
-    executor = submitit.AutoExecutor(folder=Path(run_path) / "submitit" / "%j", cluster=cluster)
+    executor = submitit.AutoExecutor(folder=submitit_folder(run_path, cluster), cluster=cluster)
     params = slurm_parameters(settings, name)
     if cluster != "slurm" and "slurm_setup" in params:
         params[f"{cluster}_setup"] = params["slurm_setup"]

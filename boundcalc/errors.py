@@ -3,12 +3,47 @@ be written (exit 1), shared by every module that checks an input or writes an ou
 
 from __future__ import annotations
 
-__all__ = ["InputError", "OutputError"]
+import re
+
+__all__ = ["InputError", "OutputError", "abbreviate"]
+
+#: Longest word (a run without spaces: a value echoed back, ``'1,1,…'``) a message keeps whole.
+LONGEST_WORD = 160
+#: Longest message kept whole once its words are cut: beyond, its middle is left out.
+LONGEST_MESSAGE = 2000
+
+_WORD = re.compile(r"\S+")
+
+
+def _cut(text: str, longest: int) -> str:
+    """``text`` with its middle left out when it is longer than ``longest`` characters."""
+    if len(text) <= longest:
+        return text
+    head = longest * 2 // 3
+    tail = longest - head
+    return f"{text[:head]}…[{len(text) - longest} characters left out]…{text[-tail:]}"
+
+
+def abbreviate(text: str) -> str:
+    """``text`` short enough for a one-line error: a word longer than :data:`LONGEST_WORD`
+    characters (a huge value echoed back) keeps its head and tail, and a message still longer
+    than :data:`LONGEST_MESSAGE` its beginning and end; a short message is unchanged.
+
+    Example:
+        >>> print(abbreviate("--nu takes three values, got '" + "1," * 5000 + "1'"))
+        ... # doctest: +ELLIPSIS
+        --nu takes three values, got '1,1,1,...,1…[9843 characters left out]…1,...,1,1'
+        >>> abbreviate("--m must be even, got 3")
+        '--m must be even, got 3'
+    """
+    shorter = _WORD.sub(lambda word: _cut(word.group(0), LONGEST_WORD), text)
+    return _cut(shorter, LONGEST_MESSAGE)
 
 
 class InputError(ValueError):
     """Bad user input. ``flag`` names the offending CLI flag; the message reads after it, e.g.
     ``--m must be a positive even integer, got 3``. The CLI prints it on one line, exit code 2.
+    A value the message echoes is abbreviated when it is huge (:func:`abbreviate`).
 
     Example:
         >>> str(InputError("--m", "must be even, got 3")), InputError("--m", "x").flag
@@ -16,7 +51,7 @@ class InputError(ValueError):
     """
 
     def __init__(self, flag: str, message: str):
-        super().__init__(f"{flag} {message}")
+        super().__init__(f"{flag} {abbreviate(message)}")
         self.flag = flag
 
 

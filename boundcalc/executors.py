@@ -59,7 +59,6 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
 
-from boundcalc.files import write_atomic
 from boundcalc.params import InputError
 
 __all__ = ["EXECUTORS", "EXTRAS", "LOCK_FILE", "PROC", "REFRESH_S", "SLURM_CLUSTERS",
@@ -237,26 +236,24 @@ def execute_task(fn: Callable[..., Iterable[tuple[str, Any]]], task: Sequence[tu
     """Run ``fn`` on the cells of ``task`` in a worker; ``(key, record, where)`` per cell.
 
     With ``store`` (a run directory on a shared filesystem: the slurm engine) a cell already
-    stored there is loaded, not computed (a requeued task computes only its missing cells), and
-    each computed cell is written there atomically as soon as it is done.
+    stored there, sound and computed with the run's parameters, is loaded, not computed (a
+    requeued task computes only its missing cells), and each computed cell is written there
+    atomically, with its parameters, as soon as it is done.
     """
-    from boundcalc.rundir import cell_problem, dumps
+    from boundcalc.rundir import save_cell_file, stored_cell
 
     results: list[tuple[str, Any, dict[str, Any]]] = []
     todo = []
     for key, cell in task:
-        path = Path(store) / "cells" / f"{key}.json" if store else None
-        if path is not None and path.exists():
-            with contextlib.suppress(OSError, UnicodeDecodeError):
-                text = path.read_text(encoding="utf-8")
-                if cell_problem(text) is None:
-                    results.append((key, json.loads(text), {"loaded": True}))
-                    continue
+        stored = stored_cell(store, key) if store else None
+        if stored is not None:
+            results.append((key, stored, {"loaded": True}))
+            continue
         todo.append((key, cell))
     if todo:
         for key, record in fn(tuple(todo), context):
             if store:
-                write_atomic(Path(store) / "cells" / f"{key}.json", dumps(record))
+                save_cell_file(store, key, record)
             results.append((key, record, cell_meta(context)))
     return results
 

@@ -11,21 +11,26 @@ device for a file and lose the output.
 Caches (generated code, compiled kernels) live under :func:`cache_root`:
 ``$BOUNDCALC_CACHE_DIR``, else ``$XDG_CACHE_HOME/boundcalc``, else ``~/.cache/boundcalc``;
 :func:`private_cache_folder` falls back to a folder of this user's own under the temporary
-directory when that one cannot be used, and refuses any folder another user could write to
-(code is executed from it).
+directory when that one cannot be used, and refuses any folder another user could change (code
+is executed from it): :func:`untrusted_reason` checks the folder (or file) *and every folder
+above it*, since whoever may rename an entry of a folder above can swap the whole cache for one
+of their own. Missing folders are created with mode 0700, whatever the umask.
 """
 
 from __future__ import annotations
 
+import contextlib
 import os
+import stat
 import tempfile
 import threading
 from collections.abc import Iterable
 from pathlib import Path
 from typing import IO
 
-__all__ = ["cache_root", "current_umask", "honour_umask", "private_cache_folder",
-           "private_folder", "user_id", "write_atomic"]
+__all__ = ["cache_root", "current_umask", "fallback_cache_root", "honour_umask",
+           "make_private_folder", "private_cache_folder", "private_folder", "untrusted_reason",
+           "user_id", "write_atomic"]
 
 _UMASK_LOCK = threading.Lock()
 
@@ -148,16 +153,71 @@ def cache_root() -> Path | None:
         return Path(tempfile.gettempdir()) / f"boundcalc-{user_id()}"
 
 
-def private_folder(path: Path) -> bool:
-    """True when ``path`` is a folder owned by this user that nobody else can write to (code
-    from it is executed)."""
+def untrusted_reason(path: str | os.PathLike) -> str | None:
+    """Why code kept at ``path`` (a cache folder or a file in one) must not be trusted, or None
+    when it may be.
+
+    ``path`` itself must belong to this user and be writable by nobody else (group or others);
+    every folder above it, on the path as written and on the path with symbolic links resolved,
+    must belong to this user or to root and, when others may write to it, be sticky (as ``/tmp``
+    is: there nobody can rename another user's entries). A folder above that another user owns,
+    or that others may write to without the sticky bit, lets them move the cache aside and put
+    their own in its place, so a check of the leaf alone proves nothing.
+
+    Example:
+        >>> import tempfile
+        >>> untrusted_reason(tempfile.mkdtemp()) is None
+        True
+    """
+    if not hasattr(os, "getuid"):  # pragma: no cover - not POSIX: no owners to check
+        return None
+    me = os.getuid()
+    target = Path(os.path.abspath(path))
     try:
-        st = path.stat()
-    except OSError:
-        return False
-    if not hasattr(os, "getuid"):  # pragma: no cover - not POSIX
-        return True
-    return st.st_uid == os.getuid() and not st.st_mode & 0o022
+        st = target.stat()
+    except OSError as exc:
+        return f"{target} cannot be read ({exc.strerror or exc})"
+    if st.st_uid != me:
+        return f"{target} belongs to uid {st.st_uid}, not to this user (uid {me})"
+    if st.st_mode & 0o022:
+        return f"{target} is writable by others (mode {stat.S_IMODE(st.st_mode):o})"
+    above = dict.fromkeys([*target.parents, *Path(os.path.realpath(target)).parents])
+    for folder in above:
+        try:
+            st = folder.stat()
+        except OSError as exc:
+            return f"{folder} above {target} cannot be read ({exc.strerror or exc})"
+        if st.st_uid not in (me, 0):
+            return (f"{folder} above {target} belongs to uid {st.st_uid}, not to this user or "
+                    f"root")
+        if st.st_mode & 0o022 and not st.st_mode & stat.S_ISVTX:
+            return (f"{folder} above {target} is writable by others without the sticky bit "
+                    f"(mode {stat.S_IMODE(st.st_mode):o})")
+    return None
+
+
+def private_folder(path: Path) -> bool:
+    """True when ``path`` (a folder, or a file in one) belongs to this user and nobody else can
+    change it or any folder above it (:func:`untrusted_reason`; code from it is executed)."""
+    return untrusted_reason(path) is None
+
+
+def make_private_folder(folder: Path) -> str | None:
+    """Create ``folder`` and its missing parents, each with mode 0700 (``mkdir -p`` would give
+    the parents the umask's mode, 0777 under umask 0, which no cache may sit below); None when
+    it can then hold code (:func:`untrusted_reason`), else why not."""
+    missing = []
+    for candidate in [folder, *folder.parents]:
+        if candidate.exists():
+            break
+        missing.append(candidate)
+    try:
+        for candidate in reversed(missing):
+            with contextlib.suppress(FileExistsError):     # made meanwhile: checked below
+                candidate.mkdir(mode=0o700)                # the umask can only take bits away
+    except OSError as exc:
+        return f"{folder} cannot be created ({exc.strerror or exc})"
+    return untrusted_reason(folder)
 
 
 def fallback_cache_root() -> Path:
@@ -167,17 +227,14 @@ def fallback_cache_root() -> Path:
 
 def private_cache_folder(*parts: str, primary: Path | None = None) -> Path | None:
     """The cache folder ``<root>/<parts...>``, created with mode 0700: under ``primary`` (default
-    :func:`cache_root`), else (when that cannot be created or is not private to this user) under
-    :func:`fallback_cache_root`; None when the cache is off or neither works."""
+    :func:`cache_root`), else (when that cannot be created or is not private to this user, it
+    or a folder above it: :func:`untrusted_reason`) under :func:`fallback_cache_root`; None when
+    the cache is off or neither works."""
     first = cache_root() if primary is None else primary
     if first is None:
         return None
     for root in dict.fromkeys([first, fallback_cache_root()]):
         folder = root.joinpath(*parts)
-        try:
-            folder.mkdir(mode=0o700, parents=True, exist_ok=True)
-        except OSError:
-            continue
-        if private_folder(folder):
+        if make_private_folder(folder) is None:
             return folder
     return None

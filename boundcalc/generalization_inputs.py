@@ -2,7 +2,8 @@
 
 Paper 003 is "Generalization bound for a Shallow Transformer trained using Gradient Descent". Its
 Theorem 5 depends on the sizes (N, d_m, d_s), the input scale R_X, the radii (R_Q, R_K, R_V, R_O)
-the iterates stay within, δ, α = σ_min(F_pre⁰), Φ(θ⁰) and seven norms of the initial weights θ⁰.
+the iterates stay within, δ, α = σ_min(F_pre⁰), Φ(θ⁰), seven norms of the initial weights θ⁰ and
+the label bound Y (|y| ≤ Y; default :data:`DEFAULT_LABEL_BOUND`).
 This module turns what a user gives (CLI text or Python values) into a
 :class:`GeneralizationInputs` — every rule checked, each error an :class:`InputError` naming the
 CLI flag — and, with ``--from-init SEED``, draws θ⁰ from the LeCun initialisation with numpy
@@ -30,7 +31,8 @@ import sympy as sp
 from boundcalc.params import InputError, parse_integer, parse_number
 from boundcalc.theory import generalization_symbols as GS
 
-__all__ = ["EXACT_SPECTRAL_MAX", "MAX_INIT_ENTRIES", "NORM_FLAGS", "GeneralizationInputs",
+__all__ = ["DEFAULT_LABEL_BOUND", "EXACT_SPECTRAL_MAX", "MAX_INIT_ENTRIES", "NORM_FLAGS",
+           "GeneralizationInputs",
            "lecun_init_norms", "parse_hidden_constants", "parse_radii", "positive_integer",
            "spectral_norm", "validate_generalization"]
 
@@ -39,6 +41,12 @@ NORM_FLAGS: dict[str, str] = {
     "WQ0_F": "--wq-fro", "WK0_F": "--wk-fro", "WV0_F": "--wv-fro",
     "WQ0_2": "--wq-spec", "WK0_2": "--wk-spec", "WV0_2": "--wv-spec", "WO0_2": "--wo-norm",
 }
+
+#: Default of the label bound Y (``--label-bound``): labels in [−1, 1], as the 0/1 labels of the
+#: paper's experiment (line 429) and of ``validate generalization``. Y enters the loss range
+#: A + Y (the free yardstick) and the derived C_conf = 3(A + Y), so it must bound every label of
+#: the distribution; ``--data`` uses the largest |y| of the data instead.
+DEFAULT_LABEL_BOUND = 1.0
 
 #: Largest min(d_m, d) for which the spectral norm uses a dense eigensolver; above it, Lanczos.
 EXACT_SPECTRAL_MAX = 1024
@@ -120,7 +128,12 @@ def lecun_init_norms(d_m: int, d: int, seed: int) -> dict[str, float]:
 
 @dataclass(frozen=True)
 class GeneralizationInputs:
-    """Validated inputs of :func:`evaluate_generalization` (all values as floats / ints)."""
+    """Validated inputs of :func:`evaluate_generalization` (all values as floats / ints).
+
+    ``hidden`` holds every hidden constant with a number (given, or its default 1); a constant
+    named in ``derived`` (C_conf when not given) has the default the derivation gives, which
+    :func:`boundcalc.generalization.evaluate_inputs` computes from the other inputs.
+    """
 
     N: int
     d_m: int
@@ -136,14 +149,16 @@ class GeneralizationInputs:
     Phi0: float
     hidden: dict[str, float]
     as_printed: bool
+    Y: float = DEFAULT_LABEL_BOUND
+    derived: tuple[str, ...] = ()
 
     def symbol_values(self) -> dict[sp.Symbol, float]:
-        """Value of every symbol of :data:`GS.ARGUMENTS`."""
+        """Value of every symbol of :data:`GS.ARGUMENTS` but the derived hidden constants."""
         values: dict[sp.Symbol, float] = {
             GS.N: self.N, GS.d_m: self.d_m, GS.d_s: self.d_s, GS.R_X: self.R_X,
             GS.delta: self.delta, GS.R_Q: self.radii[0], GS.R_K: self.radii[1],
             GS.R_V: self.radii[2], GS.R_O: self.radii[3], GS.alpha: self.alpha,
-            GS.Phi0: self.Phi0,
+            GS.Phi0: self.Phi0, GS.Y: self.Y,
         }
         for sym in GS.ARGUMENTS:
             if sym.name in self.norms:
@@ -153,7 +168,8 @@ class GeneralizationInputs:
         return values
 
     def as_dict(self) -> dict[str, Any]:
-        """Flat, JSON-ready view (radii, norms and hidden constants as separate keys)."""
+        """Flat, JSON-ready view (radii, norms and hidden constants as separate keys; a derived
+        hidden constant is None here, its value is the evaluation's)."""
         out: dict[str, Any] = {
             "N": self.N, "d_m": self.d_m, "d_s": self.d_s, "d": self.d, "R_X": self.R_X,
             "R_Q": self.radii[0], "R_K": self.radii[1], "R_V": self.radii[2],
@@ -164,7 +180,8 @@ class GeneralizationInputs:
         out["seed"] = self.seed
         out["alpha"] = self.alpha
         out["Phi0"] = self.Phi0
-        out.update(self.hidden)
+        out["Y"] = self.Y
+        out.update({s.name: self.hidden.get(s.name) for s in GS.HIDDEN_CONSTANTS})
         out["as_printed"] = self.as_printed
         return out
 
@@ -210,8 +227,11 @@ def parse_radii(value: object) -> tuple[float, float, float, float]:
 
 
 def parse_hidden_constants(value: str | Mapping[str, object] | None) -> dict[str, float]:
-    """``"C_D=2,C_cov=0.5"`` or a mapping → every hidden constant (unnamed ones default to 1)."""
+    """``"C_D=2,C_cov=0.5"`` or a mapping → the hidden constants with a number: the given ones and
+    the numeric defaults (1) of the others. A constant with a derived default
+    (:data:`GS.DERIVED_DEFAULTS`, C_conf) is in the result only when given."""
     out = dict(GS.HIDDEN_DEFAULTS)
+    known = [s.name for s in GS.HIDDEN_CONSTANTS]
     if value is None or value == "":
         return out
     if isinstance(value, str):
@@ -224,9 +244,9 @@ def parse_hidden_constants(value: str | Mapping[str, object] | None) -> dict[str
     else:
         items = list(value.items())
     for key, val in items:
-        if key not in out:
+        if key not in known:
             raise InputError("--hidden-constants",
-                             f"unknown constant {key!r}; known: {', '.join(out)}")
+                             f"unknown constant {key!r}; known: {', '.join(known)}")
         out[key] = _positive("--hidden-constants", val)
     return out
 
@@ -246,6 +266,7 @@ def validate_generalization(
     d: object = None,
     hidden_constants: str | Mapping[str, object] | None = None,
     as_printed: bool = False,
+    Y: object = None,
 ) -> GeneralizationInputs:
     """Check every input; raise :class:`InputError` naming the flag.
 
@@ -253,7 +274,8 @@ def validate_generalization(
     for the LeCun draw, default d_m as in the paper's line 145); R_X, radii, hidden constants,
     norms and α > 0; Φ(θ⁰) ≥ 0; δ ∈ (0, 1); exactly one of ``init_norms`` (all seven) and
     ``seed``; each spectral norm ≤ its Frobenius norm; with ``as_printed`` the radius
-    R = √(ΣR_•²) must exceed δ (the printed √(log(R/δ)/N)).
+    R = √(ΣR_•²) must exceed δ (the printed √(log(R/δ)/N)); the label bound Y ≥ 0 (flag
+    ``--label-bound``, default :data:`DEFAULT_LABEL_BOUND`).
     """
     n_int = positive_integer("--N", N, minimum=2)
     dm_int = positive_integer("--dm", d_m)
@@ -273,6 +295,13 @@ def validate_generalization(
     if phi0_v < 0:
         raise InputError("--phi0", f"must be >= 0, got {Phi0!r}")
     hidden = parse_hidden_constants(hidden_constants)  # type: ignore[arg-type]
+    derived = tuple(name for name in GS.DERIVED_DEFAULTS if name not in hidden)
+    y_bound = DEFAULT_LABEL_BOUND
+    if Y is not None:
+        y_bound = parse_number("--label-bound", Y)  # type: ignore[arg-type]
+        if not y_bound >= 0:
+            raise InputError("--label-bound", f"must be >= 0 (|y| <= Y for every label), "
+                             f"got {Y!r}")
 
     given = {k: v for k, v in (init_norms or {}).items() if v is not None}
     unknown = set(given) - set(NORM_FLAGS)
@@ -316,5 +345,5 @@ def validate_generalization(
     return GeneralizationInputs(
         N=n_int, d_m=dm_int, d_s=ds_int, d=d_int, R_X=rx, radii=rad, delta=delta_v,
         norms=norms, norms_source=source, seed=seed_int, alpha=alpha_v, Phi0=phi0_v,
-        hidden=hidden, as_printed=bool(as_printed),
+        hidden=hidden, as_printed=bool(as_printed), Y=y_bound, derived=derived,
     )

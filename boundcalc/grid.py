@@ -7,20 +7,23 @@ axis its own numpy dimension, so a quantity depending on m only is computed once
 evaluates it with :func:`boundcalc.evaluator.evaluate_grid` in float64. The axes are generated
 from :data:`boundcalc.params.PARAMS`: one per scalar parameter (named by its column), and for ρ
 and ν a uniform axis (``--rho``, the three components alike) plus one per component
-(``--rho-c`` ...). Rows whose values overflow float64 say ``overflow``, never ``inf``.
+(``--rho-c`` ...); prop2 also takes ``--alpha``, the IndRNN's recurrent scale α, as an axis
+(:data:`ALPHA_AXIS`, evaluated by :func:`boundcalc.compare_rnn.evaluate_prop2_grid`). Rows whose
+values overflow float64 say ``overflow``, never ``inf``; a value float64 cannot hold (beyond its
+range, or nonzero and rounding to 0.0) is an input error, and so is a range of more values than
+the row limit, however fine its step.
 """
 
 from __future__ import annotations
 
-import math
 import sys
 from collections.abc import Mapping, Sequence
-from decimal import Decimal, InvalidOperation
+from decimal import ROUND_FLOOR, Decimal, InvalidOperation, localcontext
 from typing import Any
 
-from boundcalc.params import DEFAULTS, PARAMS, SWEEP_KINDS, InputError, validate
+from boundcalc.params import DEFAULTS, PARAMS, SWEEP_KINDS, InputError, parse_number, validate
 
-__all__ = ["MAX_ROWS", "SWEEP_AXES", "SWEEP_INPUTS", "build_sweep", "count_values",
+__all__ = ["ALPHA_AXIS", "MAX_ROWS", "SWEEP_AXES", "SWEEP_INPUTS", "build_sweep", "count_values",
            "parse_values", "select_columns"]
 
 #: Largest number of sweep rows (and of values of one flag): 2**20.
@@ -28,6 +31,11 @@ MAX_ROWS = 2**20
 
 
 _FLOAT_MAX = Decimal(sys.float_info.max)
+#: Smallest positive float64 (subnormal); a nonzero value below half of it rounds to 0.0.
+_FLOAT_TRUE_MIN = 5e-324
+#: Significant digits of the quotients that count a range's values: far more than a count up to
+#: :data:`MAX_ROWS` needs, and the exponents of float64-range values fit the context.
+_COUNT_DIGITS = 40
 
 
 def _decimal(flag: str, text: str, whole: str) -> Decimal:
@@ -42,6 +50,10 @@ def _decimal(flag: str, text: str, whole: str) -> Decimal:
         raise InputError(flag, f"{text.strip()} is beyond the float64 range of a sweep (|value| "
                                f"<= {sys.float_info.max:.4g}; a sweep evaluates in float64), got "
                                f"{whole!r}")
+    if value and not float(value):  # rounds to 0.0: the float64 row would silently differ
+        raise InputError(flag, f"{text.strip()} is below the float64 range of a sweep (a nonzero "
+                               f"|value| >= {_FLOAT_TRUE_MIN:.2g}; a sweep evaluates in float64), "
+                               f"got {whole!r}")
     return value
 
 
@@ -53,19 +65,47 @@ def _text(value: Decimal) -> str:
 
 
 def count_values(flag: str, spec: str) -> int:
-    """How many values :func:`parse_values` would give, without building them.
+    """How many values :func:`parse_values` would give, without building them (at most one more
+    than it gives, for a stop within rounding of the last step); any range of float64 values,
+    however fine its step (``2:8:1e-300``), gives a count, never an arithmetic error.
 
     Example:
-        >>> count_values("--n", "1:1000000:1")
-        1000000
+        >>> count_values("--n", "1:1000000:1"), count_values("--rho", "2:8:1e-300") > 10**300
+        (1000000, True)
     """
     spec = str(spec).strip()
     if ":" not in spec:
         return len([p for p in spec.split(",")])
     start, stop, step, geometric = _range_parts(flag, spec)
-    if geometric:
-        return int(math.floor(math.log(stop / start) / math.log(step) + 1e-9)) + 1
-    return int((stop - start) // step) + 1
+    with localcontext() as ctx:
+        ctx.prec, ctx.Emax, ctx.Emin = _COUNT_DIGITS, 99999, -99999
+        if geometric:
+            steps = (stop / start).ln() / step.ln() + Decimal("1e-9")
+        else:
+            steps = _exact_difference(stop, start) / step
+        return int(steps.to_integral_value(rounding=ROUND_FLOOR)) + 1
+
+
+def _exact_difference(stop: Decimal, start: Decimal) -> Decimal:
+    """``stop - start`` without rounding (enough digits for any two float64-range decimals)."""
+    with localcontext() as ctx:
+        ctx.prec = _exact_digits(stop, start)
+        return stop - start
+
+
+def _exact_digits(*values: Decimal) -> int:
+    """Digits that hold the sum of any of ``values`` exactly."""
+    nonzero = [v for v in values if v]
+    if not nonzero:
+        return 28
+    top = max(v.adjusted() for v in nonzero)
+    bottom = min(v.as_tuple().exponent for v in nonzero)
+    return max(top - int(bottom) + 3, 28)
+
+
+def _count_text(count: int) -> str:
+    """A count as text: exact up to 15 digits, else rounded (``about 6.00e+300``)."""
+    return str(count) if count < 10**15 else f"about {Decimal(count):.3g}"
 
 
 def _range_parts(flag: str, spec: str) -> tuple[Decimal, Decimal, Decimal, bool]:
@@ -109,7 +149,8 @@ def parse_values(flag: str, spec: str, limit: int = MAX_ROWS) -> list[str]:
         raise InputError(flag, "must not be empty")
     count = count_values(flag, spec)
     if count > limit:
-        raise InputError(flag, f"gives {count} values, more than the limit of {limit}")
+        raise InputError(flag, f"gives {_count_text(count)} values, more than the limit of "
+                               f"{limit}")
     if ":" not in spec:
         values = [_text(_decimal(flag, p, spec)) if _looks_numeric(p) else p.strip()
                   for p in spec.split(",")]
@@ -117,10 +158,12 @@ def parse_values(flag: str, spec: str, limit: int = MAX_ROWS) -> list[str]:
         start, stop, step, geometric = _range_parts(flag, spec)
         values = []
         current = start
-        # exact decimal arithmetic: a step that lands on stop includes it
-        while current <= stop and len(values) < count + 1:
-            values.append(_text(current))
-            current = current * step if geometric else current + step
+        with localcontext() as ctx:
+            if not geometric:  # exact decimal arithmetic: a step that lands on stop includes it
+                ctx.prec = _exact_digits(start, stop, step)
+            while current <= stop and len(values) < count + 1:
+                values.append(_text(current))
+                current = current * step if geometric else current + step
     return list(dict.fromkeys(values))
 
 
@@ -155,6 +198,9 @@ _VALIDATE_KEY: dict[str, str] = {
     (p.name if p.kind == "triple" else p.columns[0]): p.name for p in PARAMS.values()
 }
 
+#: The axis (and input column) of the IndRNN's recurrent scale α: ``--alpha``, prop2 only.
+ALPHA_AXIS = "alpha"
+
 #: Input columns of a sweep, in order.
 SWEEP_INPUTS: tuple[str, ...] = tuple(
     col for p in PARAMS.values() if p.kind != "activation" for col in p.columns)
@@ -173,6 +219,21 @@ def _check_sweep_value(axis: str, flag: str, kind: str, value: str) -> None:
         if exc.flag == flag:
             raise
         raise InputError(flag, str(exc)[len(exc.flag) + 1:]) from None
+
+
+def _alpha_values(statement: str, spec: str | None) -> list[str] | None:
+    """The values of ``--alpha`` (None when not given); it is a flag of prop2 only, each value a
+    finite α > 0."""
+    if spec is None:
+        return None
+    if statement != "prop2":
+        raise InputError("--alpha", f"is for prop2 only (the IndRNN's recurrent scale), not "
+                                    f"{statement.removesuffix('_paper')}")
+    values = parse_values("--alpha", spec)
+    for value in values:
+        if parse_number("--alpha", value) <= 0:
+            raise InputError("--alpha", f"must be > 0, got {value!r}")
+    return values
 
 
 def _source_axis(column: str, axes: Mapping[str, Any]) -> str:
@@ -212,6 +273,8 @@ def build_sweep(statement: str, given: Mapping[str, str | None], activation: str
     column (average_iterate against B²). ``conditions_hold`` says whether every condition holds;
     ``guaranteed`` whether the row says something (its verdict is guaranteed; for a statement
     without a verdict, its conditions hold and nothing overflows).
+    ``given`` maps each axis of :data:`SWEEP_AXES` (and :data:`ALPHA_AXIS`, prop2 only: an
+    ``alpha`` column) to its flag's text, None: not given.
 
     Example:
         >>> df, swept = build_sweep("theorem1", {"m": "8,16", "rho": "1,2"}, None)
@@ -223,6 +286,9 @@ def build_sweep(statement: str, given: Mapping[str, str | None], activation: str
         >>> df, _ = build_sweep("theorem1", {"m": "8,8192", "rho": "1"}, None)
         >>> list(df["verdict"]), list(df["guaranteed"]), list(df["conditions_hold"])
         (['vacuous', 'guaranteed'], [False, True], [True, True])
+        >>> df, swept = build_sweep("prop2", {"m": "200000", "alpha": "0.5,1.5"}, None)
+        >>> swept, list(df["alpha"]), list(df["verdict"])
+        (['alpha'], [0.5, 1.5], ['guaranteed', 'vacuous'])
     """
     from decimal import Decimal
 
@@ -247,6 +313,10 @@ def build_sweep(statement: str, given: Mapping[str, str | None], activation: str
         values[axis] = parse_values(flag, spec)
         for v in values[axis]:
             _check_sweep_value(axis, flag, kind, v)
+    alphas = _alpha_values(statement, given.get(ALPHA_AXIS))
+    if alphas is not None:
+        values[ALPHA_AXIS] = alphas
+        specs[ALPHA_AXIS] = (str(given[ALPHA_AXIS]), "--alpha", "real")
     rows = 1
     for vals in values.values():
         rows *= len(vals)
@@ -280,12 +350,19 @@ def build_sweep(statement: str, given: Mapping[str, str | None], activation: str
         source = _source_axis(column, grid)
         columns[column] = grid[source].astype(float) if source in grid else None
     columns.update(zip(("sigma0", "sigma1", "sigma2"), sigmas, strict=True))
-    result = evaluate_grid(statement, columns)
+    if ALPHA_AXIS in grid:  # prop2 at the recurrent scales given
+        from boundcalc.compare_rnn import evaluate_prop2_grid
+
+        result = evaluate_prop2_grid(columns, grid[ALPHA_AXIS])
+    else:
+        result = evaluate_grid(statement, columns)
     frame: dict[str, Any] = {}
     for column in SWEEP_INPUTS:
         source = _source_axis(column, grid)
         data = grid[source] if source in grid else np.asarray(result[column], dtype=float)
         frame[column] = _flat(np.broadcast_to(data, shape))
+    if ALPHA_AXIS in grid:
+        frame[ALPHA_AXIS] = _flat(np.broadcast_to(grid[ALPHA_AXIS], shape))
     frame["activation"] = np.full(rows, act_name, dtype=object)
     for s, value in zip(("sigma0", "sigma1", "sigma2"), sigmas, strict=True):
         frame[s] = np.full(rows, value)
@@ -335,7 +412,7 @@ def build_sweep(statement: str, given: Mapping[str, str | None], activation: str
         average[overflow] = VERDICTS.index(OVERFLOW)
         frame["average_iterate_verdict"] = pd.Categorical.from_codes(
             average, categories=list(VERDICTS))
-    swept = [c for c in SWEEP_INPUTS
+    swept = [c for c in (*SWEEP_INPUTS, ALPHA_AXIS)
              if _source_axis(c, grid) in values and len(values[_source_axis(c, grid)]) > 1]
     return pd.DataFrame(frame, copy=False), swept  # no copy: the columns are fresh arrays
 

@@ -50,9 +50,16 @@ _COMPONENTS: tuple[str, ...] = tuple(col for p in PARAMS.values() if p.kind == "
 
 
 def _keyword(flag: str) -> str:
-    """The keyword of a CLI flag (``--batch-size`` → ``batch_size``, ``STATEMENT`` →
-    ``statement``)."""
-    return flag.lower() if flag.isupper() else flag.lstrip("-").replace("-", "_")
+    """The keyword of a CLI flag (``--batch-size`` → ``batch_size``, ``--T`` → ``T``,
+    ``STATEMENT`` → ``statement``).
+
+    Example:
+        >>> [_keyword(f) for f in ("--batch-size", "--T", "--rho-u", "STATEMENT", "alpha")]
+        ['batch_size', 'T', 'rho_u', 'statement', 'alpha']
+    """
+    if flag.startswith("--"):
+        return flag[2:].replace("-", "_")
+    return flag.lower()
 
 
 def _renamed(exc: InputError) -> InputError:
@@ -160,6 +167,8 @@ def evaluate(statement: str, /, *, route: str | None = None, precision: int | No
     from boundcalc.params import validate
 
     _check_keywords("evaluate", inputs, PARAMS)
+    if not isinstance(exact, bool):  # "no" or 0 would silently pick one of the two views
+        raise InputError("exact", f"must be True or False, got {exact!r}")
     try:
         key = _statement_key(statement, route)
         values = {k: _one(k, v) for k, v in inputs.items() if v is not None}
@@ -239,8 +248,9 @@ def sweep(statement: str, /, *, route: Any = None, **inputs: Any) -> pd.DataFram
     """Evaluate ``statement`` over a grid, as ``boundcalc sweep STATEMENT`` does: one row per
     combination of the values given, the CLI sweep's columns, numpy float64.
 
-    Every keyword of :func:`evaluate` (but ``precision``, ``exact``, ``alpha``) takes one value or
-    a list of values (also a range or list in the CLI's text: ``m="8:4096:x2"``); ``rho=[1, 2]``
+    Every keyword of :func:`evaluate` (but ``precision``, ``exact``) takes one value or a list of
+    values (also a range or list in the CLI's text: ``m="8:4096:x2"``; ``alpha``, prop2's
+    recurrent scale, adds an ``alpha`` column, as ``sweep prop2 --alpha``); ``rho=[1, 2]``
     sweeps the three components together, ``rho_u=[1, 2]`` one component (also ``rho_c``,
     ``rho_w``, ``nu_c``, ``nu_u``, ``nu_w``), ``rho=(2, 3, 1)`` is one point. ``route`` and
     ``activation`` may be lists too: their frames are stacked (the tight and paper routes have
@@ -266,7 +276,7 @@ def sweep(statement: str, /, *, route: Any = None, **inputs: Any) -> pd.DataFram
 
     from boundcalc.grid import build_sweep
 
-    _check_keywords("sweep", inputs, (*PARAMS, *_COMPONENTS))
+    _check_keywords("sweep", inputs, (*PARAMS, *_COMPONENTS, "alpha"))
     frames = []
     try:
         keys = [_statement_key(statement, r) for r in _choices("route", route)]
@@ -287,7 +297,7 @@ def _signature(function: Any, *, point: bool) -> None:
     """Show the parameters' keywords (with None: the default) in ``help()`` and notebooks."""
     sig = inspect.signature(function)
     params = [p for p in sig.parameters.values() if p.kind is not p.VAR_KEYWORD]
-    names = list(PARAMS) if point else [*PARAMS, *_COMPONENTS]
+    names = list(PARAMS) if point else [*PARAMS, *_COMPONENTS, "alpha"]
     params += [inspect.Parameter(name, inspect.Parameter.KEYWORD_ONLY, default=None,
                                  annotation=Any) for name in names]
     function.__signature__ = sig.replace(parameters=params)

@@ -2,7 +2,7 @@
 came from.
 
 :func:`with_verdict` adds to :meth:`boundcalc.api.Evaluation.to_dict` the verdict against the
-trivial bound B² and the smallest even width at which the bound is non-vacuous
+free bound min(B², Y²) and the smallest even width at which the bound is non-vacuous
 (:func:`boundcalc.search.nonvacuous_width`); :func:`input_sources` says, for each input shown,
 whether it was given (naming its flag from :data:`boundcalc.params.PARAMS`), defaulted, computed
 (η*) or taken from the activation, and whether the statement uses it at all.

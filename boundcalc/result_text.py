@@ -40,7 +40,8 @@ from boundcalc.cell_text import (
 )
 from boundcalc.latex import latex_text, latex_value
 
-__all__ = ["HEADER_KEYS", "guarantee_line", "render_result", "route_line"]
+__all__ = ["HEADER_KEYS", "MAX_EVENT_CONSTANTS", "guarantee_line", "render_result",
+           "route_line"]
 
 #: Section order of the JSON contract; any other section follows in the dict's order.
 _CONTRACT_ORDER = ("statement", "inputs", "constants", "terms", "bound", "probability",
@@ -63,17 +64,27 @@ def _is_scalar(value: Any) -> bool:
     return value is None or isinstance(value, (str, int, float, bool))
 
 
+#: Constants of the paper's max event E_U (Definition 1: max_i ‖U_i(0)‖ ≤ u_∞) that the tight
+#: route reports but its 1 − 2δ statement (on the head-average event) does not use: the text
+#: formats show them apart from its constants (CSV and JSON keep them among the constants).
+MAX_EVENT_CONSTANTS: tuple[str, ...] = ("u_inf", "u_max", "smoothness_beta")
+_MAX_EVENT_TITLE = ("Max-event constants (E_U, Definition 1): not part of the tight route's "
+                    "1 − 2δ statement, reported only")
+
+
 class _Section:
     """One block of a result: ``kind`` is ``values`` (name -> scalar) or ``records``."""
 
-    def __init__(self, key: str, kind: str, rows: list[tuple[str, Any]] | list[dict[str, Any]]):
+    def __init__(self, key: str, kind: str, rows: list[tuple[str, Any]] | list[dict[str, Any]],
+                 title: str | None = None):
         self.key = key
         self.kind = kind
         self.rows = rows
+        self._title = title
 
     @property
     def title(self) -> str:
-        return self.key.replace("_", " ").capitalize()
+        return self._title or self.key.replace("_", " ").capitalize()
 
 
 def _ordered_keys(data: Mapping[str, Any]) -> list[str]:
@@ -109,6 +120,25 @@ def _sections(data: Mapping[str, Any]) -> list[_Section]:
     return sections
 
 
+def _max_event_apart(data: Mapping[str, Any], sections: list[_Section]) -> list[_Section]:
+    """On the tight route, the :data:`MAX_EVENT_CONSTANTS` move from the constants to a section
+    of their own right after them, so that no reader takes them for part of the statement."""
+    statement = data.get("statement")
+    if not (isinstance(statement, Mapping) and statement.get("route") == "tight"):
+        return sections
+    out = []
+    for sec in sections:
+        if sec.key != "constants" or sec.kind != "values":
+            out.append(sec)
+            continue
+        apart = [(n, v) for n, v in sec.rows if n in MAX_EVENT_CONSTANTS]
+        out.append(_Section(sec.key, sec.kind,
+                            [(n, v) for n, v in sec.rows if n not in MAX_EVENT_CONSTANTS]))
+        if apart:
+            out.append(_Section("max_event_constants", "values", apart, _MAX_EVENT_TITLE))
+    return out
+
+
 def _record_fields(records: list[dict[str, Any]]) -> list[str]:
     fields: list[str] = []
     for rec in records:
@@ -134,7 +164,8 @@ def _two_numbers(a: float, b: float) -> tuple[str, str]:
 
 def guarantee_line(data: Mapping[str, Any]) -> str | None:
     """``GUARANTEED ...`` / ``VACUOUS ...`` / ``NOT GUARANTEED ...`` for a result with
-    conditions, else None. With a top-level ``verdict`` (statements with the free bounds B² and
+    conditions, else None; ``statement.status_line`` when the result words its own (paper 003's
+    Theorem 5). With a top-level ``verdict`` (statements with the free bounds B² and
     Y²), a guaranteed or vacuous result also compares ``bound.min_iterate`` with the free bound
     named by ``free_bound`` (``trivial_bound_B2`` when absent), names it, and a vacuous one says
     from which width m it is informative (``nonvacuous_from_m``). Where the two numbers print
@@ -147,10 +178,14 @@ def guarantee_line(data: Mapping[str, Any]) -> str | None:
         ...     "verdict": "vacuous", "nonvacuous_from_m": 4362, "free_bound": "initial_loss_bound",
         ...     "bound": {"min_iterate": 67.569},
         ...     "constants": {"trivial_bound_B2": 183.9, "initial_loss_bound": 9.0},
-        ...     "conditions": [{"name": "m_even", "holds": True}]}).replace("; ", ";\n"))
+        ...     "conditions": [{"name": "m_even", "holds": True}]}).replace("; ", ";\\n"))
         VACUOUS: min_iterate 67.57 ≥ 9 = Y², the loss at initialization (f(θ(0)) = 0);
         informative from m = 4362
     """
+    statement = data.get("statement")
+    own = statement.get("status_line") if isinstance(statement, Mapping) else None
+    if isinstance(own, str) and own:  # a statement that words its own verdict
+        return own
     if data.get("verdict") == "overflow":
         names = data.get("overflow") or ["a quantity"]
         return (f"OVERFLOW: {', '.join(map(str, names))} exceed the float range; no bound is "
@@ -263,6 +298,7 @@ def render_result(
     sections = _sections(data)
     if fmt == "csv":
         return _result_csv(sections)
+    sections = _max_event_apart(data, sections)
     if fmt == "markdown":
         return _result_markdown(data, sections)
     show = DISPLAY_DIGITS if digits is None else digits

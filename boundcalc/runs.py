@@ -6,9 +6,12 @@ one JSON file per finished cell under ``cells/``. :func:`load_run` reads them ba
 :class:`StoredRun` — it never trains, never recomputes a cell and never imports torch — so that
 the tables of a run (:mod:`boundcalc.tables`) can be made from an unfinished run, or from cells
 gathered from several machines. A damaged cell file is left in place, counted as missing and
-named with why. This module also names the fields every cell of a kind must hold
-(:data:`CELL_FIELDS`), which the experiments write and the summaries (:mod:`boundcalc.summaries`)
-read.
+named with why: as :meth:`boundcalc.rundir.RunDirectory.has_cell` judges it (a field missing, NaN
+where a finite number belongs, another cell named inside than its file name says, other
+parameters recorded than the run's). This module also names the fields every cell of a kind must
+hold (:data:`CELL_FIELDS`), which the experiments write and the summaries
+(:mod:`boundcalc.summaries`) read, and what a cell's file name says it holds
+(:func:`cell_checks`).
 
 Example:
     >>> import json, tempfile
@@ -35,9 +38,9 @@ from typing import Any
 
 from boundcalc.params import InputError
 
-__all__ = ["CELL_FIELDS", "FIGURE1_EXTRA", "FIGURE1_METRICS", "FIGURE2_MODELS", "KINDS",
-           "TABLE1_KEYS", "StoredRun", "detect_kind", "expected_cells", "load_run", "revive",
-           "tsweep_cell_key"]
+__all__ = ["CELL_FIELDS", "FIGURE1_EXTRA", "FIGURE1_METRICS", "FIGURE2_MODELS", "FINITE_FIELDS",
+           "KINDS", "TABLE1_KEYS", "StoredRun", "cell_checks", "cell_identity", "detect_kind",
+           "expected_cells", "load_run", "revive", "tsweep_cell_key"]
 
 #: Experiment kinds a run directory can hold.
 KINDS: tuple[str, ...] = ("figure1", "figure2", "table1", "tsweep")
@@ -63,6 +66,16 @@ CELL_FIELDS: dict[str, tuple[str, ...]] = {
     "tsweep": ("seed", "m", "T", *FIGURE1_METRICS),
 }
 
+#: Fields that are finite numbers in every sound cell of a kind (a NaN there is damage: it would
+#: pass into every mean and interval of the figure); others may be NaN by design (a diverged
+#: run's validation loss, a bound not evaluated).
+FINITE_FIELDS: dict[str, tuple[str, ...]] = {
+    "figure1": FIGURE1_METRICS,
+    "figure2": ("max_jacobian", "max_loss_gradient"),
+    "table1": ("alpha", "Phi0"),
+    "tsweep": FIGURE1_METRICS,
+}
+
 _ARG = "RUN_DIR"
 
 
@@ -78,7 +91,8 @@ class StoredRun:
         records: the finished cells, in the order the experiment lists them.
         missing: keys of the expected cells with no usable file yet (damaged ones included).
         damaged: key → why its file is not a finished cell (empty, truncated, ``{}``, a field
-            missing); left in place (``reproduce`` moves such files aside and recomputes them).
+            missing or NaN, another cell named inside, other parameters recorded); left in
+            place (``reproduce`` moves such files aside and recomputes them).
     """
 
     label: str
@@ -95,10 +109,34 @@ class StoredRun:
         return len(self.records) + len(self.missing)
 
 
-_CELL_PATTERNS = {"figure1": re.compile(r"^m\d+-seed\d+$"),
-                  "figure2": re.compile(r"^(transformer|indrnn)-L\d+-seed\d+$"),
-                  "table1": re.compile(r"^dm\d+-N\d+$"),
-                  "tsweep": re.compile(r"^m\d+-T\d+-seed\d+$")}
+_CELL_PATTERNS = {"figure1": re.compile(r"^m(?P<m>\d+)-seed(?P<seed>\d+)$"),
+                  "figure2": re.compile(r"^(?P<model>transformer|indrnn)-L(?P<L>\d+)-seed"
+                                        r"(?P<seed>\d+)$"),
+                  "table1": re.compile(r"^dm(?P<d_m>\d+)-N(?P<N>\d+)$"),
+                  "tsweep": re.compile(r"^m(?P<m>\d+)-T(?P<T>\d+)-seed(?P<seed>\d+)$")}
+
+
+def cell_identity(kind: str, key: str) -> dict[str, Any]:
+    """What the file name ``key`` of a cell of ``kind`` says the cell holds: the fields that
+    name it and their values (a cell whose content names others is damaged).
+
+    Example:
+        >>> cell_identity("figure1", "m8-seed1"), cell_identity("figure2", "indrnn-L4-seed0")
+        ({'m': 8, 'seed': 1}, {'model': 'indrnn', 'L': 4, 'seed': 0})
+    """
+    match = _CELL_PATTERNS[kind].match(key)
+    if match is None:
+        raise ValueError(f"{key!r} is not the name of a {kind} cell")
+    return {k: int(v) if v.isdigit() else v for k, v in match.groupdict().items()}
+
+
+def cell_checks(kind: str, key: str) -> dict[str, Any]:
+    """What a sound cell ``key`` of ``kind`` holds, as the keyword arguments of
+    :meth:`boundcalc.rundir.RunDirectory.has_cell` (and :func:`boundcalc.rundir.cell_problem`):
+    ``required`` fields, the ``identity`` its file name says, the fields that must be
+    ``finite``."""
+    return {"required": CELL_FIELDS[kind], "identity": cell_identity(kind, key),
+            "finite": FINITE_FIELDS[kind]}
 
 
 def tsweep_cell_key(seed: int, T: int, m: int) -> str:
@@ -175,8 +213,10 @@ def load_run(path: str | os.PathLike, label: str | None = None) -> StoredRun:
     """Read the config and every finished cell of one run directory (no computation).
 
     A cell file that is not a finished cell (empty, truncated, ``{}``, lacking a field of
-    :data:`CELL_FIELDS`) is counted as missing and named in :attr:`StoredRun.damaged`; the other
-    cells are tabled.
+    :data:`CELL_FIELDS`, NaN in a field of :data:`FINITE_FIELDS`, naming another cell than its
+    file name, recording other parameters than the run's config.json) is counted as missing and
+    named in :attr:`StoredRun.damaged`; the other cells are tabled (without their parameter
+    record).
 
     Raises:
         InputError: (flag ``RUN_DIR``) ``path`` is not a directory, has no readable
@@ -212,8 +252,14 @@ def load_run(path: str | os.PathLike, label: str | None = None) -> StoredRun:
         keys = expected_cells(kind, params)
     except (KeyError, TypeError, ValueError) as exc:
         raise InputError(_ARG, f"{label!r}: config.json of a {kind} run lacks {exc}") from None
-    from boundcalc.rundir import cell_problem
+    from boundcalc.rundir import (
+        cell_parameters,
+        cell_problem,
+        parameters_problem,
+        without_parameters,
+    )
 
+    computed_with = cell_parameters(params)
     records, missing, damaged = [], [], {}
     for key in keys:
         cell = folder / "cells" / f"{key}.json"
@@ -225,14 +271,16 @@ def load_run(path: str | os.PathLike, label: str | None = None) -> StoredRun:
         except (OSError, UnicodeDecodeError) as exc:
             problem: str | None = f"unreadable: {getattr(exc, 'strerror', None) or exc}"
         else:
-            problem = cell_problem(text, CELL_FIELDS[kind])
+            problem = cell_problem(text, **cell_checks(kind, key))
             if problem is None and not isinstance(json.loads(text), dict):
                 problem = "not a JSON object"
+            if problem is None:
+                problem = parameters_problem(json.loads(text), computed_with)
         if problem is not None:
             missing.append(key)
             damaged[key] = problem
             continue
-        records.append({k: revive(v) for k, v in json.loads(text).items()})
+        records.append({k: revive(v) for k, v in without_parameters(json.loads(text)).items()})
     return StoredRun(label, folder, kind, params, records, missing, damaged)
 
 

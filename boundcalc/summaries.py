@@ -13,7 +13,9 @@ From the finished cells of a run (:class:`boundcalc.runs.StoredRun`) this module
   min validation loss and the max loss gradient (geometric mean and interval of the first two,
   as drawn), and the memory per sample (no bound is stored);
 * **table1** (per (d_m, N)): the lowest test loss and its epoch (one run per cell, so no CI) next
-  to the Theorem 5 bound and the number of Lemma 4 conditions that hold;
+  to the Theorem 5 bound, its verdict against the free yardstick (the held-out loss of the zero
+  predictor and of the model at initialization, :func:`table1_row`) and the number of Lemma 4
+  conditions that hold;
 * **tsweep** (per width m and sequence length T): figure1's three metrics, mean and 95 % CI over
   seeds, next to the same bounds at that T (flat in T: no Transformer bound contains T), and per
   (metric, m) the slope of log(metric) in log T — fitted per seed, mean ± 95 % Student-t CI over
@@ -47,10 +49,12 @@ from boundcalc.runs import (
     revive,
 )
 from boundcalc.stats import fit_slope, geometric_mean_ci95, mean_ci95
+from boundcalc.validation_summary import yardstick_fields
 
 __all__ = ["FIGURE1_THEORY", "FIGURE2_BLOCK", "figure1_slopes", "figure1_theory",
            "summarize_figure1", "summarize_figure1_records", "summarize_figure2",
-           "summarize_figure2_records", "summarize_table1", "summarize_tsweep",
+           "summarize_figure2_records", "summarize_table1", "summarize_tsweep", "table1_row",
+           "TABLE1_VERDICT_KEYS", "INITIAL_LOSS_COLUMNS", "initial_loss_columns",
            "summarize_tsweep_records", "tsweep_slopes", "TSWEEP_METRICS"]
 
 #: Panel of figure 1 → the calculator's quantity it is compared with.
@@ -61,15 +65,15 @@ FIGURE2_BLOCK = {"transformer": "W", "indrnn": "u"}
 
 
 def figure1_theory(m: int, params: Mapping[str, Any]) -> dict[str, float]:
-    """ε_lin, ε_app (at n samples) and Theorem 1's min-iterate bound (at the n_train training
-    samples) at width m — the calculator, as
-    :func:`boundcalc.validators.experiments.figure1.theory_curves`.
+    """ε_lin, ε_app (at n samples) and Theorem 1's min-iterate bound with its free bounds B²
+    (``trivial_bound_B2``) and Y² (``initial_loss_bound``) (at the n_train training samples) at
+    width m — the calculator, as :func:`boundcalc.validators.experiments.figure1.theory_curves`.
 
     Example:
         >>> p = {"n": 256, "val_fraction": 0.2, "d": 8, "T": 16, "delta": "0.05", "steps": 100,
         ...      "rho": [3.0, 3.0, 3.0], "nu": [3.0, 3.0, 3.0], "activation": "tanh"}
         >>> sorted(figure1_theory(8, p))
-        ['eps_app', 'eps_lin', 'min_iterate']
+        ['eps_app', 'eps_lin', 'initial_loss_bound', 'min_iterate', 'trivial_bound_B2']
     """
     from boundcalc.api import evaluate
     from boundcalc.params import validate
@@ -80,7 +84,8 @@ def figure1_theory(m: int, params: Mapping[str, Any]) -> dict[str, float]:
     n = int(params["n"])
     n_train = n - int(float(params["val_fraction"]) * n)
     out = {}
-    for count, keys in ((n, ("eps_lin", "eps_app")), (n_train, ("min_iterate",))):
+    for count, keys in ((n, ("eps_lin", "eps_app")),
+                        (n_train, ("min_iterate", "trivial_bound_B2", "initial_loss_bound"))):
         res = evaluate("theorem1", validate(
             m=int(m), n=count, d=params["d"], T=params["T"], delta=params["delta"],
             rho=text(params["rho"]), nu=text(params["nu"]), steps=params["steps"],
@@ -142,8 +147,52 @@ def summarize_figure1_records(records: Sequence[Mapping[str, Any]],
         curves = figure1_theory(m, params)
         for key in metrics:
             row[f"{key}_theory"] = curves[FIGURE1_THEORY[key]]
+        row.update(initial_loss_columns(cell, curves))
         rows.append(row)
     return rows
+
+
+#: Figure 1's and the T sweep's columns of panel (c)'s free yardstick
+#: (:func:`initial_loss_columns`).
+INITIAL_LOSS_COLUMNS = ("initial_train_loss_mean", "initial_train_loss_ci95",
+                        "initial_train_loss_gmean", "initial_train_loss_gci_low",
+                        "initial_train_loss_gci_high", "trivial_bound_B2", "initial_loss_bound",
+                        "min_train_loss_free_bound", "min_train_loss_free_bound_key",
+                        "min_train_loss_verdict")
+
+
+def initial_loss_columns(cell: Sequence[Mapping[str, Any]],
+                         curves: Mapping[str, float]) -> dict[str, Any]:
+    """Panel (c)'s free yardstick at one width (:data:`INITIAL_LOSS_COLUMNS`): the measured
+    training loss at initialization R̂(θ_0) over seeds (``initial_train_loss``: mean, CI,
+    geometric mean and interval; absent from cells written without it), B² and Y² of the same
+    evaluation as the bound, and Theorem 1's min-iterate bound against the smallest of B², Y²
+    and every seed's R̂(θ_0) (``min_train_loss_free_bound``, ``…_key``, ``…_verdict``; k = 0 is
+    an iterate, so min_k R̂(θ_k) ≤ R̂(θ_0) with no theorem).
+
+    Example:
+        >>> cols = initial_loss_columns([{"initial_train_loss": 0.004},
+        ...                              {"initial_train_loss": 0.009}],
+        ...                             {"min_iterate": 8960.0, "trivial_bound_B2": 648.3,
+        ...                              "initial_loss_bound": 81.0})
+        >>> cols["min_train_loss_free_bound"], cols["min_train_loss_verdict"]
+        (0.004, 'vacuous')
+    """
+    out: dict[str, Any] = {"trivial_bound_B2": curves["trivial_bound_B2"],
+                           "initial_loss_bound": curves["initial_loss_bound"]}
+    free = {"trivial_bound_B2": curves["trivial_bound_B2"],
+            "initial_loss_bound": curves["initial_loss_bound"]}
+    if cell and all("initial_train_loss" in r for r in cell):
+        values = [revive(r["initial_train_loss"]) for r in cell]
+        mean, ci, _ = mean_ci95(values)
+        out.update({"initial_train_loss_mean": mean, "initial_train_loss_ci95": ci,
+                    **_geometric("initial_train_loss", values)})
+        free["initial_loss"] = min(values)
+    fields = yardstick_fields(curves["min_iterate"], free)
+    out.update({"min_train_loss_free_bound": fields["free_bound"],
+                "min_train_loss_free_bound_key": fields["free_bound_key"],
+                "min_train_loss_verdict": fields["verdict"]})
+    return out
 
 
 def figure1_slopes(summary: Sequence[Mapping[str, Any]]) -> list[dict[str, Any]]:
@@ -217,7 +266,8 @@ def summarize_figure2_records(records: Sequence[Mapping[str, Any]],
 
 
 def summarize_table1(run: StoredRun) -> list[dict[str, Any]]:
-    """One row per finished (d_m, N) cell: the columns of the run's ``table1.csv``.
+    """One row per finished (d_m, N) cell: the columns of the run's ``table1.csv``
+    (:func:`table1_row`).
 
     Example:
         >>> cell = {k: 0 for k in TABLE1_KEYS} | {"d_m": 16, "N": 64, "wall_s": 1.0}
@@ -225,7 +275,51 @@ def summarize_table1(run: StoredRun) -> list[dict[str, Any]]:
         >>> list(summarize_table1(StoredRun("r", Path("."), "table1", {}, [cell]))[0])[:3]
         ['d_m', 'N', 'lowest_test_loss']
     """
-    return [{k: r.get(k) for k in TABLE1_KEYS} for r in run.records]
+    return [table1_row(r) for r in run.records]
+
+
+#: The columns of a table1 row after the stored cell's (:data:`TABLE1_KEYS`): the Theorem 5 bound
+#: against its free yardstick (:func:`table1_row`).
+TABLE1_VERDICT_KEYS = ("zero_predictor_test_loss", "initial_test_loss", "theorem5_free_bound",
+                       "theorem5_free_bound_key", "theorem5_verdict", "under_bound")
+
+#: The held-out logistic loss of the zero predictor (logit 0 on every sample): log 2, exactly.
+#: Cells written before table 1 measured it get this value.
+ZERO_LOGIT_LOSS = math.log(2.0)
+
+
+def table1_row(record: Mapping[str, Any]) -> dict[str, Any]:
+    """A table1 cell as a row of ``table1.csv``: :data:`TABLE1_KEYS`, then the Theorem 5 bound
+    against its free yardstick — the smaller of the held-out loss of the zero predictor (the
+    logistic loss at logit 0, log 2; measured by the run, log 2 for cells written before) and of
+    the model at initialization (epoch 0; absent from older cells). ``theorem5_verdict``:
+    ``vacuous`` (bound ≥ yardstick), else ``not_guaranteed`` (a Lemma 4 condition fails, or Lemma
+    4 does not apply: GD on the cross-entropy), else ``informative``. ``under_bound``: ``yes`` or
+    ``no`` (lowest test loss ≤ bound) with that verdict beside it, never alone.
+
+    Example:
+        >>> cell = {"theorem5_bound": 640.0, "lowest_test_under_bound": True,
+        ...         "initial_test_loss": 0.70, "zero_predictor_test_loss": 0.6931}
+        >>> row = table1_row(cell)
+        >>> row["under_bound"], row["theorem5_free_bound_key"]
+        ('yes, vacuous', 'zero_predictor_test_loss')
+    """
+    row: dict[str, Any] = {k: record.get(k) for k in TABLE1_KEYS}
+    zero = revive(record.get("zero_predictor_test_loss", ZERO_LOGIT_LOSS))
+    initial = revive(record.get("initial_test_loss"))
+    bound = revive(record.get("theorem5_bound"))
+    conditions = (bool(record.get("all_conditions_hold"))
+                  and bool(record.get("lemma4_applies", False)))
+    fields = yardstick_fields(bound, {"zero_predictor_test_loss": zero,
+                                      "initial_test_loss": initial}, conditions)
+    finite = isinstance(bound, (int, float)) and math.isfinite(bound)
+    under = "yes" if record.get("lowest_test_under_bound") else "no"
+    row.update({"zero_predictor_test_loss": zero, "initial_test_loss": initial,
+                "theorem5_free_bound": fields["free_bound"],
+                "theorem5_free_bound_key": fields["free_bound_key"],
+                "theorem5_verdict": fields["verdict"] if finite else None,
+                "under_bound": f"{under}, {fields['verdict']}" if finite else "no bound"})
+    return row
 
 
 #: The T sweep's quantities: figure 1's three, and the minimum training loss relative to the
@@ -287,6 +381,7 @@ def summarize_tsweep_records(records: Sequence[Mapping[str, Any]],
             for key in TSWEEP_METRICS:
                 row[f"{key}_theory"] = (curves[FIGURE1_THEORY[key]] if key in FIGURE1_THEORY
                                         else math.nan)
+            row.update(initial_loss_columns(cell, curves))
             rows.append(row)
     return rows
 

@@ -29,7 +29,7 @@ QUANTITY_UNICODE: dict[str, str] = {
     "output_envelope_F": "F", "label_envelope_Y": "Y", "residual_envelope_B": "B",
     "transport_norm": "‖ν‖", "theorem_step_size": "η*", "head_gradient_G": "G",
     "head_hessian_H": "H", "r_uw": "r_uw", "log_factor": "ℓ",
-    "loss_gradient_envelope": "‖∇R̂‖_max", "trivial_bound_B2": "B²",
+    "loss_gradient_envelope": "‖∇R̂‖_max", "trivial_bound_B2": "B²", "initial_loss_bound": "Y²",
 }
 
 

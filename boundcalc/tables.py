@@ -97,12 +97,20 @@ _FIGURE1_COLUMNS = [
     _c("app_error_theory", "bound ε_app", r"$\varepsilon_{\mathrm{app}}$", group=_APP),
     _c("min_train_loss_mean", "min training loss", "measured", ci="min_train_loss_ci95",
        group=_LOSS),
+    _c("initial_train_loss_mean", "training loss at init R̂(θ₀)", r"$\hat{R}(\theta_0)$",
+       ci="initial_train_loss_ci95", group=_LOSS),
     _c("min_train_loss_theory", "bound Theorem 1", "Theorem 1", group=_LOSS),
+    _c("min_train_loss_verdict", "Theorem 1 verdict", csv_only=True),
+    _c("min_train_loss_free_bound", "free yardstick min(B², Y², R̂(θ₀))", csv_only=True),
+    _c("min_train_loss_free_bound_key", "free yardstick is", csv_only=True),
+    _c("initial_loss_bound", "Y²", csv_only=True),
+    _c("trivial_bound_B2", "B²", csv_only=True),
     _c("lin_error_alt_mean", "linearization error, other alignment", "measured",
        ci="lin_error_alt_ci95", group="other alignment"),
     _c("lin_error_alt_theory", "bound ε_lin (other alignment)", csv_only=True),
     *[_c(f"{k}_{s}", f"{k} {s}", csv_only=True)
-      for k in ("lin_error", "app_error", "min_train_loss", "lin_error_alt")
+      for k in ("lin_error", "app_error", "min_train_loss", "lin_error_alt",
+                "initial_train_loss")
       for s in ("gmean", "gci_low", "gci_high")],
 ]
 _SLOPE_COLUMNS = [
@@ -144,7 +152,13 @@ _TABLE1_COLUMNS = [
     _c("paper_epoch", "paper's epoch", "epoch", group="paper"),
     _c("theorem5_bound", "bound Theorem 5", "Theorem 5 bound"),
     _c("theorem5_bound_printed", "Theorem 5 printed", csv_only=True),
-    _c("lowest_test_under_bound", "under bound", in_latex=False),
+    _c("under_bound", "under bound", in_latex=False),
+    _c("lowest_test_under_bound", "lowest test loss <= bound", csv_only=True),
+    _c("zero_predictor_test_loss", "zero predictor's test loss", csv_only=True),
+    _c("initial_test_loss", "test loss at init", csv_only=True),
+    _c("theorem5_free_bound", "free yardstick", csv_only=True),
+    _c("theorem5_free_bound_key", "free yardstick is", csv_only=True),
+    _c("theorem5_verdict", "verdict", csv_only=True),
     _c("conditions_hold_count", "Lemma 4 conditions", "conditions"),
     _c("all_conditions_hold", "all hold", csv_only=True),
     _c("conditions_holding", "holding", csv_only=True),
@@ -155,7 +169,8 @@ _TABLE1_COLUMNS = [
 _TSWEEP_COLUMNS = [
     _c("m", "m", "$m$"), _c("T", "T", "$T$"), _c("seeds", "seeds", in_latex=False),
     *[c for c in _FIGURE1_COLUMNS if c.key in {f"{k}_{s}" for s in ("mean", "theory") for k in
-                                                ("lin_error", "app_error", "min_train_loss")}],
+                                                ("lin_error", "app_error", "min_train_loss",
+                                                 "initial_train_loss")}],
     _c("rel_min_train_loss_mean", "min training loss / label rms²",
        r"$\min_k \hat{R} / \overline{y^2}$", ci="rel_min_train_loss_ci95"),
 ]
@@ -171,15 +186,19 @@ _TSWEEP_SLOPE_COLUMNS = [
 
 _TITLES = {
     "figure1": "Figure 1 (Section 6.1): mean ± 95% CI over seeds per width m; bound = boundcalc "
-               "theory",
+               "theory; Theorem 1's bound says something only below R̂(θ₀), the measured "
+               "training loss at init",
     "figure1-slopes": ("Figure 1: log-log slope in m of the geometric means (± 95% CI) and of "
                        "the bound"),
     "figure2": "Figure 2 (Section 6.2): mean ± 95% CI over seeds per (model, L); no bound is "
                "stored for this experiment",
     "table1": "Table 1 (paper 003): lowest test loss per (d_m, N), one run per cell (no CI), "
-              "next to the Theorem 5 bound",
-    "tsweep": "T sweep (Theorem 1 regime): mean ± 95% CI over seeds per (m, T); bound = "
-              "boundcalc theory (flat in T)",
+              "next to the Theorem 5 bound; under bound: with its verdict against the free "
+              "yardstick, the held-out loss of the zero predictor (log 2) and of the model at "
+              "init",
+    "tsweep": "T sweep (Theorem 1's setting: ProjGD on Omega_rho): mean ± 95% CI over seeds "
+              "per (m, T); bound = boundcalc theory (flat in T); Theorem 1's bound says "
+              "something only below R̂(θ₀), the measured training loss at init",
     "tsweep-slopes": "T sweep: slope of log(metric) in log T fitted per seed, mean ± 95% "
                      "t-interval over seeds; the slope of the means and of the bound beside it",
 }

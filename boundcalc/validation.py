@@ -87,6 +87,7 @@ from boundcalc.validation_settings import (
     resolve_device,
 )
 from boundcalc.validation_summary import (
+    holds_text,
     is_not_applicable,
     is_violation,
     summary_rows,
@@ -95,7 +96,7 @@ from boundcalc.validation_summary import (
 
 __all__ = ["DEFAULT_INDRNN_ALPHA", "EFFORT", "GENERALIZATION", "INDRNN", "MAX_VALIDATION_WIDTH",
            "STATEMENTS", "GeneralizationSettings", "ValidationSettings", "batch_size_note",
-           "expand_statements", "is_not_applicable", "is_violation",
+           "expand_statements", "holds_text", "is_not_applicable", "is_violation",
            "make_generalization_settings", "make_settings", "resolve_device", "run_validation",
            "summary_rows", "violation_warning"]
 
@@ -125,7 +126,10 @@ def _cell_line(cell: list[dict], seconds: float) -> str:
     unbounded = sum("not_applicable" in r for r in cell)
     if unbounded:
         line += f" ({unbounded} bound(s) <= 0: not applicable, no ratio)"
-    if any("conditions_hold" in r for r in cell):
+    vacuous = sum(r.get("verdict") == "vacuous" for r in cell)
+    if vacuous:
+        line += f", {vacuous} bound(s) vacuous (at or above their free yardstick)"
+    if any("failing" in r for r in cell):
         failing = sorted({f for r in cell for f in r["failing"].split(",") if f != "none"})
         line += (", every condition holds" if not failing else
                  f", failing conditions: {', '.join(failing)}")
@@ -174,7 +178,7 @@ def _run_validation(statements: list[str], settings: ValidationSettings, out: st
         from boundcalc.engines import run_tasks
 
         pending = [(f"{st}-seed{sd}", (st, sd)) for st, sd in cells
-                   if not run.has_cell(f"{st}-seed{sd}")]
+                   if not run.has_cell(f"{st}-seed{sd}", identity={"statement": st, "seed": sd})]
         context = {"settings": settings, "threads": torch.get_num_threads(),
                    "device": settings.device}
         where = run_tasks(run, validation_task, tasks_of(pending, executor.cells_per_task),
@@ -186,7 +190,7 @@ def _run_validation(statements: list[str], settings: ValidationSettings, out: st
         key = f"{statement}-seed{seed}"
         tag = f"[validate {index}/{len(cells)}] {key}"
         left = [name for name, _ in cells[index:]]
-        if run.has_cell(key):
+        if run.has_cell(key, identity={"statement": statement, "seed": seed}):
             cell = run.load_cell(key)
             timing.add(statement, cell_seconds(cell))
             if progress and key not in where:

@@ -144,7 +144,9 @@ def _prop2_cell(s: ValidationSettings, seed: int, alpha: float) -> list[dict]:
     u_max = alpha + s.rho[1] / math.sqrt(s.m)
     return [{"name": f"prop2.{r['quantity']}", "method": "boundary_point",
              "measured": r["measured"], "bound": r["bound"], "ratio": r["ratio"],
-             "holds": bool(r["measured"] <= r["bound"]), "alpha": alpha, "u_max": u_max,
+             "holds": bool(r["measured"] <= r["bound"]),
+             **{k: r[k] for k in ("free_cap", "bound_over_free_cap") if k in r},
+             "alpha": alpha, "u_max": u_max,
              "m": s.m, "d": s.d, "T": s.T, "activation": s.activation, "device": s.device,
              "dtype": s.dtype} for r in rows]
 
@@ -165,7 +167,8 @@ def load_training_kernel(s: ValidationSettings) -> None:
 def bound_not_positive(record: dict) -> dict:
     """A record with conditions (``generalization``) whose bound is <= 0 bounds nothing: it is
     not applicable (``conditions_hold`` false, ``cond_bound_positive`` false, ``bound_positive``
-    among ``failing``), has no ratio (None, never ``inf``) and says why in ``not_applicable``.
+    among ``failing``, ``verdict`` not_guaranteed), has no ratio (None, never ``inf``) and says why
+    in ``not_applicable``.
     Other records are returned unchanged."""
     if "conditions_hold" not in record:
         return record
@@ -179,7 +182,10 @@ def bound_not_positive(record: dict) -> dict:
     sign = "negative" if bound < 0 else "zero"
     failing = [f for f in str(record.get("failing", "none")).split(",")
                if f and f not in ("none", "bound_positive")]
-    return {**record, "ratio": None, "conditions_hold": False, "cond_bound_positive": False,
+    verdict = ({"verdict": "not_guaranteed", "bound_over_free": None} if "verdict" in record
+               else {})
+    return {**record, **verdict, "ratio": None, "conditions_hold": False,
+            "cond_bound_positive": False,
             "failing": ",".join([*failing, "bound_positive"]),
             "not_applicable": f"not applicable (the {form} bound is {sign}: {bound:.6g} <= 0 "
                               f"bounds no loss, so no ratio)"}

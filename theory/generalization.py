@@ -24,7 +24,8 @@ Why two forms. The paper's statements and its own derivations disagree in places
 (:func:`discrepancies`, docs/generalization.md). Every builder takes ``as_printed``: False (the
 default) follows the derivation step by step, True reproduces the printed statement. Every
 constant the paper hides behind "≲", O(·), Ω(·) or Ω̃(·) is a symbol of
-:data:`boundcalc.theory.generalization_symbols.HIDDEN_CONSTANTS` (default 1).
+:data:`boundcalc.theory.generalization_symbols.HIDDEN_CONSTANTS`: default 1 (an assumption), except
+C_conf, whose default the derivation gives (:func:`derived_default`).
 """
 
 from __future__ import annotations
@@ -34,6 +35,7 @@ from functools import cache
 
 import sympy as sp
 
+from . import generalization_symbols as GS
 from .generalization_quantities import (
     A,
     M,
@@ -54,6 +56,7 @@ from .generalization_quantities import (
     lemma4_probability,
     lemma4_second_form,
     lemma4_second_term,
+    loss_range,
     m_form,
     p_form,
     rademacher_bound,
@@ -78,6 +81,7 @@ from .generalization_symbols import (
     C_width,
     N,
     Phi0,
+    Y,
     alpha,
     c_hat,
     d_m,
@@ -105,11 +109,26 @@ def union_count() -> sp.Expr:
     return sp.Max(1, sp.ceiling(radius_R()))
 
 
+def derived_default(name: str) -> sp.Expr:
+    """The default of a hidden constant that the derivation gives (names of
+    :data:`GS.DERIVED_DEFAULTS`): C_conf = 3c, the factor Mohri et al. Thm 3.1 (line 125) puts on
+    the deviation term for a loss in [0, c], with c = :func:`loss_range` = A + Y.
+
+    Example:
+        >>> derived_default("C_conf")
+        3*R_X*sqrt(d_s)*(R_O + WO0_2)*(R_V + WV0_F) + 3*Y
+    """
+    if name == C_conf.name:
+        return 3 * loss_range()
+    raise ValueError(f"`name` must be one of {sorted(GS.DERIVED_DEFAULTS)}, got {name!r}")
+
+
 def confidence_term(as_printed: bool = False) -> sp.Expr:
     """Deviation term of the uniform bound.
 
     Derived (line 317): C_conf·√(log(2R/δ)/(2N)) with R the union count (:func:`union_count`),
-    i.e. Mohri et al. Thm 3.1's √(log(2/δ)/(2N)) (line 125) at δ/R. Printed (lines 293, 329):
+    i.e. Mohri et al. Thm 3.1's 3c√(log(2/δ)/(2N)) (line 125) at δ/R: C_conf defaults to 3c
+    (:func:`derived_default`). Printed (lines 293, 329):
     √(log(R/δ)/N) with R = :func:`radius_R`, inside the O(·) of Theorem 5 (factor C_O applied by
     :func:`theorem5_terms`).
     """
@@ -231,6 +250,7 @@ def quantities(as_printed: bool = False) -> dict[str, sp.Expr]:
         "lemma4_second": lemma4_second_term(as_printed),
         "empirical_loss_phi0": empirical_loss_phi0_bound(),
         "lemma4_probability": lemma4_probability(),
+        "loss_range": loss_range(),
     }
 
 
@@ -288,6 +308,7 @@ def compact_formulas(as_printed: bool = False) -> dict[str, sp.Expr]:
                           else lemma4_second_form(q["rho"], q["z"], q["eta_O"], 2)),
         "empirical_loss_phi0": empirical_loss_phi0_bound(),
         "lemma4_probability": lemma4_probability(),
+        "loss_range": q["A"] + Y,
         "terms.empirical_loss": sp.Min(q["lemma4_first"], q["lemma4_second"]),
         "terms.rademacher": (C_O * dudley_form(q["dudley_scale"], q["A"], True) if as_printed
                              else 2 * q["rademacher_complexity"]),
@@ -354,10 +375,13 @@ DESCRIPTIONS: dict[str, str] = {
     "empirical_loss_phi0": "sqrt(2 Phi0 / N): line 277 before the alpha-conditions",
     "lemma4_probability": "1 - 8 exp(-d_m/2) - delta - exp(-C_prob (N-1)^(-c_hat)/d_s) "
                           "(line 229)",
+    "loss_range": "A + Y: the loss range on the class, 0 <= l(f(X), y) <= |f(X) - y| <= A + Y "
+                  "(1-Lipschitz l with l(y, y) = 0, |f| <= A, |y| <= Y): L_D <= A + Y holds "
+                  "without any theorem, so a true_loss bound at or above it is vacuous",
     "empirical_loss": "Lemma 4: bound on the empirical loss L_S(f_theta^t) for every t",
     "rademacher": "2 R_S (derived, line 317) | C_O sqrt(P/N)(1 + log(A sqrt(N/P))) (printed)",
-    "confidence": "C_conf sqrt(log(2R/delta)/(2N)) (derived, line 317) | "
-                  "C_O sqrt(log(R/delta)/N) (printed, line 293)",
+    "confidence": "C_conf sqrt(log(2R/delta)/(2N)), C_conf = 3 (A + Y) unless given (derived, "
+                  "lines 125, 317) | C_O sqrt(log(R/delta)/N) (printed, line 293)",
     "true_loss": "Theorem 5: bound on the true loss L_D(f_theta^t)",
     "empirical_loss_bound": "Lemma 4 bound",
     "rademacher_bound": "Lemma 1/2 bound on the Rademacher complexity",
@@ -373,7 +397,7 @@ LATEX: dict[str, str] = {
     "lemma4_first": r"\frac{\alpha^2}{8\rho M\sqrt N}",
     "lemma4_second": r"\frac{\alpha^3\eta_O}{32\rho^2 z\sqrt N}",
     "empirical_loss_phi0": r"\sqrt{2\Phi(\theta^0)/N}",
-    "lemma4_probability": r"p_{\mathrm{L4}}",
+    "lemma4_probability": r"p_{\mathrm{L4}}", "loss_range": "A + Y",
     "empirical_loss": r"\mathcal{L}_S", "rademacher": r"2\mathcal{R}_S",
     "confidence": r"\varepsilon_{\mathrm{conf}}", "true_loss": r"\mathcal{L}_{\mathcal{D}}",
     "empirical_loss_bound": r"\mathcal{L}_S", "rademacher_bound": r"\mathcal{R}_S",
@@ -499,7 +523,8 @@ def discrepancies() -> tuple[Discrepancy, ...]:
             "sqrt(log(R/delta)/N) inside O(.)",
             "C_conf sqrt(log(2R/delta)/(2N)), R = max(1, ceil(R)) classes",
             "Union bound over R radius classes in Mohri et al. Thm 3.1 (line 125) gives "
-            "3c sqrt(log(2R/delta)/(2N)); line 317 writes coefficient 1 (C_conf = 1 here).",
+            "3c sqrt(log(2R/delta)/(2N)) for a loss in [0, c]; line 317 writes coefficient 1. "
+            "Here C_conf = 3c by default, c = A + Y the loss range on the class.",
             _confidence_form(q["R"], True), _confidence_form(q["R_union"], False)),
         Discrepancy(
             "lemma1_extra_1_over_N", "177 (Lemma 1) vs 205, 211 (Lemma 2, proof) and 293",
@@ -520,7 +545,8 @@ def discrepancies() -> tuple[Discrepancy, ...]:
 __all__ = [
     "DESCRIPTIONS", "Discrepancy", "LATEX", "QUANTITY_LATEX", "QUANTITY_SYMBOLS",
     "alpha_cube_condition", "alpha_square_condition", "compact_formulas", "confidence_term",
-    "discrepancies", "expand_compact", "lemma1", "lemma4", "printed_dudley_condition",
+    "derived_default", "discrepancies", "expand_compact", "lemma1", "lemma4",
+    "printed_dudley_condition",
     "probability_condition", "quantities", "radius_R", "theorem5", "theorem5_bound",
     "theorem5_conditions", "theorem5_probability", "theorem5_terms", "union_count",
     "width_condition",

@@ -16,6 +16,8 @@ What is computed (one function per quantity of the paper), and what for:
   convergence conditions, which Lemma 4 turns into an empirical-loss bound;
 * A = η_O η_V √d_s R_X ≥ |f| (lines 179, 410–425) and the covering exponent P (lines 179, 398):
   the ingredients of the Rademacher complexity;
+* the loss range A + Y on the class (lines 99, 123): the bound on the loss that holds without
+  any theorem, against which Theorem 5's bound is judged;
 * Lemma 1 / Lemma 2: Rademacher complexity via the covering number and Dudley's integral
   (lines 177, 205, 403–407);
 * Lemma 4: empirical loss bound under Wu et al.'s Theorem 1 conditions, and its probability
@@ -56,6 +58,7 @@ from .generalization_symbols import (
     C_prob,
     N,
     Phi0,
+    Y,
     alpha,
     c_hat,
     d_m,
@@ -170,6 +173,18 @@ def A() -> sp.Expr:
     |w_Oᵀ ReLU(W_V Xᵀ s)| ≤ ‖w_O‖₂‖W_V‖₂‖X‖₂‖s‖₂ ≤ η_O η_V ‖X‖_F with ‖s‖₂ ≤ ‖s‖₁ = 1.
     """
     return a_form(eta_O(), eta_V())
+
+
+def loss_range() -> sp.Expr:
+    """c = A + Y: every loss on the class lies in [0, c], so L_D ≤ c and L_S ≤ c hold for free.
+
+    The loss ℓ is 1-Lipschitz in its first argument (line 99), non-negative and bounded, as
+    Mohri et al.'s theorem needs (line 123), with ℓ(y, y) = 0, as the first step of Lemma 4's
+    proof uses (line 277). Hence 0 ≤ ℓ(f(X), y) = ℓ(f(X), y) − ℓ(y, y) ≤ |f(X) − y| ≤ |f(X)| + |y|
+    ≤ A + Y for every f of the class (|f| ≤ A, :func:`A`) and every label (|y| ≤ Y). It is the
+    c of line 125, and a bound on the true loss at or above it says nothing (docs §3.4).
+    """
+    return A() + Y
 
 
 def p_form(e_v: sp.Expr, e_k: sp.Expr, e_q: sp.Expr) -> sp.Expr:
@@ -313,6 +328,7 @@ __all__ = [
     "lemma4_probability",
     "lemma4_second_form",
     "lemma4_second_term",
+    "loss_range",
     "m_form",
     "p_form",
     "rademacher_bound",

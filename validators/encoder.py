@@ -189,14 +189,17 @@ def alpha_of(params: EncoderParams, X: Tensor, *, chunk: int | None = None) -> f
 
 def measure_init(params: EncoderParams, X: Tensor, y: Tensor, *,
                  chunk: int | None = None) -> dict[str, Any]:
-    """Everything the calculator needs at θ⁰: the seven norms, α, Φ(θ⁰), R_X, sizes.
+    """Everything the calculator needs at θ⁰: the seven norms, α, Φ(θ⁰), R_X, sizes, and the
+    mean loss |f − y| of θ⁰ (``initial_model_loss``, a free yardstick of the verdict).
 
     F_pre⁰ is built once, ``chunk`` samples at a time (None = by memory); α is its σ_min and
     Φ(θ⁰) = ½‖F_pre⁰ w_O − y‖² (the numbers of :func:`alpha_of` and :func:`phi`)."""
     dtype = params.w_O.dtype
     feats = _features(params, X.to(dtype), chunk)
     with torch.no_grad():
-        phi0 = float(0.5 * ((feats @ params.w_O - y.to(dtype)) ** 2).sum())
+        residual = feats @ params.w_O - y.to(dtype)
+        phi0 = float(0.5 * (residual**2).sum())
+        initial_loss = float(residual.abs().mean())
     n, d_s, d = (int(s) for s in X.shape)
     return {
         "N": n, "d_s": d_s, "d": d, "d_m": params.d_m,
@@ -204,6 +207,7 @@ def measure_init(params: EncoderParams, X: Tensor, y: Tensor, *,
         "alpha": float(torch.linalg.svdvals(feats.to(torch.float64))[-1]),
         "alpha_full_row_rank": params.d_m >= n,
         "Phi0": phi0,
+        "initial_model_loss": initial_loss,
         "R_X": input_scale(X),
     }
 
@@ -338,6 +342,9 @@ def check_run(X: Tensor, y: Tensor, *, d_m: int, seed: int, steps: int, lr: floa
     distance becomes :data:`MIN_RADIUS`). ``radii_contain_trajectory`` says whether the given
     radii contain the run (if not, the bounds do not apply and a finding is reported). Both
     bounds hold "for every t", so they are compared with the largest measured loss of the run.
+    The label bound Y of the calculator is the largest |y| of the training and held-out labels,
+    and its verdict also judges the bound against the training losses of the zero predictor and
+    of θ⁰ (``free``: the same on the held-out set, for :func:`validation_records`).
     ``chunk``: samples per pass of :func:`measure_init` and :func:`train_gd` (None = by memory).
 
     Returns:
@@ -345,8 +352,10 @@ def check_run(X: Tensor, y: Tensor, *, d_m: int, seed: int, steps: int, lr: floa
         ``all_conditions_hold``, ``empirical`` (max over t ≥ 1 of L_S vs the Lemma 4 bounds),
         ``true`` (max over t ≥ 1 of the held-out loss vs the Theorem 5 bounds), ``findings``
         (list of strings; a measured loss above a bound whose conditions all hold is reported
-        there), ``bounds`` (the two calculator outputs; ``as_printed`` is None when
-        R = √(ΣR_•²) ≤ δ, where the printed deviation term √(log(R/δ)/N) is undefined).
+        there), ``free`` (the label bound and the free yardsticks: the loss range A + Y, the mean
+        loss of the zero predictor and of θ⁰ on the training and held-out sets), ``bounds`` (the
+        two calculator outputs; ``as_printed`` is None when R = √(ΣR_•²) ≤ δ, where the printed
+        deviation term √(log(R/δ)/N) is undefined).
     """
     from boundcalc.generalization import evaluate_generalization
 
@@ -371,10 +380,26 @@ def check_run(X: Tensor, y: Tensor, *, d_m: int, seed: int, steps: int, lr: floa
     contained = all(t <= r * (1 + 1e-12) for t, r in zip(travelled, radii, strict=True))
     rx = init["R_X"] if R_X is None else float(R_X)
     alpha_used = init["alpha"] if init["alpha"] > 0 else MIN_ALPHA
+    labels = y if y_test is None else torch.cat([y.flatten(), y_test.flatten()])
+    with torch.no_grad():
+        free = {
+            "label_bound": float(labels.abs().max()),
+            "zero_predictor_train_loss": float(eval_loss_value(torch.zeros_like(y), y,
+                                                               eval_loss)),
+            "zero_predictor_heldout_loss": (
+                float(eval_loss_value(torch.zeros_like(y_test), y_test, eval_loss))
+                if X_test is not None and y_test is not None else math.nan),
+            "initial_train_loss": float(run.train_loss[0]),
+            "initial_heldout_loss": float(run.test_loss[0]) if X_test is not None else math.nan,
+        }
     common = {"N": init["N"], "d_m": d_m, "d_s": init["d_s"], "R_X": rx, "radii": radii,
               "delta": delta, "alpha": alpha_used, "Phi0": init["Phi0"],
-              "init_norms": init["norms"], "hidden_constants": hidden_constants}
+              "init_norms": init["norms"], "hidden_constants": hidden_constants,
+              "Y": free["label_bound"],
+              "measured": {"zero_predictor_loss": free["zero_predictor_train_loss"],
+                           "initial_model_loss": free["initial_train_loss"]}}
     derived = evaluate_generalization(**common)
+    free["loss_range"] = derived["quantities"]["loss_range"]
     if math.sqrt(sum(r * r for r in radii)) > delta:
         printed: dict[str, Any] | None = evaluate_generalization(**common, as_printed=True)
     else:  # the printed deviation term sqrt(log(R/delta)/N) is undefined for R <= delta
@@ -435,6 +460,7 @@ def check_run(X: Tensor, y: Tensor, *, d_m: int, seed: int, steps: int, lr: floa
                                         if X_test is not None and printed else None),
         },
         "findings": findings,
+        "free": free,
         "bounds": {"derived": derived, "as_printed": printed},
     }
 
@@ -444,13 +470,25 @@ def check_run(X: Tensor, y: Tensor, *, d_m: int, seed: int, steps: int, lr: floa
 # ---------------------------------------------------------------------------------------------
 
 #: ``validate generalization`` checks: (record name, claim, where the bound sits in the
-#: calculator's output, the measured key of :func:`check_run`'s report).
+#: calculator's output, the measured key of :func:`check_run`'s report, the set of its free
+#: yardsticks in ``report["free"]``: ``train`` or ``heldout``).
 _CHECKS = (
     ("lemma4.empirical_loss", "max_t L_S(f_θt) ≤ Lemma 4 bound (ℓ = |f − y|, GD on Φ)",
-     ("terms", "empirical_loss"), ("empirical", "max_train_loss")),
+     ("terms", "empirical_loss"), ("empirical", "max_train_loss"), "train"),
     ("theorem5.heldout_loss", "max_t held-out loss (estimate of L_D) ≤ Theorem 5 bound",
-     ("bound", "true_loss"), ("true", "max_test_loss")),
+     ("bound", "true_loss"), ("true", "max_test_loss"), "heldout"),
 )
+
+
+def _free_bounds(report: Mapping[str, Any], part: str) -> dict[str, float]:
+    """The free yardsticks of a check on ``part`` (``train``/``heldout``): the loss range
+    A + Y and the measured mean losses of the zero predictor and of θ⁰ on that set (left out
+    when not measured)."""
+    free = report["free"]
+    out = {"loss_range": float(free["loss_range"]),
+           "zero_predictor_loss": float(free[f"zero_predictor_{part}_loss"]),
+           "initial_model_loss": float(free[f"initial_{part}_loss"])}
+    return {k: v for k, v in out.items() if math.isfinite(v)}
 
 #: The calculator's conditions that are hypotheses of Lemma 4 (its own probability replaces
 #: ``probability_positive``; ``dudley_minimiser_le_A`` concerns Theorem 5's Rademacher term only).
@@ -486,7 +524,17 @@ def validation_records(report: Mapping[str, Any]) -> list[dict[str, Any]]:
     ``radii_contain_trajectory`` (the GD iterates stay within the radii, L161), for the printed
     Theorem 5 ``dudley_minimiser_le_A``, and ``lemma4_applies`` (only when false: the run is not
     GD on Φ with ℓ(y, y) = 0). ``ratio`` = measured/bound, ``inf`` when the bound is ≤ 0.
+
+    Beside ``holds``, each record says whether its bound says anything: ``verdict``
+    (:func:`boundcalc.generalization.verdict_of`: ``guaranteed`` when every condition holds and
+    the bound is below every free yardstick, ``vacuous`` when the conditions hold but it is not,
+    ``not_guaranteed`` when a condition fails), the yardsticks on the check's own set
+    (``loss_range`` = A + Y; ``zero_predictor_loss`` and ``initial_loss``, the measured mean loss
+    of f = 0 and of θ⁰: held-out for Theorem 5, training for Lemma 4), the binding one
+    (``free_bound``, ``free_bound_name``) and ``bound_over_free`` = bound / free_bound.
     """
+    from boundcalc.generalization import verdict_of
+
     cell = report["cell"]
     init = report["init"]
     common = {
@@ -506,16 +554,23 @@ def validation_records(report: Mapping[str, Any]) -> list[dict[str, Any]]:
         bounds = report["bounds"][key]
         if bounds is None:  # printed deviation term undefined (R <= delta)
             continue
-        for name, claim, (b1, b2), (m1, m2) in _CHECKS:
+        for name, claim, (b1, b2), (m1, m2), part in _CHECKS:
             conds, probability = _check_conditions(name, bounds,
                                                    report["radii_contain_trajectory"], applies)
             failing = [k for k, ok in conds.items() if not ok]
             measured = float(report[m1][m2])
             bound = float(bounds[b1][b2])
             ratio = measured / bound if bound > 0 else math.inf
+            free = _free_bounds(report, part)
+            verdict, binding = verdict_of(not failing, bound, free)
             records.append({
                 "name": name, "method": form, "measured": measured, "bound": bound,
-                "ratio": ratio, "holds": bool(measured <= bound),
+                "ratio": ratio, "holds": bool(measured <= bound), "verdict": verdict,
+                "free_bound": free[binding], "free_bound_name": binding,
+                "bound_over_free": bound / free[binding] if free[binding] > 0 else math.inf,
+                "loss_range": free["loss_range"],
+                "zero_predictor_loss": free.get("zero_predictor_loss", math.nan),
+                "initial_loss": free.get("initial_model_loss", math.nan),
                 "conditions_hold": not failing,
                 **{f"cond_{k}": v for k, v in conds.items()},
                 "failing": ",".join(failing) or "none", "probability": probability,

@@ -4,7 +4,9 @@ Paper 003 ("Generalization bound for a Shallow Transformer trained using Gradien
 its bound in terms of N, d_s, R_X, seven norms of the initial weights θ⁰, α = σ_min(F_pre⁰) and
 Φ(θ⁰). Given an ``.npz`` data set and an init seed, :func:`measure_data` draws θ⁰ with the torch
 LeCun initialisation of :mod:`boundcalc.validators.encoder` and measures all of them at that one
-θ⁰, for :func:`boundcalc.generalization.evaluate_inputs`. It lives among the validators because it
+θ⁰, for :func:`boundcalc.generalization.evaluate_inputs`; with them the label bound (largest |y|)
+and the free yardsticks of the verdict: the mean loss |f − y| of the zero predictor (numpy) and of
+θ⁰ (the torch forward pass that Φ(θ⁰) needs anyway). It lives among the validators because it
 needs torch and the encoder; the calculator (:mod:`boundcalc.generalization`) imports neither.
 """
 
@@ -30,7 +32,8 @@ def measure_data(path: str, d_m: object, seed: object) -> dict[str, Any]:
 
     Returns:
         :func:`boundcalc.validators.encoder.measure_init`'s dict (``N``, ``d_s``, ``d``, ``d_m``,
-        ``norms``, ``alpha``, ``Phi0``, ``R_X``, …) plus ``seed`` and ``source``.
+        ``norms``, ``alpha``, ``Phi0``, ``R_X``, ``initial_model_loss`` = mean |f(θ⁰) − y|, …)
+        plus ``y_max`` = max |y|, ``zero_predictor_loss`` = mean |y|, ``seed`` and ``source``.
 
     Raises:
         InputError: ``--dm`` or ``--from-init`` invalid or missing, ``--data`` unreadable or of
@@ -64,6 +67,8 @@ def measure_data(path: str, d_m: object, seed: object) -> dict[str, Any]:
                                    "--alpha and --phi0") from None
     params = lecun_init(dm_int, int(X.shape[2]), seed=seed_int)
     out = measure_init(params, torch.from_numpy(X), torch.from_numpy(y))
+    out["y_max"] = float(np.abs(y).max())
+    out["zero_predictor_loss"] = float(np.abs(y).mean())
     out["seed"] = seed_int
     out["source"] = (f"measured on {path} at the torch LeCun init with seed {seed_int} "
                      f"(boundcalc.validators.encoder)")

@@ -305,7 +305,8 @@ def measure_prop2(*, m: int = 16, d: int = 4, T: int = 8, n: int = 8, alpha: flo
 
     Returns:
         One dict per quantity: ``quantity``, ``measured``, ``bound``, ``ratio`` (≤ 1 unless the
-        derivation is wrong).
+        derivation is wrong); ``eps_lin`` also ``free_cap`` (:func:`eps_lin_free_cap`) and
+        ``bound_over_free_cap`` (> 1: the bound is above what holds without the lemma).
     """
     from boundcalc.compare_rnn import evaluate_prop2
     from boundcalc.params import validate
@@ -337,12 +338,38 @@ def measure_prop2(*, m: int = 16, d: int = 4, T: int = 8, n: int = 8, alpha: flo
         bound = float(bounds[key])
         out.append({"quantity": key, "measured": float(value), "bound": bound,
                     "ratio": float(value) / bound})
+        if key == "eps_lin":
+            cap = eps_lin_free_cap(m, rho, activation, float(bounds["output_envelope_F"]),
+                                   float(bounds["lipschitz_L"]))
+            out[-1].update(free_cap=cap, bound_over_free_cap=bound / cap)
     return out
+
+
+def eps_lin_free_cap(m: int, rho: tuple[float, float, float], activation: str, F: float,
+                     L: float) -> float:
+    """A bound on sup |f − f_lin| over Ω_ρ that needs no Taylor argument:
+    min(F, √m c_max σ₀) + L‖ρ‖.
+
+    Why: |f(θ) − f_lin(θ)| ≤ |f(θ)| + |f(θ(0))| + |⟨∇f(θ(0)), θ − θ(0)⟩|. The output
+    f = m^{-1/2} Σ_i c_i h_{T,i} has |h| ≤ σ₀ and |c_i| ≤ c_max = 1 + ρ_c/√m on Ω_ρ, so
+    |f| ≤ √m c_max σ₀ (and ≤ F, Proposition 2's envelope); the mirrored init gives f(θ(0)) = 0;
+    ‖∇f(θ(0))‖ ≤ L (θ(0) ∈ Ω_ρ) and ‖θ − θ(0)‖² ≤ Σ_i (ρ_c² + ρ_u² + ρ_w²)/m = ‖ρ‖².
+
+    Example:
+        >>> round(eps_lin_free_cap(16, (2.0, 2.0, 2.0), "tanh", 48.8188, 24.8495), 2)
+        92.08
+    """
+    from boundcalc.theory.activations import get_activation as theory_activation
+
+    sigma0 = float(theory_activation(activation).sigma0)
+    c_max = 1 + rho[0] / math.sqrt(m)
+    return min(F, math.sqrt(m) * c_max * sigma0) + L * math.sqrt(sum(r * r for r in rho))
 
 
 __all__ = [
     "DEFAULT_ALPHA", "IndRNNParams", "Trajectory", "UnitTangents", "boundary_point", "forward",
-    "init_indrnn", "jacobian_u_norm", "linearized_output", "loss_and_gradient",
+    "eps_lin_free_cap", "init_indrnn", "jacobian_u_norm", "linearized_output",
+    "loss_and_gradient",
     "loss_gradient_and_jacobian_u", "measure_prop2", "state_floats_per_sample", "trajectory",
     "unit_tangents",
 ]

@@ -15,14 +15,15 @@ Commands (``boundcalc COMMAND --help`` shows each one's flags and runnable examp
 * ``sweep STATEMENT``: the same over a grid (lists and ranges of any numeric flag), vectorised;
 * ``width`` / ``steps``: the smallest even m (resp. number of steps K) that brings the width terms
   (resp. the optimization term) of Theorem 1 under ``--target``; ``width --nonvacuous``: the
-  smallest even m at which Theorem 1's bound is non-vacuous (min_iterate < B²);
+  smallest even m at which Theorem 1's bound is non-vacuous (min_iterate < min(B², Y²));
 * ``explain STATEMENT``: the statement, its symbol glossary, every formula and condition.
 
 ``--route tight|paper`` (default ``tight``) picks the proof route of Theorem 1, Proposition 1 and
 Remark 9 (``theorem1``, ``prop1``, ``remark9``, and ``sweep`` / ``width`` / ``steps`` / ``explain``
-on them); every output names its route. Statements with the trivial bound B² (those three and
-``prop2``) get a verdict: ``guaranteed`` (every condition holds and min_iterate < B²),
-``vacuous`` (every condition holds, min_iterate ≥ B²) or ``not_guaranteed`` (a condition fails).
+on them); every output names its route. Statements with the free bounds B² (R̂ ≤ B² on Ω_ρ) and
+Y² (R̂(θ_0) ≤ Y², f(θ(0)) = 0) (those three and ``prop2``) get a verdict: ``guaranteed`` (every
+condition holds and min_iterate < min(B², Y²)), ``vacuous`` (every condition holds, min_iterate ≥
+min(B², Y²)) or ``not_guaranteed`` (a condition fails).
 
 Exit codes: 0 success; 1 the verdict is not ``guaranteed`` (a condition fails, or the bound is
 vacuous) and ``--strict`` was given, or a ``--target`` cannot be met, or no width up to 2^62 makes
@@ -127,7 +128,10 @@ class _GuardedStdout:
             raise self._failed(err) from None
 
     def isatty(self) -> bool:
-        return self.stream is not None and self.stream.isatty()
+        try:
+            return self.stream is not None and self.stream.isatty()
+        except (OSError, ValueError):  # a closed stream is no terminal; its write says so
+            return False
 
     def __getattr__(self, name: str) -> Any:
         return getattr(self.stream, name)

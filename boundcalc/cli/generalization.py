@@ -10,7 +10,13 @@ statements and its derivations, both forms side by side.
 
 ``--data PATH`` (an ``.npz`` with ``X`` (N, d_s, d) and ``y`` (N,)) measures N, d_s, R_X, the init
 norms, α and Φ(θ⁰) at the torch LeCun init seeded by ``--from-init`` (the only path that imports
-torch, lazily; see :func:`boundcalc.validators.generalization_data.measure_data`).
+torch, lazily; see :func:`boundcalc.validators.generalization_data.measure_data`), and the label
+bound Y (largest |y|, unless ``--label-bound``) and the losses of the zero predictor and of θ⁰ on
+the data, which the verdict also judges the bound against.
+
+The status line (and the JSON's ``verdict``) is GUARANTEED only when every condition holds and the
+bound is below what holds for free (the loss range A + Y, and with ``--data`` the measured losses);
+VACUOUS when the conditions hold but it is not; ``--strict`` exits 1 unless GUARANTEED.
 
 Example:
     boundcalc generalization --N 10000 --dm 64 --ds 13 --rx 1 --radii 1,1,1,1 --delta 0.05 \\
@@ -38,11 +44,12 @@ _OUTPUT = "Output"
 
 #: Default of every flag that has one (the issue's example point); shown in the output.
 DEFAULTS: dict[str, str] = {"N": "10000", "dm": "64", "ds": "13", "rx": "1",
-                            "radii": "1,1,1,1", "delta": "0.05"}
+                            "radii": "1,1,1,1", "delta": "0.05", "label_bound": "1"}
 
 #: Input key of the result → flag name (for the ``given``/``default`` source column).
 _INPUT_FLAG: dict[str, str] = {"N": "N", "d_m": "dm", "d_s": "ds", "R_X": "rx", "R_Q": "radii",
-                               "R_K": "radii", "R_V": "radii", "R_O": "radii", "delta": "delta"}
+                               "R_K": "radii", "R_V": "radii", "R_O": "radii", "delta": "delta",
+                               "Y": "label_bound"}
 
 
 def _opt(*names: str, help: str, panel: str = _PARAMS, default: str | None = None) -> Any:
@@ -121,6 +128,10 @@ def generalization(
                                       "measured on the data at init (required)")] = None,
     phi0: Annotated[str | None, _opt("--phi0", help="Phi(theta^0) = 1/2 ||f(theta^0) - y||^2, "
                                      "a sum over the N samples (>= 0, required)")] = None,
+    label_bound: Annotated[str | None, _opt(
+        "--label-bound", help="Y >= |y| for every label of the distribution (>= 0): the loss "
+        "range A + Y and C_conf = 3 (A + Y) use it (default 1; with --data the largest |y| of "
+        "the data)", default=DEFAULTS["label_bound"])] = None,
     from_init: Annotated[str | None, _opt("--from-init", help="draw the init norms from the "
                                           "LeCun init with this numpy seed (with --data: the "
                                           "torch seed of theta^0)", panel=_INIT,
@@ -153,7 +164,8 @@ def generalization(
         "table (printed vs derived); alone (no --alpha/--phi0/init flags), only the formulas "
         "(then also as JSON)",
         rich_help_panel=_OUTPUT)] = False,
-    strict: Annotated[bool, typer.Option("--strict", help="exit 1 when a condition fails",
+    strict: Annotated[bool, typer.Option("--strict", help="exit 1 unless GUARANTEED (a "
+                                         "condition fails, or the bound is vacuous)",
                                          rich_help_panel=_OUTPUT)] = False,
     precision: Annotated[str | None, _opt("--precision", help="mpmath digits (>= 10)",
                                           panel=_OUTPUT, default="30")] = None,
@@ -161,12 +173,13 @@ def generalization(
     """Paper 003, Theorem 5: bound on the true loss of the GD-trained shallow Transformer
     (empirical loss by Lemma 4 + Rademacher complexity by Lemma 1 + confidence term), with every
     quantity of the paper (eta, xi, rho, z, z_hat, M, M_hat, A, P, alpha, Phi0), the conditions of
-    Wu et al.'s Theorem 1 as PASS/FAIL rows and the hidden constants named.
+    Wu et al.'s Theorem 1 as PASS/FAIL rows and the hidden constants named. GUARANTEED only when
+    every condition holds and the bound is below the loss range A + Y on the class (with --data
+    also below the measured losses of the zero predictor and of theta^0); VACUOUS otherwise.
 
     Example: boundcalc generalization --N 10000 --dm 64 --ds 13 --rx 1 --radii 1,1,1,1
     --delta 0.05 --from-init 0 --alpha 0.5 --phi0 100
     """
-    from boundcalc.formats import guarantee_line
     from boundcalc.generalization import (
         GENERALIZATION_PRECISION,
         NORM_FLAGS,
@@ -197,12 +210,14 @@ def generalization(
         raise InputError("--symbolic", "with --format json prints the formulas alone (give no "
                                        "--alpha/--phi0/init flags): the JSON result keeps the "
                                        "data contract")
-    given = {"N": N, "dm": dm, "ds": ds, "rx": rx, "radii": radii, "delta": delta}
+    given = {"N": N, "dm": dm, "ds": ds, "rx": rx, "radii": radii, "delta": delta,
+             "label_bound": label_bound}
     values = {k: (v if v is not None else DEFAULTS[k]) for k, v in given.items()}
     sources = {key: ("given" if given[flag] is not None else "default")
                for key, flag in _INPUT_FLAG.items()}
     seed: str | None = from_init
     measured_source: tuple[str, int] | None = None
+    measured_losses: dict[str, float] | None = None
     if data is not None:
         from boundcalc.validators.generalization_data import measure_data
 
@@ -217,6 +232,11 @@ def generalization(
         if rx is None:
             values["rx"] = measured["R_X"]
             sources["R_X"] = f"--data {data} (max_n ||X_n||_F / sqrt(d_s))"
+        if label_bound is None:
+            values["label_bound"] = measured["y_max"]
+            sources["Y"] = f"--data {data} (max_n |y_n|)"
+        measured_losses = {"zero_predictor_loss": measured["zero_predictor_loss"],
+                           "initial_model_loss": measured["initial_model_loss"]}
         alpha, phi0, norms, seed = measured["alpha"], measured["Phi0"], measured["norms"], None
         d = str(measured["d"])
         measured_source = measured["source"], measured["seed"]
@@ -224,20 +244,19 @@ def generalization(
         N=values["N"], d_m=values["dm"], d_s=values["ds"], R_X=values["rx"],
         radii=values["radii"], delta=values["delta"], alpha=alpha, Phi0=phi0,
         init_norms=norms, seed=seed, d=d, hidden_constants=hidden_constants,
-        as_printed=as_printed,
+        as_printed=as_printed, Y=values["label_bound"],
     )
     if measured_source is not None:
         from dataclasses import replace
 
         inputs = replace(inputs, norms_source=measured_source[0], seed=measured_source[1])
-    data_out = evaluate_inputs(inputs, precision=digits)
+    data_out = evaluate_inputs(inputs, precision=digits, measured=measured_losses)
     text = _render(data_out, fmt, sources, min(digits, 17) if precision is not None else None)
     if symbolic:
         text += "\n\n" + _symbolic_block(fmt, as_printed)
     _emit(text, output)
-    status = guarantee_line(data_out)
-    guaranteed = status is None or status.startswith("GUARANTEED")
+    guaranteed = data_out["verdict"] == "guaranteed"
     if not guaranteed and (fmt != "table" or output is not None):
-        sys.stderr.write((status or "NOT GUARANTEED") + "\n")
+        sys.stderr.write(data_out["statement"]["status_line"] + "\n")
     if strict and not guaranteed:
         raise typer.Exit(1)

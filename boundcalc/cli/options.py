@@ -114,7 +114,8 @@ SymOpt = Annotated[bool, typer.Option("--symbolic", help="also print every formu
                                       rich_help_panel=OUTPUT_PANEL)]
 StrictOpt = Annotated[bool, typer.Option("--strict", help="exit 1 unless the verdict is "
                                          "guaranteed (a condition fails, or the bound is vacuous: "
-                                         "min_iterate >= B^2)", rich_help_panel=OUTPUT_PANEL)]
+                                         "min_iterate >= min(B^2, Y^2))",
+                                         rich_help_panel=OUTPUT_PANEL)]
 RouteOpt = Annotated[str | None, choice_option(
     "--route", choices=ROUTES, help="proof route: tight (head-average event, Cauchy-Schwarz "
     "drift; derivations.md §7.7) or paper (the paper's route, §7.1-7.5)",

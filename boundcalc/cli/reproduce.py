@@ -188,17 +188,24 @@ def parse_seeds(text: str) -> int | list[int]:
     from boundcalc.params import parse_integer
 
     raw = text.strip()
+    shapes = "must be a count >= 1, a range A-B or a list A,B,C of seeds >= 0"
+
+    def integer(part: str) -> int:
+        try:
+            return parse_integer("--seeds", part)
+        except InputError:  # name the whole value, not the part ('' of '-3')
+            raise InputError("--seeds", f"{shapes}, got {text!r}") from None
+
     if "," not in raw and "-" not in raw:
-        count = parse_integer("--seeds", raw)
+        count = integer(raw)
         if count < 1:
-            raise InputError("--seeds", f"must be a count >= 1, a range A-B or a list, got "
-                             f"{text!r}")
+            raise InputError("--seeds", f"{shapes}, got {text!r}")
         return count
     if "," in raw:
-        values = [parse_integer("--seeds", part) for part in raw.split(",") if part.strip()]
+        values = [integer(part) for part in raw.split(",") if part.strip()]
     else:
         lo_text, _, hi_text = raw.partition("-")
-        lo, hi = parse_integer("--seeds", lo_text), parse_integer("--seeds", hi_text)
+        lo, hi = integer(lo_text), integer(hi_text)
         if hi < lo:
             raise InputError("--seeds", f"range A-B needs A <= B, got {text!r}")
         values = list(range(lo, hi + 1))

@@ -4,7 +4,7 @@ renders it and reports the rows that are not guaranteed, vacuous or overflow.
 """
 
 import inspect
-from typing import Any
+from typing import Annotated, Any
 
 import typer
 
@@ -25,11 +25,12 @@ from boundcalc.cli.options import (
     RouteOpt,
     StatementArg,
     StrictOpt,
+    option,
     parameter_names,
     with_options,
 )
 from boundcalc.formats import iter_frame, render_frame
-from boundcalc.grid import SWEEP_AXES, build_sweep, select_columns
+from boundcalc.grid import ALPHA_AXIS, SWEEP_AXES, build_sweep, select_columns
 from boundcalc.params import PARAMS
 
 __all__ = ["sweep"]
@@ -39,6 +40,13 @@ _FLAG_OF_AXIS: dict[str, str] = {
     **{(p.name if p.kind == "triple" else p.columns[0]): p.name for p in PARAMS.values()},
     **{column: column for column in COMPONENTS},
 }
+
+
+#: ``--alpha`` of ``sweep``: the IndRNN's recurrent scale, an axis like any other (prop2 only).
+SweepAlphaOpt = Annotated[str | None, option(
+    "--alpha", metavar="A", default="1.5",
+    help="prop2 only: Rademacher scale of the IndRNN's recurrent weights at init, u_i(0) = "
+         "±alpha (> 0; the authors' 3/2); a value, list or range like the other flags")]
 
 
 def _sweep_parameters() -> list[tuple[str, Any, Any]]:
@@ -60,12 +68,14 @@ _SWEEP_HELP = (
     "Rows: inputs, every constant, term and bound, the probability, each condition and "
     "`guaranteed`; numpy float64 evaluation.\n\n"
     "theorem1, prop1, remark9 and prop2 also get a `verdict` column: guaranteed (every "
-    "condition holds and min_iterate < B², the trivial bound), vacuous (min_iterate ≥ B²) or "
+    "condition holds and min_iterate < min(B², Y²), the free bound), vacuous (min_iterate ≥ "
+    "min(B², Y²)) or "
     "not_guaranteed (a condition fails), or overflow (a value beyond the float64 range: the "
     "cell says overflow; other statements get the column only then); --strict exits 1 unless "
     "every row is guaranteed. "
     "--route tight|paper (theorem1, prop1, remark9 only; default tight) picks the proof route, "
-    "named in the `route` column and the title."
+    "named in the `route` column and the title. --alpha (prop2 only; default 1.5) sweeps the "
+    "IndRNN's recurrent scale, shown in an `alpha` column."
 )
 
 
@@ -76,9 +86,11 @@ _SWEEP_HELP = (
     "boundcalc sweep theorem1 --m 512,1024 --steps 1000:5000:1000",
     "boundcalc sweep lemma3 --m 64:1024:x2 --rho-u 1,2,4 --format markdown",
     "boundcalc sweep prop1 --m 1024 --batch-size 1,8,64 --columns m,b,min_iterate",
-    "boundcalc sweep theorem1 --m 256:65536:x2 --route paper --columns m,min_iterate,verdict"))
+    "boundcalc sweep theorem1 --m 256:65536:x2 --route paper --columns m,min_iterate,verdict",
+    "boundcalc sweep prop2 --m 2048 --T 16,64 --alpha 0.5:1.5:0.25"))
 @with_options([("statement", StatementArg, inspect.Parameter.empty),
-               *_sweep_parameters(), ("route", RouteOpt, None), ("format", FmtOpt, "table"),
+               *_sweep_parameters(), ("alpha", SweepAlphaOpt, None), ("route", RouteOpt, None),
+               ("format", FmtOpt, "table"),
                ("output", OutOpt, None), ("columns", ColumnsOpt, None),
                ("strict", StrictOpt, False)])
 def sweep(statement: str, **flags: Any) -> None:
@@ -91,6 +103,7 @@ def sweep(statement: str, **flags: Any) -> None:
     fmt = check_format_flag(flags["format"])
     output = flags["output"]
     given = {axis: flags[_FLAG_OF_AXIS[axis]] for axis, _, _ in SWEEP_AXES}
+    given[ALPHA_AXIS] = flags["alpha"]
     df, swept = build_sweep(key, given, flags["activation"])
     keep = select_columns(df, flags["columns"], fmt, swept)
     label = f"{name} ({df['route'].iloc[0]} route)" if "route" in df.columns else name

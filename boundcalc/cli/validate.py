@@ -39,7 +39,9 @@ _VALIDATE_HELP = """Check the bounds against the real model: adversarial searche
 and the tight route's constants on the head-average event), probability checks over many inits
 (Definition 1 and the head-average event, Lemma 5 with d and d-free attention parts),
 T-independence (Remark 3) and real ProjGD / ProjSGD runs against both proof routes (Theorem 1,
-Proposition 1). Prints measured vs bound with their ratio, writes
+Proposition 1). Prints measured vs bound with their ratio (for the training bounds also the
+run's measured loss at initialization R0, the free yardstick min(B^2, Y^2, R0) the bound must beat
+to say anything, and the verdict beside holds: "true, vacuous"), writes
 a run directory (config.json, one file per finished cell, results.csv / results.json) and exits 1
 if any measurement exceeds its bound (generalization: only if its conditions hold, see below).
 Re-running with the same --out resumes: finished cells are
@@ -64,9 +66,14 @@ max_t empirical loss |f - y| with the Lemma 4 bound and max_t held-out loss (an 
 true loss) with the Theorem 5 bound, derived and printed forms, at the measured init norms, alpha,
 Phi(theta0), R_X and the radii travelled (or --radii). Each row says which conditions of Lemma 4
 hold (width, alpha_square, alpha_cube, probability_positive, radii_contain_trajectory, and for the
-printed form dudley_minimiser_le_A). Exit status: a loss above its bound is a VIOLATION (exit 1,
-one warning line on stderr) only when every condition holds; when a condition fails the row shows
-holds=False, conditions_hold=False and is not applicable (exit 0). Flags of the other family
+printed form dudley_minimiser_le_A; conditions_hold = all of them), holds (measured <= bound) and,
+beside it, the bound's verdict: guaranteed (every condition holds and the bound is below every
+free bound: the loss range A + Y, and the measured loss of the zero predictor and of theta0 on
+the row's set, held-out for Theorem 5, training for Lemma 4), vacuous (conditions hold, bound not
+below a free bound) or not_guaranteed (a condition fails), with zero_pred, at_init and
+bound/free. Exit status: a loss above its bound is a VIOLATION (exit 1, one warning line on
+stderr) only when every condition holds; when a condition fails (conditions_hold=False) the bound
+does not apply, and a loss above it is not applicable (exit 0). Flags of the other family
 (--m, --n, --d, --T, ... for the Transformer; --dm, --N, --lr, --data, ... for generalization)
 are refused when no selected statement uses them."""
 
@@ -78,7 +85,7 @@ boundcalc validate lemma2 lemma3 --m 64 --d 8 --T 128 --rho 5 --effort thorough
 
 boundcalc validate theorem1 --m 256 --n 1000 --steps 4000 --device cuda --format json
 
-boundcalc validate theorem1 --certify --m 8 --n 32 --d 4 --T 4 --steps 50
+boundcalc validate theorem1 --decompose --m 8 --n 32 --d 4 --T 4 --steps 50
 
 boundcalc validate prop2 --m 16 --d 4 --T 32 --alpha 0.9 --rho 2
 
@@ -96,6 +103,10 @@ _GENERALIZATION_ONLY = {"dm": "--dm", "N": "--N", "n_test": "--n-test", "lr": "-
                         "data": "--data", "radii": "--radii",
                         "hidden_constants": "--hidden-constants"}
 
+#: Table header of the verdict columns of ``generalization`` rows, shown right after ``holds``.
+_VERDICT_COLUMNS = {"verdict": "verdict", "zero_predictor_loss": "zero_pred",
+                    "initial_loss": "at_init", "bound_over_free": "bound/free"}
+
 #: Table header of each condition column of ``generalization`` rows.
 _CONDITION_COLUMNS = {"cond_width": "width", "cond_alpha_square": "alpha_sq",
                       "cond_alpha_cube": "alpha_cube",
@@ -104,6 +115,11 @@ _CONDITION_COLUMNS = {"cond_width": "width", "cond_alpha_square": "alpha_sq",
                       "cond_dudley_minimiser_le_A": "dudley_le_A",
                       "cond_bound_positive": "bound_pos",
                       "cond_lemma4_applies": "lemma4_applies"}
+
+#: Table header of the free-yardstick columns of the training bounds' rows (the verdict is
+#: printed inside ``holds``).
+_YARDSTICK_COLUMNS = {"initial_loss": "R̂(θ_0)", "free_bound": "free_bound",
+                      "free_bound_key": "binds", "bound_over_free_bound": "bound/free"}
 
 
 @contextlib.contextmanager
@@ -226,13 +242,16 @@ def validate(
     out: Annotated[str | None, typer.Option("--out", help="run directory (default "
                                             "runs/validate-<UTC time>)", metavar="DIR")] = None,
     quiet: Annotated[bool, typer.Option("--quiet", help="no progress lines")] = False,
-    certify: Annotated[bool, typer.Option(
-        "--certify", help="theorem1, prop1: run-certified accounting of one ProjGD / ProjSGD "
-        "run per seed, the chain a-priori -> a-posteriori -> run-certified -> measured loss, "
-        "one proof inequality per level (certify.csv/json, certify_steps.csv, "
-        "certify_samples.npz, certify.pdf/png in the run directory)")] = False,
+    decompose: Annotated[bool, typer.Option(
+        "--decompose", "--certify", help="theorem1, prop1: the run-measured decomposition of "
+        "the proof's slack along one ProjGD / ProjSGD run per seed: a-priori bound -> "
+        "a-posteriori bound -> the same with each constant measured on this run -> measured "
+        "loss, one proof inequality per level; below the a-posteriori level it uses the run's "
+        "own residuals and bounds only that run's loss (decompose.csv/json, "
+        "decompose_steps.csv, decompose_samples.npz, decompose.pdf/png in the run directory). "
+        "--certify: its old name, kept one release")] = False,
     eta: Annotated[str | None, typer.Option(
-        "--eta", help="--certify: step size (default: the theorem's eta*)",
+        "--eta", help="--decompose: step size (default: the theorem's eta*)",
         metavar="STEP")] = None,
     executor: Executor = "processes",
     jobs: Annotated[int, typer.Option(
@@ -255,7 +274,7 @@ def validate(
     names = validation.expand_statements(statements)
     _refuse_unused(ctx, names)
     check_device(device)
-    eta_value = _certify_flags(names, certify, eta)
+    eta_value = _decompose_flags(names, decompose, eta)
     if executor == "processes" and jobs != 1:
         raise InputError("--jobs", "is for --executor dask with validate (processes computes "
                                    "the cells here, one after the other)")
@@ -263,8 +282,8 @@ def validate(
                                slurm_time, slurm_gpus_per_task, slurm_cpus_per_task,
                                slurm_array_parallelism, slurm_setup)
     require_torch("STATEMENT", f"validate {' '.join(names)} measures the model")
-    if certify and engine.engine:
-        raise InputError("--executor", "--certify runs here (--executor processes)")
+    if decompose and engine.engine:
+        raise InputError("--executor", "--decompose runs here (--executor processes)")
     folder = Path(out) if out else Path("runs") / time.strftime("validate-%Y%m%dT%H%M%SZ",
                                                                 time.gmtime())
     # one driver per run directory: its lock is taken before torch is imported, so a second
@@ -295,9 +314,9 @@ def validate(
         if remote:
             general = dataclasses.replace(general, device=settings.device)
         settings.extra[validation.GENERALIZATION] = general
-    if certify:
-        _require_matplotlib("--certify", "draws certify.pdf/png")
-        _certify(names, settings, folder, eta_value, fmt, quiet)
+    if decompose:
+        _require_matplotlib("--decompose", "draws decompose.pdf/png")
+        _decompose(names, settings, folder, eta_value, fmt, quiet)
         return
     with _run_directory_errors():
         records = validation.run_validation(
@@ -328,11 +347,25 @@ def validate(
         if any("a_posteriori_bound" in r for r in rows):
             shown.append("a_posteriori_bound")
         conditions = [c for c in _CONDITION_COLUMNS if any(c in r for r in rows)]
+        if any("verdict" in r for r in rows) and not conditions:  # the training bounds
+            shown += list(_YARDSTICK_COLUMNS)
+        if any("free_cap" in r for r in rows):
+            shown += ["free_cap", "bound_over_free_cap"]
         if conditions:
             shown[1:1] = ["seed"]
             shown.remove("count")
+            if any("verdict" in r for r in rows):  # holds is never shown without the verdict
+                shown += list(_VERDICT_COLUMNS)
             shown += ["conditions_hold", *conditions]
-        frame = pd.DataFrame(rows).reindex(columns=shown).rename(columns=_CONDITION_COLUMNS)
+        from boundcalc.validation_summary import YARDSTICK_SYMBOL
+
+        table_rows = [{**r, "holds": validation.holds_text(r["holds"], r.get("verdict")),
+                       "free_bound_key": YARDSTICK_SYMBOL.get(r.get("free_bound_key"),
+                                                              r.get("free_bound_key"))}
+                      for r in rows]
+        frame = (pd.DataFrame(table_rows).reindex(columns=shown)
+                 .rename(columns={**_CONDITION_COLUMNS, **_YARDSTICK_COLUMNS,
+                                  **_VERDICT_COLUMNS, "bound_over_free_cap": "bound/cap"}))
         sys.stdout.write(render_frame(frame, "table", max_rows=None,
                                       title=f"measured vs bound on {settings.device}"))
         verdict = ("no violation" if not violations else
@@ -341,6 +374,15 @@ def validate(
         if not_applicable:
             verdict += (f" ({len(not_applicable)} measurement(s) above a bound whose conditions "
                         f"fail: not applicable)")
+        capped = [r for r in rows if (r.get("bound_over_free_cap") or 0) > 1]
+        if capped:
+            verdict += (f"; {len(capped)} constant bound(s) above their free cap (free_cap: "
+                        f"what holds without the lemma)")
+        vacuous = [r for r in rows if r.get("verdict") == "vacuous"]
+        if vacuous:
+            verdict += (f"; {len(vacuous)} bound(s) VACUOUS: at or above their free yardstick "
+                        f"(free_bound; binds: which one), so a measurement under them says "
+                        f"nothing about the theorem")
         for row in rows:
             if "not_applicable" in row:
                 sys.stdout.write(f"{row['statement']} seed {row.get('seed')} {row['name']} "
@@ -352,27 +394,29 @@ def validate(
         raise typer.Exit(1)
 
 
-def _certify_flags(names: list[str], certify: bool, eta: str | None) -> float | None:
-    """Check ``--certify`` (theorem1 / prop1 only) and ``--eta`` (with ``--certify`` only)."""
-    certifiable = ("theorem1", "prop1")
-    if certify:
-        others = [s for s in names if s not in certifiable]
+def _decompose_flags(names: list[str], decompose: bool, eta: str | None) -> float | None:
+    """Check ``--decompose`` (theorem1 / prop1 only) and ``--eta`` (with ``--decompose``
+    only)."""
+    if decompose:
+        others = [s for s in names if s not in ("theorem1", "prop1")]
         if others:
-            raise InputError("--certify", f"is for theorem1 and prop1 only, got "
-                                          f"{', '.join(others)}")
+            raise InputError("--decompose", f"is for theorem1 and prop1 only, got "
+                                            f"{', '.join(others)}")
     if eta is None:
         return None
-    if not certify:
-        raise InputError("--eta", "is for --certify only (the other validations use eta*)")
+    if not decompose:
+        raise InputError("--eta", "is for --decompose only (the other validations use eta*)")
     value = parse_number("--eta", eta)
     if not value > 0:
         raise InputError("--eta", f"must be > 0, got {eta!r}")
     return value
 
 
-def _certify(names: list[str], settings: Any, folder: Path, eta: float | None, fmt: str,
-             quiet: bool) -> None:
-    """``validate theorem1|prop1 --certify``: the chains, printed; exit 1 on a violation."""
+def _decompose(names: list[str], settings: Any, folder: Path, eta: float | None, fmt: str,
+               quiet: bool) -> None:
+    """``validate theorem1|prop1 --decompose``: the chains, printed, with the free yardstick
+    and the bounds' verdicts beside them; exit 1 on a violation (a level above the one before
+    it)."""
     from boundcalc.validators.checks.certify import is_violation, run_certification
 
     with _run_directory_errors():
@@ -398,9 +442,14 @@ def _certify(names: list[str], settings: Any, folder: Path, eta: float | None, f
 
         shown = ["statement", "seed", "route", "level", "stage", "label", "value", "slack",
                  "kind", "holds"]
-        sys.stdout.write(render_frame(pd.DataFrame(chain).reindex(columns=shown), "table",
-                                      max_rows=None,
-                                      title=f"run-certified chain on {settings.device}"))
+        # a level's "holds" is the inequality to the level above, not the bound's verdict
+        frame = (pd.DataFrame(chain).reindex(columns=shown)
+                 .rename(columns={"holds": "le_level_above"}))
+        sys.stdout.write(render_frame(
+            frame, "table", max_rows=None,
+            title=f"run-measured decomposition of the proof's slack on {settings.device}"))
+        for res in results:
+            sys.stdout.write(_yardstick_line(res["summary"]) + "\n")
         verdict = ("no violation: every level <= the level above it" if not bad else
                    f"{len(bad)} VIOLATION(S): a level exceeds the level above it")
         sys.stdout.write(f"{verdict} · run directory {folder}\n")
@@ -412,6 +461,23 @@ def _certify(names: list[str], settings: Any, folder: Path, eta: float | None, f
                          f"({row['inequality']})\n")
     if bad:
         raise typer.Exit(1)
+
+
+def _yardstick_line(summary: dict[str, Any]) -> str:
+    """One line per decomposed run: the tight route's a-priori and a-posteriori bounds with their
+    verdicts against the free yardstick min(B², Y², R̂(θ_0)), and what the levels below are."""
+    from boundcalc.validation_summary import YARDSTICK_SYMBOL
+
+    where = f"{summary['statement']} seed {summary['seed']}"
+    if summary.get("free_bound") is None:   # a cell stored before the yardstick was recorded
+        return f"{where}: no free yardstick stored (an older run)"
+    binds = YARDSTICK_SYMBOL.get(summary["free_bound_key"], summary["free_bound_key"])
+    return (f"{where}: free yardstick min(B², Y², R̂(θ_0)) = {summary['free_bound']:.6g} "
+            f"({binds} binds); tight a-priori bound {summary['a_priori_tight']:.6g}: "
+            f"{summary['a_priori_verdict'].upper()}, a-posteriori "
+            f"{summary['a_posteriori_tight']:.6g}: {summary['a_posteriori_verdict'].upper()}; "
+            f"the levels below them use this run's own measurements and bound this run's loss "
+            f"only")
 
 
 def _require_matplotlib(flag: str, what: str) -> None:

@@ -84,6 +84,41 @@ def test_exact_value_is_printed(cli):
     assert f"e+{exponent}" in table
 
 
+def _exact_step(*flags: str) -> str:
+    """The text of η* at these flags, from the mpmath evaluation."""
+    from boundcalc.api import evaluate, overflow_text
+    from boundcalc.params import validate
+
+    names = dict(zip(flags[::2], flags[1::2], strict=True))
+    inputs = validate(**{k.lstrip("-"): v for k, v in names.items()})
+    return overflow_text(evaluate("theorem1", inputs).constants["theorem_step_size"])
+
+
+@pytest.mark.parametrize("flags", [("--rho", "1e300"), ("--nu", "1e-300", "--rho", "1e10")],
+                         ids=["rho 1e300", "nu 1e-300"])
+def test_a_step_size_below_the_float_range_is_its_exact_text_never_zero(cli, flags):
+    run = cli("theorem1", *flags, "--format", "json")
+    assert run.code == 0, run.err
+    data = _loads(run.out)
+    exact = _exact_step(*flags)
+    assert float(exact.split("e")[0]) > 1 and int(exact.split("e")[1]) < -323
+    assert data["constants"]["theorem_step_size"] == exact
+    assert data["inputs"]["eta"] == exact
+    assert exact in cli("theorem1", *flags).out      # the table shows it too
+
+
+def test_an_underflow_alone_keeps_the_verdict(cli):
+    data = _loads(cli("theorem1", "--nu", "1e-300", "--rho", "1e10", "--format", "json").out)
+    assert data["verdict"] == "vacuous" and "overflow" not in data
+    assert isinstance(data["constants"]["theorem_step_size"], str)
+    assert isinstance(data["terms"]["optimization"], float)    # 5.3e-275: a float holds it
+
+
+def test_a_custom_activation_bound_below_the_float_range_is_its_exact_text(cli):
+    data = _loads(cli("lemma2", "--activation", "custom:1e-400,1,1", "--format", "json").out)
+    assert data["inputs"]["sigma0"] == "1.000000e-400"
+
+
 def test_finite_result_unchanged(cli):
     data = _loads(cli("theorem1", "--format", "json").out)
     assert "overflow" not in data

@@ -147,11 +147,18 @@ def _csv_numbers(text: str) -> dict[tuple[str, str], str]:
     return {(s, n): v for s, n, v in rows[1:]}
 
 
+def _section_key(title: str) -> str:
+    """The JSON section a text format's section title shows: the tight route's max-event
+    constants are constants shown apart."""
+    key = title.strip().lower()
+    return "constants" if key.startswith("max-event constants") else key
+
+
 def _markdown_numbers(text: str) -> dict[tuple[str, str], str]:
     out, section = {}, ""
     for line in text.splitlines():
         if line.startswith("### "):
-            section = line[4:].strip().lower()
+            section = _section_key(line[4:])
         elif line.startswith("| ") and section and not line.startswith("| name"):
             cells = [c.strip() for c in line.strip("|").split(" | ")]
             if len(cells) == 2:
@@ -173,7 +180,7 @@ def _latex_numbers(text: str, names: dict[str, str]) -> dict[tuple[str, str], fl
     for line in text.splitlines():
         caption = re.match(r"\\multicolumn\{3\}\{l\}\{\\textit\{(.*)\}\} \\\\", line)
         if caption:
-            section = caption.group(1).lower()
+            section = _section_key(caption.group(1))
             continue
         if " & " not in line or not section:
             continue
@@ -279,7 +286,7 @@ def test_point_and_grid_evaluators_agree(point):
         assert math.isclose(res.inputs["eta"], float(grid["eta"]), rel_tol=1e-9)
 
 
-@settings(SETTINGS, max_examples=150)
+@settings(SETTINGS, max_examples=60)
 @given(point=points(), route=st.sampled_from(["", "_paper"]), prop2=st.booleans())
 def test_guaranteed_iff_conditions_hold_and_min_iterate_is_below_both_free_bounds(point, route,
                                                                                   prop2):

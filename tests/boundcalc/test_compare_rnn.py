@@ -152,6 +152,16 @@ def test_prop2_alpha_matches_compare_rnn_and_its_own_nonvacuous_width(cli):
     assert data["verdict"] == ("guaranteed" if m <= 512 else "vacuous")
 
 
+def test_prop2_alpha_step_size_below_the_float_range_is_its_exact_text(cli):
+    registered = json.loads(cli("prop2", "--nu", "1e-300", "--rho", "1e10", "--format",
+                                "json").out)
+    other = json.loads(cli("prop2", "--alpha", "1.4", "--nu", "1e-300", "--rho", "1e10",
+                           "--format", "json").out)
+    for data in (registered, other):
+        assert isinstance(data["inputs"]["eta"], str) and "e-5" in data["inputs"]["eta"]
+        assert data["inputs"]["eta"] == data["constants"]["theorem_step_size"]
+
+
 @pytest.mark.parametrize("value", ["0", "-1", "abc", "", "nan", "inf", "1e400", "1e-400"])
 def test_prop2_bad_alpha_is_one_line_naming_alpha(cli, value):
     run = cli("prop2", "--alpha", value)
@@ -169,3 +179,25 @@ def test_prop2_alpha_never_imports_torch(tmp_path):
     out = subprocess.run([sys.executable, "-c", code], cwd=tmp_path, capture_output=True,
                          text=True, check=True)
     assert out.stdout.strip().splitlines()[-1] == "0 False"
+
+
+@pytest.mark.parametrize("eta", [None, 1e-3])
+def test_the_prop2_grid_at_three_halves_is_the_registered_grid(eta):
+    import numpy as np
+
+    from boundcalc.api import mp_arguments
+    from boundcalc.compare_rnn import evaluate_prop2_grid
+    from boundcalc.evaluator import evaluate_grid
+    from boundcalc.params import validate
+
+    columns = {k: float(v) for k, v in mp_arguments(validate()).items()}
+    columns.update(m=np.array([[64.0], [2048.0]]), T=np.array([[8.0, 64.0]]), eta=eta)
+    registered = evaluate_grid("prop2", columns)
+    at_alpha = evaluate_prop2_grid(columns, 1.5)
+    assert sorted(at_alpha) == sorted(registered)
+    for key, value in registered.items():
+        if value.dtype == bool:
+            assert np.array_equal(at_alpha[key], value), key
+        else:
+            np.testing.assert_allclose(at_alpha[key], value, rtol=1e-12, err_msg=key)
+

@@ -85,6 +85,14 @@ def test_the_local_cluster_gets_the_setup_lines_too(tmp_path, fake_submitit, mon
     assert fake_submitit["parameters"]["local_setup"] == ["export X=1"]
 
 
+def test_only_slurm_gets_a_folder_per_job_id(tmp_path, fake_submitit, monkeypatch):
+    """Slurm fills %j in; submitit's local executor would make a folder literally named %j."""
+    monkeypatch.setenv("BOUNDCALC_SLURM_CLUSTER", "local")
+    settings = ExecutorSettings(kind="slurm")
+    list(engines.slurm_results(_triple, [(("a", 1),)], {}, settings, tmp_path, "demo"))
+    assert fake_submitit["folder"] == tmp_path / "submitit"
+
+
 class _Run:
     def __init__(self, path):
         self.path, self.saved = path, {}

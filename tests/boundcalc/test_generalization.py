@@ -8,6 +8,8 @@ import math
 
 import pytest
 import typer
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 from typer.testing import CliRunner
 
 from boundcalc.cli.generalization import generalization
@@ -36,8 +38,8 @@ def app() -> typer.Typer:
 @pytest.mark.parametrize("as_printed", [False, True])
 def test_result_has_the_contract_keys_and_only_finite_floats(as_printed):
     out = evaluate_generalization(**POINT, as_printed=as_printed)
-    assert set(out) == {"statement", "inputs", "quantities", "terms", "bound", "conditions",
-                        "probability", "version"}
+    assert set(out) == {"statement", "verdict", "inputs", "quantities", "terms", "bound",
+                        "conditions", "probability", "version"}
     assert set(out["quantities"]) >= CONTRACT_QUANTITIES
     assert set(out["terms"]) == {"empirical_loss", "rademacher", "confidence"}
     assert set(out["bound"]) == {"true_loss"}
@@ -53,7 +55,8 @@ def test_statement_names_every_hidden_constant_and_the_inputs_carry_their_values
     out = evaluate_generalization(**POINT)
     for name in ("C_D", "C_cov", "C_conf", "C_O", "C_width", "C_prob", "c_hat"):
         assert name in out["statement"]["hidden_constants"]
-        assert out["inputs"][name] == 1.0
+        if name != "C_conf":  # the one default the derivation gives: 3 (A + Y)
+            assert out["inputs"][name] == 1.0
     for key in ("lemma4_rho_power", "lemma4_hats", "confidence_term"):
         assert key in out["statement"]["discrepancies"]
 
@@ -94,6 +97,12 @@ def test_lecun_init_norms_have_the_lecun_scale():
     ({"hidden_constants": "C_D=0"}, "--hidden-constants"),
     ({"hidden_constants": "nope=2"}, "--hidden-constants"),
     ({"hidden_constants": "C_D"}, "--hidden-constants"),
+    ({"Y": -1}, "--label-bound"),
+    ({"Y": "many"}, "--label-bound"),
+    ({"Y": 1e308}, "--label-bound"),  # C_conf = 3 (A + Y) overflows
+    ({"R_X": 1e300}, "--rx"),  # z overflows
+    ({"R_X": 1e-300}, "--rx"),  # Lemma 4's second term beyond the float range
+    ({"alpha": 1e300}, "--alpha"),  # Lemma 4's first term beyond it
 ])
 def test_bad_input_raises_input_error_naming_the_flag(change, flag):
     with pytest.raises(InputError) as err:
@@ -187,3 +196,150 @@ def test_the_calculator_modules_import_no_validators():
         names = [a.name for n in ast.walk(tree) if isinstance(n, ast.Import) for a in n.names]
         names += [n.module or "" for n in ast.walk(tree) if isinstance(n, ast.ImportFrom)]
         assert not [n for n in names if "validators" in n or n == "torch"], module.__name__
+
+
+# ---------------------------------------------------------------------------------------------
+# The verdict: guaranteed only below what holds without the theorem
+# ---------------------------------------------------------------------------------------------
+
+#: Every condition holds (d_m = N^3, Phi0 = 0, C_prob large enough for a positive probability)
+#: and the bound, 0.912, is below the loss range A + Y = 1.0004.
+SMALL_CLASS = {"N": 20, "d_m": 8000, "d_s": 1, "R_X": 1, "radii": 0.01, "delta": 0.05,
+               "alpha": 1e-3, "Phi0": 0, "Y": 1, "hidden_constants": "C_prob=100",
+               "init_norms": dict.fromkeys(NORM_FLAGS, 0.01)}
+
+
+def test_a_bound_below_the_loss_range_with_every_condition_holding_is_guaranteed():
+    out = evaluate_generalization(**SMALL_CLASS)
+    assert all(c["holds"] for c in out["conditions"])
+    assert out["bound"]["true_loss"] < out["quantities"]["loss_range"]
+    assert out["verdict"] == "guaranteed" and out["statement"]["guaranteed"]
+    assert out["statement"]["status_line"].startswith(
+        "GUARANTEED: all 4 conditions hold; true_loss 0.9122 < 1 = A + Y, the loss range on the "
+        "class; assumes |y| ≤ Y = 1 and C_D = C_cov = C_width = c_hat = 1, C_prob = 100 "
+        "(not derived)")
+
+
+def test_the_loss_range_is_A_plus_Y_and_binds_a_bound_above_it():
+    # a smaller label bound shrinks both the loss range and C_conf = 3 (A + Y), but the
+    # Rademacher term 2 A stays: the bound ends up above A + Y with every condition holding
+    out = evaluate_generalization(**{**SMALL_CLASS, "Y": 1e-4})
+    q = out["quantities"]
+    assert q["loss_range"] == pytest.approx(q["A"] + 1e-4, rel=1e-12)
+    assert all(c["holds"] for c in out["conditions"])
+    assert out["bound"]["true_loss"] >= q["loss_range"]
+    assert out["verdict"] == "vacuous" and not out["statement"]["guaranteed"]
+    assert out["statement"]["conditions_hold"]
+    assert out["statement"]["free_bound_name"] == "loss_range"
+    assert out["statement"]["free_bound"] == q["loss_range"]
+    assert out["statement"]["status_line"].startswith(
+        "VACUOUS: true_loss 0.001256 ≥ 0.0005 = A + Y, the loss range on the class "
+        "(all 4 conditions hold)")
+
+
+def test_a_measured_loss_below_the_bound_makes_it_vacuous_and_is_named():
+    out = evaluate_generalization(**SMALL_CLASS, measured={"zero_predictor_loss": 0.5,
+                                                           "initial_model_loss": 0.7})
+    assert out["measured"] == {"zero_predictor_loss": 0.5, "initial_model_loss": 0.7}
+    assert out["verdict"] == "vacuous"
+    assert out["statement"]["free_bound_name"] == "zero_predictor_loss"
+    assert out["statement"]["status_line"].startswith(
+        "VACUOUS: true_loss 0.9122 ≥ 0.5 = the zero predictor's measured loss on the data, "
+        "≥ 0.7 = the initial model's measured loss on the data (all 4 conditions hold)")
+    above = evaluate_generalization(**SMALL_CLASS, measured={"zero_predictor_loss": 0.95})
+    assert above["verdict"] == "guaranteed"
+    with pytest.raises(ValueError, match="measured"):
+        evaluate_generalization(**SMALL_CLASS, measured={"held_out": 0.5})
+
+
+def test_a_failing_condition_is_not_guaranteed_whatever_the_yardstick():
+    out = evaluate_generalization(**{**SMALL_CLASS, "d_m": 7999})  # d_m < N^3
+    assert out["verdict"] == "not_guaranteed" and not out["statement"]["conditions_hold"]
+    assert out["statement"]["status_line"].startswith(
+        "NOT GUARANTEED: width fails, the bound is not guaranteed; true_loss 0.9122 < 1 = A + Y")
+
+
+def test_C_conf_defaults_to_three_times_the_loss_range_and_a_given_one_is_an_assumption():
+    # Mohri et al. Thm 3.1 (line 125): 3c sqrt(log(2/delta)/(2N)) for a loss in [0, c]
+    out = evaluate_generalization(**POINT)
+    c = out["quantities"]["loss_range"]
+    assert out["inputs"]["C_conf"] == pytest.approx(3 * c, rel=1e-12)
+    unit = evaluate_generalization(**POINT, hidden_constants="C_conf=1")
+    assert out["terms"]["confidence"] == pytest.approx(3 * c * unit["terms"]["confidence"],
+                                                       rel=1e-12)
+    assert "C_conf" not in out["statement"]["assumptions"]
+    assert "C_D = C_cov = C_conf = C_width = C_prob = c_hat = 1" in (
+        unit["statement"]["assumptions"])
+    assert "C_conf = " + f"{3 * c:g} (derived: 3 (A + Y))" in out["statement"]["hidden_constants"]
+
+
+def test_the_status_line_names_the_constants_each_form_assumes():
+    derived = evaluate_generalization(**POINT)["statement"]["assumptions"]
+    printed = evaluate_generalization(**POINT, as_printed=True)["statement"]["assumptions"]
+    assert derived == "|y| ≤ Y = 1 and C_D = C_cov = C_width = C_prob = c_hat = 1 (not derived)"
+    assert printed == "|y| ≤ Y = 1 and C_cov = C_O = C_width = C_prob = c_hat = 1 (not derived)"
+
+
+_NORMS = st.tuples(*(st.floats(1e-3, 10.0) for _ in range(3)),
+                   *(st.floats(0.05, 1.0) for _ in range(3)), st.floats(1e-3, 10.0))
+
+
+@st.composite
+def _points(draw: st.DrawFn) -> dict:
+    n = draw(st.integers(2, 40))
+    fro_q, fro_k, fro_v, sq, sk, sv, wo = draw(_NORMS)
+    measured = draw(st.one_of(st.none(), st.fixed_dictionaries(
+        {"zero_predictor_loss": st.floats(0.0, 50.0),
+         "initial_model_loss": st.floats(0.0, 50.0)})))
+    hidden = draw(st.sampled_from([None, "C_prob=100", "C_prob=1e4,C_D=12", "C_conf=1",
+                                   "C_prob=1e4,C_cov=0.01"]))
+    return {
+        "N": n, "d_m": max(1, round(n**3 * draw(st.floats(0.5, 2.0)))),
+        "d_s": draw(st.integers(1, 4)), "R_X": draw(st.floats(0.01, 3.0)),
+        "radii": draw(st.tuples(*(st.floats(0.21, 3.0) for _ in range(4)))),
+        "delta": draw(st.floats(0.001, 0.4)), "alpha": draw(st.floats(1e-3, 5.0)),
+        "Phi0": draw(st.one_of(st.just(0.0), st.floats(1e-12, 10.0))),
+        "Y": draw(st.floats(0.0, 1e3)), "hidden_constants": hidden, "measured": measured,
+        "as_printed": draw(st.booleans()),
+        "init_norms": {"WQ0_F": fro_q, "WK0_F": fro_k, "WV0_F": fro_v, "WQ0_2": sq * fro_q,
+                       "WK0_2": sk * fro_k, "WV0_2": sv * fro_v, "WO0_2": wo},
+    }
+
+
+@settings(deadline=None, max_examples=80, suppress_health_check=[HealthCheck.too_slow])
+@given(_points())
+def test_guaranteed_iff_every_condition_holds_and_the_bound_is_below_every_free_bound(point):
+    out = evaluate_generalization(**point)
+    holds = all(c["holds"] for c in out["conditions"])
+    q, bound = out["quantities"], out["bound"]["true_loss"]
+    assert q["loss_range"] == pytest.approx(q["A"] + point["Y"], rel=1e-12)
+    yardsticks = {"loss_range": q["loss_range"], **(point["measured"] or {})}
+    free = min(yardsticks.values())
+    expected = ("not_guaranteed" if not holds else "guaranteed" if bound < free else "vacuous")
+    assert out["verdict"] == expected
+    assert out["statement"]["guaranteed"] == (expected == "guaranteed")
+    assert out["statement"]["conditions_hold"] == holds
+    assert out["statement"]["free_bound"] == free
+    prefix = {"guaranteed": "GUARANTEED", "vacuous": "VACUOUS",
+              "not_guaranteed": "NOT GUARANTEED"}[expected]
+    assert out["statement"]["status_line"].startswith(prefix + ":")
+
+
+def test_command_strict_exits_1_on_a_vacuous_bound_and_names_the_yardstick(app):
+    norms = [f"{flag}=0.01" for flag in NORM_FLAGS.values()]
+    base = ["generalization", "--N", "20", "--dm", "8000", "--ds", "1", "--rx", "1",
+            "--radii", "0.01", "--alpha", "0.001", "--phi0", "0",
+            "--hidden-constants", "C_prob=100", *norms]
+    res = CliRunner().invoke(app, [*base, "--strict"])
+    assert res.exit_code == 0, res.output
+    assert "GUARANTEED: all 4 conditions hold; true_loss 0.9122 < 1 = A + Y" in res.stdout
+    res = CliRunner().invoke(app, [*base, "--label-bound", "1e-4", "--strict"])
+    assert res.exit_code == 1
+    assert "VACUOUS: true_loss 0.001256 ≥ 0.0005 = A + Y, the loss range on the class" in (
+        res.stdout)
+    res = CliRunner().invoke(app, [*base, "--label-bound", "1e-4", "--format", "json"])
+    assert res.exit_code == 0
+    assert json.loads(res.stdout)["verdict"] == "vacuous"
+    assert res.stderr.startswith("VACUOUS: true_loss 0.001256 ≥ 0.0005 = A + Y")
+    res = CliRunner().invoke(app, [*base, "--label-bound", "-1"])
+    assert isinstance(res.exception, InputError) and res.exception.flag == "--label-bound"

@@ -75,9 +75,10 @@ def test_terms_match_hand_computation_of_the_derived_theorem5():
     s = math.sqrt(hand["P"] / N)
     dudley = s * (1 + math.log(hand["A"] / s)) if s <= hand["A"] else hand["A"]
     assert out["terms"]["rademacher"] == pytest.approx(2 * dudley, rel=REL)
-    # line 317 with R = ceil(sqrt(sum R^2)) radius classes
+    # line 317 with R = ceil(sqrt(sum R^2)) radius classes and line 125's factor 3c for a loss in
+    # [0, c], c = A + Y (Y = 1 by default)
     r_classes = math.ceil(math.sqrt(RQ**2 + RK**2 + RV**2 + RO**2))
-    conf = math.sqrt(math.log(2 * r_classes / DELTA) / (2 * N))
+    conf = 3 * (hand["A"] + 1) * math.sqrt(math.log(2 * r_classes / DELTA) / (2 * N))
     assert out["terms"]["confidence"] == pytest.approx(conf, rel=REL)
     assert out["bound"]["true_loss"] == pytest.approx(min(first, second) + 2 * dudley + conf,
                                                       rel=REL)
@@ -113,7 +114,9 @@ def test_alpha_conditions_match_hand_computation():
 
 
 def test_hidden_constants_scale_the_terms_they_multiply():
-    base = _evaluate()
+    base = evaluate_generalization(
+        N=N, d_m=DM, d_s=DS, R_X=RX, radii=(RQ, RK, RV, RO), delta=DELTA, alpha=ALPHA,
+        Phi0=PHI0, init_norms=NORMS, hidden_constants="C_conf=1")
     scaled = evaluate_generalization(
         N=N, d_m=DM, d_s=DS, R_X=RX, radii=(RQ, RK, RV, RO), delta=DELTA, alpha=ALPHA,
         Phi0=PHI0, init_norms=NORMS, hidden_constants="C_D=3,C_conf=5")

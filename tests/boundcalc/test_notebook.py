@@ -44,7 +44,8 @@ def test_evaluate_gives_the_cli_numbers_as_python_floats():
         assert all(type(v) is float for v in group.values())
     assert type(res.probability) is float
     cli = _cli_json("theorem1", "--m", "512", "--n", "1000", "--rho", "2")
-    assert res.verdict == cli["verdict"] == "guaranteed"
+    assert res.verdict == cli["verdict"] == "vacuous"  # 67.57 ≥ Y² = 9
+    assert res.free_bound == ("initial_loss_bound", cli["constants"]["initial_loss_bound"])
     assert res.active_drift_bound == cli["active_drift_bound"]
     assert res.bound == cli["bound"] and res.constants == cli["constants"]
     assert res.inputs == cli["inputs"]  # every default filled, as the CLI shows them
@@ -104,6 +105,9 @@ def test_prop2_takes_alpha_as_the_cli_does():
     ({"nu": 0}, "nu needs a positive component when --eta is not given"),
     ({"precision": 5}, "precision must be an integer between 10 and 1000, got 5"),
     ({"route": "fast"}, "route must be one of tight, paper, got 'fast'"),
+    ({"T": 0}, "T must be >= 1, got 0"),
+    ({"exact": "yes"}, "exact must be True or False, got 'yes'"),
+    ({"exact": 1}, "exact must be True or False, got 1"),
 ])
 def test_bad_input_raises_input_error_naming_the_keyword(kwargs, message):
     with pytest.raises(InputError) as info:
@@ -143,10 +147,11 @@ def test_to_frame_has_one_row_per_quantity_condition_and_the_verdict():
         "inputs", "constants", "terms", "bound", "probability", "conditions", "verdict"]
     rows = frame.set_index(["section", "name"])["value"]
     assert rows[("bound", "min_iterate")] == res.bound["min_iterate"]
-    assert rows[("inputs", "m")] == 512 and rows[("verdict", "verdict")] == "guaranteed"
+    assert rows[("inputs", "m")] == 512 and rows[("verdict", "verdict")] == "vacuous"
+    assert rows[("verdict", "free_bound")] == "initial_loss_bound"
     assert rows[("conditions", "m_even")] is True
     assert len(frame) == (len(res.inputs) + len(res.constants) + len(res.terms) + len(res.bound)
-                          + 1 + len(res.conditions) + 3)
+                          + 1 + len(res.conditions) + 6)
 
 
 def test_repr_html_shows_every_section_as_a_table():
@@ -165,6 +170,14 @@ def test_a_value_beyond_the_float_range_stays_exact_never_inf():
     assert isinstance(res.bound["min_iterate"], mpmath.mpf)
     assert res.to_dict()["bound"]["min_iterate"].endswith("e+1197")
     assert "e+1197" in res._repr_html_() and ">inf<" not in res._repr_html_()
+
+
+def test_a_value_below_the_float_range_stays_exact_never_zero():
+    res = evaluate("theorem1", nu="1e-300", rho="1e10")
+    step = res.constants["theorem_step_size"]
+    assert isinstance(step, mpmath.mpf) and 0 < step < mpmath.mpf("1e-329")
+    assert res.inputs["eta"] == step and res.verdict == "vacuous"
+    assert "7.010849e-330" in res._repr_html_()
 
 
 # --------------------------------------------------------------------------- sweep
@@ -206,6 +219,16 @@ def test_sweep_stacks_routes_and_activations():
                                   paper, check_dtype=False)
 
 
+def test_sweep_takes_alpha_for_prop2_as_the_cli_does():
+    df = sweep("prop2", m=200000, alpha=[0.5, 1.5])
+    assert df["alpha"].tolist() == [0.5, 1.5]
+    assert df["verdict"].tolist() == ["guaranteed", "vacuous"]
+    with pytest.raises(InputError, match="^alpha is for prop2 only"):
+        sweep("lemma2", alpha=1)
+    with pytest.raises(InputError, match="^alpha must be > 0, got '-1'"):
+        sweep("prop2", alpha=[1, -1])
+
+
 @pytest.mark.parametrize(("kwargs", "message"), [
     ({"m": [64, 3]}, "m must be a positive even integer (symmetric init), got '3'"),
     ({"m": []}, "m must not be an empty list"),
@@ -215,6 +238,7 @@ def test_sweep_stacks_routes_and_activations():
     ({"route": ["tight", "fast"]}, "route must be one of tight, paper"),
     ({"activation": ["tanh", 3]}, "activation must be tanh, erf"),
     ({"n": "1:2000000:1"}, "n gives 2000000 values, more than the limit"),
+    ({"T": [8, 0]}, "T must be >= 1, got '0'"),
 ])
 def test_bad_sweep_input_raises_input_error_naming_the_keyword(kwargs, message):
     with pytest.raises(InputError) as info:

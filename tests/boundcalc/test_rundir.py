@@ -162,3 +162,136 @@ def test_a_damaged_config_is_a_clean_input_error_naming_it(tmp_path, text):
     assert "move it aside" in message and "\n" not in message
     assert (tmp_path / "config.json").read_text() == text       # nothing overwritten
     assert (tmp_path / "cells" / "a.json").exists()
+
+
+# --------------------------------------------------------------------------- what a cell records
+
+FIGURE1 = {"experiment": "figure1", "preset": "quick", "widths": [8, 16], "seeds": [1, 2],
+           "steps": 100, "dtype": "float64"}
+
+
+def _cell_file(folder, key="m8-seed1"):
+    return folder / "cells" / f"{key}.json"
+
+
+def test_every_cell_records_the_parameters_it_was_computed_with(tmp_path):
+    run = RunDirectory(tmp_path, FIGURE1)
+    run.save_cell("m8-seed1", {"seed": 1, "m": 8})
+    run.save_cell("lemma2-seed0", [{"measured": 1.0}, {"measured": 2.0}])
+    recorded = {"experiment": "figure1", "preset": "quick", "steps": 100, "dtype": "float64"}
+    assert json.loads(_cell_file(tmp_path).read_text())["computed_with"] == recorded
+    assert [r["computed_with"] for r in json.loads(
+        _cell_file(tmp_path, "lemma2-seed0").read_text())] == [recorded, recorded]
+    assert run.load_cell("m8-seed1") == {"seed": 1, "m": 8}           # read back as computed
+    assert run.load_cell("lemma2-seed0") == [{"measured": 1.0}, {"measured": 2.0}]
+
+
+@pytest.mark.parametrize(("changed", "flag"), [({"dtype": "float32"}, "--dtype"),
+                                               ({"steps": 4000}, "--preset")])
+def test_without_config_a_cell_of_other_parameters_refuses_the_run_naming_the_flag(
+        tmp_path, changed, flag):
+    RunDirectory(tmp_path, FIGURE1).save_cell("m8-seed1", {"seed": 1, "m": 8})
+    (tmp_path / "config.json").unlink()
+    with pytest.raises(InputError) as info:
+        RunDirectory(tmp_path, {**FIGURE1, **changed})
+    message = str(info.value)
+    assert info.value.flag == flag and message.startswith(f"{flag} ")
+    name, value = next(iter(changed.items()))
+    assert f"{name} = {FIGURE1[name]!r}" in message and repr(value) in message
+    assert str(_cell_file(tmp_path)) in message and "\n" not in message
+    assert not (tmp_path / "config.json").exists() and _cell_file(tmp_path).exists()
+
+
+def test_a_validate_run_names_the_flag_of_the_parameter_that_differs(tmp_path):
+    RunDirectory(tmp_path, {"statements": ["lemma2"], "m": 16, "rate_seeds": 200}).save_cell(
+        "lemma2-seed0", [{"measured": 1.0}])
+    (tmp_path / "config.json").unlink()
+    with pytest.raises(InputError) as info:
+        RunDirectory(tmp_path, {"statements": ["lemma2"], "m": 16, "rate_seeds": 100})
+    assert info.value.flag == "--rate-seeds"
+
+
+def test_without_config_cells_of_the_same_parameters_are_reused_whatever_the_seed_list(tmp_path):
+    RunDirectory(tmp_path, {**FIGURE1, "seeds": [1]}).save_cell("m8-seed1", {"seed": 1, "m": 8})
+    (tmp_path / "config.json").unlink()
+    run = RunDirectory(tmp_path, FIGURE1)
+    assert run.has_cell("m8-seed1", ("seed", "m"), {"seed": 1, "m": 8})
+    assert json.loads((tmp_path / "config.json").read_text())["parameters"]["seeds"] == [1, 2]
+
+
+def test_without_config_a_cell_recording_no_parameters_is_moved_aside(tmp_path, capsys):
+    RunDirectory(tmp_path, FIGURE1)
+    _cell_file(tmp_path).write_text('{"seed": 1, "m": 8}')     # as written before cells recorded
+    (tmp_path / "config.json").unlink()
+    run = RunDirectory(tmp_path, {**FIGURE1, "dtype": "float32"})
+    err = capsys.readouterr().err
+    assert str(_cell_file(tmp_path)) in err and "records no parameters" in err
+    assert len(err.strip().splitlines()) == 1
+    assert not run.has_cell("m8-seed1")
+    assert (tmp_path / "cells" / "corrupt" / "m8-seed1.json").exists()
+
+
+def test_with_its_config_a_cell_recording_no_parameters_is_trusted(tmp_path, capsys):
+    RunDirectory(tmp_path, FIGURE1)
+    _cell_file(tmp_path).write_text('{"seed": 1, "m": 8}')
+    run = RunDirectory(tmp_path, FIGURE1)
+    assert run.has_cell("m8-seed1", ("seed", "m"), {"seed": 1, "m": 8})
+    assert run.load_cell("m8-seed1") == {"seed": 1, "m": 8} and capsys.readouterr().err == ""
+
+
+def test_with_its_config_a_cell_recording_other_parameters_is_damaged(tmp_path, capsys):
+    RunDirectory(tmp_path, {**FIGURE1, "dtype": "float32"}).save_cell("m8-seed1",
+                                                                        {"seed": 1, "m": 8})
+    foreign = _cell_file(tmp_path).read_text()
+    (tmp_path / "config.json").unlink()
+    RunDirectory(tmp_path / "other", FIGURE1)
+    _cell_file(tmp_path / "other").write_text(foreign)         # copied in from a float32 run
+    run = RunDirectory(tmp_path / "other", FIGURE1)
+    assert not run.has_cell("m8-seed1")
+    err = capsys.readouterr().err
+    assert "computed with other parameters" in err and "'float32' in the cell" in err
+    assert (tmp_path / "other" / "cells" / "corrupt" / "m8-seed1.json").read_text() == foreign
+
+
+@pytest.mark.parametrize(("record", "why"), [
+    ({"seed": 1, "m": 16, "lin_error": 0.1}, "names m 16, its file name m 8"),
+    ({"seed": 2, "m": 8, "lin_error": 0.1}, "names seed 2, its file name seed 1"),
+    ({"seed": 1, "m": 8, "lin_error": math.nan}, "holds lin_error 'nan'"),
+    ({"seed": 1, "m": 8, "lin_error": math.inf}, "holds lin_error 'inf'"),
+    ({"seed": 1, "m": 8, "lin_error": None}, "holds lin_error None"),
+], ids=["other-width", "other-seed", "nan", "inf", "null"])
+def test_a_cell_naming_another_cell_or_holding_nan_is_damaged(tmp_path, capsys, record, why):
+    run = RunDirectory(tmp_path, FIGURE1)
+    run.save_cell("m8-seed1", record)
+    assert not run.has_cell("m8-seed1", ("seed", "m"), {"seed": 1, "m": 8}, ("lin_error",))
+    err = capsys.readouterr().err
+    assert why in err and str(_cell_file(tmp_path)) in err
+    assert (tmp_path / "cells" / "corrupt" / "m8-seed1.json").exists()
+
+
+def test_a_literal_nan_in_a_cell_file_is_damaged_too(tmp_path, capsys):
+    run = RunDirectory(tmp_path, FIGURE1)
+    _cell_file(tmp_path).write_text('{"seed": 1, "m": 8, "lin_error": NaN}')
+    assert not run.has_cell("m8-seed1", ("seed", "m"), {"seed": 1, "m": 8}, ("lin_error",))
+    assert "not a finite number" in capsys.readouterr().err
+
+
+def test_a_worker_records_the_parameters_of_config_json_and_skips_foreign_cells(tmp_path):
+    from boundcalc.rundir import save_cell_file, stored_cell
+
+    run = RunDirectory(tmp_path, FIGURE1)
+    save_cell_file(tmp_path, "m8-seed1", {"seed": 1, "m": 8})
+    assert _cell_file(tmp_path).read_text() == _saved_by(run, {"seed": 1, "m": 8})
+    assert stored_cell(tmp_path, "m8-seed1") == {"seed": 1, "m": 8}
+    RunDirectory(tmp_path / "f32", {**FIGURE1, "dtype": "float32"}).save_cell(
+        "m16-seed1", {"seed": 1, "m": 16})
+    (tmp_path / "f32" / "cells" / "m16-seed1.json").replace(_cell_file(tmp_path, "m16-seed1"))
+    assert stored_cell(tmp_path, "m16-seed1") is None           # computed again, not loaded
+
+
+def _saved_by(run: RunDirectory, record) -> str:
+    """The text :meth:`RunDirectory.save_cell` writes for ``record``."""
+    run.save_cell("probe", record)
+    text = (run.cells / "probe.json").read_text()
+    (run.cells / "probe.json").unlink()
+    return text

@@ -74,3 +74,60 @@ def test_reproduce_on_a_truncated_config_is_a_clean_exit_2(tmp_path, capsys, exp
     line = _one_line_error(capsys.readouterr().err)
     assert str(out / "config.json") in line and "--data" not in line
     assert "--out --out" not in line
+
+
+# ------------------------------------------------ a run whose config.json is gone: its cells speak
+
+
+def test_validate_without_config_refuses_another_dtype_naming_the_flag(validated, tmp_path,
+                                                                       capsys):
+    import shutil
+
+    out = tmp_path / "run"
+    shutil.copytree(validated, out)
+    (out / "config.json").unlink()
+    capsys.readouterr()
+    assert main([*VALIDATE, "--dtype", "float32", "--out", str(out)]) == 2
+    line = _one_line_error(capsys.readouterr().err)
+    assert line.startswith("error: --dtype ") and "'float64'" in line and "'float32'" in line
+    assert not (out / "config.json").exists()                   # nothing written or moved
+    assert not (out / "cells" / "corrupt").exists()
+
+
+def test_validate_without_config_reuses_cells_of_the_same_parameters(validated, tmp_path,
+                                                                     capsys):
+    import shutil
+
+    out = tmp_path / "run"
+    shutil.copytree(validated, out)
+    (out / "config.json").unlink()
+    cell = out / "cells" / "lemma5-seed0.json"
+    before = cell.stat().st_mtime_ns
+    assert main([*VALIDATE, "--out", str(out)]) == 0
+    assert cell.stat().st_mtime_ns == before and (out / "config.json").exists()
+
+
+@pytest.fixture(scope="module")
+def reproduced(tmp_path_factory):
+    out = tmp_path_factory.mktemp("f1") / "run"
+    assert main([*REPRODUCE, "--out", str(out)]) == 0
+    return out
+
+
+REPRODUCE = ["reproduce", "figure1", "--preset", "quick", "--seeds", "1", "--device", "cpu"]
+
+
+def test_reproduce_without_config_refuses_another_dtype_naming_the_flag(reproduced, tmp_path,
+                                                                        capsys):
+    import shutil
+
+    out = tmp_path / "run"
+    shutil.copytree(reproduced, out)
+    (out / "config.json").unlink()
+    cells = {p.name: p.read_bytes() for p in (out / "cells").iterdir()}
+    capsys.readouterr()
+    assert main([*REPRODUCE, "--dtype", "float32", "--out", str(out)]) == 2
+    line = _one_line_error(capsys.readouterr().err)
+    assert line.startswith("error: --dtype ") and "dtype = 'float64'" in line
+    assert {p.name: p.read_bytes() for p in (out / "cells").iterdir()} == cells
+    assert not (out / "config.json").exists()

@@ -57,6 +57,7 @@ def test_an_engine_gives_the_records_of_the_in_process_run(executor, here, cli, 
     assert execution["executor"]["kind"] == executor
     assert sorted(execution["cells"]) == ["lemma3-seed0", "lemma3-seed1", "lemma6-seed0",
                                           "lemma6-seed1"]
+    assert not list((tmp_path / "run").rglob("%j"))  # submitit's job-id pattern, never a folder
 
 
 def test_a_killed_validate_driver_resumes_with_only_the_missing_cells(here, cli, tmp_path):

@@ -13,6 +13,8 @@ from boundcalc.validators import encoder as E
 
 from boundcalc import validation
 from boundcalc.cli import main
+from boundcalc.validation_cells import bound_not_positive
+from boundcalc.validation_summary import VERDICT_KEYS
 
 #: drives the torch validators (validate, reproduce, figures): skipped where torch is absent
 pytestmark = pytest.mark.needs_torch
@@ -82,6 +84,10 @@ def test_table_output_names_every_condition_column(tmp_path, capsys):
     for column in ("seed", "bound", "ratio", "holds", "conditions_hold", "width", "alpha_sq",
                    "alpha_cube", "prob_pos", "in_radii", "dudley_le_A"):
         assert column in header.split()
+    # holds never stands without the bound's verdict and its free yardsticks beside it
+    columns = header.split()
+    assert columns[columns.index("holds") + 1:columns.index("holds") + 5] == [
+        "verdict", "zero_pred", "at_init", "bound/free"]
     assert "run directory" in out.splitlines()[-1]
 
 
@@ -203,6 +209,9 @@ def _report(measured_train: float, bound: float, *, holds: bool, contained: bool
                       "phi_non_increasing": True, "sqrt_2_phi0_over_N": 0.0,
                       "final_train_loss": measured_train},
         "true": {"max_test_loss": 0.5, "final_test_loss": 0.5},
+        "free": {"label_bound": 1.0, "loss_range": 10.0, "zero_predictor_train_loss": 0.5,
+                 "zero_predictor_heldout_loss": 0.5, "initial_train_loss": 0.4,
+                 "initial_heldout_loss": 0.45},
         "bounds": {"derived": derived, "as_printed": None},
     }
 
@@ -232,14 +241,34 @@ def test_a_non_positive_bound_gives_an_infinite_ratio_and_fails():
     records = E.validation_records(_report(0.3, -1.0, holds=True))
     lemma4 = next(r for r in records if r["name"] == "lemma4.empirical_loss")
     assert lemma4["ratio"] == math.inf and not lemma4["holds"]
+    stored = bound_not_positive(lemma4)
+    assert stored["verdict"] == "not_guaranteed" and stored["bound_over_free"] is None
 
 
-def test_a_real_run_where_every_lemma4_condition_holds_exposes_the_printed_lemma4(tmp_path,
-                                                                                   capsys):
-    # N = 2 samples labelled at the init outputs (+1e-9), d_m = 16 >= N^3, unit radii: every
-    # hypothesis of Lemma 4 holds. GD keeps L_S = sqrt(2 Phi0 / N) = 1e-9 (the proof's own step),
-    # under the derived bound but above the printed one (M-hat, z-hat, rho^4 in denominators):
-    # a genuine finding, so exit 1 with one warning line; everything else holds or is n/a.
+def test_each_record_judges_its_bound_against_the_free_bounds_of_its_own_set():
+    records = {r["name"]: r for r in E.validation_records(_report(0.05, 0.1, holds=True))}
+    # Lemma 4 (training set): 0.1 below the loss range 10, the zero predictor's 0.5 and
+    # theta0's 0.4: guaranteed, theta0's training loss binds
+    lemma4 = records["lemma4.empirical_loss"]
+    assert lemma4["verdict"] == "guaranteed" and lemma4["free_bound_name"] == "initial_model_loss"
+    assert (lemma4["zero_predictor_loss"], lemma4["initial_loss"]) == (0.5, 0.4)
+    assert lemma4["bound_over_free"] == pytest.approx(0.1 / 0.4)
+    # Theorem 5 (held-out set): 10.0 is not below theta0's held-out 0.45: vacuous, though it holds
+    theorem5 = records["theorem5.heldout_loss"]
+    assert theorem5["holds"] and theorem5["verdict"] == "vacuous"
+    assert theorem5["free_bound"] == 0.45 and theorem5["loss_range"] == 10.0
+    assert theorem5["bound_over_free"] == pytest.approx(10.0 / 0.45)
+    failed = {r["name"]: r for r in E.validation_records(_report(0.05, 0.1, holds=False))}
+    assert {r["verdict"] for r in failed.values()} == {"not_guaranteed"}
+    rows = validation.summary_rows([{**r, "statement": "generalization", "seed": 0}
+                                    for r in records.values()])
+    assert all(set(VERDICT_KEYS) <= set(row) for row in rows)
+
+
+def _at_init_npz(tmp_path):
+    """Two training samples and one held-out sample (d_s = 2, d = 16) labelled at the outputs of
+    the seed-0 init + 1e-9: with d_m = 16 >= N^3 and unit radii every hypothesis of Lemma 4
+    holds. Returns the path and the labels."""
     import numpy as np
     import torch
 
@@ -249,6 +278,39 @@ def test_a_real_run_where_every_lemma4_condition_holds_exposes_the_printed_lemma
         y = E.forward(E.lecun_init(16, 16, seed=0), X) + 1e-9
     path = tmp_path / "at_init.npz"
     np.savez(path, X=X[:2].numpy(), y=y[:2].numpy(), X_test=X[2:].numpy(), y_test=y[2:].numpy())
+    return path, y.numpy()
+
+
+def test_the_calculator_on_the_run_where_every_condition_holds_is_vacuous(tmp_path, capsys):
+    # every condition of Theorem 5 holds on this run, but its bound is far above the loss range
+    # A + Y and above the measured losses of the zero predictor and of theta0: not guaranteed
+    path, y = _at_init_npz(tmp_path)
+    args = ["generalization", "--data", str(path), "--from-init", "0", "--dm", "16",
+            "--radii", "1,1,1,1"]
+    assert main([*args, "--format", "json"]) == 0
+    captured = capsys.readouterr()
+    out = json.loads(captured.out)
+    assert all(c["holds"] for c in out["conditions"]) and out["statement"]["conditions_hold"]
+    assert out["verdict"] == "vacuous" and not out["statement"]["guaranteed"]
+    q = out["quantities"]
+    assert q["loss_range"] == pytest.approx(q["A"] + abs(y[:2]).max(), rel=1e-12)
+    assert out["bound"]["true_loss"] > 5 * q["loss_range"]
+    assert out["measured"]["zero_predictor_loss"] == pytest.approx(abs(y[:2]).mean(), rel=1e-12)
+    assert out["statement"]["free_bound_name"] == "initial_model_loss"
+    assert captured.err.startswith("VACUOUS: true_loss 80.63 ≥ 1e-09 = the initial model's "
+                                   "measured loss on the data, ≥ 0.05926 = the zero predictor's "
+                                   "measured loss on the data, ≥ 15.71 = A + Y, the loss range "
+                                   "on the class (all 4 conditions hold)")
+    assert main([*args, "--strict"]) == 1
+
+
+def test_a_real_run_where_every_lemma4_condition_holds_exposes_the_printed_lemma4(tmp_path,
+                                                                                   capsys):
+    # N = 2 samples labelled at the init outputs (+1e-9), d_m = 16 >= N^3, unit radii: every
+    # hypothesis of Lemma 4 holds. GD keeps L_S = sqrt(2 Phi0 / N) = 1e-9 (the proof's own step),
+    # under the derived bound but above the printed one (M-hat, z-hat, rho^4 in denominators):
+    # a genuine finding, so exit 1 with one warning line; everything else holds or is n/a.
+    path, y = _at_init_npz(tmp_path)
     code = main(["validate", "generalization", "--data", str(path), "--N", "2", "--dm", "16",
                  "--steps", "3", "--lr", "0.001", "--radii", "1", "--device", "cpu", "--quiet",
                  "--out", str(tmp_path / "run"), "--format", "json"])
@@ -261,3 +323,15 @@ def test_a_real_run_where_every_lemma4_condition_holds_exposes_the_printed_lemma
     assert code == 1
     warnings = captured.err.strip().splitlines()
     assert len(warnings) == 1 and "lemma4.empirical_loss (as printed)" in warnings[0]
+    # the derived bounds hold, and say nothing: each is above theta0's loss on its own set (the
+    # derived Lemma 4 term is >= sqrt(2 Phi0 / N) >= L_S(theta0) whenever its conditions hold);
+    # the Theorem 5 row reports the zero predictor's held-out loss |y_test| beside its bound
+    theorem5 = rows[("theorem5.heldout_loss", "derived")]
+    assert theorem5["holds"] and theorem5["conditions_hold"] and theorem5["verdict"] == "vacuous"
+    assert theorem5["zero_predictor_loss"] == pytest.approx(abs(y[2]), rel=1e-12)
+    assert theorem5["bound"] > theorem5["loss_range"] > theorem5["zero_predictor_loss"]
+    assert theorem5["bound_over_free"] == pytest.approx(
+        theorem5["bound"] / theorem5["free_bound"], rel=1e-12)
+    assert rows[("lemma4.empirical_loss", "derived")]["verdict"] == "vacuous"
+    # the printed Lemma 4 claims something below theta0's loss, and is violated
+    assert printed["verdict"] == "guaranteed"

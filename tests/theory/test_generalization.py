@@ -104,9 +104,12 @@ def test_printed_lemma4_terms_relate_to_the_derived_ones_as_documented(point):
 
 
 def test_printed_and_derived_confidence_terms_differ_as_documented():
-    der, pri = ev(BASE)["terms"]["confidence"], ev(BASE, as_printed=True)["terms"]["confidence"]
+    out = ev(BASE)
+    der, pri = out["terms"]["confidence"], ev(BASE, as_printed=True)["terms"]["confidence"]
     r = 2.0  # sqrt(4 * 1^2), already an integer
-    assert der == pytest.approx(math.sqrt(math.log(2 * r / 0.05) / (2 * 10000)), rel=1e-12)
+    c = out["quantities"]["A"] + 1.0  # the loss range A + Y, Y = 1 by default
+    assert der == pytest.approx(3 * c * math.sqrt(math.log(2 * r / 0.05) / (2 * 10000)),
+                                rel=1e-12)
     assert pri == pytest.approx(math.sqrt(math.log(r / 0.05) / 10000), rel=1e-12)
     assert der != pytest.approx(pri, rel=1e-3)
 

@@ -117,7 +117,11 @@ def test_a_cell_where_every_condition_holds_and_the_bounds_are_respected():
     assert rep["empirical"]["within_lemma4"]
     assert rep["true"]["within_theorem5"]
     assert not [f for f in rep["findings"] if f.startswith("VIOLATION")]
-    assert rep["bounds"]["derived"]["statement"]["guaranteed"]
+    # every condition holds, but the bound (about 2A + 3(A + Y) sqrt(log(2R/delta)/(2N))) is above
+    # the loss range A + Y: vacuous, not guaranteed
+    derived = rep["bounds"]["derived"]
+    assert derived["statement"]["conditions_hold"] and not derived["statement"]["guaranteed"]
+    assert derived["verdict"] == "vacuous"
 
 
 def test_bad_arguments_name_the_argument():
@@ -175,6 +179,47 @@ def test_command_data_flag_measures_the_same_init_as_the_validators(tmp_path):
     assert isinstance(res.exception, InputError) and res.exception.flag == "--data"
 
 
+def _run_where_every_lemma4_condition_holds(path) -> tuple:
+    """The cell of :func:`test_a_cell_where_every_condition_holds_and_the_bounds_are_respected`
+    as a --data file: N = 2, d_s = 2, d = 16, labels at the outputs of the seed-7 init + 1e-9."""
+    X, _ = _data(2, 2, 16, seed=4)
+    with torch.no_grad():
+        y = E.forward(E.lecun_init(16, 16, seed=7), X) + 1e-9
+    np.savez(path, X=X.numpy(), y=y.numpy())
+    return X, y
+
+
+def test_command_with_every_condition_holding_is_vacuous_above_the_free_bounds(tmp_path):
+    path = tmp_path / "at_init.npz"
+    _, y = _run_where_every_lemma4_condition_holds(path)
+    app = Typer()
+    app.command("generalization")(generalization)
+    app.callback()(lambda: None)
+    args = ["generalization", "--data", str(path), "--from-init", "7", "--dm", "16",
+            "--radii", "1,1,1,1"]
+    res = CliRunner().invoke(app, [*args, "--format", "json"])
+    assert res.exit_code == 0, res.output
+    out = json.loads(res.stdout)
+    assert all(c["holds"] for c in out["conditions"])
+    assert out["verdict"] == "vacuous"
+    assert not out["statement"]["guaranteed"] and out["statement"]["conditions_hold"]
+    y_abs = np.abs(y.numpy())
+    assert out["inputs"]["Y"] == float(y_abs.max())
+    assert out["quantities"]["loss_range"] == pytest.approx(out["quantities"]["A"] + y_abs.max(),
+                                                            rel=1e-12)
+    assert out["measured"]["zero_predictor_loss"] == pytest.approx(float(y_abs.mean()), rel=1e-12)
+    assert out["measured"]["initial_model_loss"] == pytest.approx(1e-9, rel=1e-5)
+    assert out["bound"]["true_loss"] > out["quantities"]["loss_range"]
+    assert res.stderr.startswith("VACUOUS: true_loss 83.44 ≥ 1e-09 = the initial model's "
+                                 "measured loss on the data, ≥ 0.1317 = the zero predictor's "
+                                 "measured loss on the data, ≥ 16.3 = A + Y, the loss range on "
+                                 "the class (all 4 conditions hold)")
+    res = CliRunner().invoke(app, args)
+    assert res.exit_code == 0 and "VACUOUS: true_loss 83.44" in res.stdout
+    assert "GUARANTEED" not in res.stdout
+    assert CliRunner().invoke(app, [*args, "--strict"]).exit_code == 1
+
+
 def test_measure_data_measures_the_init_of_its_seed(tmp_path):
     X, y = _data(10, 3, 6, seed=2)
     path = tmp_path / "cell.npz"
@@ -183,6 +228,11 @@ def test_measure_data_measures_the_init_of_its_seed(tmp_path):
     m = E.measure_init(E.lecun_init(8, 6, seed=4), X, y)
     assert out["seed"] == 4 and out["N"] == 10 and out["d_s"] == 3 and out["d"] == 6
     assert out["norms"] == m["norms"] and out["alpha"] == m["alpha"] and out["Phi0"] == m["Phi0"]
+    f0 = E.forward(E.lecun_init(8, 6, seed=4), X).detach().numpy()
+    assert out["initial_model_loss"] == pytest.approx(float(np.abs(f0 - y.numpy()).mean()),
+                                                      rel=1e-12)
+    assert out["zero_predictor_loss"] == pytest.approx(float(y.abs().mean()), rel=1e-15)
+    assert out["y_max"] == float(y.abs().max())
     with pytest.raises(InputError) as err:
         measure_data(str(path), "8", None)
     assert err.value.flag == "--from-init"

@@ -1,4 +1,10 @@
-"""Run-certified accounting of Theorem 1 / Proposition 1 (``validate theorem1 --certify``).
+"""The run-measured decomposition of the proof's slack of Theorem 1 / Proposition 1
+(``validate theorem1 --decompose``; ``--certify`` is its old name, kept one release).
+
+It bounds nothing beyond the run it is computed from: below the a-priori and a-posteriori bounds
+every level uses this run's own residuals and iterates (:mod:`.certify_chain`), so it says which
+inequality of the proof loses how much on this run, not what loss another run reaches. The
+summary puts the free yardstick min(B², Y², R̂(θ_0)) beside the bounds, with their verdicts.
 
 Along one actual ProjGD (ProjSGD) run on the validators' teacher–student problem (the setup of
 :mod:`boundcalc.validators.checks.training`: teacher, data, init and θ̄ of eq. 11) every quantity
@@ -49,12 +55,15 @@ import numpy as np
 import torch
 from torch import Tensor
 
+from boundcalc.validation_summary import yardstick_fields
+
 from ..data.inputs import derived_seed
 from ..device import resolve_device, resolve_dtype
 from ..model import Activation, Params, init_params, project
 from ..teacher import build_teacher, transported_params
 from ..train import intra_op_threads, minibatch_indices, small_work_threads
 from .certify_chain import (
+    FILE_STEM,
     ROUTES,
     SAMPLE_ARRAYS,
     STAGES,
@@ -80,7 +89,7 @@ DEVICE_CHUNK_ENTRIES = 1 << 26
 #: Largest number of elements kept for the θ-independent caches (features at θ(0), (θ̄ − θ(0))q).
 CACHE_ELEMENTS = 1 << 27
 
-#: The statements ``--certify`` accepts.
+#: The statements ``--decompose`` accepts.
 CERTIFIABLE = ("theorem1", "prop1")
 
 
@@ -428,15 +437,19 @@ def certify(kind: str = "theorem1", *, m: int, n: int, d: int, T: int, rho=2.0, 
             anchors: int = 16, teacher_delta: float = DEFAULT_TEACHER_DELTA,
             record_every: int | None = None, keep_params: bool = False, device="cpu",
             dtype="float64", chunk: int | None = None) -> dict[str, Any]:
-    """Certified accounting of one ProjGD (``kind="theorem1"``) or ProjSGD (``"prop1"``,
-    minibatch ``batch_size``) run of seed ``seed`` (module docstring).
+    """The run-measured decomposition of one ProjGD (``kind="theorem1"``) or ProjSGD
+    (``"prop1"``, minibatch ``batch_size``) run of seed ``seed`` (module docstring).
 
     The teacher, data, labels y = f*_M, init θ(0) and θ̄ are checks.training's
     (``measure_theorem1`` / the first run of ``measure_prop1``); η = η* of ``evaluate(kind)``
     unless ``eta`` is given; the a-priori bounds are Remark 9's at ε_mis = ε_T (tight route:
     ``remark9``, paper route: ``remark9_paper``).
 
-    Returns a dict: ``summary`` (one row: the four headline levels, timings, configuration),
+    Returns a dict: ``summary`` (one row: the four headline levels — ``measured_constants_*``
+    is the level with every deterministic constant measured on the run, ``run_certified_*`` its
+    old name, kept one release — the free yardstick ``free_bound`` = min(B², Y², R̂(θ_0)) of the
+    tight route with ``free_bound_key``, the verdicts of the a-priori and a-posteriori tight
+    bounds against it, timings, configuration),
     ``chain`` (:func:`chains` rows), ``parts`` (:func:`parts` rows), ``steps`` (every per-step
     scalar, columns of :data:`STEP_COLUMNS` plus ``k``), ``recorded_steps``, ``samples``
     (numpy arrays, not JSON: :data:`SAMPLE_ARRAYS` at the recorded steps, ``A_minus_M``, ``f0``)
@@ -509,12 +522,19 @@ def certify(kind: str = "theorem1", *, m: int, n: int, d: int, T: int, rho=2.0, 
         "a_posteriori_tight": min(by[("tight-linear", "a_posteriori")],
                                   by[("tight-cauchy-schwarz", "a_posteriori")]),
         "a_posteriori_paper": by[("paper", "a_posteriori")],
-        "run_certified_tight": by[("tight-linear", "pointwise")],
-        "run_certified_paper": by[("paper", "pointwise")],
+        "measured_constants_tight": by[("tight-linear", "pointwise")],
+        "measured_constants_paper": by[("paper", "pointwise")],
+        "run_certified_tight": by[("tight-linear", "pointwise")],     # old name, one release
+        "run_certified_paper": by[("paper", "pointwise")],            # old name, one release
         "telescoped": by[("tight-linear", "sign")],
         "average_loss": float(np.mean(run.steps["loss"])),
         "min_loss": float(np.min(run.steps["loss"])),
         "initial_loss": float(run.steps["loss"][0]), "final_loss": run.loss_final,
+        **_yardstick_summary(prior["tight"], float(run.steps["loss"][0]),
+                             prior["tight"]["min_iterate"],
+                             min(by[("tight-linear", "a_posteriori")],
+                                 by[("tight-cauchy-schwarz", "a_posteriori")]),
+                             prior_ev["tight"].conditions_hold),
         "psi0": float(run.steps["psi"][0]), "psi_final": run.psi_final,
         **{k: v for k, v in geometry.items() if k != "rho"},
         "violations": sum(1 for r in [*chain, *part_rows] if is_violation(r)),
@@ -533,28 +553,45 @@ def certify(kind: str = "theorem1", *, m: int, n: int, d: int, T: int, rho=2.0, 
     return out
 
 
-# ----------------------------------------------------------------- the ``validate --certify`` run
+def _yardstick_summary(constants: dict[str, float], initial_loss: float, a_priori: float,
+                       a_posteriori: float, conditions_hold: bool) -> dict[str, Any]:
+    """B², Y², the free yardstick min(B², Y², R̂(θ_0)) of the tight route (``free_bound``,
+    ``free_bound_key``) and the verdicts of its a-priori and a-posteriori bounds against it
+    (:func:`boundcalc.validation_summary.yardstick_fields`)."""
+    free = {"trivial_bound_B2": constants["trivial_bound_B2"],
+            "initial_loss_bound": constants["initial_loss_bound"],
+            "initial_loss": initial_loss}
+    prior = yardstick_fields(a_priori, free, conditions_hold)
+    return {"trivial_bound_B2": free["trivial_bound_B2"],
+            "initial_loss_bound": free["initial_loss_bound"],
+            "free_bound": prior["free_bound"], "free_bound_key": prior["free_bound_key"],
+            "a_priori_verdict": prior["verdict"],
+            "a_posteriori_verdict": yardstick_fields(a_posteriori, free,
+                                                     conditions_hold)["verdict"]}
+
+
+# --------------------------------------------------------------- the ``validate --decompose`` run
 
 def run_certification(statements: Sequence[str], settings, out: str | Path, *,
                       eta: float | None = None,
                       progress: Callable[[str], None] | None = None) -> list[dict[str, Any]]:
-    """``boundcalc validate theorem1|prop1 --certify``: one certified run per (statement, seed)
-    into the run directory ``out`` (cells ``certify-<statement>-seed<s>.json`` and ``.npz``, the
-    per-sample vectors; resumable), then the certify files (:func:`write_files`) from every
+    """``boundcalc validate theorem1|prop1 --decompose``: one decomposed run per (statement,
+    seed) into the run directory ``out`` (cells ``decompose-<statement>-seed<s>.json`` and
+    ``.npz``, the per-sample vectors; resumable), then the files (:func:`write_files`) from every
     cell. ``settings`` is a :class:`boundcalc.validation.ValidationSettings`. Returns the results
     (JSON-ready)."""
     from boundcalc.rundir import RunDirectory
 
     bad = [s for s in statements if s not in CERTIFIABLE]
     if bad:
-        raise ValueError(f"--certify is for {' and '.join(CERTIFIABLE)} only, got {bad}")
-    config = {"statements": list(statements), "certify": True, "eta": eta,
+        raise ValueError(f"--decompose is for {' and '.join(CERTIFIABLE)} only, got {bad}")
+    config = {"statements": list(statements), "decompose": True, "eta": eta,
               **settings.as_dict()}
     run = RunDirectory(out, config=config, device=settings.device)
     results, samples = [], {}
     for statement in statements:
         for seed in range(settings.seeds):
-            key = f"certify-{statement}-seed{seed}"
+            key = f"{FILE_STEM}-{statement}-seed{seed}"
             if run.has_cell(key):
                 res = run.load_cell(key)
                 if progress:
@@ -573,8 +610,10 @@ def run_certification(statements: Sequence[str], settings, out: str | Path, *,
                 if progress:
                     summ = res["summary"]
                     progress(f"{key}: K={summ['K']} steps in {summ['seconds']:.1f} s, "
-                             f"a-priori {summ['a_priori_tight']:.4g} -> run-certified "
-                             f"{summ['run_certified_tight']:.4g} -> min loss "
+                             f"a-priori {summ['a_priori_tight']:.4g} "
+                             f"({summ['a_priori_verdict']} against the free yardstick "
+                             f"{summ['free_bound']:.4g}) -> measured constants "
+                             f"{summ['measured_constants_tight']:.4g} -> min loss "
                              f"{summ['min_loss']:.4g}, {summ['violations']} violation(s)")
             results.append(res)
             cell_npz = run.cells / f"{key}.npz"

@@ -1,4 +1,15 @@
-"""The bound rebuilt from one certified run's measurements (``validate theorem1 --certify``).
+"""The run-measured decomposition of the proof's slack along one run
+(``validate theorem1 --decompose``; ``--certify`` is its old name, kept one release).
+
+What it is, and what it is not: the a-priori bound is rebuilt level by level, each proof
+inequality replaced by the two sides measured on *this* run, so the ratio of consecutive levels
+is the slack of one inequality. Only the a-priori and a-posteriori levels are bounds (the latter
+at the run's measured init and input geometry, on the same event); every level below them uses
+this run's own residuals and iterates, so it bounds the loss of this run only — it certifies
+nothing about another run. (Earlier versions called the levels below the a-posteriori one
+"run-certified", which overstated them.) Beside them the summary gives the free yardstick
+min(B², Y², R̂(θ_0)) that a bound on min_k R̂(θ_k) must beat to say anything, and the verdicts of
+the a-priori and a-posteriori bounds against it.
 
 :mod:`boundcalc.validators.certify` runs ProjGD / ProjSGD and measures every quantity of the proof
 at every step (:class:`CertifyRun`, the record it fills, is defined here; r_j, T_j, C_j, e_j and
@@ -6,7 +17,7 @@ A_j − M_j are defined in that module's docstring). This module computes, from 
 Theorem 1's a-posteriori constants (:func:`a_posteriori_values`), the chains of levels from the
 a-priori bound down to the measured loss (:func:`chains`, labels :func:`level_label`), the table
 of measured parts against their a-posteriori bounds (:func:`parts`), which rows are violations
-(:func:`is_violation`), and writes the certify files and figure (:func:`write_files`,
+(:func:`is_violation`), and writes the decomposition's files and figure (:func:`write_files`,
 :func:`plot_chains`). It never imports ``certify``.
 
 **The chain** (tight route, linear drift; the Cauchy–Schwarz and paper routes are analogous, see
@@ -14,8 +25,8 @@ of measured parts against their a-posteriori bounds (:func:`parts`), which rows 
 
     a-priori       ‖ν‖²/(4ηK) + ηL²B² + B(ε_tay + ε_cf + ε_a)        (boundcalc.api.evaluate)
     a-posteriori   the same with measured u0_rms, x_max, q_max, g_max = x_max²
-    Ψ_0 ≤ ‖ν‖², ‖g_k‖² ≤ 4L²B², |T_j| ≤ ε_tay, |C_j| ≤ ε_cf   (run-certified: each term measured)
-    (1/n)Σ|r_j| ≤ B, then pointwise |r_j|(|T_j| + |C_j|)       (run-certified: ε_a still a bound)
+    Ψ_0 ≤ ‖ν‖², ‖g_k‖² ≤ 4L²B², |T_j| ≤ ε_tay, |C_j| ≤ ε_cf  (measured-constants: each measured)
+    (1/n)Σ|r_j| ≤ B, then pointwise |r_j|(|T_j| + |C_j|)   (measured-constants; ε_a a bound)
     |A_j − M_j| ≤ ε_a, |e_j| ≤ |T_j| + |C_j| + |A_j − M_j|, −r_j e_j ≤ |r_j||e_j|, Ψ_K ≥ 0
     (a) with the measured projection slack  =  (1/K)Σ_k R̂(θ_k)  (identity)  ≥  min_k R̂(θ_k)
 
@@ -44,7 +55,7 @@ from boundcalc.evaluator import compile_function
 
 from ..model import Params
 
-#: Per-step scalars recorded at every step k (columns of ``certify_steps.csv``).
+#: Per-step scalars recorded at every step k (columns of ``decompose_steps.csv``).
 STEP_COLUMNS = (
     "loss",                  # R̂(θ_k)
     "grad_sq",               # ‖∇R̂(θ_k)‖²
@@ -73,13 +84,13 @@ STEP_COLUMNS = (
     "radius_c", "radius_u", "radius_w",   # √m · max_i block displacement of θ_k from θ(0)
 )
 
-#: Per-sample vectors kept at the recorded steps (``certify_samples.npz``).
+#: Per-sample vectors kept at the recorded steps (``decompose_samples.npz``).
 SAMPLE_ARRAYS = ("r", "T", "C", "lin", "C_full", "drift")
 
 
 @dataclass
 class CertifyRun:
-    """What one certified run measured (tensors on the CPU, float64)."""
+    """What one decomposed run measured (tensors on the CPU, float64)."""
 
     steps: dict[str, np.ndarray]          # STEP_COLUMNS, each (K,)
     psi_final: float                       # Ψ_K
@@ -145,8 +156,19 @@ def _floats(group) -> dict[str, float]:
 
 # ---------------------------------------------------------------------------------- the chain
 
-#: Stages of the chain, top to bottom.
-STAGES = ("a-priori", "a-posteriori", "run-certified", "run-measured", "measured")
+#: Stages of the chain, top to bottom: the two bounds (a priori; a posteriori at the measured
+#: geometry), then the levels that use this run's own measurements — each deterministic constant
+#: replaced by its value along the run (``measured-constants``, called ``run-certified`` before:
+#: it bounds this run's loss only), the remaining event terms and steps measured
+#: (``run-measured``), and the measured loss itself.
+STAGES = ("a-priori", "a-posteriori", "measured-constants", "run-measured", "measured")
+
+#: The stage name earlier versions wrote for ``measured-constants`` (accepted when reading).
+OLD_STAGE_NAMES = {"run-certified": "measured-constants"}
+
+#: Stem of the files :func:`write_files` writes (``decompose.json``, …); earlier versions wrote
+#: ``certify.*``.
+FILE_STEM = "decompose"
 
 #: Routes of the chain: tight (linear drift), tight (Cauchy–Schwarz drift), paper.
 ROUTES = ("tight-linear", "tight-cauchy-schwarz", "paper")
@@ -192,9 +214,9 @@ def chains(*, run_steps: dict[str, np.ndarray], psi_final: float, eta: float, sg
             lv_abs = opt_meas + mean([ar * (x + y + eps_a) for ar, x, y in
                                       zip(s["mean_abs_r"], s[m1], s[m2], strict=True)])
             if route != "tight-cauchy-schwarz":
-                levels.append(("mean_abs_r", "run-certified", "deterministic",
+                levels.append(("mean_abs_r", "measured-constants", "deterministic",
                                "(c) (1/n) sum_j |r_j| <= B (Lemma 6)", lv_abs))
-            levels.append(("pointwise", "run-certified", "deterministic", pointwise_text,
+            levels.append(("pointwise", "measured-constants", "deterministic", pointwise_text,
                            opt_meas + mean([x + ar * eps_a for x, ar in
                                             zip(s[pointwise_key], s["mean_abs_r"],
                                                 strict=True)])))
@@ -306,27 +328,27 @@ def chains(*, run_steps: dict[str, np.ndarray], psi_final: float, eta: float, sg
                 ("a_priori", "a-priori", "bound",
                  f"a-priori bound ({route}), boundcalc.api.evaluate", mp.mpf(pc[prior_key])),
                 ("a_posteriori", "a-posteriori", "event", geometry, recomposed),
-                ("psi0", "run-certified", "deterministic",
+                ("psi0", "measured-constants", "deterministic",
                  "Psi_0 = ||theta(0) - theta_bar||^2 <= ||nu||^2", level(opt_psi, eps_post)),
-                ("grad_sq", "run-certified", "deterministic",
+                ("grad_sq", "measured-constants", "deterministic",
                  "(d) ||g_k||^2 <= 4 L^2 B^2 (Lemma 6)", level(opt_meas, eps_post)),
-                ("first_part", "run-certified", "deterministic",
+                ("first_part", "measured-constants", "deterministic",
                  names[0] + ", per step max_j", level(opt_meas, eps_T)),
-                ("second_part", "run-certified", "deterministic",
+                ("second_part", "measured-constants", "deterministic",
                  names[1] + ", per step max_j", level(opt_meas, eps_TC)),
             ]
             if route == "tight-cauchy-schwarz":
                 sqrtQ = mp.sqrt(Q)
-                first.append(("quadratic", "run-certified",
+                first.append(("quadratic", "measured-constants",
                               "expectation" if sgd else "deterministic",
                               "x - eps sqrt(x) <= O  =>  x <= (eps/2 + sqrt(eps^2/4 + O))^2, "
                               "at x = (1/K) sum_k R(theta_k)", opt_meas + eps_TC * sqrtQ))
-                first.append(("cauchy_schwarz_k", "run-certified", "deterministic",
+                first.append(("cauchy_schwarz_k", "measured-constants", "deterministic",
                               "Cauchy-Schwarz over k: mean_k sqrt(R_k) eps_k <= "
                               "sqrt(mean R) sqrt(mean eps_k^2)",
                               opt_meas + mean([mp.sqrt(R) * (x + y + eps_a) for R, x, y in
                                                zip(s["loss"], s[m1], s[m2], strict=True)])))
-                first.append(("mean_abs_r", "run-certified", "deterministic",
+                first.append(("mean_abs_r", "measured-constants", "deterministic",
                               "(c) (1/n) sum_j |r_j| <= sqrt(R) (Cauchy-Schwarz over j)",
                               opt_meas + mean([ar * (x + y + eps_a) for ar, x, y in
                                                zip(s["mean_abs_r"], s[m1], s[m2],
@@ -415,7 +437,8 @@ def parts(*, run: CertifyRun, post: dict[str, dict[str, dict[str, float]]],
     row("geometry.u0_rms", geometry["u0_rms"], prior["tight"]["u_bar"], "event",
         "u0_rms = sqrt((1/m) sum_i ||U_i(0)||^2) <= u_bar (E_avg)")
     row("geometry.u0_max", geometry["u0_max"], prior["tight"]["u_inf"], "event",
-        "u0_max = max_i ||U_i(0)|| <= u_inf (E_U)")
+        "u0_max = max_i ||U_i(0)|| <= u_inf (E_U: the paper route's event only; the tight "
+        "route's 1 - 2 delta statement is on E_avg and does not use it)", route="paper")
     for key, what in (("x_max", "token"), ("q_max", "query")):
         row(f"geometry.{key}", geometry[key], 1.0, "information",
             f"max {what} norm, computed in float64 (information: the a-posteriori bounds use "
@@ -451,34 +474,37 @@ def _json_ready(result: dict[str, Any]) -> dict[str, Any]:
 
 def write_files(folder: str | Path, results: Sequence[dict[str, Any]],
                 samples: dict[str, dict[str, np.ndarray]] | None = None) -> list[Path]:
-    """``certify.json`` (summary, chain, parts, per-step scalars of every run), ``certify.csv``
-    (the chains and parts, a ``table`` column says which), ``certify_steps.csv`` (every step of
-    every run), ``certify_samples.npz`` (per-sample vectors at the recorded steps, keys
-    ``<statement>-seed<s>.<name>``) and ``certify.pdf`` / ``certify.png`` in ``folder``."""
+    """``decompose.json`` (summary, chain, parts, per-step scalars of every run),
+    ``decompose.csv`` (the chains and parts, a ``table`` column says which),
+    ``decompose_steps.csv`` (every step of every run), ``decompose_samples.npz`` (per-sample
+    vectors at the recorded steps, keys ``<statement>-seed<s>.<name>``) and ``decompose.pdf`` /
+    ``decompose.png`` in ``folder`` (:data:`FILE_STEM`; ``certify.*`` before)."""
     from boundcalc.files import write_atomic
     from boundcalc.rundir import dumps, records_to_csv
 
     folder = Path(folder)
     folder.mkdir(parents=True, exist_ok=True)
     ready = [_json_ready(r) if "samples" in r else r for r in results]
-    write_atomic(folder / "certify.json", dumps(ready))
+    stem = folder / FILE_STEM
+    write_atomic(stem.with_suffix(".json"), dumps(ready))
     table = ([{"table": "chain", **row} for r in ready for row in r["chain"]]
              + [{"table": "part", **row} for r in ready for row in r["parts"]])
-    write_atomic(folder / "certify.csv", records_to_csv(table))
+    write_atomic(stem.with_suffix(".csv"), records_to_csv(table))
     step_rows = []
     for r in ready:
         tag = {"statement": r["summary"]["statement"], "seed": r["summary"]["seed"]}
         cols = r["steps"]
         step_rows.extend({**tag, **{k: cols[k][i] for k in _JSON_STEP_KEYS}}
                          for i in range(len(cols["k"])))
-    write_atomic(folder / "certify_steps.csv", records_to_csv(step_rows))
-    paths = [folder / "certify.json", folder / "certify.csv", folder / "certify_steps.csv"]
+    steps_csv = folder / f"{FILE_STEM}_steps.csv"
+    write_atomic(steps_csv, records_to_csv(step_rows))
+    paths = [stem.with_suffix(".json"), stem.with_suffix(".csv"), steps_csv]
     if samples:
-        _save_npz(folder / "certify_samples.npz",
+        _save_npz(folder / f"{FILE_STEM}_samples.npz",
                   {f"{key}.{name}": arr for key, arrays in samples.items()
                    for name, arr in arrays.items()})
-        paths.append(folder / "certify_samples.npz")
-    paths += plot_chains(ready, folder / "certify")
+        paths.append(folder / f"{FILE_STEM}_samples.npz")
+    paths += plot_chains(ready, stem)
     return paths
 
 
@@ -490,17 +516,20 @@ def _save_npz(path: Path, arrays: dict[str, np.ndarray]) -> None:
 
 
 _STAGE_COLORS = {"a-priori": "tab:red", "a-posteriori": "tab:orange",
-                 "run-certified": "tab:blue", "run-measured": "tab:purple",
+                 "measured-constants": "tab:blue", "run-measured": "tab:purple",
                  "measured": "tab:green"}
 
 
 def plot_chains(results: Sequence[dict[str, Any]], stem: Path) -> list[Path]:
     """One row of panels per (statement, seed), one panel per route: a horizontal bar per level
-    (log scale), labelled with the inequality that leads to it, coloured by stage."""
+    (log scale), labelled with the inequality that leads to it, coloured by stage, and a dashed
+    line at the free yardstick min(B², Y², R̂(θ_0)) (summary ``free_bound``), which a bound on
+    min_k R̂(θ_k) must beat to say anything."""
     import matplotlib
 
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
+    from matplotlib.lines import Line2D
     from matplotlib.patches import Patch
 
     rows = len(results)
@@ -513,7 +542,8 @@ def plot_chains(results: Sequence[dict[str, Any]], stem: Path) -> list[Path]:
             levels = [row for row in res["chain"] if row["route"] == route]
             y = np.arange(len(levels))[::-1]
             values = np.array([max(row["value"], 1e-300) for row in levels])
-            colors = [_STAGE_COLORS[row["stage"]] for row in levels]
+            colors = [_STAGE_COLORS[OLD_STAGE_NAMES.get(row["stage"], row["stage"])]
+                      for row in levels]
             ax.barh(y, values, color=colors, alpha=0.8)
             for yy, row in zip(y, levels, strict=True):
                 note = "" if row["slack"] is None else f"  ×{row['slack']:.3g}"
@@ -525,14 +555,21 @@ def plot_chains(results: Sequence[dict[str, Any]], stem: Path) -> list[Path]:
                                fontsize=7)
             ax.set_xscale("log")
             lo = max(min(values) / 10, 1e-300)
+            free = summ.get("free_bound")
+            if isinstance(free, (int, float)) and free > 0:
+                ax.axvline(free, color="black", linestyle="--", linewidth=0.9)
+                lo = min(lo, free / 10)
             ax.set_xlim(lo, max(values) * 1e3)
             ax.grid(alpha=0.3, axis="x", which="major")
             ax.set_title(f"{summ['statement']} seed {summ['seed']}: {route}\n"
                          f"m={summ['m']}, n={summ['n']}, d={summ['d']}, T={summ['T']}, "
                          f"K={summ['K']}, eta={summ['eta']:.3g}", fontsize=8)
-            ax.set_xlabel("level (bound on min_k R(theta_k)); ×: slack to the level above",
-                          fontsize=7)
-    handles = [Patch(color=c, label=s) for s, c in _STAGE_COLORS.items()]
+            ax.set_xlabel("levels 0-1 bound min_k R(theta_k); below: this run's own "
+                          "measurements; ×: slack to the level above", fontsize=7)
+    handles: list[Any] = [Patch(color=c, label=s) for s, c in _STAGE_COLORS.items()]
+    handles.append(Line2D([], [], color="black", linestyle="--", linewidth=0.9,
+                          label="free yardstick min(B², Y², R(θ_0)): a bound above it says "
+                                "nothing"))
     fig.legend(handles=handles, loc="outside lower center", ncol=len(handles), fontsize=8,
                frameon=False)
     paths = [stem.with_suffix(".png"), stem.with_suffix(".pdf")]
@@ -543,6 +580,7 @@ def plot_chains(results: Sequence[dict[str, Any]], stem: Path) -> list[Path]:
 
 
 __all__ = [
-    "ROUTES", "SAMPLE_ARRAYS", "STAGES", "STEP_COLUMNS", "CertifyRun", "a_posteriori_values",
+    "FILE_STEM", "OLD_STAGE_NAMES", "ROUTES", "SAMPLE_ARRAYS", "STAGES", "STEP_COLUMNS",
+    "CertifyRun", "a_posteriori_values",
     "chains", "is_violation", "level_label", "parts", "plot_chains", "write_files",
 ]

@@ -44,6 +44,7 @@ from functools import cache
 import torch
 
 from boundcalc.evaluator import compile_function
+from boundcalc.validation_summary import yardstick_fields
 
 from ..data.inputs import derived_seed, synthetic_inputs
 from ..device import resolve_device, resolve_dtype
@@ -261,12 +262,18 @@ def _training_measurement(kind: str, *, m, n, d, T, rho, nu, delta, activation, 
             "seconds_per_step": sum(r.seconds for r in results) / (len(results) * int(steps)),
         })
     records = []
+    initial = min(r["initial_loss"] for r in per_seed)
     for route in routes:
         statement = _statement(kind, route)
+        conditions = rigorous[route].conditions_hold and realizable[route].conditions_hold
         for key in ("min_iterate", "average_iterate"):
             bound = float(rigorous[route].bound[key])
             worst = max(per_seed, key=lambda r, k=key: r[k])
             ratios_post = [r[key] / r["a_posteriori"][route][key] for r in per_seed]
+            free = _free_bounds(rigorous[route], key, initial)
+            judged = yardstick_fields(bound, free, conditions)
+            post_verdict = yardstick_fields(worst["a_posteriori"][route][key], free,
+                                            conditions)["verdict"]
             records.append(_record(
                 f"{statement}.{key}", worst[key], bound,
                 holds=all(r[key] <= bound for r in per_seed),
@@ -282,7 +289,10 @@ def _training_measurement(kind: str, *, m, n, d, T, rho, nu, delta, activation, 
                 teacher_width=int(teacher_width),
                 probability=1 - 2 * float(delta) - float(teacher_delta),
                 terms={k: float(v) for k, v in rigorous[route].terms.items()},
-                guaranteed=rigorous[route].guaranteed and realizable[route].guaranteed,
+                initial_loss=initial,
+                trivial_bound_B2=float(rigorous[route].constants["trivial_bound_B2"]),
+                initial_loss_bound=float(rigorous[route].constants["initial_loss_bound"]),
+                **judged, conditions_hold=conditions, a_posteriori_verdict=post_verdict,
                 eta=step, eta_source=first.inputs["eta_source"],
                 eta_route=routes[0], K=int(steps),
                 batch_size=b if kind == "prop1" else n, runs=runs if kind == "prop1" else 1,
@@ -291,6 +301,19 @@ def _training_measurement(kind: str, *, m, n, d, T, rho, nu, delta, activation, 
                 dtype=str(dt).replace("torch.", ""), seconds=time.perf_counter() - start,
             ))
     return records
+
+
+def _free_bounds(evaluation, key: str, initial_loss: float) -> dict[str, float]:
+    """The bounds on the loss of ``key`` that hold without the theorem (its free yardsticks):
+    for ``min_iterate`` B² (every residual ≤ B on Ω_ρ), Y² (the symmetric init gives
+    f(θ(0)) = 0, so R̂(θ_0) = mean y² ≤ Y², ε_mis included) and the run's measured R̂(θ_0)
+    (k = 0 is an iterate, so min_k R̂(θ_k) ≤ R̂(θ_0)); for ``average_iterate`` B² alone
+    (f(θ̂_K) ≠ 0)."""
+    free = {"trivial_bound_B2": float(evaluation.constants["trivial_bound_B2"])}
+    if key == "min_iterate":
+        free["initial_loss_bound"] = float(evaluation.constants["initial_loss_bound"])
+        free["initial_loss"] = float(initial_loss)
+    return free
 
 
 def _eps_teacher(n: int, d: int, nu, activation: str, width: int, delta: float) -> float:
@@ -320,7 +343,12 @@ def measure_theorem1(*, m: int, n: int, d: int, T: int, rho=2.0, nu=1.0, delta: 
     stated; ``a_posteriori_bound`` = the route's expressions with the seed's measured geometry
     (u0_rms = √((1/m)Σ_i ‖U_i(0)‖²) on the tight route, u0_max = max_i ‖U_i(0)‖ on the paper
     route, max token norm, max query norm and g_max = x_max²; theory/aposteriori.py), and
-    ``a_posteriori_ratio`` the worst measured/a-posteriori ratio.
+    ``a_posteriori_ratio`` the worst measured/a-posteriori ratio. Each record is also judged
+    against its free yardstick (:func:`_free_bounds`; B² alone for the average iterate):
+    ``initial_loss`` (the run's measured R̂(θ_0), smallest over the seeds), ``trivial_bound_B2``,
+    ``initial_loss_bound`` (Y²), ``free_bound``, ``free_bound_key``, ``bound_over_free_bound``,
+    ``verdict`` / ``a_posteriori_verdict`` (:data:`boundcalc.validation_summary.MEASURED_VERDICTS`),
+    ``conditions_hold`` and ``guaranteed`` (the verdict is ``informative``).
     """
     return _training_measurement(
         "theorem1", m=m, n=n, d=d, T=T, rho=rho, nu=nu, delta=delta, activation=activation,

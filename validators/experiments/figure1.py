@@ -27,9 +27,11 @@ y_j = f*_M(X_j) are drawn. For every width m one *cell* (seed, m) draws a symmet
 Each finished cell is written atomically to the run directory and skipped on re-run. The run
 writes ``results.csv`` (cells), ``summary.csv`` (per width: mean and 95 % Student-t CI over seeds
 of the three metrics, and the theory curves ε_lin, ε_app and Theorem 1's min-iterate bound from
-:func:`boundcalc.api.evaluate`), ``slopes.csv`` (log–log least-squares slope of the per-width
-means with its 95 % CI, per panel), ``figure1.png`` / ``figure1.pdf`` (three panels against m,
-measurements and theory on the same axes) and ``figure1_table.tex`` (booktabs).
+:func:`boundcalc.api.evaluate`, with that bound's free yardsticks: the measured R̂(θ_0), Y², B² and
+its verdict, :func:`boundcalc.summaries.initial_loss_columns`), ``slopes.csv`` (log–log
+least-squares slope of the per-width means with its 95 % CI, per panel), ``figure1.png`` /
+``figure1.pdf`` (three panels against m, measurements and theory on the same axes, panel (c) with
+the measured R̂(θ_0) and Y²; panel (d) the ratios) and ``figure1_table.tex`` (booktabs).
 """
 
 from __future__ import annotations
@@ -49,7 +51,7 @@ import torch
 from boundcalc.executors import eta_text
 from boundcalc.files import write_atomic
 from boundcalc.rundir import RunDirectory
-from boundcalc.runs import CELL_FIELDS, FIGURE1_EXTRA, FIGURE1_METRICS
+from boundcalc.runs import FIGURE1_EXTRA, FIGURE1_METRICS, cell_checks
 from boundcalc.stats import fit_slope
 from boundcalc.summaries import FIGURE1_THEORY
 from boundcalc.validation_progress import duration
@@ -302,7 +304,8 @@ def all_cells(cfg: Figure1Config) -> list[tuple[int, int]]:
 def is_done(run: RunDirectory, cell: tuple[int, int]) -> bool:
     """True when the (seed, m) cell is stored; a damaged cell file is moved aside with a warning
     (:meth:`boundcalc.rundir.RunDirectory.has_cell`) and computed again."""
-    return run.has_cell(cell_key(*cell), CELL_FIELDS["figure1"])
+    key = cell_key(*cell)
+    return run.has_cell(key, **cell_checks("figure1", key))
 
 
 def _config_from_dict(values: dict[str, Any]) -> Figure1Config:
@@ -326,9 +329,9 @@ def _seed_worker(run_path: str, cfg_dict: dict[str, Any], seed: int, widths: lis
 
 
 def _save(run_path: Path, seed: int, m: int, record: dict[str, Any]) -> None:
-    from boundcalc.rundir import dumps
+    from boundcalc.rundir import save_cell_file
 
-    write_atomic(run_path / "cells" / f"{cell_key(seed, m)}.json", dumps(record))
+    save_cell_file(run_path, cell_key(seed, m), record)
 
 
 def run_cells(run: RunDirectory, cfg: Figure1Config, jobs: int = 1, progress: bool = True,

@@ -51,8 +51,8 @@ import torch
 
 from boundcalc.executors import eta_text
 from boundcalc.files import write_atomic
-from boundcalc.rundir import RunDirectory, dumps
-from boundcalc.runs import CELL_FIELDS
+from boundcalc.rundir import RunDirectory, save_cell_file
+from boundcalc.runs import cell_checks
 from boundcalc.stats import mean_ci95
 
 from .. import indrnn
@@ -311,7 +311,8 @@ def all_cells(cfg: Figure2Config) -> list[tuple[str, int, int]]:
 def is_done(run: RunDirectory, cell: tuple[str, int, int]) -> bool:
     """True when the (model, L, seed) cell is stored; a damaged cell file is moved aside with a
     warning and its work unit trained again."""
-    return run.has_cell(cell_key(*cell), CELL_FIELDS["figure2"])
+    key = cell_key(*cell)
+    return run.has_cell(key, **cell_checks("figure2", key))
 
 
 def work_units(cfg: Figure2Config) -> list[tuple[str, int, tuple[int, ...]]]:
@@ -335,8 +336,7 @@ def _train_and_save(run_path: str, cfg: Figure2Config,
     model, L, group = unit
     records = train_group(model, L, group, cfg)
     for record in records:
-        path = Path(run_path) / "cells" / f"{cell_key(model, L, record['seed'])}.json"
-        write_atomic(path, dumps(record))
+        save_cell_file(run_path, cell_key(model, L, record["seed"]), record)
     return records
 
 

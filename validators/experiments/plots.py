@@ -30,7 +30,7 @@ from boundcalc.runs import FIGURE1_METRICS
 
 __all__ = ["DEFAULT_WIDTHS", "FIGURE_WIDTHS", "MIN_SEEDS_FOR_BAND", "TSWEEP_PANEL_LABELS",
            "check_width", "draw_figure1", "draw_figure2", "draw_tsweep", "figure_style",
-           "plot_figure1", "plot_figure2", "plot_tsweep", "signed"]
+           "free_yardsticks", "plot_figure1", "plot_figure2", "plot_tsweep", "signed"]
 
 #: ``--figure-width``: inches of a one-column and of a two-column figure.
 FIGURE_WIDTHS = {"single": 3.25, "double": 6.75}
@@ -42,6 +42,7 @@ MIN_SEEDS_FOR_BAND = 5
 
 _SEED_ALPHA = 0.45
 _FIT_COLOR, _BOUND_COLOR, _ALT_COLOR = "0.45", "tab:red", "tab:green"
+_INITIAL_COLOR, _Y2_COLOR = "black", "0.35"
 
 
 def check_width(width: str) -> float:
@@ -123,6 +124,34 @@ def _measured(ax, rows: Sequence[Mapping[str, Any]], key: str, x_key: str,
     return "band"
 
 
+def free_yardsticks(ax, rows: Sequence[Mapping[str, Any]], x_key: str,
+                    bound_key: str = "min_train_loss_theory") -> list[tuple[Any, str]]:
+    """Draw panel (c)'s free yardsticks on ``ax``: the measured training loss at initialization
+    R̂(θ_0) (geometric mean over seeds, ``initial_train_loss_gmean``), which min_k R̂(θ_k) never
+    exceeds, and Y² (``initial_loss_bound``) where it lies within the span of what the panel
+    already shows (the bound and the measurements); a bound above them says nothing. Returns the
+    legend entries of what was drawn."""
+    from matplotlib.lines import Line2D
+
+    x = np.array([r[x_key] for r in rows], dtype=float)
+    handles: list[tuple[Any, str]] = []
+    initial = np.array([r.get("initial_train_loss_gmean", math.nan) for r in rows], dtype=float)
+    if np.isfinite(initial).any():
+        ax.plot(x, initial, marker="v", linestyle="-.", color=_INITIAL_COLOR, markersize=3,
+                linewidth=0.9, zorder=3)
+        handles.append((Line2D([], [], color=_INITIAL_COLOR, linestyle="-.", marker="v",
+                               markersize=3), r"measured $\hat{R}(\theta_0)$ (free bound)"))
+    y2 = np.array([r.get("initial_loss_bound", math.nan) for r in rows], dtype=float)
+    shown = np.array([r.get(bound_key, math.nan) for r in rows] + list(initial), dtype=float)
+    shown = shown[np.isfinite(shown) & (shown > 0)]
+    if np.isfinite(y2).all() and shown.size and shown.min() <= y2.min() and \
+            y2.max() <= shown.max():
+        ax.plot(x, y2, linestyle=(0, (5, 2, 1, 2)), color=_Y2_COLOR, linewidth=0.9, zorder=2)
+        handles.append((Line2D([], [], color=_Y2_COLOR, linestyle=(0, (5, 2, 1, 2))),
+                        r"$Y^2$ (free bound)"))
+    return handles
+
+
 def _spread_handle(drawn: str, color: str):
     from matplotlib.lines import Line2D
     from matplotlib.patches import Patch
@@ -173,9 +202,12 @@ def plot_figure1(summary: Sequence[Mapping[str, Any]], fits: Sequence[Mapping[st
                  records: Sequence[Mapping[str, Any]] | None, stem: Path, *, lin_align: str,
                  title: str, width: str = "double") -> list[Path]:
     """Figure 1: panels (a)–(c) measured against m on log–log axes (geometric mean with its
-    band or the seeds, the log–log fit, the bound), panel (d) each measurement over its bound —
-    the bounds sit 2–11 decades above the measurements, so (d) shows how far on an axis of its
-    own. ``double``: four panels in a row; ``single``: two by two. Writes ``stem``.png/.pdf."""
+    band or the seeds, the log–log fit, the bound), panel (c) also the free yardsticks of its
+    bound (:func:`free_yardsticks`: the measured R̂(θ_0) and Y² where on scale), panel (d) each
+    measurement over its bound — the bounds sit 2–11 decades above the measurements, so (d)
+    shows how far on an axis of its own — and Theorem 1's bound over the measured R̂(θ_0), above
+    1 wherever the bound is vacuous. ``double``: four panels in a row; ``single``: two by two.
+    Writes ``stem``.png/.pdf."""
     import matplotlib.pyplot as plt
     from matplotlib.lines import Line2D
 
@@ -190,6 +222,7 @@ def plot_figure1(summary: Sequence[Mapping[str, Any]], fits: Sequence[Mapping[st
         fig, grid = plt.subplots(*shape, figsize=size, layout="constrained")
         axes = list(np.ravel(grid))
         drawn = "band"
+        free_handles: list[tuple[Any, str]] = []
         for ax, key in zip(axes, metrics, strict=False):
             name, ylabel, bound_label, _ = _F1_PANELS[key]
             drawn = _measured(ax, rows, key, "m", records, "tab:blue", "o")
@@ -202,6 +235,8 @@ def plot_figure1(summary: Sequence[Mapping[str, Any]], fits: Sequence[Mapping[st
                 name += f"\nslope {slope}"
             ax.plot(x, [r[f"{key}_theory"] for r in rows], marker="s", linestyle=":",
                     color=_BOUND_COLOR, markersize=2.8)
+            if key == "min_train_loss":
+                free_handles = free_yardsticks(ax, rows, "m")
             if key == "lin_error" and all("lin_error_alt_gmean" in r for r in rows):
                 ax.plot(x, [r["lin_error_alt_gmean"] for r in rows], marker="^",
                         color=_ALT_COLOR, alpha=0.8, markersize=3)
@@ -213,6 +248,12 @@ def plot_figure1(summary: Sequence[Mapping[str, Any]], fits: Sequence[Mapping[st
             marker, color = _RATIO_MARKERS[key]
             ratio = [r[f"{key}_gmean"] / r[f"{key}_theory"] for r in rows]
             ratio_ax.plot(x, ratio, marker=marker, color=color, markersize=3)
+        vacuity = [r["min_train_loss_theory"] / r.get("initial_train_loss_gmean", math.nan)
+                   for r in rows]
+        if np.isfinite(vacuity).any():
+            ratio_ax.plot(x, vacuity, marker="x", linestyle="-.", color=_BOUND_COLOR,
+                          markersize=3.5)
+            ratio_ax.axhline(1.0, color="0.3", linewidth=0.6, linestyle=":")
         ratio_ax.set_title("(d) ratio\n", loc="left")
         ratio_ax.set_ylabel("measured / bound")
         _log_axes(ratio_ax, x, base=2)
@@ -227,8 +268,13 @@ def plot_figure1(summary: Sequence[Mapping[str, Any]], fits: Sequence[Mapping[st
              "bound"),
             (Line2D([], [], color=_ALT_COLOR, marker="^", markersize=3),
              f"(a) {alt_align}-aligned"),
-        ] + [(Line2D([], [], color=_RATIO_MARKERS[k][1], marker=_RATIO_MARKERS[k][0],
-                     markersize=3), _F1_PANELS[k][3]) for k in metrics]
+        ] + free_handles + [(Line2D([], [], color=_RATIO_MARKERS[k][1],
+                                    marker=_RATIO_MARKERS[k][0], markersize=3), _F1_PANELS[k][3])
+                             for k in metrics]
+        if np.isfinite(vacuity).any():
+            handles.append((Line2D([], [], color=_BOUND_COLOR, linestyle="-.", marker="x",
+                                   markersize=3.5),
+                            r"Theorem 1 / $\hat{R}(\theta_0)$ (> 1: vacuous)"))
         fig.legend(*zip(*handles, strict=True), loc="outside lower center",
                    ncol=4 if width == "double" else 2)
         fig.suptitle(title)
@@ -300,11 +346,14 @@ def plot_tsweep(summary: Sequence[Mapping[str, Any]], fits: Sequence[Mapping[str
     against T, log–log — the geometric mean over seeds with its 95 % band on the log values (or
     the seeds themselves, under five, when ``records`` are given), the line with the seeds' mean
     slope (± CI in the title), and the bound — flat, decades above — on a right-hand axis of its
-    own. Writes ``stem``.png/.pdf."""
+    own in panels (a), (b); panel (c) draws Theorem 1's bound on the measurements' own axis beside
+    its free yardsticks, the measured R̂(θ_0) and Y² where on scale (:func:`free_yardsticks`), so
+    that the bound is seen above the loss at initialization. Writes ``stem``.png/.pdf."""
     import matplotlib.pyplot as plt
     from matplotlib.lines import Line2D
 
     inches = check_width(width)
+    free_handles: list[Any] = []
     shown = [m for m in widths if any(r["m"] == m for r in summary)]
     with figure_style():
         fig, grid = plt.subplots(max(1, len(shown)), 3, squeeze=False, layout="constrained",
@@ -326,13 +375,19 @@ def plot_tsweep(summary: Sequence[Mapping[str, Any]], fits: Sequence[Mapping[str
                     ci = fit["slope_ci95"]
                     panel += f"\nslope in log T {signed(fit['slope'], 3)}" + (
                         f" ± {ci:.3f}" if np.isfinite(ci) else "")
-                right = ax.twinx()
                 bound = np.array([r[f"{key}_theory"] for r in rows], dtype=float)
-                right.plot(x, bound, marker="s", linestyle=":", color=_BOUND_COLOR,
-                           markersize=2.8)
-                right.set_yscale("log")
-                right.set_ylim(np.nanmin(bound) / 3, np.nanmax(bound) * 3)
-                right.tick_params(axis="y", colors=_BOUND_COLOR, which="both")
+                if key == "min_train_loss":  # the bound beside R(theta_0), on one axis
+                    ax.plot(x, bound, marker="s", linestyle=":", color=_BOUND_COLOR,
+                            markersize=2.8)
+                    free_handles = free_yardsticks(ax, rows, "T") or free_handles
+                    ax.tick_params(axis="y", which="both", right=True, labelright=True)
+                else:
+                    right = ax.twinx()
+                    right.plot(x, bound, marker="s", linestyle=":", color=_BOUND_COLOR,
+                               markersize=2.8)
+                    right.set_yscale("log")
+                    right.set_ylim(np.nanmin(bound) / 3, np.nanmax(bound) * 3)
+                    right.tick_params(axis="y", colors=_BOUND_COLOR, which="both")
                 ax.set_title(panel, loc="left")
                 _log_axes(ax, x, base=2)
                 ax.set_xlabel("sequence length $T$")
@@ -341,8 +396,9 @@ def plot_tsweep(summary: Sequence[Mapping[str, Any]], fits: Sequence[Mapping[str
                    (spread, spread_label),
                    (Line2D([], [], color=_FIT_COLOR, linestyle="--"), "mean per-seed slope"),
                    (Line2D([], [], color=_BOUND_COLOR, linestyle=":", marker="s",
-                           markersize=2.8), "bound (right axis; flat in T)")]
-        fig.legend(*zip(*handles, strict=True), loc="outside lower center", ncol=4)
+                           markersize=2.8), "bound (flat in T; right axis in (a), (b))"),
+                   *free_handles]
+        fig.legend(*zip(*handles, strict=True), loc="outside lower center", ncol=3)
         fig.suptitle(title)
         paths = _save(fig, stem)
         plt.close(fig)
@@ -385,7 +441,8 @@ def draw_tsweep(summary: Sequence[Mapping[str, Any]], fits: Sequence[Mapping[str
                 width: str | None = None) -> list[Path]:
     """:func:`plot_tsweep` of a T-sweep run with parameters ``params`` (``widths``, ``n``, ``d``,
     ``steps``, ``rho``, ``seeds``); ``width`` None is the T sweep's default (double)."""
-    title = (f"Theorem 1 regime against T: n = {params['n']}, d = {params['d']}, "
+    title = (f"Theorem 1's setting (ProjGD on Ω_ρ) against T: n = {params['n']}, "
+             f"d = {params['d']}, "
              f"K = {params['steps']}, ρ = ν = {params['rho'][0]:g}, "
              f"{len(params['seeds'])} seeds")
     return plot_tsweep(summary, fits, records, stem, widths=params["widths"], title=title,

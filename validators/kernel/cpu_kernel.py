@@ -13,9 +13,13 @@ folder, :func:`boundcalc.files.cache_root`; else ``kernels`` in this user's own 
 temporary directory, :func:`boundcalc.files.fallback_cache_root`), and called through ctypes, which
 releases the GIL, so the trainer's worker threads run it in parallel.
 
-A library is only loaded from a folder owned by this user that neither group nor others can
-write to (and only when the file is too; :func:`boundcalc.files.private_folder`, the check the
-generated-code cache uses): a folder anyone else could write to is skipped, never trusted.
+A library is only built in, and loaded from, a folder owned by this user that neither group nor
+others can write to, below folders that only this user or root can change (and only when the file
+is private too; :func:`boundcalc.files.untrusted_reason`, the check the generated-code cache
+uses): a folder that anyone else could change, or whose parent another user could, is skipped,
+never trusted. When the cache folder is skipped for that reason and the fallback folder is used
+instead, one note on stderr says so (once per run); when neither can be used, training takes the
+torch path with the note below.
 
 It covers the tanh activation in float32 and float64 on the CPU. Everything else, and every
 machine without a C compiler, uses the torch path, which computes the same quantities
@@ -51,7 +55,12 @@ from typing import NamedTuple
 import torch
 from torch import Tensor
 
-from boundcalc.files import cache_root, fallback_cache_root, private_folder
+from boundcalc.files import (
+    cache_root,
+    fallback_cache_root,
+    make_private_folder,
+    private_folder,
+)
 
 #: Largest token dimension the kernel is built for (its per-block arrays grow as d²).
 MAX_D = 32
@@ -66,6 +75,8 @@ _SKIPPED: dict[tuple[int, torch.dtype], str] = {}  # not tried: switched off, or
 #: Set in the environment once the fall-back note was printed, so that worker processes (which
 #: inherit it) do not print it again.
 _NOTED_ENV = "BOUNDCALC_KERNEL_FALLBACK_NOTED"
+#: The same for the note that an untrusted cache folder was skipped for the fallback folder.
+_SKIP_NOTED_ENV = "BOUNDCALC_KERNEL_CACHE_SKIP_NOTED"
 _DTYPES = (torch.float32, torch.float64)
 _LOG2E = 1.0 / math.log(2.0)
 
@@ -117,21 +128,26 @@ def _compiler() -> str | None:
     return shutil.which(cc)
 
 
-def _folders() -> list[Path]:
-    """Cache folders that exist (created 0700 if missing) and are private to this user; a folder
-    that is not (owned by someone else, group- or world-writable) is skipped."""
-    out, seen = [], set()
-    for folder in (_cache_dir(), _fallback_dir()):
-        if folder in seen:
-            continue
-        seen.add(folder)
-        try:
-            folder.mkdir(mode=0o700, parents=True, exist_ok=True)
-        except OSError:
-            continue
-        if private_folder(folder):
+def _folders() -> tuple[list[Path], list[str]]:
+    """Cache folders that exist (created 0700 if missing) and are private to this user, they and
+    every folder above them (:func:`boundcalc.files.make_private_folder`); and why each other
+    one was skipped. When the first folder is skipped as untrusted (not merely impossible to
+    create) and the fallback is used, one note on stderr says so."""
+    out: list[Path] = []
+    skipped: list[str] = []
+    primary, untrusted = _cache_dir(), None
+    for folder in dict.fromkeys([primary, _fallback_dir()]):
+        problem = make_private_folder(folder)
+        if problem is None:
             out.append(folder)
-    return out
+            continue
+        skipped.append(problem)
+        if folder == primary and folder.is_dir():     # there, but others could change it
+            untrusted = problem
+    if out and untrusted is not None:
+        _note_once(_SKIP_NOTED_ENV, f"note: the kernel cache folder {primary} is not used "
+                                    f"({untrusted}); the kernel is built in {out[0]}")
+    return out, skipped
 
 
 #: Environment variable that fixes the kernel's vector width in bytes (32: AVX2-sized blocks, 64:
@@ -166,10 +182,9 @@ def _build(d: int, dtype: torch.dtype) -> Path:
     defines += _vector_bytes_define()
     variants = [(*_FLAGS, *_arch_flags()), _FLAGS]      # without the CPU flag if it is refused
     names = [_name(cc, flags, defines, d, dtype) for flags in variants]
-    folders = _folders()
+    folders, skipped = _folders()
     if not folders:
-        raise RuntimeError(f"no private cache folder for the kernel ({_cache_dir()} and "
-                           f"{_fallback_dir()} are missing, not writable, or writable by others)")
+        raise RuntimeError(f"no private cache folder for the kernel: {'; '.join(skipped)}")
     for folder in folders:
         for name in names:
             target = folder / name
@@ -239,13 +254,19 @@ def load_kernel(d: int, dtype: torch.dtype):
 
 def _note_fallback(reason: str) -> None:
     """One line on stderr, once per run (worker processes inherit the mark)."""
-    if os.environ.get(_NOTED_ENV):
-        return
-    os.environ[_NOTED_ENV] = "1"
     short = " ".join(reason.split())
     short = short if len(short) <= 300 else short[:297] + "..."
-    sys.stderr.write(f"note: the compiled CPU kernel is not available ({short}); training uses "
-                     f"the torch path (the same numbers, slower)\n")
+    _note_once(_NOTED_ENV, f"note: the compiled CPU kernel is not available ({short}); training "
+                           f"uses the torch path (the same numbers, slower)")
+
+
+def _note_once(mark: str, line: str) -> None:
+    """``line`` on stderr unless the environment variable ``mark`` says it was printed in this
+    run (it is set here, and worker processes inherit it)."""
+    if os.environ.get(mark):
+        return
+    os.environ[mark] = "1"
+    sys.stderr.write(line + "\n")
     sys.stderr.flush()
 
 

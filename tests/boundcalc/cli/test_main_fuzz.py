@@ -91,7 +91,7 @@ def _options() -> dict[tuple[str, ...], dict[str, st.SearchStrategy[str]]]:
                                "--format": FORMAT}
     table[("generalization",)] = {
         "--N": N, "--dm": INT, "--ds": INT, "--rx": REAL, "--radii": VEC, "--delta": DELTA,
-        "--alpha": REAL, "--phi0": REAL, "--from-init": INT, "--d": INT,
+        "--alpha": REAL, "--phi0": REAL, "--from-init": INT, "--d": INT, "--label-bound": REAL,
         **{f"--{w}": REAL for w in ("wq-fro", "wk-fro", "wv-fro", "wq-spec", "wk-spec",
                                     "wv-spec", "wo-norm")},
         "--hidden-constants": st.sampled_from(["C_D=1", "C_D=-1", "C_D=nan", "X=1", "C_D", "",

@@ -7,6 +7,8 @@ error (exit 3), never a second report by the interpreter at exit.
 
 from __future__ import annotations
 
+import contextlib
+import io
 import json
 import os
 import stat
@@ -118,3 +120,16 @@ def test_output_on_a_full_device_is_one_line_naming_the_flag_and_leaves_the_devi
 def test_output_into_a_missing_folder_is_still_bad_input(cli, tmp_path):
     run = cli("theorem1", "--output", str(tmp_path / "no" / "such.json"))
     assert run.code == 2 and run.err.startswith("error: --output cannot write")
+
+
+@pytest.mark.parametrize("argv", [["theorem1"], ["lemma3"], ["prop2", "--format", "csv"],
+                                  ["sweep", "theorem1", "--m", "8,16"]])
+def test_a_closed_stdout_stream_in_process_is_one_line_exit_1(argv):
+    """A closed stream object as ``sys.stdout`` (a notebook or harness that closed it): the
+    table's terminal probe must not end in an internal error."""
+    closed, err = io.StringIO(), io.StringIO()
+    closed.close()
+    with contextlib.redirect_stdout(closed), contextlib.redirect_stderr(err):
+        code = main(argv)
+    assert code == 1
+    assert err.getvalue() == "error: cannot write standard output: the stream is closed\n"

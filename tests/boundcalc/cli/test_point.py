@@ -17,7 +17,8 @@ POINT = ("--m", "512", "--n", "1000", "--rho", "2")
 CONTRACT_KEYS = {"statement", "inputs", "constants", "terms", "bound", "conditions",
                  "probability", "version"}
 #: Keys the CLI adds for statements with the trivial bound B² (theorem1, prop1, remark9, prop2).
-VERDICT_KEYS = {"verdict", "nonvacuous_from_m", "active_drift_bound"}
+VERDICT_KEYS = {"verdict", "free_bound", "average_iterate_verdict", "nonvacuous_from_m",
+                "active_drift_bound"}
 
 
 def _numbers(value):
@@ -102,7 +103,9 @@ def test_table_shows_every_input_with_its_source(cli):
     assert "given (--m)" in run.out
     assert "default" in run.out
     assert "theorem step size eta*" in run.out
-    assert "GUARANTEED" in run.out and "NOT GUARANTEED" not in run.out
+    assert "VACUOUS" in run.out and "NOT GUARANTEED" not in run.out  # 67.57 ≥ Y² = 9
+    informative = cli("theorem1", "--m", "8192", "--n", "1000", "--rho", "2")
+    assert "GUARANTEED" in informative.out and "NOT GUARANTEED" not in informative.out
 
 
 def test_rho_below_nu_is_labelled_not_guaranteed_and_exits_zero(cli):
@@ -116,9 +119,10 @@ def test_rho_below_nu_is_labelled_not_guaranteed_and_exits_zero(cli):
     assert "NOT GUARANTEED" in as_json.err
 
 
-def test_strict_exits_one_when_a_condition_fails_and_zero_otherwise(cli):
+def test_strict_exits_one_when_a_condition_fails_or_vacuous_and_zero_otherwise(cli):
     assert cli("theorem1", "--m", "512", "--rho", "0.5", "--nu", "1", "--strict").code == 1
-    assert cli("theorem1", *POINT, "--strict").code == 0
+    assert cli("theorem1", *POINT, "--strict").code == 1  # vacuous: above Y²
+    assert cli("theorem1", "--m", "8192", "--n", "1000", "--rho", "2", "--strict").code == 0
 
 
 @pytest.mark.parametrize("command", ["theorem1", "prop1", "remark9", "lemma2", "lemma3", "lemma5",

@@ -7,9 +7,11 @@ import io
 import json
 
 import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
 from boundcalc.api import evaluate
-from boundcalc.grid import count_values, parse_values
+from boundcalc.grid import SWEEP_AXES, count_values, parse_values
 from boundcalc.params import InputError, validate
 
 
@@ -33,6 +35,30 @@ def test_malformed_ranges_raise_an_input_error_naming_the_flag(spec):
     with pytest.raises(InputError) as err:
         parse_values("--m", spec)
     assert err.value.flag == "--m"
+
+
+def test_a_range_counts_and_steps_exactly_however_fine_its_step():
+    assert count_values("--x", "2:8:1e-300") == 6 * 10**300 + 1
+    assert count_values("--x", "1:2:x1.0000000000000000000000000000001") > 10**30
+    # 1 + 5e-324 > 1: exact decimal steps leave the stop out
+    assert [float(v) for v in parse_values("--x", "5e-324:1:0.25")] == [5e-324, 0.25, 0.5, 0.75]
+
+
+@pytest.mark.parametrize("spec", ["2:8:1e-300", "0:1e308:5e-324", "1:2:1e-20",
+                                  "1e-300:1e300:x1.0000000000000000000000000000001",
+                                  "1:2:x1.0000000000000000000000000000000000000001"])
+def test_a_range_of_too_many_values_says_about_how_many_on_one_short_line(cli, spec):
+    run = cli("sweep", "lemma2", "--rho-c", spec)
+    assert run.code == 2, run.err
+    assert run.err.startswith("error: --rho-c gives ") and "more than the limit" in run.err
+    assert run.err.count("\n") == 1 and len(run.err) < 200
+
+
+@pytest.mark.parametrize("spec", ["1e-400", "1:2:1e-400", "0:1e-99999:1", "1,1e-330"])
+def test_a_value_float64_rounds_to_zero_is_an_input_error_naming_the_flag(cli, spec):
+    run = cli("sweep", "lemma2", "--rho-u", spec)
+    assert run.code == 2, run.err
+    assert run.err.startswith("error: --rho-u ") and "below the float64 range" in run.err
 
 
 def _csv_rows(text: str) -> list[dict[str, str]]:
@@ -82,10 +108,16 @@ def test_sweep_with_fixed_eta_uses_it_in_every_row(cli):
 
 
 def test_sweep_labels_rows_that_are_not_guaranteed_and_strict_exits_one(cli):
-    run = cli("sweep", "theorem1", "--m", "64", "--rho", "0.5,2", "--format", "csv")
+    run = cli("sweep", "theorem1", "--m", "8192", "--rho", "0.5,2", "--format", "csv")
     assert run.code == 0
-    assert [r["guaranteed"] for r in _csv_rows(run.out)] == ["false", "true"]
+    rows = _csv_rows(run.out)
+    assert [r["guaranteed"] for r in rows] == ["false", "true"]
+    assert [r["conditions_hold"] for r in rows] == ["false", "true"]
     assert "NOT GUARANTEED in 1 of 2 rows" in run.err
+    vacuous = _csv_rows(cli("sweep", "theorem1", "--m", "64", "--rho", "2", "--format",
+                            "csv").out)
+    assert [(r["conditions_hold"], r["guaranteed"], r["verdict"]) for r in vacuous] == [
+        ("true", "false", "vacuous")]
     assert cli("sweep", "theorem1", "--m", "64", "--rho", "0.5,2", "--strict",
                "--format", "csv").code == 1
 
@@ -131,3 +163,82 @@ def test_the_sweep_frame_owns_writable_columns():
     df["terms.optimization"] *= 2
     df.loc[0, "guaranteed"] = False
     assert df.loc[0, "bound.min_iterate"] == 1.0 and df.loc[1, "m"] == 4
+
+
+def test_sweep_prop2_takes_alpha_as_an_axis_equal_to_point_evaluations(cli):
+    from boundcalc.compare_rnn import evaluate_prop2
+
+    run = cli("sweep", "prop2", "--m", "2048", "--T", "16,64", "--alpha", "0.5:1.5:0.5",
+              "--format", "json")
+    assert run.code == 0, run.err
+    rows = json.loads(run.out)
+    assert [(r["T"], r["alpha"]) for r in rows] == [(t, a) for t in (16, 64)
+                                                    for a in (0.5, 1.0, 1.5)]
+    for row in rows:
+        point = evaluate_prop2(validate(m=2048, T=row["T"]), str(row["alpha"]))
+        for key in ("constants.theorem_step_size", "bound.min_iterate", "probability"):
+            exact = point.to_dict()[key.split(".")[0]]
+            exact = exact[key.split(".")[1]] if isinstance(exact, dict) else exact
+            assert row[key] == pytest.approx(exact, rel=1e-9), key
+        assert row["verdict"] == point.verdict
+    header = cli("sweep", "prop2", "--m", "2048", "--alpha", "0.5,1.5").out.splitlines()[2]
+    assert header.split()[:2] == ["alpha", "optimization"]
+
+
+@pytest.mark.parametrize(("args", "message"), [
+    (("theorem1", "--alpha", "1"), "error: --alpha is for prop2 only"),
+    (("prop2", "--alpha", "0.5,0"), "error: --alpha must be > 0, got '0'"),
+    (("prop2", "--alpha", "nan"), "error: --alpha must be finite"),
+    (("prop2", "--alpha", "1:2:1e-300"), "error: --alpha gives about 1.00e+300 values"),
+])
+def test_sweep_alpha_is_a_positive_scale_of_prop2_only(cli, args, message):
+    run = cli("sweep", *args)
+    assert run.code == 2 and run.err.startswith(message), run.err
+
+
+# --- property: any range text of any sweep flag ------------------------------------------------
+
+#: Every flag of ``sweep`` that takes a value, a list or a range (``--alpha``: prop2's).
+SWEEP_FLAGS = sorted({flag for _, flag, _ in SWEEP_AXES} | {"--alpha"})
+#: A statement that uses the flag (theorem1 for the others).
+_STATEMENT_OF = {"--batch-size": "prop1", "--misspecification": "remark9", "--alpha": "prop2",
+                 "--T": "prop2"}
+_NUMBER = st.one_of(
+    st.sampled_from(["0", "1", "2", "8", "64", "0.5", "-1", "-0", "1e-300", "5e-324", "1e-400",
+                     "1e300", "1.7976931348623157e308", "1e400", "nan", "inf", "-inf", "", "abc",
+                     "1e", "+2", " 3 "]),
+    st.integers(-3, 70).map(str),
+    st.floats(allow_nan=True, allow_infinity=True).map(repr))
+_STEP = st.one_of(_NUMBER, st.sampled_from(
+    ["x2", "x1", "x0.5", "x1.0000001", "x1e300", "xnan", "x", "X3", "x-2", "+1", "+0", "1e-300",
+     "1e-20", "5e-324", "1e-99999", "0.25"]))
+RANGE_TEXT = st.one_of(
+    st.builds("{}:{}:{}".format, _NUMBER, _NUMBER, _STEP),    # reversed, tiny, huge, NaN ...
+    st.lists(_NUMBER, min_size=1, max_size=4).map(",".join),
+    st.sampled_from(["1:2", "1:2:3:4", ":", "2:8:1e-300", "1e-300:1e300:x2", "1:1e300:x1.0000001",
+                     "8:2:1", "2,,4", "1:1048577:1"]))
+
+
+@settings(max_examples=200, deadline=None, derandomize=True, database=None,
+          suppress_health_check=list(HealthCheck))
+@given(flags=st.lists(st.sampled_from(SWEEP_FLAGS), min_size=1, max_size=2, unique=True),
+       data=st.data())
+def test_any_range_text_of_any_sweep_flag_exits_0_1_or_2_naming_the_flag(flags, data, cli,
+                                                                          tmp_path_factory):
+    statement = _STATEMENT_OF.get(flags[0], "theorem1")
+    if "--alpha" in flags:
+        statement = "prop2"
+    argv = ["sweep", statement]
+    for flag in flags:
+        argv += [flag, data.draw(RANGE_TEXT, label=flag)]
+    out = tmp_path_factory.getbasetemp() / "range-property.csv"
+    run = cli(*argv, "--columns", "guaranteed", "--format", "csv", "--output", str(out))
+    shown = f"boundcalc {' '.join(map(repr, argv))} -> {run.code}: {run.err}"
+    assert run.code in (0, 1, 2), shown
+    assert "Traceback" not in run.err and "internal error" not in run.err, shown
+    if run.code == 2:
+        line = run.err.strip()
+        assert "\n" not in line and line.startswith("error: ") and len(line) < 400, shown
+        named = line.split()[1]
+        assert named in flags or any(f.startswith(named + "-") for f in flags), shown
+

@@ -148,6 +148,19 @@ def test_table1_csv_equals_the_runs_table1_csv(cli, t1_run):
     _assert_same_numbers(cells, pd.read_csv(t1_run / "table1.csv"))
 
 
+def test_table1_under_bound_is_never_a_bare_yes(cli, t1_run):
+    # the fake cells' bounds (500-1500) lie above the zero predictor's held-out loss log 2
+    code, out, _ = cli("table", t1_run, "--format", "markdown")
+    assert code == 0
+    header = next(line for line in out.splitlines() if line.startswith("| d_m"))
+    column = [c.strip() for c in header.strip("|").split("|")].index("under bound")
+    rows = [line for line in out.splitlines() if line.startswith("| 16") or
+            line.startswith("| 32")]
+    assert len(rows) == 4
+    assert {[c.strip() for c in r.strip("|").split("|")][column] for r in rows} == {
+        "yes, vacuous"}
+
+
 def test_t_quantile_and_intervals_match_known_values():
     """t_{0.975} against tabulated values, the CI of a known sample, and the slope CI covering
     the true slope of noisy power-law data."""

@@ -72,6 +72,44 @@ def test_a_measurement_above_its_bound_exits_1(tmp_path, monkeypatch, capsys):
     assert "VIOLATION" in capsys.readouterr().out
 
 
+def test_theorem1_at_the_default_setting_prints_vacuous_beside_holds_with_the_initial_loss(
+        tmp_path, capsys):
+    # m = 16, n = 64, rho = 2: Remark 9's bound (hundreds) lies above B^2, Y^2 and the run's
+    # own R(theta_0) = mean y^2 (~1e-3): a measurement under it says nothing
+    code = main(["validate", "theorem1", "--m", "16", "--n", "64", "--rho", "2", "--steps", "20",
+                 "--teacher-width", "512", "--device", "cpu", "--quiet", "--out",
+                 str(tmp_path / "table")])
+    assert code == 0
+    out = capsys.readouterr().out
+    rows = [line for line in out.splitlines() if line.strip().startswith("theorem1 ")]
+    assert len(rows) == 4
+    assert all("true, vacuous" in line for line in rows)
+    assert "R̂(θ_0)" in out and "4 bound(s) VACUOUS" in out
+    assert main(["validate", "theorem1", "--m", "16", "--n", "64", "--rho", "2", "--steps", "20",
+                 "--teacher-width", "512", "--device", "cpu", "--quiet", "--out",
+                 str(tmp_path / "table"), "--format", "json"]) == 0
+    summary = {r["name"]: r for r in json.loads(capsys.readouterr().out)["summary"]}
+    row = summary["theorem1.min_iterate"]
+    assert row["holds"] is True and row["verdict"] == "vacuous"
+    assert row["free_bound_key"] == "initial_loss" and row["free_bound"] == row["initial_loss"]
+    assert 0 < row["initial_loss"] < row["bound"]
+
+
+def test_a_vacuous_bound_is_never_printed_as_holds_alone(tmp_path, monkeypatch, capsys):
+    def fake_runner(statement, settings, seed):
+        return lambda: [{"name": "theorem1.min_iterate", "method": "", "measured": 5e-4,
+                         "bound": 498.2, "ratio": 1e-6, "holds": True, "initial_loss": 6e-4,
+                         "free_bound": 6e-4, "free_bound_key": "initial_loss",
+                         "bound_over_free_bound": 8.3e5, "verdict": "vacuous"}]
+
+    monkeypatch.setattr(validation, "cell_runner", fake_runner)
+    assert main(["validate", "theorem1", *SMALL, "--out", str(tmp_path)]) == 0
+    out = capsys.readouterr().out
+    (line,) = [x for x in out.splitlines() if "theorem1.min_iterate" in x]
+    assert "true, vacuous" in line and "R̂(θ_0)" in line
+    assert "1 bound(s) VACUOUS" in out
+
+
 def test_a_resumed_run_with_other_parameters_is_refused_naming_out(tmp_path, capsys):
     assert main(["validate", "event", *SMALL, "--out", str(tmp_path)]) == 0
     capsys.readouterr()

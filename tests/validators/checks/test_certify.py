@@ -1,6 +1,7 @@
-"""``validate theorem1|prop1 --certify``: the run-certified chain on a small run (m 8, n 32, d 4,
-T 4, 50 steps) — monotone, every measured part inside its a-posteriori bound, the drift identity
-to float64 rounding, the run itself ProjGD / ProjSGD, files and figure, refusals."""
+"""``validate theorem1|prop1 --decompose`` (old name ``--certify``): the run-measured decomposition
+of the proof's slack on a small run (m 8, n 32, d 4, T 4, 50 steps) — monotone, every measured part
+inside its a-posteriori bound, the drift identity to float64 rounding, the run itself ProjGD /
+ProjSGD, the free yardstick beside the bounds, files and figure, refusals."""
 
 from __future__ import annotations
 
@@ -167,41 +168,64 @@ def test_the_certified_run_is_the_trainers_projgd_or_projsgd(runs, name):
 
 def test_cli_writes_the_chain_files_and_figure_and_resumes(tmp_path, capsys):
     out = tmp_path / "run"
-    args = ["validate", "theorem1", "--certify", *CLI_SMALL, "--out", str(out)]
+    args = ["validate", "theorem1", "--decompose", *CLI_SMALL, "--out", str(out)]
     assert main([*args, "--format", "json"]) == 0
     report = json.loads(capsys.readouterr().out)
     assert report["violations"] == 0 and len(report["summary"]) == 1
-    names = {"certify.json", "certify.csv", "certify_steps.csv", "certify_samples.npz",
-             "certify.pdf", "certify.png", "config.json"}
+    names = {"decompose.json", "decompose.csv", "decompose_steps.csv",
+             "decompose_samples.npz", "decompose.pdf", "decompose.png", "config.json"}
     assert names <= {p.name for p in out.iterdir()}
     assert sorted(p.name for p in (out / "cells").iterdir()) == [
-        "certify-theorem1-seed0.json", "certify-theorem1-seed0.npz"]
-    stored = json.loads((out / "certify.json").read_text())
+        "decompose-theorem1-seed0.json", "decompose-theorem1-seed0.npz"]
+    stored = json.loads((out / "decompose.json").read_text())
     assert [r["summary"]["statement"] for r in stored] == ["theorem1"]
     assert len(stored[0]["steps"]["loss"]) == 50
-    assert (out / "certify.csv").read_text().startswith("table,statement,seed,route,level,")
-    assert (out / "certify.png").stat().st_size > 10_000
-    assert (out / "certify.pdf").read_bytes()[:4] == b"%PDF"
-    with np.load(out / "certify_samples.npz") as npz:
+    assert (out / "decompose.csv").read_text().startswith("table,statement,seed,route,level,")
+    assert (out / "decompose.png").stat().st_size > 10_000
+    assert (out / "decompose.pdf").read_bytes()[:4] == b"%PDF"
+    with np.load(out / "decompose_samples.npz") as npz:
         assert npz["theorem1-seed0.r"].shape[1] == 32
         assert npz["theorem1-seed0.recorded_steps"][[0, -1]].tolist() == [0, 49]
     config = json.loads((out / "config.json").read_text())["parameters"]
-    assert config["certify"] is True and config["statements"] == ["theorem1"]
+    assert config["decompose"] is True and config["statements"] == ["theorem1"]
     # a second run with the same --out loads the cell and rewrites the same chain
     assert main([*args, "--format", "json"]) == 0
     again = json.loads(capsys.readouterr().out)
     assert again["chain"] == report["chain"]
-    with np.load(out / "certify_samples.npz") as npz:   # the loaded cell's vectors are kept
+    with np.load(out / "decompose_samples.npz") as npz:   # the loaded cell's vectors are kept
         assert npz["theorem1-seed0.r"].shape[1] == 32
 
 
-def test_certify_is_refused_for_other_statements_with_exit_2(capsys):
-    assert main(["validate", "lemma2", "--certify"]) == 2
+def test_the_summary_names_the_free_yardstick_and_the_bounds_are_vacuous_against_it(runs):
+    summ = runs["gd_star"]["summary"]
+    free = min(summ["trivial_bound_B2"], summ["initial_loss_bound"], summ["initial_loss"])
+    assert summ["free_bound"] == free == summ["initial_loss"]
+    assert summ["free_bound_key"] == "initial_loss"
+    assert summ["a_priori_tight"] > summ["a_posteriori_tight"] > free
+    assert summ["a_priori_verdict"] == summ["a_posteriori_verdict"] == "vacuous"
+    # the level with every constant measured on the run, under its new name and its old one
+    assert summ["measured_constants_tight"] == summ["run_certified_tight"]
+    assert "run-certified" not in C.STAGES and "measured-constants" in C.STAGES
+
+
+def test_the_old_certify_flag_prints_the_yardstick_and_never_a_bare_holds(tmp_path, capsys):
+    args = ["validate", "theorem1", "--certify", *CLI_SMALL, "--out", str(tmp_path)]
+    assert main(args) == 0
+    out = capsys.readouterr().out
+    assert "run-measured decomposition of the proof's slack" in out
+    assert "le_level_above" in out and " holds " not in out
+    (line,) = [x for x in out.splitlines() if x.startswith("theorem1 seed 0: free yardstick")]
+    assert "R̂(θ_0) binds" in line and "VACUOUS" in line and "run-certified" not in out
+
+
+def test_decompose_is_refused_for_other_statements_with_exit_2(capsys):
+    for flag in ("--decompose", "--certify"):
+        assert main(["validate", "lemma2", flag]) == 2
+        err = capsys.readouterr().err.strip()
+        assert err.startswith("error: --decompose") and "lemma2" in err and "\n" not in err
+    assert main(["validate", "theorem1", "lemma2", "--decompose"]) == 2
     err = capsys.readouterr().err.strip()
-    assert err.startswith("error: --certify") and "lemma2" in err and "\n" not in err
-    assert main(["validate", "theorem1", "lemma2", "--certify"]) == 2
-    err = capsys.readouterr().err.strip()
-    assert err.startswith("error: --certify") and "lemma2" in err and "\n" not in err
+    assert err.startswith("error: --decompose") and "lemma2" in err and "\n" not in err
     assert main(["validate", "theorem1", "--eta", "0.1"]) == 2
     assert capsys.readouterr().err.startswith("error: --eta")
 
@@ -216,7 +240,7 @@ def test_a_level_above_the_one_before_it_exits_1(tmp_path, monkeypatch, capsys):
         return [bad]
 
     monkeypatch.setattr(C, "run_certification", fake)
-    assert main(["validate", "theorem1", "--certify", *CLI_SMALL, "--out", str(tmp_path)]) == 1
+    assert main(["validate", "theorem1", "--decompose", *CLI_SMALL, "--out", str(tmp_path)]) == 1
     captured = capsys.readouterr()
     assert "VIOLATION" in captured.out and "first_part" in captured.err
 

@@ -82,8 +82,10 @@ def test_quick_preset_writes_every_output_with_negative_slopes(quick_run):
     assert table.count("\\begin{tabular}") == table.count("\\end{tabular}") == 1
     body = [line for line in table.splitlines() if line.endswith("\\\\")]
     assert len(body) == 2 + len(cfg.widths) + 1          # two header rows, widths, slopes
-    # m, three (measured, bound) groups and the other alignment: the format changed on purpose
-    assert all(line.count("&") == 7 for line in body[1:])
+    # m, three (measured, bound) groups with R(theta_0) in (c)'s, and the other alignment: the
+    # format changed on purpose
+    assert all(line.count("&") == 8 for line in body[1:])
+    assert "\\hat{R}(\\theta_0)" in body[1]
     assert body[-1].startswith("slope & ") and "\\varepsilon_{\\mathrm{lin}}" in body[1]
     assert not E_NOTATION.search(table) and "e+" not in table
     assert (out / "figure1.png").read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
@@ -93,6 +95,21 @@ def test_quick_preset_writes_every_output_with_negative_slopes(quick_run):
     config = json.loads((out / "config.json").read_text())
     assert config["parameters"]["preset"] == "quick"
     assert config["parameters"]["steps"] == cfg.steps
+
+
+def test_panel_c_bound_is_judged_against_the_measured_initial_loss_and_y2(quick_run):
+    out, _ = quick_run
+    cells = _rows(out / "results.csv")
+    for row in _rows(out / "summary.csv"):
+        initial = [float(c["initial_train_loss"]) for c in cells if c["m"] == row["m"]]
+        assert float(row["initial_train_loss_mean"]) == pytest.approx(
+            sum(initial) / len(initial), rel=1e-12)
+        # k = 0 is an iterate: the measured R(theta_0) binds, far under Y^2 = 81 and B^2
+        assert float(row["min_train_loss_free_bound"]) == min(initial)
+        assert row["min_train_loss_free_bound_key"] == "initial_loss"
+        assert float(row["initial_loss_bound"]) == 81.0 < float(row["trivial_bound_B2"])
+        assert float(row["min_train_loss_theory"]) > float(row["initial_loss_bound"])
+        assert row["min_train_loss_verdict"] == "vacuous"
 
 
 def test_interrupted_quick_run_resumes_to_the_same_summary(quick_run, tmp_path):
@@ -339,6 +356,34 @@ def test_damaged_cells_are_named_moved_aside_and_recomputed(tmp_path, capsys):
         assert (cells / "corrupt" / f"{key}.json").read_text() == text
         assert json.loads((cells / f"{key}.json").read_text())["m"] > 0
     assert err.count("warning: damaged cell") == len(texts)
+    for name in ("summary.csv", "slopes.csv"):
+        assert _rows(whole / name) == _rows(out / name), name
+
+
+def test_a_cell_naming_another_width_or_holding_nan_is_moved_aside_and_recomputed(tmp_path,
+                                                                                   capsys):
+    """A cell file whose content is another width's (one seed would count twice) or holds NaN
+    in a panel's metric (NaN intervals) is damaged: moved aside, computed again."""
+    import shutil
+
+    cfg = dict(seeds=(1,), progress=False, **TINY)
+    whole = run_figure1("quick", out=tmp_path / "whole", **cfg)
+    out = shutil.copytree(whole, tmp_path / "damaged")
+    cells = out / "cells"
+    other = json.loads((cells / "m8-seed1.json").read_text())
+    nan = {**json.loads((cells / "m16-seed1.json").read_text()), "app_error": "nan"}
+    texts = {"m4-seed1": json.dumps(other), "m16-seed1": json.dumps(nan)}
+    for key, text in texts.items():
+        (cells / f"{key}.json").write_text(text)
+    capsys.readouterr()
+    run_figure1("quick", out=out, **cfg)
+    err = capsys.readouterr().err
+    assert f"damaged cell {cells / 'm4-seed1'}.json (names m 8, its file name m 4)" in err
+    assert f"damaged cell {cells / 'm16-seed1'}.json (holds app_error 'nan'" in err
+    for key, text in texts.items():
+        assert (cells / "corrupt" / f"{key}.json").read_text() == text
+    assert [(r["seed"], r["m"]) for r in json.loads((out / "results.json").read_text())] == [
+        (1, 4), (1, 8), (1, 16)]
     for name in ("summary.csv", "slopes.csv"):
         assert _rows(whole / name) == _rows(out / name), name
 

@@ -61,6 +61,20 @@ def test_quick_preset_writes_the_table(quick_run):
     assert config["experiment"] == "table1" and config["lr"] == 0.1 and config["data"] is None
 
 
+def test_under_bound_carries_the_verdict_against_the_zero_predictor_and_the_initial_model(
+        quick_run):
+    out, _ = quick_run
+    for row in _rows(out / "table1.csv"):
+        zero, initial = float(row["zero_predictor_test_loss"]), float(row["initial_test_loss"])
+        assert zero == pytest.approx(math.log(2), rel=1e-12)    # logit 0 on every sample
+        assert float(row["theorem5_free_bound"]) == min(zero, initial)
+        # the quick preset's bounds are hundreds: above log 2, so "yes" is never alone
+        assert float(row["theorem5_bound"]) > min(zero, initial)
+        assert row["theorem5_verdict"] == "vacuous" and row["under_bound"] == "yes, vacuous"
+    for cell in json.loads((out / "results.json").read_text()):
+        assert cell["under_bound"] == "yes, vacuous" and "vacuous" in cell["findings"]
+
+
 def test_resume_gives_the_same_table(quick_run, tmp_path):
     whole, _ = quick_run
     part = run_table1("quick", out=tmp_path / "part", progress=False, max_cells=1)

@@ -69,6 +69,16 @@ def test_the_bound_is_flat_in_T(quick_run):
     assert all(math.isnan(float(r["theory_slope"])) for r in fits if r["panel"] not in METRICS)
 
 
+def test_the_min_loss_bound_is_vacuous_against_the_measured_initial_loss_at_every_T(quick_run):
+    out, _ = quick_run
+    for row in _rows(out / "summary.csv"):
+        initial = float(row["initial_train_loss_mean"])
+        assert 0 < float(row["min_train_loss_mean"]) <= initial
+        assert row["min_train_loss_free_bound_key"] == "initial_loss"
+        assert float(row["min_train_loss_theory"]) > float(row["initial_loss_bound"]) > initial
+        assert row["min_train_loss_verdict"] == "vacuous"
+
+
 def test_slope_table_has_a_ci_per_metric_and_width(quick_run, cli):
     out, _ = quick_run
     cfg = tsweep.PRESETS["quick"]

@@ -308,3 +308,51 @@ exec {real} "$@"
     calls = log.read_text().splitlines()
     assert len(calls) == 2 and "-mcpu=native" in calls[0].split()
     assert "-mcpu=native" not in calls[1].split() and "-march=native" not in calls[1].split()
+
+
+def _shared_parent(tmp_path, owner: str):
+    """A folder others can change: world-writable (as a careless shared scratch folder), or
+    another user's (uid 65534, needs root to arrange)."""
+    if owner == "another uid" and os.geteuid() != 0:
+        pytest.skip("giving a folder to another uid needs root")
+    shared = tmp_path / "shared"
+    shared.mkdir()
+    if owner == "another uid":
+        os.chown(shared, 65534, 65534)
+    else:
+        shared.chmod(0o777)
+    return shared
+
+
+@needs_cc
+@pytest.mark.parametrize("owner", ["world-writable", "another uid"])
+def test_no_kernel_is_built_or_loaded_below_a_folder_others_can_change(monkeypatch, tmp_path,
+                                                                     fresh_kernel_state, owner):
+    shared = _shared_parent(tmp_path, owner)
+    # the cache and $TMPDIR (the fallback) both below it, each leaf our own 0700 folder
+    monkeypatch.setenv("BOUNDCALC_KERNEL_CACHE", str(shared / "cache" / "kernels"))
+    (shared / "tmp").mkdir(mode=0o700)
+    monkeypatch.setattr(cpu_kernel.tempfile, "gettempdir", lambda: str(shared / "tmp"))
+    loaded = []
+    real_cdll = cpu_kernel.ctypes.CDLL
+    monkeypatch.setattr(cpu_kernel.ctypes, "CDLL",
+                        lambda path, *a, **k: loaded.append(str(path)) or real_cdll(path, *a, **k))
+    assert cpu_kernel.load_kernel(2, torch.float64) is None
+    assert not list(shared.rglob("*.so")) and not loaded
+    assert f"{shared} above" in cpu_kernel.kernel_unavailable_reason(2, torch.float64)
+
+
+@needs_cc
+@pytest.mark.parametrize("owner", ["world-writable", "another uid"])
+def test_a_cache_below_a_folder_others_can_change_gives_way_to_a_private_one(
+        monkeypatch, tmp_path, capfd, fresh_kernel_state, owner):
+    shared = _shared_parent(tmp_path, owner)
+    monkeypatch.setenv("BOUNDCALC_KERNEL_CACHE", str(shared / "kernels"))
+    monkeypatch.setenv("BOUNDCALC_KERNEL_CACHE_SKIP_NOTED", "")
+    monkeypatch.setattr(cpu_kernel.tempfile, "gettempdir", lambda: str(tmp_path / "own"))
+    for d in (2, 3):
+        assert cpu_kernel.load_kernel(d, torch.float64) is not None
+    own = tmp_path / "own" / f"boundcalc-{os.getuid()}" / "kernels"
+    assert len(list(own.glob("*.so"))) == 2 and not list(shared.rglob("*.so"))
+    notes = [line for line in capfd.readouterr().err.splitlines() if "is not used" in line]
+    assert len(notes) == 1 and str(shared / "kernels") in notes[0] and str(own) in notes[0]
