@@ -158,7 +158,8 @@ def test_prop2_alpha_step_size_below_the_float_range_is_its_exact_text(cli):
     other = json.loads(cli("prop2", "--alpha", "1.4", "--nu", "1e-300", "--rho", "1e10",
                            "--format", "json").out)
     for data in (registered, other):
-        assert isinstance(data["inputs"]["eta"], str) and "e-5" in data["inputs"]["eta"]
+        # 6.47e-451 with F at its cap sqrt(m) c_max sigma0 (docs/indrnn.md §3.1)
+        assert isinstance(data["inputs"]["eta"], str) and "e-451" in data["inputs"]["eta"]
         assert data["inputs"]["eta"] == data["constants"]["theorem_step_size"]
 
 
