@@ -63,6 +63,17 @@ OVERFLOW = "overflow"
 FLOAT_MAX = sys.float_info.max
 
 
+def _exact_number(value: Any) -> mpmath.mpf | None:
+    """``value`` as an mpmath number; None for None, a bool, a text or anything mpmath cannot
+    read (those are never out of the float range)."""
+    if value is None or isinstance(value, (bool, str)):
+        return None
+    try:
+        return mpmath.mpf(value) if not isinstance(value, mpmath.mpf) else value
+    except (TypeError, ValueError):
+        return None
+
+
 def overflows(value: Any) -> bool:
     """Whether a (finite) mpmath / exact value lies beyond the float64 range, i.e. ``float`` of
     it would be ``inf`` (or it is already infinite).
@@ -71,13 +82,8 @@ def overflows(value: Any) -> bool:
         >>> overflows(mpmath.mpf(10) ** 400), overflows(mpmath.mpf(10) ** 300), overflows(None)
         (True, False, False)
     """
-    if value is None or isinstance(value, (bool, str)):
-        return False
-    try:
-        mp = mpmath.mpf(value) if not isinstance(value, mpmath.mpf) else value
-    except (TypeError, ValueError):
-        return False
-    if mpmath.isnan(mp):
+    mp = _exact_number(value)
+    if mp is None or mpmath.isnan(mp):
         return False
     return bool(mpmath.isinf(mp) or abs(mp) > FLOAT_MAX)
 
@@ -90,13 +96,8 @@ def underflows(value: Any) -> bool:
         >>> underflows(mpmath.mpf(10) ** -400), underflows(mpmath.mpf(10) ** -300), underflows(0)
         (True, False, False)
     """
-    if value is None or isinstance(value, (bool, str)):
-        return False
-    try:
-        mp = mpmath.mpf(value) if not isinstance(value, mpmath.mpf) else value
-    except (TypeError, ValueError):
-        return False
-    if not mpmath.isfinite(mp) or mp == 0:
+    mp = _exact_number(value)
+    if mp is None or not mpmath.isfinite(mp) or mp == 0:
         return False
     return float(mp) == 0.0
 
