@@ -184,8 +184,10 @@ def test_a_second_driver_is_refused_before_torch_is_imported(args, tmp_path):
              "print(json.dumps({'code': code, 'torch': 'torch' in sys.modules}))\n")
     run = tmp_path / "run"
     with RunLock(run):
+        # outside the source tree, as a regular install is imported (the CI's)
         done = subprocess.run([sys.executable, "-c", probe, *args, "--out", str(run)],
-                              capture_output=True, text=True, timeout=600, check=False)
+                              capture_output=True, text=True, timeout=600, check=False,
+                              cwd=tmp_path)
     assert json.loads(done.stdout) == {"code": 2, "torch": False}
     assert done.stderr.startswith(f"error: --out run directory {run} is in use by the driver on "
                                   f"host {socket.gethostname()}, pid {os.getpid()} ")

@@ -110,8 +110,9 @@ def test_table_figures_redraws_the_tsweep_figure_without_torch(quick_run, tmp_pa
     out, _ = quick_run
     code = ("import sys; sys.modules['torch'] = None; from boundcalc.cli import main; "
             f"sys.exit(main(['table', {str(out)!r}, '--figures-dir', {str(tmp_path)!r}]))")
+    # outside the source tree, as a regular install is imported (the CI's)
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
-                          timeout=120)
+                          timeout=120, cwd=tmp_path)
     assert done.returncode == 0, done.stderr
     assert (tmp_path / "tsweep.png").read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
 
