@@ -208,12 +208,14 @@ def forward(params: Params, X: Tensor, q: Tensor, act: Activation) -> Tensor:
     return h @ params.c / math.sqrt(params.width)
 
 
-def gradient_norm(params: Params, X: Tensor, q: Tensor, act: Activation) -> Tensor:
+def gradient_norm(params: Params, X: Tensor, q: Tensor, act: Activation,
+                  features: Features | None = None) -> Tensor:
     """‖∇_θ f(X_j; θ)‖ for every sample j, in closed form (Lemma 1): shape (n,).
 
     ‖∇f‖² = (1/m) Σ_i [σ(pre_i)² + c_i² σ'(pre_i)² (‖a_i‖² + ‖G_i U_i‖² ‖q‖²)].
+    Pass ``features = head_features(params, X, q, act)`` when it is already computed.
     """
-    F = head_features(params, X, q, act)
+    F = features if features is not None else head_features(params, X, q, act)
     q2 = (q * q).sum(-1, keepdim=True)
     per_head = F.h**2 + params.c**2 * F.dh**2 * ((F.a**2).sum(-1) + (F.GU**2).sum(-1) * q2)
     return torch.sqrt(per_head.sum(-1) / params.width)
@@ -236,7 +238,8 @@ def linearized_output(params0: Params, params: Params, X: Tensor, q: Tensor,
 
 
 def loss_and_gradient(params: Params, X: Tensor, q: Tensor, y: Tensor,
-                      act: Activation) -> tuple[Tensor, Params, Tensor]:
+                      act: Activation, features: Features | None = None
+                      ) -> tuple[Tensor, Params, Tensor]:
     """R̂(θ) = (1/n) Σ_j (f_j − y_j)² and its gradient in closed form (Lemma 1).
 
     With w_j = 2 (f_j − y_j)/n:
@@ -244,10 +247,12 @@ def loss_and_gradient(params: Params, X: Tensor, q: Tensor, y: Tensor,
         ∇_{U_i} R̂ = m^{-1/2} c_i Σ_j w_j σ'(pre_ji) a_ji,
         ∇_{W_i} R̂ = m^{-1/2} c_i Σ_j w_j σ'(pre_ji) (G_ji U_i) q_jᵀ.
 
+    Pass ``features = head_features(params, X, q, act)`` when it is already computed.
+
     Returns:
         (loss, gradient as :class:`Params`, predictions f (n,)).
     """
-    F = head_features(params, X, q, act)
+    F = features if features is not None else head_features(params, X, q, act)
     scale = 1.0 / math.sqrt(params.width)
     pred = (F.h @ params.c) * scale
     resid = pred - y
