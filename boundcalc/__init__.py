@@ -3,6 +3,9 @@ descent on shallow Transformers (Arda, Cayci & Eryilmaz, AISTATS 2026).
 
 * :func:`evaluate` and :func:`sweep` — the notebook API (:mod:`boundcalc.notebook`): a statement
   at one point (an :class:`~boundcalc.api.Evaluation`, floats) or over a grid (a DataFrame).
+* :func:`check_run` and :func:`save_run` — check a run trained anywhere against the theory
+  (:mod:`boundcalc.runcheck`, ``boundcalc check``; imports torch when called) and write its run
+  file (:mod:`boundcalc.runfile`).
 * :mod:`boundcalc.theory` — sympy statements (one module per result, named like its command).
 * :mod:`boundcalc.params` — the parameter table; :mod:`boundcalc.evaluator` — the one evaluator.
 * :mod:`boundcalc.api` — evaluate a statement for concrete sizes (no torch).
@@ -12,7 +15,8 @@ descent on shallow Transformers (Arda, Cayci & Eryilmaz, AISTATS 2026).
 ``theory/`` and ``validators/`` sit at the top of the repository and are installed inside this
 package (``package-dir`` in ``pyproject.toml``); imported from a source tree that is not
 installed, this package cannot see them, and says so in one line instead of failing later.
-Importing the package loads none of sympy, pandas or torch: :func:`evaluate` and :func:`sweep` are
+Importing the package loads none of sympy, pandas or torch: :func:`evaluate`, :func:`sweep`,
+:func:`check_run` and :func:`save_run` are
 loaded on first use.
 
 Example:
@@ -41,18 +45,21 @@ from boundcalc.version import __version__  # noqa: E402
 
 if TYPE_CHECKING:  # pragma: no cover
     from boundcalc.notebook import evaluate, sweep
+    from boundcalc.runcheck import check_run
+    from boundcalc.runfile import save_run
 
-__all__ = ["SOURCE_TREE_MESSAGE", "__version__", "evaluate", "sweep"]
+__all__ = ["SOURCE_TREE_MESSAGE", "__version__", "check_run", "evaluate", "save_run", "sweep"]
 
-#: Names loaded on first use from :mod:`boundcalc.notebook` (which imports numpy and mpmath).
-_LAZY = ("evaluate", "sweep")
+#: Names loaded on first use, by module (which import numpy and mpmath; torch only when run).
+_LAZY = {"evaluate": "notebook", "sweep": "notebook", "check_run": "runcheck",
+         "save_run": "runfile"}
 
 
 def __getattr__(name: str) -> Any:
     if name in _LAZY:
-        from boundcalc import notebook
+        import importlib
 
-        return getattr(notebook, name)
+        return getattr(importlib.import_module(f"{__name__}.{_LAZY[name]}"), name)
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 

@@ -1,4 +1,6 @@
-"""Shared fixtures: ``cli`` runs ``boundcalc.cli.main`` in-process and captures its streams.
+"""Shared fixtures: ``cli`` runs ``boundcalc.cli.main`` in-process and captures its streams;
+``plain_run`` trains the paper's model by a plain torch loop written from its formula (not the
+project's model) and returns a run file's arrays, ``plain_forward`` is that formula.
 
 A test module that drives the torch validators says so with ``pytestmark =
 pytest.mark.needs_torch``; where torch is not installed (the calculator's lowest-pins CI step) such
@@ -8,6 +10,7 @@ a module is not collected at all, since importing it may already need torch.
 from __future__ import annotations
 
 import importlib.util
+import math
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
@@ -50,3 +53,70 @@ def cli(capsys: pytest.CaptureFixture[str]) -> Callable[..., Run]:
         return Run(code, captured.out, captured.err)
 
     return run
+
+
+def _plain_forward(c, U, W, X, q):
+    """f(X; θ) = m^{-1/2} Σ_i c_i tanh(U_iᵀ X softmax(Xᵀ W_i q)), tokens as the rows of X."""
+    import torch
+
+    logits = torch.einsum("nta,mab,nb->nmt", X, W, q)
+    attended = torch.einsum("nmt,nta->nma", torch.softmax(logits, dim=-1), X)
+    return (c * torch.tanh((attended * U).sum(-1))).sum(-1) / math.sqrt(c.shape[0])
+
+
+def _plain_run(*, optimizer="gd", symmetric=True, m=6, d=3, T=4, n=9, steps=8, eta=0.05,
+              seed=0, record=None):
+    """Train by plain GD (no projection) or Adam on (1/n)Σ(f − y)²; the run file's arrays."""
+    import numpy as np
+    import torch
+
+    gen = torch.Generator().manual_seed(seed)
+    half = m // 2
+    c = torch.where(torch.rand(half, generator=gen) < 0.5, -1.0, 1.0).double()
+    U = torch.randn(half, d, generator=gen, dtype=torch.float64)
+    W = torch.randn(half, d, d, generator=gen, dtype=torch.float64)
+    if symmetric:
+        c0, U0, W0 = torch.cat([c, -c]), torch.cat([U, U]), torch.cat([W, W])
+    else:
+        c0 = torch.where(torch.rand(m, generator=gen) < 0.5, -1.0, 1.0).double()
+        U0 = torch.randn(m, d, generator=gen, dtype=torch.float64)
+        W0 = torch.randn(m, d, d, generator=gen, dtype=torch.float64)
+    X = torch.randn(n, T, d, generator=gen, dtype=torch.float64)
+    X = X / X.norm(dim=-1, keepdim=True).clamp_min(1.0)
+    y = torch.sin(3 * X[:, 0, 0])
+    params = [t.clone().requires_grad_(True) for t in (c0, U0, W0)]
+    moments = [(torch.zeros_like(p), torch.zeros_like(p)) for p in params]
+    keep = set(range(1, steps + 1) if record is None else record)
+    traj = {"c": [], "U": [], "W": [], "steps": []}
+    for k in range(1, steps + 1):
+        loss = ((_plain_forward(*params, X, X[:, -1]) - y) ** 2).mean()
+        grads = torch.autograd.grad(loss, params)
+        with torch.no_grad():
+            for p, g, (first, second) in zip(params, grads, moments, strict=True):
+                if optimizer == "gd":
+                    p -= eta * g
+                else:  # Adam, betas (0.9, 0.999), eps 1e-8
+                    first.mul_(0.9).add_(0.1 * g)
+                    second.mul_(0.999).add_(0.001 * g * g)
+                    step = first / (1 - 0.9**k) / ((second / (1 - 0.999**k)).sqrt() + 1e-8)
+                    p -= eta * step
+        if k in keep:
+            for name, p in zip("cUW", params, strict=True):
+                traj[name].append(p.detach().clone())
+            traj["steps"].append(k)
+    return {"c0": c0, "U0": U0, "W0": W0, "c": torch.stack(traj["c"]),
+            "U": torch.stack(traj["U"]), "W": torch.stack(traj["W"]),
+            "steps": np.array(traj["steps"]), "X": X, "y": y, "eta": eta, "K": steps}
+
+
+@pytest.fixture
+def plain_forward() -> Callable[..., object]:
+    """The model's formula in plain torch (:func:`_plain_forward`)."""
+    return _plain_forward
+
+
+@pytest.fixture
+def plain_run() -> Callable[..., dict]:
+    """``plain_run(optimizer="gd"|"adam", symmetric=True, ...)``: a run file's arrays
+    (:func:`_plain_run`)."""
+    return _plain_run

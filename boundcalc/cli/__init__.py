@@ -3,8 +3,9 @@
 One module per command group: :mod:`~boundcalc.cli.point` (the statements at one point),
 :mod:`~boundcalc.cli.sweep`, :mod:`~boundcalc.cli.solvers` (``width``, ``steps``),
 :mod:`~boundcalc.cli.explain`, :mod:`~boundcalc.cli.generalization` (paper 003),
-:mod:`~boundcalc.cli.validate` (``validate``, ``compare-rnn``), :mod:`~boundcalc.cli.reproduce` and
-:mod:`~boundcalc.cli.table`; :mod:`~boundcalc.cli.app` holds the application and what they share,
+:mod:`~boundcalc.cli.validate` (``validate``, ``compare-rnn``), :mod:`~boundcalc.cli.reproduce`,
+:mod:`~boundcalc.cli.table` and :mod:`~boundcalc.cli.check` (a run trained anywhere against the
+theory); :mod:`~boundcalc.cli.app` holds the application and what they share,
 :mod:`~boundcalc.cli.options` the options, generated from :data:`boundcalc.params.PARAMS`.
 
 Commands (``boundcalc COMMAND --help`` shows each one's flags and runnable examples):
@@ -57,14 +58,15 @@ from boundcalc.cli.generalization import generalization  # noqa: E402
 from boundcalc.cli.validate import register, register_compare_rnn  # noqa: E402
 from boundcalc.cli.reproduce import register as register_reproduce  # noqa: E402
 from boundcalc.cli.table import register as register_table  # noqa: E402
+from boundcalc.cli.check import register as register_check  # noqa: E402
 # isort: on
 
 __all__ = ["app", "main"]
 
 
 def _register_other_commands() -> None:
-    """``generalization`` (paper 003), ``validate``, ``reproduce``, ``compare-rnn`` and
-    ``table``: their modules import torch / the second statement family only when a command
+    """``generalization`` (paper 003), ``validate``, ``reproduce``, ``compare-rnn``, ``table``
+    and ``check``: their modules import torch / the second statement family only when a command
     runs (``table`` never does)."""
     app.command("generalization",
                 short_help="Paper 003 (Theorem 5): true-loss generalization bound.")(generalization)
@@ -72,6 +74,7 @@ def _register_other_commands() -> None:
     register_reproduce(app)
     register_compare_rnn(app)
     register_table(app)
+    register_check(app)
 
 
 _register_other_commands()
