@@ -14,7 +14,8 @@ the same way.
   broadcast before the evaluation, so a quantity that depends on m only is computed once per m;
 * :func:`compile_function` — the same code path for any list of expressions over any symbols
   (the a-posteriori bounds of the validators, paper 003's generalization bound, Proposition 2 at
-  another recurrent scale);
+  another recurrent scale), and :func:`cached_function` for such expressions built from the
+  theory alone, whose generated code the cache then keeps (no sympy on the next run);
 * :func:`condition_holds` — the one way a hypothesis is decided: exactly, with
   :class:`fractions.Fraction`, when every value and constant is rational, else with mpmath at the
   working precision plus 10 digits;
@@ -43,7 +44,8 @@ from boundcalc.params import ARGUMENT_NAMES, parse_activation
 
 __all__ = [
     "DEFAULT_PRECISION", "STEP_KEY", "CompiledStatement", "ConditionInfo", "activation_values",
-    "compile_function", "compiled_statement", "condition_holds", "condition_info",
+    "cached_function", "compile_function", "compiled_statement", "condition_holds",
+    "condition_info",
     "evaluate_expressions", "evaluate_grid", "statement_function",
 ]
 
@@ -215,6 +217,52 @@ def compile_function(exprs: tuple[Any, ...], symbols: tuple[Any, ...], module: s
     source = _function_source([sp.sympify(e).xreplace(renamed) for e in exprs], module, names,
                               eliminate)
     return _run(source, "<boundcalc.evaluator.compile_function>", module)
+
+
+#: The functions of :func:`cached_function` made in this process, by (label, module).
+_CACHED_FUNCTIONS: dict[tuple[str, str], tuple[tuple[str, ...], tuple[str, ...], Callable]] = {}
+
+
+def cached_function(label: str, build: Callable[[], tuple[Sequence[str], Sequence[Any],
+                                                            Sequence[Any]]],
+                    module: str = "mpmath"
+                    ) -> tuple[tuple[str, ...], tuple[str, ...], Callable[..., list[Any]]]:
+    """``(keys, symbol names, f)`` of the expressions ``build()`` returns as ``(keys, exprs,
+    symbols)``: :func:`compile_function`'s code, kept in the code cache under ``label``, so a
+    later process neither builds the expressions nor runs sympy. The cache key covers the theory
+    sources and this module only, so ``build`` must make its expressions from
+    :mod:`boundcalc.theory` alone, and ``label`` name them uniquely.
+
+    ``f(*values)`` takes the values of the symbols in the order of the names returned.
+
+    Example:
+        >>> def build():
+        ...     import sympy as sp
+        ...     x, y = sp.symbols("x y", positive=True)
+        ...     return ("sum", "root"), (x + y, sp.sqrt(x * y)), (x, y)
+        >>> keys, names, f = cached_function("doctest_sum_root", build)
+        >>> keys, names, [float(v) for v in f(mpmath.mpf(4), mpmath.mpf(9))]
+        (('sum', 'root'), ('x', 'y'), [13.0, 6.0])
+    """
+    if module not in ("mpmath", "numpy"):
+        raise ValueError(f"`module` must be 'mpmath' or 'numpy', got {module!r}")
+    if (label, module) not in _CACHED_FUNCTIONS:
+        def make() -> str:
+            import sympy as sp
+
+            keys, exprs, symbols = build()
+            names = tuple(f"a{i}" for i in range(len(symbols)))
+            renamed = {s: sp.Symbol(n, **s.assumptions0)
+                       for s, n in zip(symbols, names, strict=True)}
+            source = _function_source([sp.sympify(e).xreplace(renamed) for e in exprs], module,
+                                      names)
+            return json.dumps({"keys": list(keys), "symbols": [s.name for s in symbols],
+                               "source": source}, indent=1)
+
+        meta = json.loads(generated(f"{label}.{module}.json", make))
+        _CACHED_FUNCTIONS[label, module] = (tuple(meta["keys"]), tuple(meta["symbols"]),
+                                            _run(meta["source"], label, module))
+    return _CACHED_FUNCTIONS[label, module]
 
 
 def evaluate_expressions(expressions: Mapping[str, Any], values: Mapping[Any, Any],

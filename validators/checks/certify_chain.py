@@ -45,13 +45,12 @@ from __future__ import annotations
 import math
 from collections.abc import Sequence
 from dataclasses import dataclass
-from functools import cache
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 
-from boundcalc.evaluator import compile_function
+from boundcalc.evaluator import cached_function
 
 from ..model import Params
 
@@ -106,11 +105,10 @@ class CertifyRun:
 
 # ------------------------------------------------------------------------------ the constants
 
-@cache
-def _a_posteriori_functions(route: str):
-    """Lambdified a-posteriori constants, terms and bounds of ``route`` with ε_mis symbolic
-    (``build_bound(eps_mis, a_priori=False, route=route)``; the realizable statement is
-    ``theory/aposteriori.py::theorem1_a_posteriori(route)``)."""
+def _a_posteriori_expressions(route: str) -> tuple[list[str], list, list]:
+    """(keys, expressions, symbols) of the a-posteriori constants, terms and bounds of ``route``
+    with ε_mis symbolic (``build_bound(eps_mis, a_priori=False, route=route)``; the realizable
+    statement is ``theory/aposteriori.py::theorem1_a_posteriori(route)``)."""
     import sympy as sp
     from boundcalc.theory import symbols as S
     from boundcalc.theory.theorem1 import build_bound
@@ -119,30 +117,31 @@ def _a_posteriori_functions(route: str):
     exprs = {**{f"constants.{k}": v for k, v in constants.items()},
              **{f"terms.{k}": v for k, v in terms.items()},
              **{f"bound.{k}": v for k, v in bound.items()}}
-    keys = list(exprs)
     syms = sorted(set().union(*(sp.sympify(e).free_symbols for e in exprs.values())),
                   key=lambda s: s.name)
-    return keys, syms, compile_function(tuple(exprs[k] for k in keys), tuple(syms))
+    return list(exprs), list(exprs.values()), syms
 
 
 def a_posteriori_values(inputs, route: str, *, eta: float, eps_mis: float,
                         geometry: dict[str, float]) -> dict[str, dict[str, float]]:
     """Theorem 1's a-posteriori constants, terms and bounds on ``route`` (mpmath, 30 digits) at
     ``inputs`` (boundcalc.params.validate), step ``eta``, ε_mis = ``eps_mis`` and the measured
-    ``geometry`` (u0_max, u0_rms, x_max, q_max; g_max = x_max²)."""
+    ``geometry`` (u0_max, u0_rms, x_max, q_max; g_max = x_max²). The generated code is kept in
+    the code cache (:func:`boundcalc.evaluator.cached_function`): only the first run builds it."""
     import mpmath
     import sympy as sp
     from boundcalc.theory import symbols as S
 
     from boundcalc.api import symbol_values
 
-    values = {sym: float(sp.N(val, 30)) for sym, val in symbol_values(inputs).items()}
-    values.update({S.eta: eta, S.eps_mis: eps_mis, S.u0_max: geometry["u0_max"],
-                   S.u0_rms: geometry["u0_rms"], S.x_max: geometry["x_max"],
-                   S.q_max: geometry["q_max"], S.g_max: geometry["x_max"] ** 2})
-    keys, syms, func = _a_posteriori_functions(route)
+    values = {sym.name: float(sp.N(val, 30)) for sym, val in symbol_values(inputs).items()}
+    values.update({S.eta.name: eta, S.eps_mis.name: eps_mis, S.u0_max.name: geometry["u0_max"],
+                   S.u0_rms.name: geometry["u0_rms"], S.x_max.name: geometry["x_max"],
+                   S.q_max.name: geometry["q_max"], S.g_max.name: geometry["x_max"] ** 2})
+    keys, names, func = cached_function(f"theorem1_a_posteriori_{route}",
+                                        lambda: _a_posteriori_expressions(route))
     with mpmath.workdps(30):
-        numbers = func(*[mpmath.mpf(values[s]) for s in syms])
+        numbers = func(*[mpmath.mpf(values[s]) for s in names])
     out: dict[str, dict[str, float]] = {"constants": {}, "terms": {}, "bound": {}}
     for key, val in zip(keys, numbers, strict=True):
         group, name = key.split(".", 1)
