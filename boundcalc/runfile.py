@@ -116,7 +116,7 @@ class RunFile:
         steps = np.asarray(self.arrays["steps"][start:stop]).astype(np.int64)
         out = [steps]
         for name in ("c", "U", "W"):
-            block = np.asarray(self.arrays[name][start:stop], dtype=np.float64)
+            block = _rows(self.arrays[name], start, stop)
             bad = ~np.isfinite(block.reshape(block.shape[0], -1)).all(axis=1)
             if bad.any():
                 step = int(steps[int(np.argmax(bad))])
@@ -132,6 +132,22 @@ class RunFile:
 
 
 # ------------------------------------------------------------------------------ reading
+
+def _rows(arr: np.ndarray, start: int, stop: int) -> np.ndarray:
+    """``arr[start:stop]`` as float64. Of a memory-mapped file only those rows are mapped, and
+    unmapped once copied, so reading a file chunk by chunk keeps no more than a chunk resident."""
+    if isinstance(arr, np.memmap) and arr.filename and arr.flags.c_contiguous and arr.ndim:
+        stop = max(start, min(stop, arr.shape[0]))
+        row = arr.itemsize * int(np.prod(arr.shape[1:], dtype=np.int64))
+        if stop == start:
+            return np.empty((0, *arr.shape[1:]))
+        part = np.memmap(arr.filename, dtype=arr.dtype, mode="r", offset=arr.offset + start * row,
+                         shape=(stop - start, *arr.shape[1:]))
+        out = np.array(part, dtype=np.float64)
+        del part
+        return out
+    return np.asarray(arr[start:stop], dtype=np.float64)
+
 
 def _fail(source: str, message: str) -> InputError:
     return InputError("RUN", f"{source}: {message}")

@@ -1,0 +1,164 @@
+"""Benchmark ``boundcalc check`` on a run file of the paper's Fig. 1 sizes.
+
+Usage (from the repository root, after ``pip install -e .``)::
+
+    python benchmarks/check.py                      # m=256, n=4000, d=8, T=16, 100 recorded steps
+    python benchmarks/check.py --recorded 20 --m 64  # smaller
+    python benchmarks/check.py --device cuda
+    python benchmarks/check.py --memory-gb 4         # peak memory reading a 4 GB file (m=4096)
+
+Writes a run file (plain GD steps from a symmetric init, every step recorded, float32 arrays as a
+training script would save them; ``boundcalc.save_run``) to a temporary folder, then times
+:func:`boundcalc.check_run` on it in a fresh process (``boundcalc check RUN --quiet --format
+json``), so the import of torch and the bounds' code is counted, with the peak resident memory of
+that process. Prints the sizes, the file size, the wall time, the time per recorded step, the
+peak memory and the machine's load average (the project's machines are shared: say which load a
+time was measured under).
+
+``--memory-gb G`` instead writes (streaming, never in memory) a run file of about G GB at m = 4096,
+d = 8, n = 4000, T = 16 with as many recorded iterates as fit, and reports the peak resident memory
+of a fresh process that opens it and reads every iterate chunk by chunk, as ``check`` does (the
+measurement itself then holds one chunk and one sample block at a time).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+import numpy as np
+
+
+def write_run(path: Path, *, m: int, n: int, d: int, T: int, recorded: int, seed: int) -> None:
+    """A run file with ``recorded`` consecutive iterates near a symmetric init (float32)."""
+    rng = np.random.default_rng(seed)
+    half = m // 2
+    c = rng.choice([-1.0, 1.0], half)
+    U = rng.normal(size=(half, d))
+    W = rng.normal(size=(half, d, d))
+    c0, U0, W0 = np.concatenate([c, -c]), np.concatenate([U, U]), np.concatenate([W, W])
+    X = rng.normal(size=(n, T, d))
+    X /= np.maximum(np.linalg.norm(X, axis=-1, keepdims=True), 1.0)
+    drift = np.linspace(0.0, 1.0, recorded + 1)[1:]
+
+    def walk(base: np.ndarray) -> np.ndarray:
+        direction = rng.normal(size=base.shape) * 0.5 / np.sqrt(m)
+        return (base[None] + drift.reshape(-1, *[1] * base.ndim) * direction[None])
+
+    from boundcalc import save_run
+
+    save_run(path, c0=c0.astype(np.float32), U0=U0.astype(np.float32),
+             W0=W0.astype(np.float32), c=walk(c0).astype(np.float32),
+             U=walk(U0).astype(np.float32), W=walk(W0).astype(np.float32),
+             steps=np.arange(1, recorded + 1), X=X.astype(np.float32),
+             y=np.tanh(X[:, 0, 0]).astype(np.float32), eta=0.1, K=recorded)
+
+
+def write_big_run(path: Path, gb: float, *, m: int = 4096, n: int = 4000, d: int = 8,
+                  T: int = 16) -> int:
+    """A run file of about ``gb`` GB (float32), written member by member in 64 MB pieces."""
+    import zipfile
+
+    rng = np.random.default_rng(0)
+    k = max(1, int(gb * 2**30 // (4 * m * (1 + d + d * d))))
+    half = m // 2
+    base = {"c0": np.concatenate([np.ones(half), -np.ones(half)]),
+            "U0": np.tile(rng.normal(size=(half, d)), (2, 1)),
+            "W0": np.tile(rng.normal(size=(half, d, d)), (2, 1, 1))}
+    with zipfile.ZipFile(path, "w", zipfile.ZIP_STORED, allowZip64=True) as zf:
+        def put(name: str, shape: tuple, fill) -> None:
+            header = {"descr": np.lib.format.dtype_to_descr(np.dtype(np.float32)),
+                      "fortran_order": False, "shape": shape}
+            with zf.open(f"{name}.npy", "w", force_zip64=True) as fh:
+                np.lib.format.write_array_header_1_0(fh, header)
+                rows = max(1, (64 << 20) // max(1, 4 * int(np.prod(shape[1:]))))
+                for start in range(0, shape[0], rows):
+                    fh.write(np.ascontiguousarray(fill(start, min(shape[0], start + rows)),
+                                                  dtype=np.float32).tobytes())
+
+        for name, arr in base.items():
+            put(name, arr.shape, lambda a, b, arr=arr: arr[a:b])
+        for name in ("c", "U", "W"):
+            arr = base[f"{name}0"]
+            put(name, (k, *arr.shape), lambda a, b, arr=arr: arr[None] + 1e-3 * rng.normal(
+                size=(b - a, *arr.shape)))
+        X = rng.normal(size=(n, T, d))
+        X /= np.maximum(np.linalg.norm(X, axis=-1, keepdims=True), 1.0)
+        put("X", X.shape, lambda a, b: X[a:b])
+        put("y", (n,), lambda a, b: np.zeros(b - a))
+        np.save(zf.open("steps.npy", "w"), np.arange(1, k + 1))
+        np.save(zf.open("eta.npy", "w"), np.float64(0.1))
+        np.save(zf.open("K.npy", "w"), np.int64(k))
+    return k
+
+
+def memory(gb: float) -> int:
+    with tempfile.TemporaryDirectory() as folder:
+        path = Path(folder) / "big.npz"
+        k = write_big_run(path, gb)
+        code = ("import sys, resource, time; from boundcalc.runfile import open_run; "
+                "run = open_run(sys.argv[1]); step = run.chunk_size(); t = time.perf_counter(); "
+                "exec('for s in range(0, run.k, step): run.iterates(s, s + step)'); "
+                "print(time.perf_counter() - t, "
+                "resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024)")
+        proc = subprocess.run([sys.executable, "-c", code, str(path)], capture_output=True,
+                              text=True, cwd=folder, check=True)
+        seconds, peak = (float(v) for v in proc.stdout.split())
+        print(f"file {path.stat().st_size / 2**30:.2f} GB (m=4096, {k} recorded iterates, "
+              f"float32): every iterate read chunk by chunk in {seconds:.0f} s, peak memory "
+              f"{peak:.0f} MB")
+    return 0
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("--m", type=int, default=256)
+    parser.add_argument("--n", type=int, default=4000)
+    parser.add_argument("--d", type=int, default=8)
+    parser.add_argument("--T", type=int, default=16)
+    parser.add_argument("--recorded", type=int, default=100)
+    parser.add_argument("--device", default="cpu")
+    parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument("--memory-gb", type=float, default=None)
+    args = parser.parse_args(argv)
+    if args.memory_gb is not None:
+        return memory(args.memory_gb)
+    with tempfile.TemporaryDirectory() as folder:
+        path = Path(folder) / "run.npz"
+        write_run(path, m=args.m, n=args.n, d=args.d, T=args.T, recorded=args.recorded,
+                  seed=args.seed)
+        size = path.stat().st_size
+        load_before = os.getloadavg()
+        code = ("import sys, resource; from boundcalc.cli import main; "
+                "code = main(sys.argv[1:]); "
+                "print(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss, file=sys.stderr); "
+                "sys.exit(code)")
+        started = time.perf_counter()
+        proc = subprocess.run([sys.executable, "-c", code, "check", str(path), "--quiet",
+                               "--format", "json", "--device", args.device],
+                              capture_output=True, text=True, cwd=folder)
+        seconds = time.perf_counter() - started
+        load_after = os.getloadavg()
+    if proc.returncode not in (0, 1):
+        sys.stderr.write(proc.stderr)
+        return 1
+    report = json.loads(proc.stdout)
+    peak_mb = int(proc.stderr.strip().splitlines()[-1]) / 1024
+    print(f"sizes: m={args.m} n={args.n} d={args.d} T={args.T} recorded={args.recorded} "
+          f"(file {size / 2**20:.0f} MB, float32)")
+    print(f"boundcalc check: {seconds:.1f} s wall in a fresh process "
+          f"(measurement {report['seconds']:.1f} s, {report['seconds'] / args.recorded:.2f} s "
+          f"per recorded step) on {report['device']}; peak memory {peak_mb:.0f} MB")
+    print(f"load average before {load_before[0]:.2f}, after {load_after[0]:.2f} on "
+          f"{os.cpu_count()} CPU(s)")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
