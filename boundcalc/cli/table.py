@@ -93,7 +93,7 @@ def table(
     figure_width: Annotated[str | None, choice_option(
         "--figure-width", choices=("single", "double"), show_default=False,
         help="width of the redrawn figures (implies --figures): single (3.25 in) or double "
-        "(6.75 in); default figure1 double, figure2 single")] = None,
+        "(6.75 in); default figure1 and tsweep double, figure2 single")] = None,
 ) -> None:
     """Tables (and figures) from stored experiment runs, without recomputing them.
 

@@ -382,7 +382,8 @@ def test_figures_dir_gets_png_and_pdf_per_run(cli, f2_run, t1_run, tmp_path, mon
     code, _, err = cli("table", f2_run, t1_run, "--figures-dir", target)
     assert code == 0, err
     folder = target / f2_run.name
-    assert sorted(p.name for p in folder.iterdir()) == ["figure2.pdf", "figure2.png"]
+    assert sorted(p.name for p in folder.iterdir()) == ["figure2.caption.txt", "figure2.pdf",
+                                                        "figure2.png"]
     assert (folder / "figure2.png").stat().st_size > 1000
     assert "table1 has no figure" in err
     assert not (target / t1_run.name).exists()
