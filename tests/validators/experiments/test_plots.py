@@ -297,3 +297,22 @@ def test_table_and_figure_of_one_stored_run_show_the_same_geometric_mean_and_int
                              or v == pytest.approx(high, rel=5e-3)]
                     assert len(edges) >= 2
         plt.close(fig)
+
+
+def test_a_log_axis_over_under_two_decades_has_plain_tick_labels():
+    import matplotlib.pyplot as plt
+    from boundcalc.validators.experiments.plots import figure2_figure
+
+    rows = _f2_rows()
+    for r in rows:   # Jacobian norms within 0.017–0.3 (with their bands): 1–2 decades
+        g = 0.02 if r["model"] == "transformer" else 0.25
+        r |= {"max_jacobian_gmean": g, "max_jacobian_gci_low": g / 1.2,
+              "max_jacobian_gci_high": g * 1.2}
+    with figure_style():
+        fig, _ = figure2_figure(rows, None, lags=(4, 16, 72), title="t")
+        ax = fig.axes[0]
+        formatter = ax.yaxis.get_major_formatter()
+        labels = [formatter(v) for v in (0.02, 0.05, 0.1, 0.2)]
+        plt.close(fig)
+    assert ax.get_yscale() == "log"
+    assert labels == ["0.02", "0.05", "0.1", "0.2"]
