@@ -27,7 +27,8 @@ from __future__ import annotations
 import math
 from decimal import ROUND_HALF_UP, Decimal
 
-__all__ = ["STYLES", "mean_ci_text", "number_text", "rounded"]
+__all__ = ["STYLES", "column_exponent", "column_mean_ci_text", "column_number_text",
+           "interval_text", "mean_ci_text", "number_text", "rounded", "scaled"]
 
 #: The text styles: LaTeX math (``\\times10^{k}``, ``\\pm``) or Markdown (``×10^k``, ``±``).
 STYLES = ("latex", "markdown")
@@ -118,3 +119,148 @@ def mean_ci_text(mean: float, ci: float | None, style: str = "latex", digits: in
     place = _place(abs(ci), ci_digits)
     plain = _plain(mean, place) and _plain(abs(ci), place)   # both alike
     return rounded(mean, place, style, plain) + pm + rounded(abs(ci), place, style, plain)
+
+
+# ------------------------------------------------------------------ one exponent per column
+# A table column writes all its numbers with one power of ten: plain digits when every number of
+# the column reads plainly (0.001 ≤ |x| < 10⁴ or 0), else every number as a multiple of the
+# same 10^k, k the leading exponent of the column's largest number.
+
+_PLAIN_RANGE = (Decimal("0.001"), Decimal(10000))
+
+
+def column_exponent(values: list[float | None]) -> int:
+    """The power of ten k shared by the numbers of one table column: 0 when every finite value
+    reads with plain digits (0, or 0.001 ≤ |x| < 10⁴), else the leading exponent of the largest
+    |value|; 0 for a column without finite values.
+
+    Example:
+        >>> column_exponent([0.5, 12.0, 9000.0]), column_exponent([9e-4, 0.0010])
+        (0, -3)
+        >>> column_exponent([3.2e5, 2.0e9, None])
+        9
+    """
+    finite = [abs(v) for v in values if v is not None and math.isfinite(v) and v != 0]
+    if not finite:
+        return 0
+    if all(_PLAIN_RANGE[0] <= Decimal(repr(float(v))) < _PLAIN_RANGE[1] for v in finite):
+        return 0
+    return math.floor(math.log10(max(finite)))
+
+
+def scaled(value: float, place: int, exponent: int) -> str:
+    """``value`` / 10^``exponent`` rounded (half away from zero) at the decimal ``place`` of
+    ``value`` (last digit at 10^place), as plain digits; the decimal arithmetic is exact, so the
+    digits are those of ``value`` itself.
+
+    Example:
+        >>> scaled(0.0016912, -5, -3), scaled(48612.0, 2, 4), scaled(8.77, -1, 0)
+        ('1.69', '4.86', '8.8')
+    """
+    q = _quantize(value, place).scaleb(-exponent)
+    if q == 0:
+        return "0"
+    digits = max(0, exponent - place)
+    return f"{q:.{digits}f}"
+
+
+def _times(exponent: int, style: str) -> str:
+    return f"\\times10^{{{exponent}}}" if style == "latex" else f"×10^{exponent}"
+
+
+def _wrap(text: str, exponent: int, style: str, grouped: bool) -> str:
+    if exponent == 0:
+        return text
+    return (f"({text})" if grouped else text) + _times(exponent, style)
+
+
+def interval_text(center: float | None, low: float | None, high: float | None,
+                  style: str = "latex", digits: int = 3, ci_digits: int = 2,
+                  exponent: int = 0) -> str:
+    """``center [low, high]`` — a geometric mean over seeds and its 95 % interval, which is not
+    symmetric about it — all three rounded at one decimal place: that of the narrower side of the
+    interval (``center − low`` or ``high − center``) to ``ci_digits`` significant digits, so no
+    digit is shown that the interval does not support; ``center`` alone to ``digits`` digits when
+    the interval is missing (one seed); ``--`` for a missing center. Numbers are written as
+    multiples of 10^``exponent`` (:func:`column_exponent`), the power once after the brackets.
+
+    Example:
+        >>> interval_text(0.0123, 0.0101, 0.0149, "markdown")
+        '0.0123 [0.0101, 0.0149]'
+        >>> interval_text(0.0123, 0.0101, 0.0149, "markdown", exponent=-3)
+        '(12.3 [10.1, 14.9])×10^-3'
+        >>> interval_text(4.0, 0.7149, 22.38, "latex"), interval_text(2.5, None, None)
+        ('4.0 [0.71, 22.4]', '2.50')
+        >>> interval_text(0.13, 9.2e-8, 1.83e8, "markdown")
+        '0.13 [9.2×10^-8, 1.8×10^8]'
+    """
+    if center is None or not math.isfinite(center):
+        return "--"
+    if low is None or high is None or not (math.isfinite(low) and math.isfinite(high)):
+        return _wrap(scaled(center, _digits_place(center, digits), exponent), exponent, style,
+                     False)
+    side = min(abs(center - low), abs(high - center))
+    place = _digits_place(center, digits) if side == 0 else _place(side, ci_digits)
+    ends = [_end(value, place, ci_digits, exponent, style) for value in (low, high)]
+    text = f"{scaled(center, place, exponent)} [{ends[0]}, {ends[1]}]"
+    return _wrap(text, exponent, style, True)
+
+
+def _end(value: float, place: int, ci_digits: int, exponent: int, style: str) -> str:
+    """An end of an interval: at the center's ``place``, or to ``ci_digits`` significant digits
+    where that place would write it as 0 or with more than four digits; plain digits while
+    0.001 ≤ |value| / 10^exponent < 10⁴, else (an interval from two seeds can span many
+    decades) mantissa × its own power of ten."""
+    if value == 0:
+        return "0"
+    own = _place(value, ci_digits)
+    if own < place or own > place + 2:   # under ci_digits digits, or over ci_digits + 2
+        place = own
+    text = scaled(value, place, exponent)
+    if _PLAIN_RANGE[0] <= abs(Decimal(text)) < _PLAIN_RANGE[1]:
+        return text
+    lead = _quantize(value, place).adjusted()
+    return rounded(value, place, style, plain=False) if exponent == 0 else (
+        scaled(value, place, lead) + _times(lead - exponent, style))
+
+
+def _digits_place(value: float, digits: int) -> int:
+    return 0 if value == 0 else _place(value, digits)
+
+
+def column_mean_ci_text(mean: float | None, ci: float | None, style: str = "latex",
+                        digits: int = 3, ci_digits: int = 2, exponent: int = 0) -> str:
+    """``mean ± ci`` as :func:`mean_ci_text` rounds it, written as multiples of the column's
+    10^``exponent`` (:func:`column_exponent`): ``(4.86 ± 0.21)×10^4``.
+
+    Example:
+        >>> column_mean_ci_text(48612.0, 2093.0, "markdown", exponent=4)
+        '(4.86 ± 0.21)×10^4'
+        >>> column_mean_ci_text(8.77, 110.3, "markdown"), column_mean_ci_text(2.5, None)
+        ('10 ± 110', '2.50')
+    """
+    if mean is None or not math.isfinite(mean):
+        return "--"
+    pm = r" \pm " if style == "latex" else " ± "
+    if ci is None or not math.isfinite(ci):
+        return _wrap(scaled(mean, _digits_place(mean, digits), exponent), exponent, style, False)
+    if ci == 0:
+        text = scaled(mean, _digits_place(mean, digits), exponent) + pm + "0"
+    else:
+        place = _place(abs(ci), ci_digits)
+        text = scaled(mean, place, exponent) + pm + scaled(abs(ci), place, exponent)
+    return _wrap(text, exponent, style, True)
+
+
+def column_number_text(value: float | None, digits: int = 3, style: str = "latex",
+                       exponent: int = 0) -> str:
+    """A number alone to ``digits`` significant digits, as a multiple of the column's
+    10^``exponent``; ``--`` when missing or not finite.
+
+    Example:
+        >>> column_number_text(3.21e5, 3, "markdown", 9), column_number_text(4861.2, 3, "markdown")
+        ('0.000321×10^9', '4860')
+    """
+    if value is None or not math.isfinite(value):
+        return "--"
+    return _wrap(scaled(value, _digits_place(value, digits), exponent), exponent, style, False)

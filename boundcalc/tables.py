@@ -20,13 +20,19 @@ bound Theorem 5 | under bound | Lemma 4 conditions |
 
 from __future__ import annotations
 
+import math
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
 from boundcalc.frame_text import render_frame
 from boundcalc.latex import latex_text
-from boundcalc.rounding import mean_ci_text, number_text
+from boundcalc.rounding import (
+    column_exponent,
+    column_mean_ci_text,
+    column_number_text,
+    interval_text,
+)
 from boundcalc.runs import StoredRun, load_run
 from boundcalc.summaries import (
     figure1_slopes,
@@ -37,11 +43,18 @@ from boundcalc.summaries import (
     tsweep_slopes,
 )
 
-__all__ = ["TABLE_FORMATS", "Column", "StoredRun", "Table", "build_tables", "load_run",
-           "render_tables", "tables_from_summaries"]
+__all__ = ["STATISTICS", "TABLE_FORMATS", "Column", "StoredRun", "Table", "build_tables",
+           "load_run", "render_tables", "tables_from_summaries"]
 
 #: Output formats of :func:`render_tables`.
 TABLE_FORMATS: tuple[str, ...] = ("markdown", "latex", "csv")
+#: What a measured column shows in Markdown and LaTeX: ``geometric`` (the default) the geometric
+#: mean over seeds and its 95 % t-interval on the log values, ``gmean [low, high]`` — what the
+#: figures draw and the slopes fit — or ``arithmetic`` the mean ± its 95 % t-interval.
+STATISTICS: tuple[str, ...] = ("geometric", "arithmetic")
+#: How the titles name each statistic.
+_STATISTIC_WORDS = {"geometric": "geometric mean [95% CI on the log values]",
+                    "arithmetic": "mean ± 95% CI"}
 
 
 @dataclass(frozen=True)
@@ -185,18 +198,18 @@ _TSWEEP_SLOPE_COLUMNS = [
 ]
 
 _TITLES = {
-    "figure1": "Figure 1 (Section 6.1): mean ± 95% CI over seeds per width m; bound = boundcalc "
+    "figure1": "Figure 1 (Section 6.1): {statistic} over seeds per width m; bound = boundcalc "
                "theory; Theorem 1's bound says something only below R̂(θ₀), the measured "
                "training loss at init",
     "figure1-slopes": ("Figure 1: log-log slope in m of the geometric means (± 95% CI) and of "
                        "the bound"),
-    "figure2": "Figure 2 (Section 6.2): mean ± 95% CI over seeds per (model, L); no bound is "
+    "figure2": "Figure 2 (Section 6.2): {statistic} over seeds per (model, L); no bound is "
                "stored for this experiment",
     "table1": "Table 1 (paper 003): lowest test loss per (d_m, N), one run per cell (no CI), "
               "next to the Theorem 5 bound; under bound: with its verdict against the free "
               "yardstick, the held-out loss of the zero predictor (log 2) and of the model at "
               "init",
-    "tsweep": "T sweep (Theorem 1's setting: ProjGD on Omega_rho): mean ± 95% CI over seeds "
+    "tsweep": "T sweep (Theorem 1's setting: ProjGD on Omega_rho): {statistic} over seeds "
               "per (m, T); bound = boundcalc theory (flat in T); Theorem 1's bound says "
               "something only below R̂(θ₀), the measured training loss at init",
     "tsweep-slopes": "T sweep: slope of log(metric) in log T fitted per seed, mean ± 95% "
@@ -297,19 +310,44 @@ _PANELS: dict[str, tuple[str, str]] = {
 }
 
 
-def _display(row: Mapping[str, Any], col: Column, digits: int, latex: bool) -> str:
+def _geometric_key(table: Table, col: Column) -> str | None:
+    """The metric whose geometric mean and interval (``<metric>_gmean``, ``_gci_low``,
+    ``_gci_high``) a mean ± CI column of ``table`` has beside it, or None."""
+    if col.ci is None or not col.key.endswith("_mean"):
+        return None
+    metric = col.key.removesuffix("_mean")
+    return metric if any(f"{metric}_gmean" in row for row in table.rows) else None
+
+
+def _primary(row: Mapping[str, Any], col: Column, metric: str | None) -> float | None:
+    """The number of a cell that decides its column's power of ten: the (geometric) mean or the
+    value; None for what is not a float."""
+    value = row.get(f"{metric}_gmean" if metric else col.key)
+    if isinstance(value, bool) or not isinstance(value, float) or not math.isfinite(value):
+        return None
+    return value
+
+
+def _display(row: Mapping[str, Any], col: Column, digits: int, latex: bool,
+             metric: str | None = None, exponent: int = 0) -> str:
     value = row.get(col.key)
     if col.key == "paper_epoch" and isinstance(value, int) and value < 0:
         value = None  # table1: no paper value for this cell
     if col.key == "panel" and value in _PANELS:
         return _PANELS[value][1 if latex else 0]
     style = "latex" if latex else "markdown"
+    if metric is not None:
+        text = interval_text(_float(row.get(f"{metric}_gmean")),
+                             _float(row.get(f"{metric}_gci_low")),
+                             _float(row.get(f"{metric}_gci_high")), style, digits,
+                             _ci_digits(digits), exponent)
+        return text if not latex or text == "--" else f"${text}$"
     if col.ci is not None:
-        text = mean_ci_text(_float(value), _float(row.get(col.ci)), style, digits,
-                            _ci_digits(digits))
+        text = column_mean_ci_text(_float(value), _float(row.get(col.ci)), style, digits,
+                                   _ci_digits(digits), exponent)
         return text if not latex or text == "--" else f"${text}$"
     if isinstance(value, float):
-        text = number_text(value, digits, style)
+        text = column_number_text(value, digits, style, exponent)
         return text if not latex or text == "--" else f"${text}$"
     if isinstance(value, bool) or value is None:
         text = "--" if value is None else ("yes" if value else "no")
@@ -336,6 +374,25 @@ def _shown(table: Table, fmt: str) -> list[Column]:
             if fmt == "csv" or (not c.csv_only and (fmt != "latex" or c.in_latex))]
 
 
+def _cells(table: Table, cols: Sequence[Column], digits: int, latex: bool, statistic: str
+           ) -> tuple[list[str | None], dict[str, list[str]]]:
+    """Per column, the statistic it shows (its geometric metric or None) and its rows' texts,
+    every float of one column written with one power of ten (:func:`column_exponent`)."""
+    metrics = [_geometric_key(table, c) if statistic == "geometric" else None for c in cols]
+    texts: dict[str, list[str]] = {}
+    for col, metric in zip(cols, metrics, strict=True):
+        exponent = column_exponent([_primary(row, col, metric) for row in table.rows])
+        texts[col.key] = [_display(row, col, digits, latex, metric, exponent)
+                          for row in table.rows]
+    return metrics, texts
+
+
+def _suffix(col: Column, metric: str | None) -> str:
+    if metric is not None:
+        return " (geometric mean [95% CI])"
+    return " (± 95% CI)" if col.ci else ""
+
+
 def _render_csv(table: Table) -> str:
     import pandas as pd
 
@@ -346,17 +403,22 @@ def _render_csv(table: Table) -> str:
     return render_frame(frame, "csv")
 
 
-def _render_markdown(table: Table, digits: int) -> str:
+def _title(table: Table, statistic: str) -> str:
+    return table.title.replace("{statistic}", _STATISTIC_WORDS[statistic])
+
+
+def _render_markdown(table: Table, digits: int, statistic: str) -> str:
     import pandas as pd
 
     cols = _shown(table, "markdown")
     with_run = table.runs > 1
-    headers = (["run"] if with_run else []) + [c.header + (" (± 95% CI)" if c.ci else "")
-                                                for c in cols]
-    body = [([row["run"]] if with_run else []) + [_display(row, c, digits, False) for c in cols]
-            for row in table.rows]
+    metrics, texts = _cells(table, cols, digits, False, statistic)
+    headers = (["run"] if with_run else []) + [c.header + _suffix(c, metric)
+                                                for c, metric in zip(cols, metrics, strict=True)]
+    body = [([row["run"]] if with_run else []) + [texts[c.key][i] for c in cols]
+            for i, row in enumerate(table.rows)]
     frame = pd.DataFrame(body, columns=headers, dtype=object)
-    return render_frame(frame, "markdown", title=table.title)
+    return render_frame(frame, "markdown", title=_title(table, statistic))
 
 
 def _group_heads(cols: Sequence[Column], offset: int) -> list[str]:
@@ -377,11 +439,12 @@ def _group_heads(cols: Sequence[Column], offset: int) -> list[str]:
     return [" & ".join(cells) + r" \\", "".join(rules)] if rules else [" & ".join(cells) + r" \\"]
 
 
-def _render_latex(table: Table, digits: int) -> str:
-    title = table.title
+def _render_latex(table: Table, digits: int, statistic: str) -> str:
+    title = _title(table, statistic)
     if table.latex_view is not None:
         table = table.latex_view
     cols = _shown(table, "latex")
+    _, texts = _cells(table, cols, digits, True, statistic)
     with_run = table.runs > 1
     align = ("l" if with_run else "") + "".join("c" if c.ci or c.group else "r" for c in cols)
     lines = [f"% {latex_text(title)}; generated by boundcalc",
@@ -394,9 +457,8 @@ def _render_latex(table: Table, digits: int) -> str:
         if i:
             lines.append(r"\midrule")
         name = [rf"\texttt{{{latex_text(label)}}}"] if with_run else []
-        for row in (r for r in table.rows if r["run"] == label):
-            lines.append(" & ".join(name + [_display(row, c, digits, True) for c in cols])
-                         + r" \\")
+        for i in (i for i, r in enumerate(table.rows) if r["run"] == label):
+            lines.append(" & ".join(name + [texts[c.key][i] for c in cols]) + r" \\")
         if label in table.footers:
             head, values = table.footers[label]
             row = {c.key: values.get(c.key, (None, None))[0] for c in cols}
@@ -407,8 +469,10 @@ def _render_latex(table: Table, digits: int) -> str:
     return "\n".join(lines)
 
 
-def render_tables(tables: Sequence[Table], fmt: str, digits: int = 3) -> str:
-    """The tables as one text, separated by an empty line.
+def render_tables(tables: Sequence[Table], fmt: str, digits: int = 3,
+                  statistic: str = "geometric") -> str:
+    """The tables as one text, separated by an empty line (LaTeX: by ``\\bigskip`` in a
+    paragraph of its own, so that two tabulars never sit side by side).
 
     ``csv``: one block per table, every number exact (the run's own column names, plus ``run``),
     the mean and its ``_ci95`` in separate columns; a block is plain CSV. ``markdown``: a bold
@@ -416,10 +480,14 @@ def render_tables(tables: Sequence[Table], fmt: str, digits: int = 3) -> str:
     heads over the columns of one measurement and symbols as column heads (figure 1: the fitted
     slopes as a last row under the columns they fit; figure 2: one row per lag, both models side
     by side) — the same text ``reproduce`` writes as ``figure1_table.tex`` / ``figure2_table.tex``.
-    Markdown and LaTeX write every number with :func:`boundcalc.rounding.mean_ci_text`: the CI
-    to ``max(2, digits - 1)`` significant digits, the mean rounded to the CI's last digit, a
-    number alone to ``digits``, powers of ten as ``\\times10^{k}`` / ``×10^k`` (never ``e+``);
-    they leave out the columns marked ``csv_only``.
+    Markdown and LaTeX show, per measured column, the ``statistic`` of :data:`STATISTICS`:
+    ``geometric`` (default, where the summary has it: what the figures draw) ``gmean [low,
+    high]`` (:func:`boundcalc.rounding.interval_text`), ``arithmetic`` ``mean ± CI``; the CI (or
+    the narrower side of the interval) to ``max(2, digits - 1)`` significant digits and the mean
+    rounded to its last digit, a number alone to ``digits``; every number of one column with one
+    power of ten (:func:`boundcalc.rounding.column_exponent`: plain digits, or ``(…)×10^k`` /
+    ``(…)\\times10^{k}`` with the same k down the column; never ``e+``); they leave out the
+    columns marked ``csv_only``. CSV is the same whatever ``statistic``.
 
     Example:
         >>> t = Table("table1", "table1", "demo", [_c("x", "x", ci="x_ci95")],
@@ -434,10 +502,13 @@ def render_tables(tables: Sequence[Table], fmt: str, digits: int = 3) -> str:
     """
     if fmt not in TABLE_FORMATS:
         raise ValueError(f"`fmt` must be one of {TABLE_FORMATS}, got {fmt!r}")
+    if statistic not in STATISTICS:
+        raise ValueError(f"`statistic` must be one of {STATISTICS}, got {statistic!r}")
     if fmt == "csv":
         parts = [_render_csv(t) for t in tables]
     elif fmt == "markdown":
-        parts = [_render_markdown(t, digits) for t in tables]
+        parts = [_render_markdown(t, digits, statistic) for t in tables]
     else:
-        parts = [_render_latex(t, digits) for t in tables if t.in_latex]
-    return "\n\n".join(p.rstrip("\n") for p in parts) + "\n"
+        parts = [_render_latex(t, digits, statistic) for t in tables if t.in_latex]
+    gap = "\n\n\\bigskip\n\n" if fmt == "latex" else "\n\n"
+    return gap.join(p.rstrip("\n") for p in parts) + "\n"

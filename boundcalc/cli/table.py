@@ -23,11 +23,13 @@ _PARAGRAPHS = (
     ('Reads each RUN_DIR written by `boundcalc reproduce figure1|figure2|table1` (the kind is '
      'the `experiment` of its config.json), re-reads the stored cells (never trains, never '
      'imports torch) and prints, per kind:'),
-    ('figure1: per width m, mean ± 95% CI over seeds of the linearization error, approximation '
-     'error and min training loss, each next to its bound (ε_lin, ε_app, Theorem 1), then a '
-     "second table with the log-log slopes in m (± 95% CI) next to the bound's slope. figure2: "
-     'per (model, L), mean ± 95% CI of the max Jacobian norm, min validation loss, max loss '
-     'gradient, and the memory per sample (no bound is stored). table1: per (d_m, N), the lowest '
+    ('figure1: per width m, the geometric mean over seeds and its 95% CI of the linearization '
+     'error, approximation error and min training loss, each next to its bound (ε_lin, ε_app, '
+     "Theorem 1), then a second table with the log-log slopes in m (± 95% CI) next to the "
+     "bound's slope. figure2: per (model, L), the geometric mean and 95% CI of the max Jacobian "
+     'norm and min validation loss, mean ± 95% CI of the max loss gradient, and the memory per '
+     'sample (no bound is stored). tsweep: per (m, T) as figure1, and the slopes in log T. '
+     'table1: per (d_m, N), the lowest '
      'test loss and its epoch (one run per cell, so no CI) next to the Theorem 5 bound and the '
      'Lemma 4 conditions that hold.'),
     ('Several RUN_DIRs: one combined table per kind (kinds in the order given); a `run` column '
@@ -37,8 +39,11 @@ _PARAGRAPHS = (
      'truncated, {} or lacking a field) is left out too and named in a warning on stderr.'),
     ('--format csv: one plain-CSV block per table (blocks separated by an empty line), every '
      "number exact, mean and `_ci95` in separate columns, the run's own column names plus `run`. "
-     'markdown and latex: `mean ± CI`, the CI to --digits minus one significant digits (at least '
-     'two) and the mean rounded to its last digit, powers of ten as ×10^k (never e+); a few '
+     'markdown and latex: the statistic the figures draw, `gmean [low, high]` (geometric mean '
+     'over seeds, 95% t-interval on the log values; --statistic arithmetic: `mean ± CI`, the '
+     'arithmetic mean and its symmetric 95% t-interval), the interval to --digits minus one '
+     'significant digits (at least two) and the mean rounded to its last digit; one power of '
+     'ten per column, as (…)×10^k (never e+); a few '
      'detail columns are CSV only. latex is the booktabs tabular that reproduce writes as '
      'figure1_table.tex / figure2_table.tex / table1_table.tex: grouped heads, symbols as column '
      'heads, figure1 '
@@ -80,10 +85,15 @@ def table(
     figures_dir: Annotated[str | None, typer.Option("--figures-dir", help="where --figures "
                                                     "writes (implies --figures; default: the "
                                                     "run directory)", metavar="DIR")] = None,
+    statistic: Annotated[str, choice_option(
+        "--statistic", choices=("geometric", "arithmetic"),
+        help="markdown / latex: the geometric mean over seeds and its 95% CI on the log values, "
+        "as the figures draw it (default), or the arithmetic mean ± its 95% t-CI")
+    ] = "geometric",
     figure_width: Annotated[str | None, choice_option(
         "--figure-width", choices=("single", "double"), show_default=False,
         help="width of the redrawn figures (implies --figures): single (3.25 in) or double "
-        "(6.75 in); default figure1 double, figure2 single")] = None,
+        "(6.75 in); default figure1 and tsweep double, figure2 single")] = None,
 ) -> None:
     """Tables (and figures) from stored experiment runs, without recomputing them.
 
@@ -97,6 +107,8 @@ def table(
                                      f"got {fmt!r}")
     if digits < 1 or digits > 17:
         raise InputError("--digits", f"must be between 1 and 17, got {digits}")
+    if statistic not in tables.STATISTICS:
+        raise InputError("--statistic", f"must be geometric or arithmetic, got {statistic!r}")
     if figure_width is not None and figure_width not in ("single", "double"):
         raise InputError("--figure-width", f"must be single or double, got {figure_width!r}")
     if figures_dir is not None and Path(figures_dir).exists() and not Path(figures_dir).is_dir():
@@ -114,7 +126,8 @@ def table(
             sys.stderr.write(f"note: {run.label}: {len(absent)} of {run.expected} "
                              f"{run.kind} cells missing: {shown}{more}; tabling the "
                              f"{len(run.records)} finished\n")
-    text = tables.render_tables(tables.build_tables(runs), key, digits=digits)
+    text = tables.render_tables(tables.build_tables(runs), key, digits=digits,
+                                statistic=statistic)
     if output is None:
         sys.stdout.write(text)
         sys.stdout.flush()

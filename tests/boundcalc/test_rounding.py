@@ -7,7 +7,15 @@ import re
 
 import pytest
 
-from boundcalc.rounding import mean_ci_text, number_text, rounded
+from boundcalc.rounding import (
+    column_exponent,
+    column_mean_ci_text,
+    column_number_text,
+    interval_text,
+    mean_ci_text,
+    number_text,
+    rounded,
+)
 
 E_NOTATION = re.compile(r"\d[eE][+-]?\d")
 
@@ -45,3 +53,59 @@ def test_numbers_alone_keep_their_significant_digits_without_e_notation():
 
 def test_ci_digits_widen_with_the_request():
     assert mean_ci_text(0.38921, 0.32112, "markdown", digits=4, ci_digits=3) == "0.389 ± 0.321"
+
+
+# --------------------------------------------------------------------------- tables' columns
+
+
+@pytest.mark.parametrize(("values", "k"), [
+    ([0.5, 12.0, 9000.0, None], 0),          # all plain
+    ([9e-4, 0.0010], -3),                    # one below 0.001: the whole column as ×10^-3
+    ([3.2e5, 2.0e9], 9), ([48612.0, 10.0], 4), ([], 0), ([math.nan, 0.0], 0),
+])
+def test_a_column_shares_the_power_of_its_largest_number_unless_all_read_plainly(values, k):
+    assert column_exponent(values) == k
+
+
+@pytest.mark.parametrize(("center", "low", "high", "shown"), [
+    (0.0123, 0.0101, 0.0149, "0.0123 [0.0101, 0.0149]"),
+    (4.0, 0.7149, 22.38, "4.0 [0.71, 22.4]"),          # the narrower side (3.3) sets the place
+    (0.4604, 0.4561, 0.4647, "0.4604 [0.4561, 0.4647]"),
+    (2.5, math.nan, math.nan, "2.50"),                 # one seed: no interval
+    (math.nan, 1.0, 2.0, "--"),
+])
+def test_interval_is_rounded_at_the_place_of_its_narrower_side(center, low, high, shown):
+    assert interval_text(center, low, high, "markdown") == shown
+
+
+def test_interval_in_a_column_power_reads_back_as_the_same_numbers():
+    text = interval_text(0.0016912, 0.00121, 0.00236, "markdown", exponent=-3)
+    assert text == "(1.69 [1.21, 2.36])×10^-3"
+    center, low, high = (float(x) * 1e-3 for x in re.findall(r"[\d.]+", text.split("×")[0]))
+    assert center == pytest.approx(0.0016912, abs=5e-6)
+    assert (low, high) == (pytest.approx(0.00121), pytest.approx(0.00236))
+    assert interval_text(0.0016912, 0.00121, 0.00236, "latex", exponent=-3) == \
+        r"(1.69 [1.21, 2.36])\times10^{-3}"
+
+
+def test_interval_spanning_decades_gives_its_ends_their_own_power_never_a_false_zero():
+    text = interval_text(0.13, 9.5e-11, 1.8e8, "markdown")
+    assert text == "0.13 [9.5×10^-11, 1.8×10^8]"
+    assert not E_NOTATION.search(interval_text(51.0, 0.15, 1.8e4, "latex"))
+    assert interval_text(51.0, 0.15, 1.8e4, "markdown") == "51 [0.15, 1.8×10^4]"
+
+
+@pytest.mark.parametrize(("args", "shown"), [
+    ((48612.0, 2093.0, "markdown", 3, 2, 4), "(4.86 ± 0.21)×10^4"),
+    ((8.77, 110.3, "markdown"), "10 ± 110"),        # plain: a column without powers of ten
+    ((9e-4, 1.9e-3, "markdown", 3, 2, -3), "(0.9 ± 1.9)×10^-3"),
+    ((2.5, None, "latex"), "2.50"),
+])
+def test_mean_plus_minus_ci_in_a_column_power(args, shown):
+    assert column_mean_ci_text(*args) == shown
+
+
+def test_numbers_alone_in_a_column_power_keep_their_significant_digits():
+    assert column_number_text(3.21e5, 3, "markdown", 9) == "0.000321×10^9"
+    assert column_number_text(1.234e-5, 3, "latex", -5) == r"1.23\times10^{-5}"
+    assert column_number_text(math.inf) == "--"

@@ -425,10 +425,11 @@ def plot_figure(summary: list[dict[str, Any]], fits: list[dict[str, Any]], cfg: 
                 stem: Path, records: list[dict[str, Any]] | None = None,
                 width: str | None = None) -> list[Path]:
     """Panels (a)–(c) against m on log–log axes — geometric mean over seeds with its 95 % band on
-    the log values (or the seeds themselves, under five), the log–log fit, the bound — and (d)
-    measured / bound; ``width`` ``double`` (default) or ``single``
-    (:func:`validators.experiments.plots.draw_figure1`, which ``boundcalc table --figures`` also
-    draws a stored run with). Writes ``stem``.png and ``stem``.pdf."""
+    the log values (or the seeds themselves, under five), a reference slope −1/2, the bound, the
+    fitted slope ± 95 % CI in each title — and (d) measured / bound; ``width`` ``double``
+    (default) or ``single`` (:func:`validators.experiments.plots.draw_figure1`, which ``boundcalc
+    table --figures`` also draws a stored run with). Writes ``stem``.png, ``stem``.pdf and the
+    caption text ``stem``.caption.txt."""
     from .plots import draw_figure1
 
     return draw_figure1(summary, fits, asdict(cfg), stem, records, width or FIGURE_WIDTH)

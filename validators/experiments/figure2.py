@@ -372,7 +372,8 @@ def plot_figure(summary: list[dict[str, Any]], cfg: Figure2Config, stem: Path,
     over seeds with its 95 % band on the log values (or the seeds themselves, under five);
     ``width`` ``single`` (default, stacked) or ``double`` (side by side)
     (:func:`validators.experiments.plots.draw_figure2`, which ``boundcalc table --figures`` also
-    draws a stored run with). Writes ``stem``.png and ``stem``.pdf."""
+    draws a stored run with); a panel within one decade on a linear axis. Writes ``stem``.png,
+    ``stem``.pdf and the caption text ``stem``.caption.txt (J defined)."""
     from .plots import draw_figure2
 
     return draw_figure2(summary, asdict(cfg), stem, records, width or FIGURE_WIDTH)

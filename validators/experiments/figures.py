@@ -32,9 +32,9 @@ __all__ = ["regenerate_figures"]
 
 def regenerate_figures(run: StoredRun, directory: str | os.PathLike | None = None,
                        width: str | None = None) -> list[Path]:
-    """Redraw the run's figure (PNG and PDF) from its stored cells into ``directory`` (default:
-    the run directory), with the plotting function the experiment uses, ``width`` ``single`` or
-    ``double`` (None: the figure's default); nothing is retrained. Each
+    """Redraw the run's figure (PNG, PDF and its caption text) from its stored cells into
+    ``directory`` (default: the run directory), with the plotting function the experiment uses,
+    ``width`` ``single`` or ``double`` (None: the figure's default); nothing is retrained. Each
     file is drawn into a temporary folder first and moved into place. table1 has no figure (an
     empty list); a run without finished cells draws nothing either. Needs matplotlib (imported
     only here), never torch.
@@ -56,7 +56,7 @@ def regenerate_figures(run: StoredRun, directory: str | os.PathLike | None = Non
         elif run.kind == "tsweep":
             summary = summarize_tsweep(run)
             drawn = draw_tsweep(summary, tsweep_slopes(run.records, summary, run.params),
-                                run.params, scratch / "tsweep", run.records)
+                                run.params, scratch / "tsweep", run.records, width)
         else:
             drawn = draw_figure2(summarize_figure2(run), run.params, scratch / "figure2",
                                  run.records, width)

@@ -12,8 +12,20 @@ for one figure, never globally):
   ``_gci_low`` / ``_gci_high``), so the band is symmetric on the axis and matches the log–log fit;
   with fewer than :data:`MIN_SEEDS_FOR_BAND` seeds the individual seeds are drawn instead of a
   band (a t-interval from 2–4 values spans decades and reads as data);
-* **legends outside the data** — one legend for the whole figure, below the panels; every panel
-  has its y-axis label and a panel letter.
+* **legends outside the data** — one legend for the whole figure, below the panels, whose markers
+  are those drawn (hollow per-seed markers in each model's shape and colour);
+* **panels** — every panel has its x- and y-axis labels and a letter of its own ((a), (b), … run
+  on across rows); one y axis per panel, never a second (twin) axis: a bound decades above the
+  measurements is drawn on the same axis or as the ratio measured / bound; a y range under one
+  decade is drawn on a linear axis, one under two decades with plain tick labels;
+* **slopes** — where a slope is claimed (figure 1: −1/2) a reference line of that slope runs
+  beside the data; fitted slopes are printed in the titles with their 95 % CI, and no fitted line
+  is drawn over the mean line it was fitted to;
+* **captions** — ``FIG.caption.txt`` beside ``FIG.png`` / ``FIG.pdf`` defines every symbol and
+  says what the markers, lines and bands are.
+
+The ``*_figure`` functions return the matplotlib Figure and its caption (tests check the
+properties above on them); ``plot_*`` draw it inside :func:`figure_style` and write the files.
 """
 
 from __future__ import annotations
@@ -28,9 +40,11 @@ import numpy as np
 
 from boundcalc.runs import FIGURE1_METRICS
 
-__all__ = ["DEFAULT_WIDTHS", "FIGURE_WIDTHS", "MIN_SEEDS_FOR_BAND", "TSWEEP_PANEL_LABELS",
-           "check_width", "draw_figure1", "draw_figure2", "draw_tsweep", "figure_style",
-           "free_yardsticks", "plot_figure1", "plot_figure2", "plot_tsweep", "signed"]
+__all__ = ["DEFAULT_WIDTHS", "FIGURE1_CAPTION", "FIGURE2_CAPTION", "FIGURE_WIDTHS",
+           "MIN_SEEDS_FOR_BAND", "TSWEEP_CAPTION", "TSWEEP_PANEL_LABELS", "check_width",
+           "draw_figure1", "draw_figure2", "draw_tsweep", "figure1_figure", "figure2_figure",
+           "figure_style", "free_yardsticks", "plot_figure1", "plot_figure2", "plot_tsweep",
+           "signed", "tsweep_figure"]
 
 #: ``--figure-width``: inches of a one-column and of a two-column figure.
 FIGURE_WIDTHS = {"single": 3.25, "double": 6.75}
@@ -41,8 +55,13 @@ DEFAULT_WIDTHS = {"figure1": "double", "figure2": "single", "tsweep": "double"}
 MIN_SEEDS_FOR_BAND = 5
 
 _SEED_ALPHA = 0.45
-_FIT_COLOR, _BOUND_COLOR, _ALT_COLOR = "0.45", "tab:red", "tab:green"
-_INITIAL_COLOR, _Y2_COLOR = "black", "0.35"
+_BOUND_COLOR, _ALT_COLOR = "tab:red", "tab:green"
+_INITIAL_COLOR, _Y2_COLOR, _REF_COLOR = "black", "0.35", "0.55"
+#: How a caption names what the panels draw (what :func:`_measured` drew: a band or the seeds).
+_STAT_WORDS = {"band": "line and markers: the geometric mean over seeds; shaded: its 95% CI, a "
+                       "Student-t interval on the log values",
+               "seeds": "line and markers: the geometric mean over seeds; hollow markers: the "
+                        "individual seeds (fewer than five: no confidence band is drawn)"}
 
 
 def check_width(width: str) -> float:
@@ -152,62 +171,163 @@ def free_yardsticks(ax, rows: Sequence[Mapping[str, Any]], x_key: str,
     return handles
 
 
-def _spread_handle(drawn: str, color: str):
+def _seed_handle(color: str, marker: str = "o"):
     from matplotlib.lines import Line2D
+
+    return Line2D([], [], linestyle="none", marker=marker, markerfacecolor="none",
+                  markeredgecolor=color, markeredgewidth=0.6, markersize=3.2, alpha=_SEED_ALPHA)
+
+
+def _spread_handle(drawn: str, color: str, marker: str = "o"):
     from matplotlib.patches import Patch
 
     if drawn == "band":
         return Patch(facecolor=color, alpha=0.2, linewidth=0), "95% CI"
-    return (Line2D([], [], linestyle="none", marker="o", markerfacecolor="none",
-                   markeredgecolor=color, markeredgewidth=0.6, alpha=_SEED_ALPHA),
-            "individual seeds")
+    return _seed_handle(color, marker), "individual seeds"
 
 
-def _log_axes(ax, x_ticks: Sequence[float] | None = None, base: int = 10) -> None:
+def _drawn_values(ax) -> np.ndarray:
+    """Every finite positive y value drawn on ``ax`` (lines, and the bands' outlines)."""
+    values = [np.asarray(line.get_ydata(), dtype=float) for line in ax.get_lines()]
+    for collection in ax.collections:
+        for path in collection.get_paths():
+            values.append(np.asarray(path.vertices[:, 1], dtype=float))
+    flat = np.concatenate(values) if values else np.array([])
+    return flat[np.isfinite(flat) & (flat > 0)]
+
+
+def _plain_number(value: float, _position: Any = None) -> str:
+    text = np.format_float_positional(value, trim="-", precision=6)
+    return text.replace("-", "\u2212")
+
+
+def _value_axis(ax) -> None:
+    """The y axis of a panel from what it shows: linear when everything drawn lies within one
+    decade (a log axis over 0.7–1.3 reads as noise), else logarithmic — with plain tick labels
+    (0.02, 0.05, 0.1) when the range is under two decades and within 0.001–10⁴."""
+    from matplotlib.ticker import FuncFormatter, LogLocator, NullFormatter
+
+    values = _drawn_values(ax)
+    if values.size and values.max() < 10 * values.min():
+        ax.set_yscale("linear")
+        ax.set_ylim(bottom=0, top=values.max() * 1.08)
+        return
+    ax.set_yscale("log")
+    if values.size and values.max() < 100 * values.min() and values.min() >= 1e-3 and \
+            values.max() < 1e4:
+        ax.yaxis.set_major_locator(LogLocator(subs=(1.0, 2.0, 5.0)))
+        ax.yaxis.set_major_formatter(FuncFormatter(_plain_number))
+        ax.yaxis.set_minor_formatter(NullFormatter())
+
+
+def _x_axis(ax, x_ticks: Sequence[float], base: int = 2) -> None:
     from matplotlib.ticker import FixedLocator, NullLocator, ScalarFormatter
 
-    ax.set_yscale("log")
-    if x_ticks is not None:
-        if base != 10:
-            ax.set_xscale("log", base=base)
-        ax.xaxis.set_major_locator(FixedLocator(list(x_ticks)))
-        ax.xaxis.set_major_formatter(ScalarFormatter())
-        ax.xaxis.set_minor_locator(NullLocator())
+    ax.set_xscale("log", base=base)
+    ax.xaxis.set_major_locator(FixedLocator(list(x_ticks)))
+    ax.xaxis.set_major_formatter(ScalarFormatter())
+    ax.xaxis.set_minor_locator(NullLocator())
     ax.grid(alpha=0.3, which="major")
     ax.tick_params(which="both", direction="out")
 
 
-def _save(fig, stem: Path) -> list[Path]:
+def _letters() -> Iterator[str]:
+    """(a), (b), … (z): one letter per panel of a figure, never repeated."""
+    return iter(f"({chr(ord('a') + i)})" for i in range(26))
+
+
+def _slope_text(slope: float, ci: float, digits: int = 2, unit: str = "",
+                narrow: bool = False) -> str:
+    """``slope −0.54±0.11 (95% CI)``; ``narrow`` (a one-column figure) breaks before the CI's
+    name."""
+    text = f"slope{unit} {signed(slope, digits)}"
+    if not math.isfinite(ci):
+        return text
+    return text + f"±{ci:.{digits}f}" + ("\n(95% CI)" if narrow else " (95% CI)")
+
+
+def _title_size(width: str) -> float:
+    """Panel titles: 7.5 pt, 6.5 pt in a one-column figure (two panels share 3.25 in)."""
+    return 7.5 if width == "double" else 6.5
+
+
+def _reference_slope(ax, x: np.ndarray, level: np.ndarray, slope: float = -0.5) -> None:
+    """A reference line of slope ``slope`` in log–log, a factor 3 below the geometric mean of
+    ``level`` at the middle of ``x`` (so it runs beside the data, never on it)."""
+    ok = np.isfinite(level) & (level > 0)
+    if not ok.any():
+        return
+    mid = np.exp(np.log(x).mean())
+    anchor = np.exp(np.log(level[ok]).mean()) / 3
+    ax.plot(x, anchor * (x / mid) ** slope, linestyle=(0, (1, 1.5)), color=_REF_COLOR,
+            linewidth=1.0, zorder=1)
+
+
+def _suptitle(fig, title: str, width: str) -> None:
+    """The figure's title, broken into lines that fit a one-column figure."""
+    import textwrap
+
+    fig.suptitle(title if width == "double" else textwrap.fill(title, 56))
+
+
+def _legend_size(width: str) -> dict[str, Any]:
+    """Legend spacing: a one-column figure packs it tighter so that two columns fit."""
+    if width == "double":
+        return {}
+    return {"fontsize": 6.5, "handlelength": 1.5, "columnspacing": 0.8, "handletextpad": 0.4}
+
+
+def _save(fig, stem: Path, caption: str) -> list[Path]:
+    """``stem``.png, ``stem``.pdf and the caption text ``stem``.caption.txt beside them."""
+    from boundcalc.files import write_atomic
+
     paths = [stem.with_suffix(".png"), stem.with_suffix(".pdf")]
     for path in paths:
         fig.savefig(path)
-    return paths
+    text_path = stem.with_suffix(".caption.txt")
+    write_atomic(text_path, caption.strip() + "\n")
+    return [*paths, text_path]
 
 
 # --------------------------------------------------------------------------- figure 1
 
 _F1_PANELS = {
-    "lin_error": ("(a) linearization", r"mean$_j\,|f - f_{\mathrm{lin}}|$",
-                  r"bound $\varepsilon_{\mathrm{lin}}$", r"(a) / $\varepsilon_{\mathrm{lin}}$"),
-    "app_error": ("(b) approximation", r"max$_j\,|f_{\mathrm{lin}}(\bar{\theta}) - y|$",
-                  r"bound $\varepsilon_{\mathrm{app}}$", r"(b) / $\varepsilon_{\mathrm{app}}$"),
-    "min_train_loss": ("(c) training", r"min$_k\,\hat{R}(\theta_k)$",
-                       "bound Theorem 1", "(c) / Theorem 1"),
+    "lin_error": ("linearization", r"mean$_j\,|f - f_{\mathrm{lin}}|$",
+                  r"$\varepsilon_{\mathrm{lin}}$"),
+    "app_error": ("approximation", r"max$_j\,|f_{\mathrm{lin}}(\bar{\theta}) - y|$",
+                  r"$\varepsilon_{\mathrm{app}}$"),
+    "min_train_loss": ("training", r"min$_k\,\hat{R}(\theta_k)$", "Theorem 1"),
 }
+#: Panel names of a one-column T sweep (the y labels say what each is).
+_SHORT = {"lin_error": "lin.", "app_error": "approx.", "min_train_loss": "training"}
 _RATIO_MARKERS = {"lin_error": ("o", "black"), "app_error": ("s", "0.35"),
                   "min_train_loss": ("D", "0.6")}
 
+FIGURE1_CAPTION = """\
+{title}. Panels {a}–{c} against the width m of the student (log–log; {stat}):
+{a} mean_j |f − f_lin|, the mean over the n samples of the gap between the network f and its
+linearization f_lin at θ(0), both at the gradient-aligned boundary point of Ω_ρ (bound: Lemma 3's
+ε_lin){alt_note};
+{b} max_j |f_lin(θ̄) − y|, the largest gap between the linearization at the transported parameters
+θ̄ (eq. (11)) and the teacher's label y (bound: ε_app);
+{c} min_k R̂(θ_k), the lowest training loss R̂ = (1/n_train) Σ_j (f(X_j) − y_j)² over the iterates
+θ_0 … θ_K of ProjGD (K steps; bound: Theorem 1's min-iterate bound), beside its free yardsticks:
+the measured R̂(θ_0) (k = 0 is an iterate, so min_k R̂(θ_k) ≤ R̂(θ_0) with no theorem) and Y², the
+bound on the loss at initialization of the same evaluation, where on scale;
+{d} each measurement over its bound (below 1: the bound holds), and Theorem 1's bound over the
+measured R̂(θ_0) (above 1: the bound is vacuous).
+The dotted grey line in {a}–{c} has slope −1/2 (∝ m^(−1/2), the rate of the theory and of the
+paper's fits), drawn below the data for comparison; the slope in each title is the least-squares
+slope of log(geometric mean) in log m with its 95% CI. n = samples, d = token dimension,
+T = sequence length, K = steps.
+"""
 
-def plot_figure1(summary: Sequence[Mapping[str, Any]], fits: Sequence[Mapping[str, Any]],
-                 records: Sequence[Mapping[str, Any]] | None, stem: Path, *, lin_align: str,
-                 title: str, width: str = "double") -> list[Path]:
-    """Figure 1: panels (a)–(c) measured against m on log–log axes (geometric mean with its
-    band or the seeds, the log–log fit, the bound), panel (c) also the free yardsticks of its
-    bound (:func:`free_yardsticks`: the measured R̂(θ_0) and Y² where on scale), panel (d) each
-    measurement over its bound — the bounds sit 2–11 decades above the measurements, so (d)
-    shows how far on an axis of its own — and Theorem 1's bound over the measured R̂(θ_0), above
-    1 wherever the bound is vacuous. ``double``: four panels in a row; ``single``: two by two.
-    Writes ``stem``.png/.pdf."""
+
+def figure1_figure(summary: Sequence[Mapping[str, Any]], fits: Sequence[Mapping[str, Any]],
+                   records: Sequence[Mapping[str, Any]] | None, *, lin_align: str, title: str,
+                   width: str = "double") -> tuple[Any, str]:
+    """Figure 1 as a matplotlib Figure and its caption text (see :func:`plot_figure1`); call
+    inside :func:`figure_style`."""
     import matplotlib.pyplot as plt
     from matplotlib.lines import Line2D
 
@@ -217,116 +337,181 @@ def plot_figure1(summary: Sequence[Mapping[str, Any]], fits: Sequence[Mapping[st
     rows = sorted(summary, key=lambda r: r["m"])
     x = np.array([r["m"] for r in rows], dtype=float)
     alt_align = "output" if lin_align == "feature" else "feature"
+    has_alt = bool(rows) and all("lin_error_alt_gmean" in r for r in rows)
+    letters = _letters()
+    shape, size = ((1, 4), (inches, 2.7)) if width == "double" else ((2, 2), (inches, 4.6))
+    fig, grid = plt.subplots(*shape, figsize=size, layout="constrained")
+    axes = list(np.ravel(grid))
+    drawn = "band"
+    free_handles: list[tuple[Any, str]] = []
+    names: dict[str, str] = {}
+    for ax, key in zip(axes, metrics, strict=False):
+        name, ylabel, _ = _F1_PANELS[key]
+        names[key] = next(letters)
+        drawn = _measured(ax, rows, key, "m", records, "tab:blue", "o")
+        fit = by_panel.get(key, {})
+        heading = f"{names[key]} {name}"
+        if math.isfinite(fit.get("slope", math.nan)):
+            heading += "\n" + _slope_text(fit["slope"], fit.get("slope_ci95", math.nan),
+                                           narrow=width == "single")
+        _reference_slope(ax, x, np.array([r[f"{key}_gmean"] for r in rows], dtype=float))
+        ax.plot(x, [r[f"{key}_theory"] for r in rows], marker="s", linestyle=":",
+                color=_BOUND_COLOR, markersize=2.8)
+        if key == "min_train_loss":
+            free_handles = free_yardsticks(ax, rows, "m")
+        if key == "lin_error" and has_alt:
+            ax.plot(x, [r["lin_error_alt_gmean"] for r in rows], marker="^",
+                    color=_ALT_COLOR, alpha=0.8, markersize=3)
+        ax.set_title(heading, loc="left", fontsize=_title_size(width))
+        ax.set_ylabel(ylabel)
+        _x_axis(ax, x)
+        _value_axis(ax)
+    ratio_ax = axes[3]
+    names["ratio"] = next(letters)
+    for key in metrics:
+        marker, color = _RATIO_MARKERS[key]
+        ratio = [r[f"{key}_gmean"] / r[f"{key}_theory"] for r in rows]
+        ratio_ax.plot(x, ratio, marker=marker, color=color, markersize=3)
+    vacuity = [r["min_train_loss_theory"] / r.get("initial_train_loss_gmean", math.nan)
+               for r in rows]
+    if np.isfinite(vacuity).any():
+        ratio_ax.plot(x, vacuity, marker="x", linestyle="-.", color=_BOUND_COLOR,
+                      markersize=3.5)
+        ratio_ax.axhline(1.0, color="0.3", linewidth=0.6, linestyle=":")
+    ratio_ax.set_title(f"{names['ratio']} ratio" + "\n" * (1 + (width == "single")), loc="left",
+                       fontsize=_title_size(width))
+    ratio_ax.set_ylabel("measured / bound")
+    _x_axis(ratio_ax, x)
+    _value_axis(ratio_ax)
+    for ax in axes:
+        ax.set_xlabel("width $m$")
+    spread, spread_label = _spread_handle(drawn, "tab:blue")
+    a, b, c = (names[k] for k in metrics)
+    handles = [
+        (Line2D([], [], color="tab:blue", marker="o"), "geometric mean"),
+        (spread, spread_label),
+        (Line2D([], [], color=_BOUND_COLOR, linestyle=":", marker="s", markersize=2.8),
+         "bound"),
+        (Line2D([], [], color=_REF_COLOR, linestyle=(0, (1, 1.5)), linewidth=1.0),
+         r"$\propto m^{-1/2}$"),
+    ]
+    if has_alt:
+        handles.append((Line2D([], [], color=_ALT_COLOR, alpha=0.8, marker="^", markersize=3),
+                        f"{a} {alt_align}-aligned"))
+    handles += free_handles + [
+        (Line2D([], [], color=_RATIO_MARKERS[k][1], marker=_RATIO_MARKERS[k][0],
+                markersize=3), f"{names[k]} / {_F1_PANELS[k][2]}") for k in metrics]
+    if np.isfinite(vacuity).any():
+        handles.append((Line2D([], [], color=_BOUND_COLOR, linestyle="-.", marker="x",
+                               markersize=3.5),
+                        r"Theorem 1 / $\hat{R}(\theta_0)$"))
+    fig.legend(*zip(*handles, strict=True), loc="outside lower center",
+               ncol=4 if width == "double" else 2, **_legend_size(width))
+    _suptitle(fig, title, width)
+    alt_note = (f"; green triangles: the same with each head's step aligned with the "
+                f"{'gradient of f' if alt_align == 'output' else 'gradient of its own output'}"
+                f" ({alt_align} alignment)" if has_alt else "")
+    caption = FIGURE1_CAPTION.format(title=title, a=a, b=b, c=c, d=names["ratio"],
+                                     stat=_STAT_WORDS[drawn], alt_note=alt_note)
+    return fig, caption
+
+
+def plot_figure1(summary: Sequence[Mapping[str, Any]], fits: Sequence[Mapping[str, Any]],
+                 records: Sequence[Mapping[str, Any]] | None, stem: Path, *, lin_align: str,
+                 title: str, width: str = "double") -> list[Path]:
+    """Figure 1: panels (a)–(c) measured against m on log–log axes (geometric mean over seeds
+    with its 95 % band, or the seeds under five; the bound; a reference line of slope −1/2; the
+    fitted slope ± 95 % CI in the title), panel (c) also the free yardsticks of its bound
+    (:func:`free_yardsticks`: the measured R̂(θ_0) and Y² where on scale), panel (d) each
+    measurement over its bound — the bounds sit 2–11 decades above the measurements, so (d)
+    shows how far on an axis of its own — and Theorem 1's bound over the measured R̂(θ_0), above
+    1 wherever the bound is vacuous. ``double``: four panels in a row; ``single``: two by two.
+    Writes ``stem``.png/.pdf and the caption defining every symbol, ``stem``.caption.txt."""
+    import matplotlib.pyplot as plt
+
     with figure_style():
-        shape, size = ((1, 4), (inches, 2.45)) if width == "double" else ((2, 2), (inches, 3.9))
-        fig, grid = plt.subplots(*shape, figsize=size, layout="constrained")
-        axes = list(np.ravel(grid))
-        drawn = "band"
-        free_handles: list[tuple[Any, str]] = []
-        for ax, key in zip(axes, metrics, strict=False):
-            name, ylabel, bound_label, _ = _F1_PANELS[key]
-            drawn = _measured(ax, rows, key, "m", records, "tab:blue", "o")
-            fit = by_panel.get(key, {})
-            if math.isfinite(fit.get("slope", math.nan)):
-                ax.plot(x, np.exp(fit["intercept"]) * x ** fit["slope"], "--", color=_FIT_COLOR,
-                        linewidth=0.9, zorder=2)
-                ci = fit.get("slope_ci95", math.nan)
-                slope = signed(fit["slope"]) + (f" ± {ci:.2f}" if math.isfinite(ci) else "")
-                name += f"\nslope {slope}"
-            ax.plot(x, [r[f"{key}_theory"] for r in rows], marker="s", linestyle=":",
-                    color=_BOUND_COLOR, markersize=2.8)
-            if key == "min_train_loss":
-                free_handles = free_yardsticks(ax, rows, "m")
-            if key == "lin_error" and all("lin_error_alt_gmean" in r for r in rows):
-                ax.plot(x, [r["lin_error_alt_gmean"] for r in rows], marker="^",
-                        color=_ALT_COLOR, alpha=0.8, markersize=3)
-            ax.set_title(name, loc="left")
-            ax.set_ylabel(ylabel)
-            _log_axes(ax, x, base=2)
-        ratio_ax = axes[3]
-        for key in metrics:
-            marker, color = _RATIO_MARKERS[key]
-            ratio = [r[f"{key}_gmean"] / r[f"{key}_theory"] for r in rows]
-            ratio_ax.plot(x, ratio, marker=marker, color=color, markersize=3)
-        vacuity = [r["min_train_loss_theory"] / r.get("initial_train_loss_gmean", math.nan)
-                   for r in rows]
-        if np.isfinite(vacuity).any():
-            ratio_ax.plot(x, vacuity, marker="x", linestyle="-.", color=_BOUND_COLOR,
-                          markersize=3.5)
-            ratio_ax.axhline(1.0, color="0.3", linewidth=0.6, linestyle=":")
-        ratio_ax.set_title("(d) ratio\n", loc="left")
-        ratio_ax.set_ylabel("measured / bound")
-        _log_axes(ratio_ax, x, base=2)
-        for ax in axes:
-            ax.set_xlabel("width $m$")
-        spread, spread_label = _spread_handle(drawn, "tab:blue")
-        handles = [
-            (Line2D([], [], color="tab:blue", marker="o"), "geometric mean"),
-            (spread, spread_label),
-            (Line2D([], [], color=_FIT_COLOR, linestyle="--"), "log–log fit"),
-            (Line2D([], [], color=_BOUND_COLOR, linestyle=":", marker="s", markersize=2.8),
-             "bound"),
-            (Line2D([], [], color=_ALT_COLOR, marker="^", markersize=3),
-             f"(a) {alt_align}-aligned"),
-        ] + free_handles + [(Line2D([], [], color=_RATIO_MARKERS[k][1],
-                                    marker=_RATIO_MARKERS[k][0], markersize=3), _F1_PANELS[k][3])
-                             for k in metrics]
-        if np.isfinite(vacuity).any():
-            handles.append((Line2D([], [], color=_BOUND_COLOR, linestyle="-.", marker="x",
-                                   markersize=3.5),
-                            r"Theorem 1 / $\hat{R}(\theta_0)$ (> 1: vacuous)"))
-        fig.legend(*zip(*handles, strict=True), loc="outside lower center",
-                   ncol=4 if width == "double" else 2)
-        fig.suptitle(title)
-        paths = _save(fig, stem)
+        fig, caption = figure1_figure(summary, fits, records, lin_align=lin_align, title=title,
+                                      width=width)
+        paths = _save(fig, stem, caption)
         plt.close(fig)
     return paths
 
 
 # --------------------------------------------------------------------------- figure 2
 
-_F2_MODELS = {"transformer": ("tab:blue", "o", r"Transformer ($\partial f / \partial W$)"),
-              "indrnn": ("tab:orange", "s", r"IndRNN ($\partial f / \partial u$)")}
+_F2_MODELS = {"transformer": ("tab:blue", "o", r"Transformer ($P = W$)"),
+              "indrnn": ("tab:orange", "s", r"IndRNN ($P = u$)")}
+
+FIGURE2_CAPTION = """\
+{title}. Both models trained by plain gradient descent (no projection) on the AR(L) task, against
+the lag L (sequence length T = L + 1); per model the {stat}.
+{a} max_k J(θ_k), the largest over the iterates θ_0 … θ_K of
+J(θ) = sqrt((1/n) Σ_j ‖∇_P f(X_j; θ)‖²), the root-mean-square over the n training windows of the
+gradient of the output f with respect to the parameter block P: the attention weights P = W of
+the Transformer, the recurrent weights P = u of the IndRNN;
+{b} the lowest validation loss (mean squared error on the held-out windows) over the iterates.
+A panel whose values lie within one decade has a linear axis. m = width, K = steps,
+η = step size.
+"""
+
+
+def figure2_figure(summary: Sequence[Mapping[str, Any]],
+                   records: Sequence[Mapping[str, Any]] | None, *, lags: Sequence[int],
+                   title: str, width: str = "single") -> tuple[Any, str]:
+    """Figure 2 as a matplotlib Figure and its caption text (see :func:`plot_figure2`); call
+    inside :func:`figure_style`."""
+    import matplotlib.pyplot as plt
+    from matplotlib.lines import Line2D
+
+    inches = check_width(width)
+    letters = _letters()
+    panels = (("max_jacobian", "Jacobian", r"max$_k\, J(\theta_k)$"),
+              ("min_val_loss", "validation", "min validation loss"))
+    if width == "double":
+        fig, axes = plt.subplots(1, 2, figsize=(inches, 2.5), layout="constrained")
+    else:
+        fig, axes = plt.subplots(2, 1, figsize=(inches, 4.2), layout="constrained")
+    drawn = "band"
+    names = []
+    for ax, (key, name, ylabel) in zip(axes, panels, strict=True):
+        names.append(next(letters))
+        for model, (color, marker, _) in _F2_MODELS.items():
+            rows = sorted((r for r in summary if r["model"] == model), key=lambda r: r["L"])
+            if rows:
+                drawn = _measured(ax, rows, key, "L", records, color, marker,
+                                  where={"model": model})
+        ax.set_title(f"{names[-1]} {name}", loc="left", fontsize=_title_size(width))
+        ax.set_ylabel(ylabel)
+        _value_axis(ax)
+        ax.set_xticks(list(lags))
+        ax.grid(alpha=0.3, which="major")
+        ax.tick_params(which="both", direction="out")
+        ax.set_xlabel("lag $L$ ($T = L + 1$)")
+    handles = []
+    for color, marker, label in _F2_MODELS.values():
+        handles.append((Line2D([], [], color=color, marker=marker), label))
+        spread, spread_label = _spread_handle(drawn, color, marker)
+        handles.append((spread, f"{label.split()[0]}: {spread_label}"))
+    fig.legend(*zip(*handles, strict=True), loc="outside lower center", ncol=2,
+               **_legend_size(width))
+    _suptitle(fig, title, width)
+    caption = FIGURE2_CAPTION.format(title=title, a=names[0], b=names[1],
+                                     stat=_STAT_WORDS[drawn])
+    return fig, caption
 
 
 def plot_figure2(summary: Sequence[Mapping[str, Any]], records: Sequence[Mapping[str, Any]] | None,
                  stem: Path, *, lags: Sequence[int], title: str, width: str = "single"
                  ) -> list[Path]:
     """Figure 2: (a) max Jacobian norm and (b) min validation loss against the lag L, per model
-    the geometric mean over seeds with its band (or the seeds). ``single``: stacked with a shared
-    x axis; ``double``: side by side. Writes ``stem``.png/.pdf."""
+    the geometric mean over seeds with its 95 % band (or the seeds, under five); a panel whose
+    values lie within one decade gets a linear axis. ``single``: stacked; ``double``: side by
+    side. Writes ``stem``.png/.pdf and ``stem``.caption.txt (J defined)."""
     import matplotlib.pyplot as plt
-    from matplotlib.lines import Line2D
 
-    inches = check_width(width)
-    panels = (("max_jacobian", "(a) Jacobian", r"max$_k\, J(\theta_k)$"),
-              ("min_val_loss", "(b) validation", "min validation loss"))
     with figure_style():
-        if width == "double":
-            fig, axes = plt.subplots(1, 2, figsize=(inches, 2.4), layout="constrained")
-        else:
-            fig, axes = plt.subplots(2, 1, sharex=True, figsize=(inches, 3.6),
-                                     layout="constrained")
-        drawn = "band"
-        for ax, (key, name, ylabel) in zip(axes, panels, strict=True):
-            for model, (color, marker, _) in _F2_MODELS.items():
-                rows = sorted((r for r in summary if r["model"] == model), key=lambda r: r["L"])
-                if rows:
-                    drawn = _measured(ax, rows, key, "L", records, color, marker,
-                                      where={"model": model})
-            ax.set_title(name, loc="left")
-            ax.set_ylabel(ylabel)
-            _log_axes(ax)
-            ax.set_xticks(list(lags))
-            if width == "double" or ax is axes[-1]:
-                ax.set_xlabel("lag $L$ ($T = L + 1$)")
-        handles = [(Line2D([], [], color=c, marker=mk), label)
-                   for c, mk, label in _F2_MODELS.values()]
-        handles.append(_spread_handle(drawn, "0.4"))
-        fig.legend(*zip(*handles, strict=True), loc="outside lower center",
-                   ncol=3 if width == "double" else 2)
-        fig.suptitle(title)
-        paths = _save(fig, stem)
+        fig, caption = figure2_figure(summary, records, lags=lags, title=title, width=width)
+        paths = _save(fig, stem, caption)
         plt.close(fig)
     return paths
 
@@ -334,73 +519,106 @@ def plot_figure2(summary: Sequence[Mapping[str, Any]], records: Sequence[Mapping
 # --------------------------------------------------------------------------- T sweep
 
 #: Panel titles of the T sweep, one per figure-1 metric.
-TSWEEP_PANEL_LABELS = {"lin_error": "(a) linearization error",
-                       "app_error": "(b) approximation error",
-                       "min_train_loss": "(c) min training loss"}
+TSWEEP_PANEL_LABELS = {"lin_error": "linearization error",
+                       "app_error": "approximation error",
+                       "min_train_loss": "min training loss"}
+
+TSWEEP_CAPTION = """\
+{title}. Figure 1's teacher–student protocol at fixed width m (one row of panels per m) against
+the sequence length T (log–log; {stat}). Per m: the linearization error mean_j |f − f_lin|, the
+approximation error max_j |f_lin(θ̄) − y| and the lowest training loss min_k R̂(θ_k) over the
+ProjGD iterates (with Theorem 1's bound, the measured loss at initialization R̂(θ_0) and Y² where
+on scale), as in Figure 1; the last panel of each m is each measurement over its bound (ε_lin,
+ε_app, Theorem 1) — the bounds do not depend on T and lie decades above the measurements, so
+they are compared as ratios (below 1: the bound holds). The slope in each title is the slope of
+log(metric) in log T fitted per seed, mean ± 95% CI over the seeds; 0 means no dependence on T.
+n = samples, d = token dimension, K = steps, ρ = ν the radii of Ω_ρ.
+"""
 
 
-def plot_tsweep(summary: Sequence[Mapping[str, Any]], fits: Sequence[Mapping[str, Any]],
-                records: Sequence[Mapping[str, Any]] | None, stem: Path, *,
-                widths: Sequence[int], title: str, width: str = "double") -> list[Path]:
-    """The T sweep: one row of three panels per width m (those of ``widths`` with summary rows)
-    against T, log–log — the geometric mean over seeds with its 95 % band on the log values (or
-    the seeds themselves, under five, when ``records`` are given), the line with the seeds' mean
-    slope (± CI in the title), and the bound — flat, decades above — on a right-hand axis of its
-    own in panels (a), (b); panel (c) draws Theorem 1's bound on the measurements' own axis beside
-    its free yardsticks, the measured R̂(θ_0) and Y² where on scale (:func:`free_yardsticks`), so
-    that the bound is seen above the loss at initialization. Writes ``stem``.png/.pdf."""
+def tsweep_figure(summary: Sequence[Mapping[str, Any]], fits: Sequence[Mapping[str, Any]],
+                  records: Sequence[Mapping[str, Any]] | None, *, widths: Sequence[int],
+                  title: str, width: str = "double") -> tuple[Any, str]:
+    """The T sweep as a matplotlib Figure and its caption text (see :func:`plot_tsweep`); call
+    inside :func:`figure_style`."""
     import matplotlib.pyplot as plt
     from matplotlib.lines import Line2D
 
     inches = check_width(width)
     free_handles: list[Any] = []
     shown = [m for m in widths if any(r["m"] == m for r in summary)]
+    per_row = 4 if width == "double" else 2
+    grid_rows = max(1, len(shown)) * (4 // per_row)
+    fig, grid = plt.subplots(grid_rows, per_row, squeeze=False, layout="constrained",
+                             figsize=(inches, 0.8 + 2.0 * grid_rows))
+    axes = list(np.ravel(grid))
+    letters = _letters()
+    drawn = "band"
+    for i, m in enumerate(shown):
+        row_axes = axes[4 * i: 4 * i + 4]
+        rows = sorted((r for r in summary if r["m"] == m), key=lambda r: r["T"])
+        mine = [r for r in records if r["m"] == m] if records is not None else None
+        x = np.array([r["T"] for r in rows], dtype=float)
+        for ax, key in zip(row_axes, FIGURE1_METRICS, strict=False):
+            panel = f"{next(letters)} {_SHORT[key] if width == 'single' else _F1_PANELS[key][0]}, "\
+                f"m = {m}"
+            drawn = _measured(ax, rows, key, "T", mine, "tab:blue", "o")
+            fit = next((f for f in fits if f["m"] == m and f["panel"] == key), {})
+            if math.isfinite(fit.get("slope", math.nan)):
+                panel += "\n" + _slope_text(fit["slope"], fit.get("slope_ci95", math.nan),
+                                             narrow=True)
+            if key == "min_train_loss":  # the bound beside R(theta_0), on one axis
+                ax.plot(x, [r[f"{key}_theory"] for r in rows], marker="s", linestyle=":",
+                        color=_BOUND_COLOR, markersize=2.8)
+                free_handles = free_yardsticks(ax, rows, "T") or free_handles
+            ax.set_title(panel, loc="left", fontsize=_title_size(width))
+            ax.set_ylabel(_F1_PANELS[key][1])
+            _x_axis(ax, x)
+            _value_axis(ax)
+        ratio_ax = row_axes[3]
+        ratio_ax.set_title(f"{next(letters)} ratio, m = {m}\n\n", loc="left",
+                           fontsize=_title_size(width))
+        for key in FIGURE1_METRICS:
+            marker, color = _RATIO_MARKERS[key]
+            ratio_ax.plot(x, [r[f"{key}_gmean"] / r[f"{key}_theory"] for r in rows],
+                          marker=marker, color=color, markersize=3)
+        ratio_ax.set_ylabel("measured / bound")
+        _x_axis(ratio_ax, x)
+        _value_axis(ratio_ax)
+    for ax in axes:
+        ax.set_xlabel("sequence length $T$")
+    spread, spread_label = _spread_handle(drawn, "tab:blue")
+    handles = [(Line2D([], [], color="tab:blue", marker="o"), "geometric mean"),
+               (spread, spread_label),
+               (Line2D([], [], color=_BOUND_COLOR, linestyle=":", marker="s",
+                       markersize=2.8), "bound Theorem 1"),
+               *free_handles,
+               *[(Line2D([], [], color=_RATIO_MARKERS[k][1], marker=_RATIO_MARKERS[k][0],
+                         markersize=3), f"{_F1_PANELS[k][0]} / {_F1_PANELS[k][2]}")
+                 for k in FIGURE1_METRICS]]
+    fig.legend(*zip(*handles, strict=True), loc="outside lower center",
+               ncol=4 if width == "double" else 2, **_legend_size(width))
+    _suptitle(fig, title, width)
+    return fig, TSWEEP_CAPTION.format(title=title, stat=_STAT_WORDS[drawn])
+
+
+def plot_tsweep(summary: Sequence[Mapping[str, Any]], fits: Sequence[Mapping[str, Any]],
+                records: Sequence[Mapping[str, Any]] | None, stem: Path, *,
+                widths: Sequence[int], title: str, width: str = "double") -> list[Path]:
+    """The T sweep: per width m (those of ``widths`` with summary rows) the three figure-1
+    measurements against T, log–log — the geometric mean over seeds with its 95 % band on the
+    log values (or the seeds themselves, under five, when ``records`` are given), the seeds' mean
+    slope ± 95 % CI in the title; the min-training-loss panel with Theorem 1's bound and its free
+    yardsticks, the measured R̂(θ_0) and Y² where on scale (:func:`free_yardsticks`) — and a
+    fourth panel with each measurement over its bound (flat in T, decades above: one axis, no
+    second y axis). Panel letters run on across the widths. ``double``: four panels per m in a
+    row; ``single``: two by two. Writes ``stem``.png/.pdf and ``stem``.caption.txt."""
+    import matplotlib.pyplot as plt
+
     with figure_style():
-        fig, grid = plt.subplots(max(1, len(shown)), 3, squeeze=False, layout="constrained",
-                                 figsize=(inches, 0.6 + 1.9 * max(1, len(shown))))
-        drawn = "band"
-        for row_axes, m in zip(grid, shown, strict=False):
-            rows = sorted((r for r in summary if r["m"] == m), key=lambda r: r["T"])
-            mine = [r for r in records if r["m"] == m] if records is not None else None
-            x = np.array([r["T"] for r in rows], dtype=float)
-            for ax, key in zip(row_axes, FIGURE1_METRICS, strict=True):
-                drawn = _measured(ax, rows, key, "T", mine, "tab:blue", "o")
-                fit = next(f for f in fits if f["m"] == m and f["panel"] == key)
-                panel = f"{TSWEEP_PANEL_LABELS[key]}, m = {m}"
-                if np.isfinite(fit["slope"]):
-                    logs = np.log([r[f"{key}_gmean"] for r in rows])
-                    level = np.nanmean(logs) - fit["slope"] * np.log(x).mean()
-                    ax.plot(x, np.exp(level) * x ** fit["slope"], "--", color=_FIT_COLOR,
-                            linewidth=0.9, zorder=2)
-                    ci = fit["slope_ci95"]
-                    panel += f"\nslope in log T {signed(fit['slope'], 3)}" + (
-                        f" ± {ci:.3f}" if np.isfinite(ci) else "")
-                bound = np.array([r[f"{key}_theory"] for r in rows], dtype=float)
-                if key == "min_train_loss":  # the bound beside R(theta_0), on one axis
-                    ax.plot(x, bound, marker="s", linestyle=":", color=_BOUND_COLOR,
-                            markersize=2.8)
-                    free_handles = free_yardsticks(ax, rows, "T") or free_handles
-                    ax.tick_params(axis="y", which="both", right=True, labelright=True)
-                else:
-                    right = ax.twinx()
-                    right.plot(x, bound, marker="s", linestyle=":", color=_BOUND_COLOR,
-                               markersize=2.8)
-                    right.set_yscale("log")
-                    right.set_ylim(np.nanmin(bound) / 3, np.nanmax(bound) * 3)
-                    right.tick_params(axis="y", colors=_BOUND_COLOR, which="both")
-                ax.set_title(panel, loc="left")
-                _log_axes(ax, x, base=2)
-                ax.set_xlabel("sequence length $T$")
-        spread, spread_label = _spread_handle(drawn, "tab:blue")
-        handles = [(Line2D([], [], color="tab:blue", marker="o"), "geometric mean over seeds"),
-                   (spread, spread_label),
-                   (Line2D([], [], color=_FIT_COLOR, linestyle="--"), "mean per-seed slope"),
-                   (Line2D([], [], color=_BOUND_COLOR, linestyle=":", marker="s",
-                           markersize=2.8), "bound (flat in T; right axis in (a), (b))"),
-                   *free_handles]
-        fig.legend(*zip(*handles, strict=True), loc="outside lower center", ncol=3)
-        fig.suptitle(title)
-        paths = _save(fig, stem)
+        fig, caption = tsweep_figure(summary, fits, records, widths=widths, title=title,
+                                     width=width)
+        paths = _save(fig, stem, caption)
         plt.close(fig)
     return paths
 

@@ -50,6 +50,7 @@ from ..model import get_activation
 from ..train import _kernel_for
 from . import figure1
 from .experiment import run_experiment
+from .plots import DEFAULT_WIDTHS, check_width
 from .workers import worker_pool
 
 METRICS = FIGURE1_METRICS
@@ -211,9 +212,10 @@ def plot_figure(summary: list[dict[str, Any]], fits: list[dict[str, Any]], cfg: 
     """One row of three panels per width m against T, log–log, in the style of the other figures
     (:func:`validators.experiments.plots.draw_tsweep`, which ``boundcalc table --figures`` also
     draws a stored run with): the geometric mean over seeds with its 95 % band on the log values
-    (or the seeds themselves, under five, when ``records`` are given), the line with the seeds'
-    mean slope (± CI in the title), and the bound — flat, decades above — on a right-hand axis of
-    its own. Writes ``stem``.png and ``stem``.pdf."""
+    (or the seeds themselves, under five, when ``records`` are given), the seeds' mean
+    slope (± 95 % CI in the title); the bound — flat, decades above — beside the min
+    training loss and, for every metric, as the ratio measured / bound in a panel of its own (one
+    y axis per panel). Writes ``stem``.png, ``stem``.pdf and ``stem``.caption.txt."""
     from .plots import draw_tsweep
 
     return draw_tsweep(summary, fits, asdict(cfg), stem, records, width)
@@ -227,9 +229,11 @@ def summaries(records: list[dict[str, Any]], cfg: TSweepConfig
     return summary, tsweep_slopes(records, summary, params)
 
 
-def write_outputs(run: RunDirectory, cfg: TSweepConfig) -> list[dict[str, Any]]:
-    """results, summary, slopes (CSV + JSON), tsweep.png/pdf and tsweep_table.tex from the
-    stored cells (nothing is recomputed)."""
+def write_outputs(run: RunDirectory, cfg: TSweepConfig, figure_width: str | None = None
+                  ) -> list[dict[str, Any]]:
+    """results, summary, slopes (CSV + JSON), tsweep.png/pdf/caption.txt (``figure_width``
+    single or double, None: double) and tsweep_table.tex from the stored cells (nothing is
+    recomputed)."""
     from boundcalc.tables import build_tables, load_run, render_tables
 
     records = collect(run, cfg)
@@ -241,14 +245,16 @@ def write_outputs(run: RunDirectory, cfg: TSweepConfig) -> list[dict[str, Any]]:
         stored = load_run(run.path)
         write_atomic(run.path / "tsweep_table.tex",
                      render_tables(build_tables([stored]), "latex"))
-        plot_figure(summary, fits, cfg, run.path / "tsweep", records)
+        plot_figure(summary, fits, cfg, run.path / "tsweep", records,
+                    figure_width or DEFAULT_WIDTHS["tsweep"])
     return summary
 
 
 def run_tsweep(preset: str = "quick", seeds: int | Iterable[int] | None = None,
                device: str | None = "cpu", out: str | os.PathLike | None = None,
                jobs: int = 1, progress: bool = True, max_cells: int | None = None,
-               threads: int | None = None, **overrides: Any) -> Path:
+               threads: int | None = None, figure_width: str | None = None,
+               **overrides: Any) -> Path:
     """Run (or resume) the T sweep and write its outputs; returns the folder.
 
     Args:
@@ -262,17 +268,20 @@ def run_tsweep(preset: str = "quick", seeds: int | Iterable[int] | None = None,
         progress: one line per finished cell on stderr.
         max_cells: compute at most this many new cells, then write the outputs of what is done.
         threads: torch threads when ``jobs`` is 1 (None = 1 on the CPU).
+        figure_width: ``single`` or ``double`` (None: double); the figure only, not a parameter
+            of the run.
         **overrides: further :class:`TSweepConfig` fields, for tests.
     """
     if not isinstance(jobs, int) or jobs < 1:
         raise ValueError(f"`jobs` must be a positive integer, got {jobs!r}")
+    check_width(figure_width or DEFAULT_WIDTHS["tsweep"])
     cfg = make_config(preset, seeds, device, **overrides)
     _kernel_for(get_activation(cfg.activation), getattr(torch, cfg.dtype),
                 torch.device(cfg.device), cfg.d)
     return run_experiment(
         "tsweep", preset, {**asdict(cfg), "eta": cfg.eta}, cfg.device, out,
         lambda run: run_cells(run, cfg, jobs=jobs, progress=progress, max_cells=max_cells),
-        lambda run: write_outputs(run, cfg), progress=progress, threads=threads,
+        lambda run: write_outputs(run, cfg, figure_width), progress=progress, threads=threads,
         verb="computed")
 
 

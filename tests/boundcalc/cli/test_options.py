@@ -50,7 +50,7 @@ def test_choice_metavar_and_completer():
     (["compare-rnn"], ["[table|json|csv|markdown|latex]"]),
     (["validate"], ["[table|json]", "[auto|cpu|cuda]", "[float64|float32]",
                     "[quick|standard|thorough]"]),
-    (["table"], ["[markdown|latex|csv]", "[single|double]"]),
+    (["table"], ["[markdown|latex|csv]", "[single|double]", "[geometric|arithmetic]"]),
     (["reproduce"], ["[quick|paper]", "[auto|cpu|cuda]", "[float64|float32]",
                      "[feature|output]", "[single|double]"]),
 ])

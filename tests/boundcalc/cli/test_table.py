@@ -24,7 +24,7 @@ import torch
 from boundcalc.validators.experiments import figure1, figure2, table1
 
 from boundcalc.cli import main
-from boundcalc.rounding import mean_ci_text
+from boundcalc.rounding import column_exponent, column_mean_ci_text, interval_text
 from boundcalc.rundir import RunDirectory
 from boundcalc.runs import detect_kind, load_run
 
@@ -230,17 +230,75 @@ def test_several_runs_of_one_kind_make_one_table_with_a_run_column(cli, t1_run, 
     assert out.count("| run |") == 1 and f"| {other} |" in out
 
 
-def test_markdown_and_latex_show_mean_plus_minus_ci_rounded_to_digits(cli, f1_run):
-    """The mean is rounded to the last digit of its CI (CI: --digits − 1 significant digits, at
-    least two); the format changed on purpose from ``{mean:.3g} ± {ci:.2g}``."""
+def _column(out: str, header: str) -> list[str]:
+    """The cells under ``header`` in the first Markdown table of ``out`` that has it."""
+    lines = [line for line in out.splitlines() if line.startswith("|")]
+    start = next(i for i, line in enumerate(lines) if header in line)
+    index = [c.strip() for c in lines[start].strip("|").split("|")].index(header)
+    body = []
+    for line in lines[start + 2:]:
+        if not line.startswith("|") or line.startswith("| panel") or line.startswith("|---"):
+            break
+        body.append([c.strip() for c in line.strip("|").split("|")][index])
+    return body
+
+
+def test_markdown_and_latex_show_the_geometric_mean_and_interval_by_default(cli, f1_run):
+    """The figures' statistic: ``gmean [low, high]`` rounded at the last digit of the narrower
+    side of the interval (--digits − 1 significant digits, at least two)."""
     summary = pd.read_csv(f1_run / "summary.csv")
     first = summary.iloc[0]
-    mean, ci = first["lin_error_mean"], first["lin_error_ci95"]
+    k = column_exponent(list(summary["lin_error_gmean"]))
     code, out, _ = cli("table", f1_run, "--format", "markdown", "--digits", "4")
     assert code == 0
-    assert f"| {mean_ci_text(mean, ci, 'markdown', 4, 3)} |" in out
+    cells = _column(out, "linearization error (geometric mean [95% CI])")
+    assert cells[0] == interval_text(first["lin_error_gmean"], first["lin_error_gci_low"],
+                                     first["lin_error_gci_high"], "markdown", 4, 3, k)
     code, out, _ = cli("table", f1_run, "--format", "latex")
-    assert f"${mean_ci_text(mean, ci, 'latex', 3, 2)}$" in out
+    shown = interval_text(first["lin_error_gmean"], first["lin_error_gci_low"],
+                          first["lin_error_gci_high"], "latex", 3, 2, k)
+    assert f"${shown}$" in out
+    assert "geometric mean [95\\% CI on the log values]" in out and " \\pm " not in \
+        out.split("\\midrule")[1]
+
+
+def test_statistic_arithmetic_shows_mean_plus_minus_ci(cli, f1_run):
+    summary = pd.read_csv(f1_run / "summary.csv")
+    first = summary.iloc[0]
+    k = column_exponent(list(summary["lin_error_mean"]))
+    code, out, _ = cli("table", f1_run, "--statistic", "arithmetic", "--digits", "4")
+    assert code == 0 and "mean ± 95% CI over seeds" in out
+    cells = _column(out, "linearization error (± 95% CI)")
+    assert cells[0] == column_mean_ci_text(first["lin_error_mean"], first["lin_error_ci95"],
+                                           "markdown", 4, 3, k)
+    code, _, err = cli("table", f1_run, "--statistic", "median")
+    assert code == 2 and err.count("\n") == 1 and "--statistic" in err
+
+
+def _power(cell: str) -> str | None:
+    """k of a cell written ``(…)×10^k``, None for plain digits, ``bare`` for a number with its
+    own power of ten (the ends of an interval spanning decades are allowed theirs)."""
+    outside = re.sub(r"\[.*\]", "", cell)
+    if (match := re.search(r"\)×10\^(-?\d+)$", outside)) is not None:
+        return match[1]
+    return "bare" if "×10^" in outside else None
+
+
+@pytest.mark.parametrize("statistic", ["geometric", "arithmetic"])
+def test_every_column_writes_its_numbers_with_one_power_of_ten(cli, f1_run, f2_run, statistic):
+    """A column is plain digits throughout, or ``(…)×10^k`` with one k throughout."""
+    code, out, _ = cli("table", f1_run, f2_run, "--statistic", statistic)
+    assert code == 0
+    blocks = [b.splitlines() for b in out.strip().split("\n\n") if b.startswith("|")]
+    assert len(blocks) == 3
+    powers_seen = set()
+    for block in blocks:
+        rows = [[c.strip() for c in line.strip("|").split("|")] for line in block[2:]]
+        for column in zip(*rows, strict=True):
+            powers = {_power(cell) for cell in column if cell != "--"}
+            assert len(powers) <= 1 and "bare" not in powers, (block[0], column)
+            powers_seen |= powers
+    assert powers_seen - {None}   # the quick run has a column that needs a power of ten
 
 
 def test_no_table_output_has_e_notation(cli, f1_run, f2_run, t1_run):
@@ -324,7 +382,8 @@ def test_figures_dir_gets_png_and_pdf_per_run(cli, f2_run, t1_run, tmp_path, mon
     code, _, err = cli("table", f2_run, t1_run, "--figures-dir", target)
     assert code == 0, err
     folder = target / f2_run.name
-    assert sorted(p.name for p in folder.iterdir()) == ["figure2.pdf", "figure2.png"]
+    assert sorted(p.name for p in folder.iterdir()) == ["figure2.caption.txt", "figure2.pdf",
+                                                        "figure2.png"]
     assert (folder / "figure2.png").stat().st_size > 1000
     assert "table1 has no figure" in err
     assert not (target / t1_run.name).exists()

@@ -27,7 +27,8 @@ from boundcalc.validators.experiments.figure1 import (
 )
 
 OUTPUTS = ("config.json", "results.csv", "results.json", "summary.csv", "summary.json",
-           "slopes.csv", "slopes.json", "figure1.png", "figure1.pdf", "figure1_table.tex")
+           "slopes.csv", "slopes.json", "figure1.png", "figure1.pdf", "figure1.caption.txt",
+           "figure1_table.tex")
 
 # a tiny run with the full protocol (teacher, boundary point, transport, ProjGD)
 TINY = dict(widths=(4, 8, 16), n=40, steps=6, teacher_width=64, anchors=4, T=4, d=3)

@@ -18,7 +18,7 @@ from boundcalc.validators.experiments.figure2 import (
 )
 
 OUTPUTS = ("config.json", "results.csv", "results.json", "summary.csv", "summary.json",
-           "figure2.png", "figure2.pdf", "figure2_table.tex")
+           "figure2.png", "figure2.pdf", "figure2.caption.txt", "figure2_table.tex")
 
 # a tiny run with the full protocol (both models, plain GD, metrics at every iterate)
 TINY = dict(lags=(4, 16), n=60, m=4, steps=8, seeds=(0, 1, 2))

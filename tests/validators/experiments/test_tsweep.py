@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import csv
 import math
+import re
 import shutil
 import subprocess
 import sys
@@ -18,7 +19,7 @@ from boundcalc.validators.experiments import figure1, tsweep
 pytestmark = pytest.mark.needs_torch
 
 OUTPUTS = ("config.json", "results.csv", "summary.csv", "slopes.csv", "tsweep.png",
-           "tsweep.pdf", "tsweep_table.tex")
+           "tsweep.pdf", "tsweep.caption.txt", "tsweep_table.tex")
 METRICS = ("lin_error", "app_error", "min_train_loss")
 SLOPED = (*METRICS, "rel_min_train_loss")   # the last: min loss / label rms², no bound
 
@@ -102,8 +103,19 @@ def test_table_figures_redraws_the_tsweep_figure(quick_run, cli, tmp_path):
     out, _ = quick_run
     run = cli("table", str(out), "--figures-dir", str(tmp_path / "figs"))
     assert run.code == 0, run.err
-    for name in ("tsweep.png", "tsweep.pdf"):
+    for name in ("tsweep.png", "tsweep.pdf", "tsweep.caption.txt"):
         assert (tmp_path / "figs" / name).stat().st_size > 0
+
+
+@pytest.mark.parametrize(("width", "inches"), [("single", 3.25), ("double", 6.75)])
+def test_table_figures_redraws_the_tsweep_at_the_figure_width_asked(quick_run, cli, tmp_path,
+                                                                    width, inches):
+    out, _ = quick_run
+    run = cli("table", str(out), "--figure-width", width, "--figures-dir", str(tmp_path))
+    assert run.code == 0, run.err
+    pdf = (tmp_path / "tsweep.pdf").read_bytes()
+    box = re.search(rb"/MediaBox\s*\[\s*0\s+0\s+([\d.]+)", pdf)
+    assert float(box[1]) == pytest.approx(inches * 72)
 
 
 def test_table_figures_redraws_the_tsweep_figure_without_torch(quick_run, tmp_path):
