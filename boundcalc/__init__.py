@@ -3,6 +3,8 @@ descent on shallow Transformers (Arda, Cayci & Eryilmaz, AISTATS 2026).
 
 * :func:`evaluate` and :func:`sweep` — the notebook API (:mod:`boundcalc.notebook`): a statement
   at one point (an :class:`~boundcalc.api.Evaluation`, floats) or over a grid (a DataFrame).
+* :func:`reproduce` and :func:`load_run` — the experiments (:mod:`boundcalc.experiment_api`):
+  run one at your own settings, read a run directory back as tidy DataFrames.
 * :mod:`boundcalc.theory` — sympy statements (one module per result, named like its command).
 * :mod:`boundcalc.params` — the parameter table; :mod:`boundcalc.evaluator` — the one evaluator.
 * :mod:`boundcalc.api` — evaluate a statement for concrete sizes (no torch).
@@ -12,8 +14,9 @@ descent on shallow Transformers (Arda, Cayci & Eryilmaz, AISTATS 2026).
 ``theory/`` and ``validators/`` sit at the top of the repository and are installed inside this
 package (``package-dir`` in ``pyproject.toml``); imported from a source tree that is not
 installed, this package cannot see them, and says so in one line instead of failing later.
-Importing the package loads none of sympy, pandas or torch: :func:`evaluate` and :func:`sweep` are
-loaded on first use.
+Importing the package loads none of sympy, pandas or torch: :func:`evaluate`, :func:`sweep`,
+:func:`reproduce` and :func:`load_run` are loaded on first use (and only :func:`reproduce` imports
+torch).
 
 Example:
     >>> import boundcalc
@@ -23,6 +26,7 @@ Example:
     ['vacuous', 'vacuous', 'guaranteed']
 """
 
+import importlib as _importlib
 import importlib.util as _importlib_util
 
 #: Raised on import when ``boundcalc.theory`` is missing: a source tree that is not installed.
@@ -40,19 +44,21 @@ from typing import TYPE_CHECKING, Any  # noqa: E402
 from boundcalc.version import __version__  # noqa: E402
 
 if TYPE_CHECKING:  # pragma: no cover
+    from boundcalc.experiment_api import load_run, reproduce
     from boundcalc.notebook import evaluate, sweep
 
-__all__ = ["SOURCE_TREE_MESSAGE", "__version__", "evaluate", "sweep"]
+__all__ = ["SOURCE_TREE_MESSAGE", "__version__", "evaluate", "load_run", "reproduce", "sweep"]
 
-#: Names loaded on first use from :mod:`boundcalc.notebook` (which imports numpy and mpmath).
-_LAZY = ("evaluate", "sweep")
+#: Names loaded on first use, and their module (:mod:`boundcalc.notebook` imports numpy and
+#: mpmath; :mod:`boundcalc.experiment_api` pandas, and torch when an experiment runs).
+_LAZY = {"evaluate": "notebook", "sweep": "notebook", "reproduce": "experiment_api",
+         "load_run": "experiment_api"}
 
 
 def __getattr__(name: str) -> Any:
     if name in _LAZY:
-        from boundcalc import notebook
-
-        return getattr(notebook, name)
+        module = _importlib.import_module(f"{__name__}.{_LAZY[name]}")
+        return getattr(module, name)
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
