@@ -334,7 +334,7 @@ class Eta:
     :data:`TOGETHER_S` of the first count as its batch: the clock starts at the last of them.
 
     Example:
-        >>> times = iter([10.0, 10.0, 30.0, 30.0, 50.0, 50.0])
+        >>> times = iter([10.0, 30.0, 30.0, 50.0])
         >>> eta = Eta(clock=lambda: next(times))
         >>> eta.cell(); eta.text(3)
         'ETA after the next cell; 3 cell(s) left'
