@@ -184,8 +184,8 @@ def reproduce(
         resolve_device(device)
     with _table1_errors(experiment, data), _run_directory_errors():
         folder = run_named(experiment, preset, seeds=seed_choice, fields=fields, device=where,
-                           out=folder, jobs=jobs, data=data, figure_width=figure_width,
-                           engine=engine)
+                           out=str(folder) if experiment == "table1" else folder, jobs=jobs,
+                           data=data, figure_width=figure_width, engine=engine)
     what = {"tsweep": "the T sweep", "table1": "table 1"}.get(experiment,
                                                               f"figure {experiment[-1]}")
     sys.stdout.write(f"{what} ({preset}) written to {folder}\n")

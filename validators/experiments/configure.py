@@ -119,10 +119,10 @@ def run_named(experiment: str, preset: str, *, seeds: int | list[int] | None = N
         return run_on_executor(experiment, preset, engine, config_args=config_args, out=out,
                                device=device, output_options=drawn, progress=progress,
                                **extra)
+    quiet = {} if progress else {"progress": False}
     if experiment == "table1":
-        return table1.run_table1(preset, data=data, device=device, out=out, progress=progress,
-                                 **extra)
+        return table1.run_table1(preset, data=data, device=device, out=out, **quiet, **extra)
     run = {"figure1": figure1.run_figure1, "figure2": figure2.run_figure2,
            "tsweep": tsweep.run_tsweep}[experiment]
-    return run(preset, seeds=seeds, device=device, out=out, jobs=jobs, progress=progress,
-               **drawn, **extra)
+    return run(preset, seeds=seeds, device=device, out=out, jobs=jobs, **quiet, **drawn,
+               **extra)
