@@ -43,7 +43,8 @@ DaskDashboard = Annotated[bool, typer.Option(
     "scheduler of --dask-address prints the address of its own")]
 CellsPerTask = Annotated[int, typer.Option(
     "--cells-per-task", metavar="K", rich_help_panel=_PANEL,
-    help="dask, slurm: cells computed by one task (one Slurm array task)")]
+    help="dask, slurm: cells computed by one task (one Slurm array task), whole groups: "
+    "reproduce keeps the cells trained together in one task (figure1: a seed's widths)")]
 SlurmPartition = Annotated[str | None, typer.Option(
     "--slurm-partition", metavar="NAME", rich_help_panel=_PANEL, help="slurm: the partition")]
 SlurmTime = Annotated[str | None, typer.Option(

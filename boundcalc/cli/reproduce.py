@@ -160,16 +160,19 @@ def reproduce(
         raise InputError("--data", f"is for table1 only, not {experiment}")
     check_device(device)
     require_torch("EXPERIMENT", f"{experiment} trains the model")
-    seed_choice, fields = None, {}
-    if values:  # checked before the run directory is made (this imports torch first)
+    if set_values or config_file is not None:
+        # checked before the run directory is made (this imports torch first)
         from boundcalc.validators.experiments.configure import resolve_overrides
 
         seed_choice, fields = resolve_overrides(experiment, preset, values, origin, data)
+    else:  # the flags alone, checked above: the lock is taken before torch is imported
+        seed_choice = values.pop("seeds", None)
+        fields = values
     if experiment != "table1":
         _require_matplotlib("EXPERIMENT", f"{experiment} draws its figure")
-    # one driver per run directory: its lock is taken before torch is imported (when no
-    # override needed it first), so a second driver on a live --out is refused at once;
-    # released when the command ends
+    # one driver per run directory: its lock is taken before torch is imported (unless the
+    # overrides needed it), so a second driver on a live --out is refused at once; released
+    # when the command ends
     folder = Path(out) if out is not None else Path("runs") / f"{experiment}-{preset}"
     ctx.with_resource(owned(folder))
     if engine.engine:
