@@ -122,7 +122,15 @@ def dask_results(fn: Callable[..., Any], tasks: Sequence[Any], context: dict[str
 
 def dashboard_line(client: Any, served: bool) -> str:
     """``Dask dashboard: http://…/status`` when ``served`` and the scheduler reports one, else
-    why there is none (the local cluster's is off unless ``--dask-dashboard``)."""
+    why there is none (the local cluster's is off unless ``--dask-dashboard``).
+
+    Example:
+        >>> from types import SimpleNamespace
+        >>> dashboard_line(SimpleNamespace(dashboard_link="http://h:8787/status"), True)
+        'Dask dashboard: http://h:8787/status'
+        >>> dashboard_line(None, False)
+        'Dask dashboard: off (--dask-dashboard serves it)'
+    """
     if not served:
         return "Dask dashboard: off (--dask-dashboard serves it)"
     try:

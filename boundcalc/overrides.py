@@ -114,6 +114,19 @@ def typed_overrides(cls: type, values: Mapping[str, Any], origin: Mapping[str, s
     Raises:
         InputError: a key that is no field of ``cls`` (the message lists the fields), a key of
             ``skip``, or a value that does not convert (:func:`convert`).
+
+    Example:
+        >>> from dataclasses import dataclass
+        >>> @dataclass
+        ... class Run:
+        ...     steps: int = 10
+        ...     lr: float = 0.1
+        >>> typed_overrides(Run, {"steps": "20", "lr": 1}, {"steps": "--set", "lr": "--config"})
+        {'steps': 20, 'lr': 1.0}
+        >>> typed_overrides(Run, {"step": "20"}, {"step": "--set"})
+        Traceback (most recent call last):
+        ...
+        boundcalc.errors.InputError: --set has no setting 'step'; the settings are steps, lr
     """
     hints = typing.get_type_hints(cls)
     names = [f.name for f in dataclasses.fields(cls)]
