@@ -74,6 +74,9 @@ def resolve_overrides(experiment: str, preset: str, values: Mapping[str, Any],
         raise InputError("EXPERIMENT", f"must be one of {', '.join(CONFIGS)}, got "
                                        f"{experiment!r}")
     rest = dict(values)
+    if "eta" in rest and experiment in ("figure1", "tsweep"):
+        raise InputError(f"{origin.get('eta', '--set')} eta", "is not a setting: the step size is "
+                         "step_constant/sqrt(steps) (1.75/sqrt(K)); set step_constant or steps")
     seeds = None
     if "seeds" in rest and experiment != "table1":
         seeds = parse_seeds(rest.pop("seeds"), flag=f"{origin.get('seeds', '--set')} seeds")

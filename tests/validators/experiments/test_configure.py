@@ -48,3 +48,8 @@ def test_a_value_the_experiment_refuses_names_the_option_and_key():
         resolve_overrides("tsweep", "quick", {"delta": "x"}, {"delta": "--set"})
     with pytest.raises(InputError, match=r"^--set has no setting 'width'; the settings are lags"):
         resolve_overrides("figure2", "quick", {"width": "8"}, {"width": "--set"})
+
+
+def test_the_step_size_recorded_as_eta_points_at_the_settings_that_make_it():
+    with pytest.raises(InputError, match=r"^--set eta is not a setting: .* set step_constant"):
+        resolve_overrides("figure1", "quick", {"eta": "0.1"}, {"eta": "--set"})
