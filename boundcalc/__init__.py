@@ -6,6 +6,8 @@ descent on shallow Transformers (Arda, Cayci & Eryilmaz, AISTATS 2026).
 * :func:`check_run` and :func:`save_run` — check a run trained anywhere against the theory
   (:mod:`boundcalc.runcheck`, ``boundcalc check``; imports torch when called) and write its run
   file (:mod:`boundcalc.runfile`).
+* :func:`reproduce` and :func:`load_run` — the experiments (:mod:`boundcalc.experiment_api`):
+  run one at your own settings, read a run directory back as tidy DataFrames.
 * :mod:`boundcalc.theory` — sympy statements (one module per result, named like its command).
 * :mod:`boundcalc.params` — the parameter table; :mod:`boundcalc.evaluator` — the one evaluator.
 * :mod:`boundcalc.api` — evaluate a statement for concrete sizes (no torch).
@@ -16,8 +18,8 @@ descent on shallow Transformers (Arda, Cayci & Eryilmaz, AISTATS 2026).
 package (``package-dir`` in ``pyproject.toml``); imported from a source tree that is not
 installed, this package cannot see them, and says so in one line instead of failing later.
 Importing the package loads none of sympy, pandas or torch: :func:`evaluate`, :func:`sweep`,
-:func:`check_run` and :func:`save_run` are
-loaded on first use.
+:func:`check_run`, :func:`save_run`, :func:`reproduce` and :func:`load_run` are loaded on first use
+(only :func:`check_run` and :func:`reproduce` import torch).
 
 Example:
     >>> import boundcalc
@@ -27,6 +29,7 @@ Example:
     ['vacuous', 'vacuous', 'guaranteed']
 """
 
+import importlib as _importlib
 import importlib.util as _importlib_util
 
 #: Raised on import when ``boundcalc.theory`` is missing: a source tree that is not installed.
@@ -44,22 +47,24 @@ from typing import TYPE_CHECKING, Any  # noqa: E402
 from boundcalc.version import __version__  # noqa: E402
 
 if TYPE_CHECKING:  # pragma: no cover
+    from boundcalc.experiment_api import load_run, reproduce
     from boundcalc.notebook import evaluate, sweep
     from boundcalc.runcheck import check_run
     from boundcalc.runfile import save_run
 
-__all__ = ["SOURCE_TREE_MESSAGE", "__version__", "check_run", "evaluate", "save_run", "sweep"]
+__all__ = ["SOURCE_TREE_MESSAGE", "__version__", "check_run", "evaluate", "load_run", "reproduce",
+           "save_run", "sweep"]
 
-#: Names loaded on first use, by module (which import numpy and mpmath; torch only when run).
+#: Names loaded on first use, and their module (:mod:`boundcalc.notebook` imports numpy and
+#: mpmath; :mod:`boundcalc.experiment_api` pandas; torch only when a check or an experiment runs).
 _LAZY = {"evaluate": "notebook", "sweep": "notebook", "check_run": "runcheck",
-         "save_run": "runfile"}
+         "save_run": "runfile", "reproduce": "experiment_api", "load_run": "experiment_api"}
 
 
 def __getattr__(name: str) -> Any:
     if name in _LAZY:
-        import importlib
-
-        return getattr(importlib.import_module(f"{__name__}.{_LAZY[name]}"), name)
+        module = _importlib.import_module(f"{__name__}.{_LAZY[name]}")
+        return getattr(module, name)
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 

@@ -370,7 +370,29 @@ class Evaluation:
                      "probability of the event on which the bound holds"))
         rows += [("conditions", c.name, c.holds, c.detail) for c in self.conditions]
         rows += [("verdict", k, v, "") for k, v in self._verdict_rows()]
-        return pd.DataFrame(rows, columns=["section", "name", "value", "description"])
+        frame = pd.DataFrame(rows, columns=["section", "name", "value", "description"])
+        frame.attrs.update(statement=self.statement.name,
+                           route=getattr(self.statement, "route", "") or None,
+                           version=__version__)
+        return frame
+
+    def __repr__(self) -> str:
+        """One line: the statement, its route, the verdict (whether the conditions hold, for a
+        statement without one) and the bound, 6 significant digits
+        (``Evaluation(theorem1, route=tight, verdict=vacuous, min_iterate=67.5693, …)``)."""
+        route = getattr(self.statement, "route", "") or ""
+        parts = [str(self.statement.name)] + ([f"route={route}"] if route else [])
+        parts.append(f"verdict={self.verdict}" if self.verdict is not None
+                     else f"conditions_hold={self.conditions_hold}")
+        for key, value in self.bound.items():
+            if value is None:
+                shown = "undefined"
+            elif out_of_range(value):
+                shown = overflow_text(value)
+            else:
+                shown = f"{float(value):.6g}"
+            parts.append(f"{key}={shown}")
+        return f"Evaluation({', '.join(parts)})"
 
     def _verdict_rows(self) -> list[tuple[str, Any]]:
         rows: list[tuple[str, Any]] = [("guaranteed", self.guaranteed),

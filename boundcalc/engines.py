@@ -40,8 +40,9 @@ from boundcalc.executors import (
 )
 from boundcalc.params import InputError
 
-__all__ = ["CONNECT_S", "POLL_S", "SlurmTask", "TasksFailedError", "dask_client", "dask_results",
-           "failure_text", "run_tasks", "slurm_results", "submitit_folder"]
+__all__ = ["CONNECT_S", "POLL_S", "SlurmTask", "TasksFailedError", "dashboard_line",
+           "dask_client", "dask_results", "failure_text", "run_tasks", "slurm_results",
+           "submitit_folder"]
 
 #: Seconds between the slurm driver's looks at its jobs.
 POLL_S = 1.0
@@ -82,10 +83,13 @@ Outcome = list[tuple[str, Any, dict[str, Any]]] | BaseException
 
 
 def dask_results(fn: Callable[..., Any], tasks: Sequence[Any], context: dict[str, Any],
-                 settings: ExecutorSettings, run_path: Path, name: str) -> Iterator[Outcome]:
+                 settings: ExecutorSettings, run_path: Path, name: str,
+                 write: Callable[[str], None] | None = None) -> Iterator[Outcome]:
     """Run the tasks on a Dask scheduler (``settings.dask_address``, else
     ``DASK_SCHEDULER_ADDRESS``, else a ``LocalCluster`` of ``settings.jobs`` single-threaded
-    worker processes); the workers return the records, nothing is written by them."""
+    worker processes); the workers return the records, nothing is written by them. ``write``
+    gets one line with the dashboard's address (a scheduler's own; the local cluster's when
+    ``settings.dask_dashboard`` turns it on, else that it is off and how to turn it on)."""
     require_extra("dask")
     from distributed import Client, LocalCluster, as_completed
 
@@ -95,9 +99,12 @@ def dask_results(fn: Callable[..., Any], tasks: Sequence[Any], context: dict[str
         client = dask_client(address)
     else:
         cluster = LocalCluster(n_workers=max(1, settings.jobs), threads_per_worker=1,
-                               processes=True, dashboard_address=None,
+                               processes=True,
+                               dashboard_address=":0" if settings.dask_dashboard else None,
                                silence_logs=logging.ERROR)
         client = Client(cluster)
+    if write is not None:
+        write(f"[{name}] {dashboard_line(client, bool(address) or settings.dask_dashboard)}")
     try:
         futures = [client.submit(execute_task, fn, task, context, None, pure=False,
                                  key=f"boundcalc-{name}-{task[0][0]}-{time.time_ns()}")
@@ -111,6 +118,26 @@ def dask_results(fn: Callable[..., Any], tasks: Sequence[Any], context: dict[str
         client.close()
         if cluster is not None:
             cluster.close()
+
+
+def dashboard_line(client: Any, served: bool) -> str:
+    """``Dask dashboard: http://…/status`` when ``served`` and the scheduler reports one, else
+    why there is none (the local cluster's is off unless ``--dask-dashboard``).
+
+    Example:
+        >>> from types import SimpleNamespace
+        >>> dashboard_line(SimpleNamespace(dashboard_link="http://h:8787/status"), True)
+        'Dask dashboard: http://h:8787/status'
+        >>> dashboard_line(None, False)
+        'Dask dashboard: off (--dask-dashboard serves it)'
+    """
+    if not served:
+        return "Dask dashboard: off (--dask-dashboard serves it)"
+    try:
+        link = client.dashboard_link
+    except Exception:  # a scheduler without the dashboard service
+        link = None
+    return f"Dask dashboard: {link}" if link else "Dask dashboard: none (the scheduler serves none)"
 
 
 class SlurmTask:
@@ -199,8 +226,10 @@ def run_tasks(run: Any, fn: Callable[..., Iterable[tuple[str, Any]]],
     progress = Progress(name, total, total - sum(len(t) for t in tasks), write)
     where: dict[str, dict[str, Any]] = {}
     failures = []
-    results = (dask_results if settings.kind == "dask" else slurm_results)
-    for outcome in results(fn, tasks, context, settings, run.path, name):
+    outcomes = (dask_results(fn, tasks, context, settings, run.path, name, write)
+                if settings.kind == "dask"
+                else slurm_results(fn, tasks, context, settings, run.path, name))
+    for outcome in outcomes:
         if isinstance(outcome, BaseException):
             failures.append(outcome)
             if write is not None:

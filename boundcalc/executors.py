@@ -62,8 +62,8 @@ from typing import Any
 from boundcalc.params import InputError
 
 __all__ = ["EXECUTORS", "EXTRAS", "LOCK_FILE", "PROC", "REFRESH_S", "SLURM_CLUSTERS",
-           "SLURM_COMMANDS", "STALE_S", "WATCH_S", "ExecutorSettings", "Progress", "RunLock",
-           "RunLockedError", "cell_meta", "driver_gone", "driver_identity", "eta_text",
+           "SLURM_COMMANDS", "STALE_S", "TOGETHER_S", "WATCH_S", "Eta", "ExecutorSettings",
+           "Progress", "RunLock", "RunLockedError", "cell_meta", "driver_gone", "driver_identity",
            "execute_task", "owned", "parse_slurm_time", "require_engine", "require_extra",
            "slurm_cluster", "slurm_parameters", "tasks_of", "watch_driver"]
 
@@ -103,6 +103,7 @@ class ExecutorSettings:
     slurm_cpus_per_task: int | None = None
     slurm_array_parallelism: int | None = None
     slurm_setup: tuple[str, ...] = field(default_factory=tuple)
+    dask_dashboard: bool = False
 
     @property
     def engine(self) -> bool:
@@ -116,6 +117,8 @@ class ExecutorSettings:
         prefix = {"dask": "dask_", "slurm": "slurm_"}.get(self.kind, "-")
         if self.kind == "dask":
             keep.add("jobs")
+        if not self.dask_dashboard:
+            del values["dask_dashboard"]
         return {k: (list(v) if isinstance(v, tuple) else v) for k, v in values.items()
                 if (k in keep or k.startswith(prefix)) and v not in (None, ())}
 
@@ -319,32 +322,74 @@ def watch_driver(driver: dict[str, Any], interval: float = WATCH_S) -> None:
 # --------------------------------------------------------------------------- in the driver
 
 
-def eta_text(started: float, computed: int, left: int) -> str:
-    """``ETA 40 s for the 4 cell(s) left``: the cells left times the mean interval between the
-    cells computed since ``started`` (a ``time.perf_counter()``); ``all cells done`` at the end."""
-    from boundcalc.validation_progress import duration
+#: Seconds after the first finished cell within which the cells finished count as finished
+#: with it (the widths of a seed trained together, the cells of one task, report at once).
+TOGETHER_S = 1.0
 
-    if left <= 0:
-        return "all cells done"
-    per_cell = (time.perf_counter() - started) / max(1, computed)
-    return f"ETA {duration(left * per_cell)} for the {left} cell(s) left"
+
+class Eta:
+    """The time left, from the cells finished since the first one: the clock starts when the
+    first cell is done, so the start-up (imports, the CPU kernel's build, a cluster's workers,
+    the first teacher) is not spread over the cells left. The cells finished within
+    :data:`TOGETHER_S` of the first count as its batch: the clock starts at the last of them.
+
+    Example:
+        >>> times = iter([10.0, 30.0, 30.0, 50.0])
+        >>> eta = Eta(clock=lambda: next(times))
+        >>> eta.cell(); eta.text(3)
+        'ETA after the next cell; 3 cell(s) left'
+        >>> eta.cell(); eta.text(2)
+        'ETA 40 s for the 2 cell(s) left'
+        >>> eta.cell(); eta.text(0)
+        'all cells done'
+    """
+
+    def __init__(self, clock: Callable[[], float] = time.perf_counter):
+        self.clock = clock
+        self.first: float | None = None
+        self.start: float | None = None
+        self.after = 0
+
+    def cell(self) -> None:
+        """One more cell finished now."""
+        now = self.clock()
+        if self.first is None:
+            self.first = self.start = now
+        elif self.after == 0 and now - self.first <= TOGETHER_S:
+            self.start = now
+        else:
+            self.after += 1
+
+    def text(self, left: int) -> str:
+        """``ETA 40 s for the 4 cell(s) left``: the cells left times the mean interval between
+        the cells finished after the first batch; ``all cells done`` at the end."""
+        from boundcalc.validation_progress import duration
+
+        if left <= 0:
+            return "all cells done"
+        if not self.after or self.start is None:
+            return f"ETA after the next cell; {left} cell(s) left"
+        per_cell = (self.clock() - self.start) / self.after
+        return f"ETA {duration(left * per_cell)} for the {left} cell(s) left"
 
 
 class Progress:
-    """One line per finished cell on stderr, ``[name i/N] key: detail; ETA …``; the ETA is the
-    cells left times the mean interval between finished cells of this run (any engine)."""
+    """One line per finished cell on stderr, ``[name i/N] key: detail; ETA …``; the ETA
+    (:class:`Eta`) starts at the first finished cell of this run (any engine)."""
 
     def __init__(self, name: str, total: int, done: int,
-                 write: Callable[[str], None] | None = None):
+                 write: Callable[[str], None] | None = None,
+                 clock: Callable[[], float] = time.perf_counter):
         self.name, self.total, self.done, self.computed = name, total, done, 0
-        self.started = time.perf_counter()
+        self.timing = Eta(clock)
         self.write = write
 
     def eta(self) -> str:
-        return eta_text(self.started, self.computed, self.total - self.done)
+        return self.timing.text(self.total - self.done)
 
     def cell(self, key: str, detail: str = "") -> None:
         self.done, self.computed = self.done + 1, self.computed + 1
+        self.timing.cell()
         if self.write is not None:
             text = f": {detail}" if detail else ""
             self.write(f"[{self.name} {self.done}/{self.total}] {key}{text}; {self.eta()}")

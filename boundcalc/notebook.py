@@ -34,6 +34,7 @@ from typing import TYPE_CHECKING, Any
 from boundcalc.errors import InputError
 from boundcalc.params import PARAMS, ROUTES, routed_key
 from boundcalc.theory.catalog import NAMES
+from boundcalc.version import __version__
 
 if TYPE_CHECKING:  # pragma: no cover
     import pandas as pd
@@ -288,9 +289,17 @@ def sweep(statement: str, /, *, route: Any = None, **inputs: Any) -> pd.DataFram
                 frames.append(build_sweep(key, given, activation)[0])
     except InputError as exc:
         raise _renamed(exc) from None
-    if len(frames) == 1:
-        return frames[0]
-    return pd.concat(frames, ignore_index=True)
+    frame = frames[0] if len(frames) == 1 else pd.concat(frames, ignore_index=True)
+    routes = [r for r in dict.fromkeys(_route_names(frame)) if r]
+    frame.attrs.update(statement=str(statement),
+                       route=(routes[0] if len(routes) == 1 else routes) or None,
+                       version=__version__)
+    return frame
+
+
+def _route_names(frame: pd.DataFrame) -> list[str]:
+    """The routes of a sweep frame's rows (its ``route`` column; none for unrouted ones)."""
+    return [str(r) for r in frame["route"]] if "route" in frame.columns else []
 
 
 def _signature(function: Any, *, point: bool) -> None:

@@ -73,7 +73,8 @@ COMPUTED_WITH = "computed_with"
 #: runs that split the seeds between machines can be gathered into one run.
 CELL_LIST_PARAMETERS = frozenset({"seeds", "widths", "Ts", "lags", "dms", "Ns", "statements"})
 
-#: Flags of ``reproduce`` that set the run parameter of that name; ``--preset`` sets the others.
+#: Flags of ``reproduce`` that set the run parameter of that name; ``--set NAME`` (or the preset)
+#: sets the others.
 _REPRODUCE_FLAGS = {"dtype": "--dtype", "lin_align": "--lin-align", "device": "--device",
                     "data": "--data", "preset": "--preset", "experiment": "EXPERIMENT"}
 _UNSET = "(unset)"
@@ -331,15 +332,16 @@ def parameters_problem(data: Any, parameters: Mapping[str, Any]) -> str | None:
 def parameter_flag(name: str, parameters: Mapping[str, Any]) -> str:
     """The command-line flag that sets parameter ``name`` (``a.b``: field ``b`` of the nested
     settings ``a``) of a run with ``parameters``: for ``reproduce`` runs (they record their
-    ``experiment``) ``--dtype``, ``--lin-align``, ``--device``, ``--data`` or ``--preset``, which
-    sets the rest; for ``validate`` runs the flag of that name.
+    ``experiment``) ``--dtype``, ``--lin-align``, ``--device``, ``--data``, ``--preset`` or
+    ``--set NAME`` for any other field of the experiment's config (which the preset sets unless
+    overridden); for ``validate`` runs the flag of that name.
 
     Example:
         >>> parameter_flag("steps", {"experiment": "figure1"}), parameter_flag("rate_seeds", {})
-        ('--preset', '--rate-seeds')
+        ('--set steps', '--rate-seeds')
     """
     if "experiment" in parameters:
-        return _REPRODUCE_FLAGS.get(name, "--preset")
+        return _REPRODUCE_FLAGS.get(name, f"--set {name}")
     last = name.rsplit(".", 1)[-1]
     return "--dm" if last == "d_m" else "--" + last.replace("_", "-")
 

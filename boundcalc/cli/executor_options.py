@@ -11,6 +11,7 @@ answer) before any run directory is made, and returns
 
 from __future__ import annotations
 
+import importlib.util
 import os
 from typing import Annotated
 
@@ -21,7 +22,7 @@ from boundcalc.engines import dask_client
 from boundcalc.executors import EXECUTORS, ExecutorSettings, parse_slurm_time, require_engine
 from boundcalc.params import InputError
 
-__all__ = ["CellsPerTask", "DaskAddress", "Executor", "SlurmArrayParallelism",
+__all__ = ["CellsPerTask", "DaskAddress", "DaskDashboard", "Executor", "SlurmArrayParallelism",
            "SlurmCpusPerTask", "SlurmGpusPerTask", "SlurmPartition", "SlurmSetup", "SlurmTime",
            "executor_settings"]
 
@@ -36,9 +37,14 @@ DaskAddress = Annotated[str | None, typer.Option(
     "--dask-address", metavar="HOST:PORT", rich_help_panel=_PANEL,
     help="dask: the scheduler (default: $DASK_SCHEDULER_ADDRESS, else a local cluster of --jobs "
     "worker processes)")]
+DaskDashboard = Annotated[bool, typer.Option(
+    "--dask-dashboard", rich_help_panel=_PANEL,
+    help="dask: serve the local cluster's dashboard (needs bokeh) and print its address; a "
+    "scheduler of --dask-address prints the address of its own")]
 CellsPerTask = Annotated[int, typer.Option(
     "--cells-per-task", metavar="K", rich_help_panel=_PANEL,
-    help="dask, slurm: cells computed by one task (one Slurm array task)")]
+    help="dask, slurm: cells computed by one task (one Slurm array task), whole groups: "
+    "reproduce keeps the cells trained together in one task (figure1: a seed's widths)")]
 SlurmPartition = Annotated[str | None, typer.Option(
     "--slurm-partition", metavar="NAME", rich_help_panel=_PANEL, help="slurm: the partition")]
 SlurmTime = Annotated[str | None, typer.Option(
@@ -61,7 +67,8 @@ def executor_settings(kind: str, jobs: int = 1, dask_address: str | None = None,
                       slurm_time: str | None = None, slurm_gpus_per_task: int | None = None,
                       slurm_cpus_per_task: int | None = None,
                       slurm_array_parallelism: int | None = None,
-                      slurm_setup: list[str] | None = None) -> ExecutorSettings:
+                      slurm_setup: list[str] | None = None,
+                      dask_dashboard: bool = False) -> ExecutorSettings:
     """The checked settings of the ``--executor`` flags (InputError naming the flag: exit 2).
 
     Example:
@@ -86,6 +93,8 @@ def executor_settings(kind: str, jobs: int = 1, dask_address: str | None = None,
                 raise InputError(flag, f"is for --executor slurm, not {kind}")
     if kind != "dask" and dask_address is not None:
         raise InputError("--dask-address", f"is for --executor dask, not {kind}")
+    if kind != "dask" and dask_dashboard:
+        raise InputError("--dask-dashboard", f"is for --executor dask, not {kind}")
     if kind == "processes" and cells_per_task != 1:
         raise InputError("--cells-per-task", "is for --executor dask or slurm")
     for flag in ("--slurm-gpus-per-task", "--slurm-array-parallelism"):
@@ -98,6 +107,9 @@ def executor_settings(kind: str, jobs: int = 1, dask_address: str | None = None,
         require_engine(kind)
     address = dask_address or (os.environ.get("DASK_SCHEDULER_ADDRESS") if kind == "dask"
                                else None)
+    if dask_dashboard and not address and importlib.util.find_spec("bokeh") is None:
+        raise InputError("--dask-dashboard", "needs bokeh, which is not installed: pip install "
+                                             "bokeh")
     if address:   # refused now, in seconds, rather than by the run after the run directory
         dask_client(address).close()
     return ExecutorSettings(
@@ -106,4 +118,4 @@ def executor_settings(kind: str, jobs: int = 1, dask_address: str | None = None,
         slurm_time=parse_slurm_time(slurm_time) if slurm_time is not None else None,
         slurm_gpus_per_task=slurm_gpus_per_task, slurm_cpus_per_task=slurm_cpus_per_task,
         slurm_array_parallelism=slurm_array_parallelism,
-        slurm_setup=tuple(slurm_setup or ()))
+        slurm_setup=tuple(slurm_setup or ()), dask_dashboard=bool(dask_dashboard))

@@ -2,7 +2,10 @@
 
 Imports torch and the experiments (:mod:`boundcalc.validators.experiments`) only when the command
 runs, after its flags are checked and the run directory's lock is taken
-(:func:`boundcalc.executors.owned`), so that a second driver on a live ``--out`` is refused at once.
+(:func:`boundcalc.executors.owned`), so that a second driver on a live ``--out`` is refused at once;
+with ``--set`` or ``--config`` the overrides are checked against the experiment's config first
+(:mod:`boundcalc.validators.experiments.configure`; this imports torch), so a bad key or value
+exits 2 before anything is written.
 ``--executor`` picks where the cells are computed (:mod:`boundcalc.cli.executor_options`):
 this machine's ``--jobs`` processes, Dask or Slurm (:mod:`boundcalc.validators.experiments.tasks`).
 """
@@ -10,6 +13,8 @@ this machine's ``--jobs`` processes, Dask or Slurm (:mod:`boundcalc.validators.e
 from __future__ import annotations
 
 import sys
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Annotated
 
@@ -18,6 +23,7 @@ import typer
 from boundcalc.cli.executor_options import (
     CellsPerTask,
     DaskAddress,
+    DaskDashboard,
     Executor,
     SlurmArrayParallelism,
     SlurmCpusPerTask,
@@ -30,6 +36,7 @@ from boundcalc.cli.executor_options import (
 from boundcalc.cli.options import DEVICES, choice_option, completer
 from boundcalc.cli.validate import _require_matplotlib, _run_directory_errors
 from boundcalc.executors import ExecutorSettings, owned
+from boundcalc.overrides import parse_assignments, parse_seeds, read_config_file
 from boundcalc.params import InputError
 from boundcalc.validation_settings import check_device, require_torch
 
@@ -46,7 +53,22 @@ def reproduce(
                                                  metavar="EXPERIMENT",
                                                  autocompletion=completer(EXPERIMENT_NAMES))],
     preset: Annotated[str, choice_option("--preset", choices=PRESETS,
-                                         help="quick or paper")] = "quick",
+                                         help="quick or paper: the settings --set and --config "
+                                         "start from")] = "quick",
+    set_values: Annotated[list[str] | None, typer.Option(
+        "--set", metavar="KEY=VALUE",
+        help="set one field of the experiment's config (repeatable), e.g. --set widths=8,16,32 "
+        "--set steps=200 --set rho=2 (one value or three); lists are comma lists; seeds=K is "
+        "a count (the experiment's first K seeds, as --seeds), seeds=A-B or seeds=A,B the seeds "
+        "themselves. The keys: figure1 and tsweep: widths, seeds, n, d, T (tsweep: Ts), "
+        "teacher_width, anchors, nu, rho, steps, step_constant, val_fraction, activation, "
+        "lin_align, delta, dtype; figure2: lags, seeds, n, m, alpha, steps, lr, seed_batch, "
+        "…; table1: dms, Ns, steps, lr, patch, … (an unknown key lists them all)")] = None,
+    config_file: Annotated[str | None, typer.Option(
+        "--config", metavar="FILE.toml",
+        help="the same keys as --set, as top-level keys of a TOML file (widths = [8, 16, 32], "
+        "seeds = 2); --set and --seeds, --dtype, --lin-align override the file's (one of these "
+        "flags and --set of its key together is an error)")] = None,
     seeds: Annotated[str | None, typer.Option(
         "--seeds", help="a count k (the preset's first k seeds: figure1 1..k, figure2 0..k-1), "
         "a range A-B or a list A,B,C of seeds (default: the preset's)",
@@ -73,6 +95,7 @@ def reproduce(
         "resumed run may redraw at another width)")] = None,
     executor: Executor = "processes",
     dask_address: DaskAddress = None,
+    dask_dashboard: DaskDashboard = False,
     cells_per_task: CellsPerTask = 1,
     slurm_partition: SlurmPartition = None,
     slurm_time: SlurmTime = None,
@@ -83,11 +106,12 @@ def reproduce(
 ) -> None:
     """Reproduce an experiment of the paper (Section 6.1: figure1, Section 6.2: figure2; paper
     003's Table 1: table1; Theorem 1's regime against the sequence length T: tsweep) into a
-    resumable run directory.
+    resumable run directory, at the preset's settings or your own (--set, --config).
 
     Examples: boundcalc reproduce figure1 --preset quick ; boundcalc reproduce figure2 --preset
     paper --device cuda --out runs/figure2-paper ; boundcalc reproduce table1 --preset paper
-    --data ~/mnist ; boundcalc reproduce tsweep --preset quick
+    --data ~/mnist ; boundcalc reproduce tsweep --preset quick ; boundcalc reproduce figure1
+    --preset quick --set widths=8,16,32 --set seeds=2 --set steps=50 --out runs/mine
     """
     if experiment not in EXPERIMENT_NAMES:
         raise InputError("EXPERIMENT", f"must be figure1, figure2, table1 or tsweep, got "
@@ -98,39 +122,57 @@ def reproduce(
         raise InputError("--jobs", f"must be >= 1, got {jobs}")
     engine = executor_settings(executor, jobs, dask_address, cells_per_task, slurm_partition,
                                slurm_time, slurm_gpus_per_task, slurm_cpus_per_task,
-                               slurm_array_parallelism, slurm_setup)
+                               slurm_array_parallelism, slurm_setup, dask_dashboard)
     from boundcalc.validation import resolve_device
 
-    seed_count = None
+    values, origin = _override_values(set_values, config_file)
+    flags: dict[str, tuple[str, object]] = {}
     if seeds is not None:
         if experiment == "table1":
             raise InputError("--seeds", "is for figure1, figure2 and tsweep, not table1 (one "
                              "init seed per cell)")
-        seed_count = parse_seeds(seeds)
-    extra = {}
+        flags["seeds"] = ("--seeds", parse_seeds(seeds))
     if lin_align is not None:
         if experiment not in ("figure1", "tsweep"):
             raise InputError("--lin-align", f"is for figure1 and tsweep only, not {experiment}")
         if lin_align not in ("feature", "output"):
             raise InputError("--lin-align", f"must be feature or output, got {lin_align!r}")
-        extra["lin_align"] = lin_align
+        flags["lin_align"] = ("--lin-align", lin_align)
     if dtype is not None:
         if experiment == "table1":
             raise InputError("--dtype", "is for figure1, figure2 and tsweep, not table1")
         if dtype not in ("float32", "float64"):
             raise InputError("--dtype", f"must be float32 or float64, got {dtype!r}")
-        extra["dtype"] = dtype
+        flags["dtype"] = ("--dtype", dtype)
+    for key, (flag, value) in flags.items():
+        if origin.get(key) == "--set":
+            raise InputError(flag, f"and --set {key} are both given; give one")
+        values[key], origin[key] = value, flag
     if figure_width is not None:
         if experiment not in ("figure1", "figure2"):
             raise InputError("--figure-width", f"is for figure1 and figure2, not {experiment}")
         if figure_width not in ("single", "double"):
             raise InputError("--figure-width", f"must be single or double, got "
                                                f"{figure_width!r}")
-        extra["figure_width"] = figure_width
+    if experiment == "table1":
+        _check_table1_data(preset, data)
+    elif data is not None:
+        raise InputError("--data", f"is for table1 only, not {experiment}")
     check_device(device)
     require_torch("EXPERIMENT", f"{experiment} trains the model")
-    # one driver per run directory: its lock is taken before torch is imported, so a second
-    # driver on a live --out is refused at once; released when the command ends
+    if set_values or config_file is not None:
+        # checked before the run directory is made (this imports torch first)
+        from boundcalc.validators.experiments.configure import resolve_overrides
+
+        seed_choice, fields = resolve_overrides(experiment, preset, values, origin, data)
+    else:  # the flags alone, checked above: the lock is taken before torch is imported
+        seed_choice = values.pop("seeds", None)
+        fields = values
+    if experiment != "table1":
+        _require_matplotlib("EXPERIMENT", f"{experiment} draws its figure")
+    # one driver per run directory: its lock is taken before torch is imported (unless the
+    # overrides needed it), so a second driver on a live --out is refused at once; released
+    # when the command ends
     folder = Path(out) if out is not None else Path("runs") / f"{experiment}-{preset}"
     ctx.with_resource(owned(folder))
     if engine.engine:
@@ -139,31 +181,53 @@ def reproduce(
         if experiment not in EXPERIMENTS:
             raise InputError("--executor", f"{experiment} runs on --executor processes only, "
                                            f"not {executor}")
-    if experiment == "table1":
-        _reproduce_table1(preset, data, _device(device, engine), str(folder), engine)
-        return
-    if data is not None:
-        raise InputError("--data", f"is for table1 only, not {experiment}")
-    _require_matplotlib("EXPERIMENT", f"{experiment} draws its figure")
-    if engine.engine:
-        from boundcalc.validators.experiments.tasks import run_on_executor
+    from boundcalc.validators.experiments.configure import run_named
 
-        with _run_directory_errors():
-            drawn = {k: extra.pop(k) for k in ("figure_width",) if k in extra}
-            folder = run_on_executor(experiment, preset, engine, config_args=(seed_count,),
-                                     out=folder, device=_device(device, engine),
-                                     output_options=drawn, **extra)
-    else:
-        if experiment == "figure1":
-            from boundcalc.validators.experiments.figure1 import run_figure1 as run_experiment
-        elif experiment == "tsweep":
-            from boundcalc.validators.experiments.tsweep import run_tsweep as run_experiment
-        else:
-            from boundcalc.validators.experiments.figure2 import run_figure2 as run_experiment
-        folder = run_experiment(preset, seeds=seed_count, device=resolve_device(device),
-                                out=folder, jobs=jobs, **extra)
-    what = "the T sweep" if experiment == "tsweep" else f"figure {experiment[-1]}"
+    where = _device(device, engine) if engine.engine or experiment == "table1" else \
+        resolve_device(device)
+    with _table1_errors(experiment, data), _run_directory_errors():
+        folder = run_named(experiment, preset, seeds=seed_choice, fields=fields, device=where,
+                           out=str(folder) if experiment == "table1" else folder, jobs=jobs,
+                           data=data, figure_width=figure_width, engine=engine)
+    what = {"tsweep": "the T sweep", "table1": "table 1"}.get(experiment,
+                                                              f"figure {experiment[-1]}")
     sys.stdout.write(f"{what} ({preset}) written to {folder}\n")
+
+
+def _override_values(set_values: list[str] | None, config_file: str | None
+                     ) -> tuple[dict[str, object], dict[str, str]]:
+    """The keys of ``--config FILE`` and then of ``--set`` (which override them), and which
+    option gave each."""
+    values: dict[str, object] = {}
+    origin: dict[str, str] = {}
+    if config_file is not None:
+        values.update(read_config_file(config_file))
+        origin.update(dict.fromkeys(values, "--config"))
+    assigned = parse_assignments(set_values or [])
+    values.update(assigned)
+    origin.update(dict.fromkeys(assigned, "--set"))
+    return values, origin
+
+
+def _check_table1_data(preset: str, data: str | None) -> None:
+    if preset == "paper" and data is None:
+        raise InputError("--data", "PATH is required with --preset paper (a folder with the MNIST "
+                         "IDX files, or an .npz with x_train, y_train, x_test, y_test)")
+    if data is not None and not Path(data).exists():
+        raise InputError("--data", f"{data!r} does not exist")
+
+
+@contextmanager
+def _table1_errors(experiment: str, data: str | None) -> Iterator[None]:
+    """table1: a ValueError of the data set names ``--data`` (or ``--out``)."""
+    try:
+        yield
+    except InputError:  # already names its flag (a damaged run directory: --out)
+        raise
+    except ValueError as err:
+        if experiment != "table1":
+            raise
+        raise InputError("--data" if data is not None else "--out", str(err)) from None
 
 
 def _device(device: str, engine: ExecutorSettings) -> str:
@@ -175,68 +239,6 @@ def _device(device: str, engine: ExecutorSettings) -> str:
     if engine.engine and choice.startswith("cuda"):
         return choice
     return resolve_device(device)
-
-
-def parse_seeds(text: str) -> int | list[int]:
-    """``--seeds`` of ``reproduce``: a count ``k``, an inclusive range ``A-B`` or a list
-    ``A,B,C`` (distinct integers >= 0).
-
-    Example:
-        >>> parse_seeds("10"), parse_seeds("6-8"), parse_seeds("1,4")
-        (10, [6, 7, 8], [1, 4])
-    """
-    from boundcalc.params import parse_integer
-
-    raw = text.strip()
-    shapes = "must be a count >= 1, a range A-B or a list A,B,C of seeds >= 0"
-
-    def integer(part: str) -> int:
-        try:
-            return parse_integer("--seeds", part)
-        except InputError:  # name the whole value, not the part ('' of '-3')
-            raise InputError("--seeds", f"{shapes}, got {text!r}") from None
-
-    if "," not in raw and "-" not in raw:
-        count = integer(raw)
-        if count < 1:
-            raise InputError("--seeds", f"{shapes}, got {text!r}")
-        return count
-    if "," in raw:
-        values = [integer(part) for part in raw.split(",") if part.strip()]
-    else:
-        lo_text, _, hi_text = raw.partition("-")
-        lo, hi = integer(lo_text), integer(hi_text)
-        if hi < lo:
-            raise InputError("--seeds", f"range A-B needs A <= B, got {text!r}")
-        values = list(range(lo, hi + 1))
-    if not values or min(values) < 0 or len(set(values)) != len(values):
-        raise InputError("--seeds", f"must list distinct integers >= 0, got {text!r}")
-    return values
-
-
-def _reproduce_table1(preset: str, data: str | None, device: str, out: str | None,
-                      engine: ExecutorSettings) -> None:
-    if preset == "paper" and data is None:
-        raise InputError("--data", "PATH is required with --preset paper (a folder with the MNIST "
-                         "IDX files, or an .npz with x_train, y_train, x_test, y_test)")
-    if data is not None and not Path(data).exists():
-        raise InputError("--data", f"{data!r} does not exist")
-    from boundcalc.validators.experiments.table1 import run_table1
-
-    try:
-        if engine.engine:
-            from boundcalc.validators.experiments.tasks import run_on_executor
-
-            with _run_directory_errors():
-                folder = run_on_executor("table1", preset, engine, config_args=(data,),
-                                         out=out, device=device)
-        else:
-            folder = run_table1(preset, data=data, device=device, out=out)
-    except InputError:  # already names its flag (a damaged run directory: --out)
-        raise
-    except ValueError as err:
-        raise InputError("--data" if data is not None else "--out", str(err)) from None
-    sys.stdout.write(f"table 1 ({preset}) written to {folder}\n")
 
 
 def register(app: typer.Typer) -> None:

@@ -21,6 +21,7 @@ import typer
 from boundcalc.cli.executor_options import (
     CellsPerTask,
     DaskAddress,
+    DaskDashboard,
     Executor,
     SlurmArrayParallelism,
     SlurmCpusPerTask,
@@ -259,6 +260,7 @@ def validate(
         help="dask: worker processes of the local cluster (processes computes the cells here, "
         "one after the other)")] = 1,
     dask_address: DaskAddress = None,
+    dask_dashboard: DaskDashboard = False,
     cells_per_task: CellsPerTask = 1,
     slurm_partition: SlurmPartition = None,
     slurm_time: SlurmTime = None,
@@ -280,7 +282,7 @@ def validate(
                                    "the cells here, one after the other)")
     engine = executor_settings(executor, jobs, dask_address, cells_per_task, slurm_partition,
                                slurm_time, slurm_gpus_per_task, slurm_cpus_per_task,
-                               slurm_array_parallelism, slurm_setup)
+                               slurm_array_parallelism, slurm_setup, dask_dashboard)
     require_torch("STATEMENT", f"validate {' '.join(names)} measures the model")
     if decompose and engine.engine:
         raise InputError("--executor", "--decompose runs here (--executor processes)")

@@ -188,3 +188,23 @@ def test_killing_the_driver_ends_the_tasks_of_submitits_local_executor(tmp_path)
         with contextlib.suppress(ProcessLookupError, PermissionError):
             os.killpg(driver.pid, signal.SIGKILL)      # whatever this test started
         driver.wait()
+
+
+class _Client:
+    def __init__(self, link):
+        self.link = link
+
+    @property
+    def dashboard_link(self):
+        if isinstance(self.link, Exception):
+            raise self.link
+        return self.link
+
+
+def test_the_dashboard_line_gives_the_address_or_says_why_there_is_none():
+    served = engines.dashboard_line(_Client("http://127.0.0.1:40123/status"), True)
+    assert served == "Dask dashboard: http://127.0.0.1:40123/status"
+    assert engines.dashboard_line(_Client("x"), False) == (
+        "Dask dashboard: off (--dask-dashboard serves it)")
+    assert engines.dashboard_line(_Client(KeyError("dashboard")), True) == (
+        "Dask dashboard: none (the scheduler serves none)")

@@ -14,6 +14,7 @@ import pytest
 from boundcalc import executors
 from boundcalc.executors import (
     LOCK_FILE,
+    Eta,
     ExecutorSettings,
     Progress,
     RunLock,
@@ -92,13 +93,37 @@ def test_a_task_loads_stored_cells_and_writes_the_ones_it_computes(tmp_path):
 
 def test_progress_counts_cells_and_gives_an_eta():
     lines: list[str] = []
-    progress = Progress("figure1", total=4, done=1, write=lines.append)
+    times = iter([100.0, 130.0, 130.0, 160.0])
+    progress = Progress("figure1", total=4, done=1, write=lines.append,
+                        clock=lambda: next(times))
     progress.cell("m8-seed1", "lin=0.1")
     progress.cell("m16-seed1")
     progress.cell("m32-seed1")
-    assert lines[0].startswith("[figure1 2/4] m8-seed1: lin=0.1; ETA ")
-    assert lines[0].endswith("for the 2 cell(s) left")
-    assert lines[-1] == "[figure1 4/4] m32-seed1; all cells done"
+    assert lines == ["[figure1 2/4] m8-seed1: lin=0.1; ETA after the next cell; 2 cell(s) left",
+                     "[figure1 3/4] m16-seed1; ETA 30 s for the 1 cell(s) left",
+                     "[figure1 4/4] m32-seed1; all cells done"]
+
+
+def test_the_eta_starts_at_the_first_finished_cell_not_at_the_start_up():
+    # start-up of 600 s, then a cell every 10 s: the ETA is 10 s per cell left, not 600
+    times = iter([600.0, 610.0, 610.0, 620.0, 620.0])
+    eta = Eta(clock=lambda: next(times))
+    eta.cell()
+    eta.cell()
+    assert eta.text(8) == "ETA 80 s for the 8 cell(s) left"
+    eta.cell()
+    assert eta.text(7) == "ETA 70 s for the 7 cell(s) left"
+
+
+def test_cells_finished_with_the_first_start_the_eta_clock_with_it():
+    # three widths of a seed trained together finish at once, the next seed 60 s later
+    times = iter([50.0, 50.1, 50.2, 110.2, 110.2])
+    eta = Eta(clock=lambda: next(times))
+    for _ in range(3):
+        eta.cell()
+    assert eta.text(3) == "ETA after the next cell; 3 cell(s) left"
+    eta.cell()
+    assert eta.text(2) == "ETA 2 min for the 2 cell(s) left"
 
 
 def _write_lock(folder, **holder):

@@ -244,3 +244,21 @@ def test_bad_sweep_input_raises_input_error_naming_the_keyword(kwargs, message):
     with pytest.raises(InputError) as info:
         sweep("theorem1", **kwargs)
     assert str(info.value).startswith(message)
+
+
+def test_an_evaluation_reads_as_one_line_with_its_route_verdict_and_bound():
+    text = repr(evaluate("theorem1", m=512, n=1000, rho=2))
+    assert text.startswith("Evaluation(theorem1, route=tight, verdict=vacuous, min_iterate=67.")
+    assert "\n" not in text and len(text) < 200
+    lemma = repr(evaluate("lemma2", m=64, rho=2))
+    assert lemma.startswith("Evaluation(lemma2, conditions_hold=True, lipschitz_L=")
+
+
+def test_calculator_frames_carry_statement_route_and_version_in_attrs():
+    version = boundcalc.__version__
+    assert evaluate("theorem1", route="paper").to_frame().attrs == {
+        "statement": "theorem1", "route": "paper", "version": version}
+    assert boundcalc.sweep("lemma2", m=[64, 128]).attrs == {
+        "statement": "lemma2", "route": None, "version": version}
+    both = boundcalc.sweep("theorem1", m=[512], route=["tight", "paper"])
+    assert both.attrs["route"] == ["tight", "paper"] and both.attrs["statement"] == "theorem1"

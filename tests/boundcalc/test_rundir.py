@@ -187,7 +187,7 @@ def test_every_cell_records_the_parameters_it_was_computed_with(tmp_path):
 
 
 @pytest.mark.parametrize(("changed", "flag"), [({"dtype": "float32"}, "--dtype"),
-                                               ({"steps": 4000}, "--preset")])
+                                               ({"steps": 4000}, "--set steps")])
 def test_without_config_a_cell_of_other_parameters_refuses_the_run_naming_the_flag(
         tmp_path, changed, flag):
     RunDirectory(tmp_path, FIGURE1).save_cell("m8-seed1", {"seed": 1, "m": 8})

@@ -48,7 +48,7 @@ from typing import Any
 
 import torch
 
-from boundcalc.executors import eta_text
+from boundcalc.executors import Eta
 from boundcalc.files import write_atomic
 from boundcalc.rundir import RunDirectory
 from boundcalc.runs import FIGURE1_EXTRA, FIGURE1_METRICS, cell_checks
@@ -125,6 +125,12 @@ class Figure1Config:
                              f"{self.lin_align!r}")
         if self.dtype not in ("float32", "float64"):
             raise ValueError(f"`dtype` must be 'float32' or 'float64', got {self.dtype!r}")
+        try:
+            delta = float(self.delta)
+        except (TypeError, ValueError):
+            delta = math.nan
+        if not 0 < delta < 1:
+            raise ValueError(f"`delta` must be a number in (0, 1), got {self.delta!r}")
         get_activation(self.activation)
 
 
@@ -347,16 +353,17 @@ def run_cells(run: RunDirectory, cfg: Figure1Config, jobs: int = 1, progress: bo
         by_seed.setdefault(seed, []).append(m)
     total = len(all_cells(cfg))
     done = total - sum(not is_done(run, c) for c in all_cells(cfg))
-    trained, started = 0, time.perf_counter()
+    trained, eta = 0, Eta()
 
     def report(record: dict[str, Any]) -> None:
         nonlocal done, trained
         done, trained = done + 1, trained + 1
+        eta.cell()
         if progress:
             print(f"[figure1 {done}/{total}] seed={record['seed']} m={record['m']:<4} "
                   f"lin={record['lin_error']:.3g} app={record['app_error']:.3g} "
                   f"train={record['min_train_loss']:.3g} ({record['wall_s']:.1f} s); "
-                  f"{eta_text(started, trained, total - done)}", file=sys.stderr, flush=True)
+                  f"{eta.text(total - done)}", file=sys.stderr, flush=True)
 
     if jobs <= 1:
         for seed, widths in by_seed.items():

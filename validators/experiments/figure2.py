@@ -49,7 +49,7 @@ from typing import Any
 import numpy as np
 import torch
 
-from boundcalc.executors import eta_text
+from boundcalc.executors import Eta
 from boundcalc.files import write_atomic
 from boundcalc.rundir import RunDirectory, save_cell_file
 from boundcalc.runs import cell_checks
@@ -398,18 +398,20 @@ def run_cells(run: RunDirectory, cfg: Figure2Config, jobs: int = 1, progress: bo
         return 0
     total = len(all_cells(cfg))
     done = sum(is_done(run, c) for c in all_cells(cfg))
-    trained, started = 0, time.perf_counter()
+    trained, eta = 0, Eta()
 
     def report(records: list[dict[str, Any]]) -> None:
         nonlocal done, trained
         done, trained = done + len(records), trained + len(records)
+        for _ in records:
+            eta.cell()
         if progress:
             r = records[0]
             jac = ", ".join(f"{x['max_jacobian']:.3g}" for x in records)
             print(f"[figure2 {done}/{total}] {r['model']:<11} L={r['L']:<3} "
                   f"seeds={[x['seed'] for x in records]} max J=[{jac}] "
                   f"({r['wall_s_per_seed'] * len(records):.1f} s); "
-                  f"{eta_text(started, trained, total - done)}", file=sys.stderr, flush=True)
+                  f"{eta.text(total - done)}", file=sys.stderr, flush=True)
 
     if jobs <= 1:
         for unit in pending:

@@ -60,7 +60,7 @@ from typing import Any
 import numpy as np
 import torch
 
-from boundcalc.executors import eta_text
+from boundcalc.executors import Eta
 from boundcalc.files import write_atomic
 from boundcalc.rundir import RunDirectory, records_to_csv
 from boundcalc.runs import cell_checks
@@ -335,18 +335,19 @@ def run_table1(preset: str = "quick", data: str | os.PathLike | None = None,
         data_arrays = (load_digit_tokens(cfg.data, Ns=cfg.Ns, seed=cfg.seed, n_test=cfg.n_test,
                                          n_generated=cfg.n_generated, digits=cfg.digits,
                                          patch=cfg.patch, scale=cfg.scale) if pending else None)
-        trained, started = 0, time.perf_counter()
+        trained, eta = 0, Eta()
         for d_m, N in pending:
             record = train_cell(d_m, N, data_arrays, cfg)
             run.save_cell(cell_key(d_m, N), record)
             trained += 1
+            eta.cell()
             if progress:
                 print(f"[table1 {trained}/{len(pending)}] d_m={d_m} N={N} lowest test loss "
                       f"{record['lowest_test_loss']:.4g} at epoch {record['lowest_test_epoch']}"
                       f", bound {record['theorem5_bound']:.4g} ({record['theorem5_verdict']} "
                       f"against the free {record['theorem5_free_bound']:.4g}), conditions "
                       f"{record['conditions_hold_count']} ({record['wall_s']:.1f} s); "
-                      f"{eta_text(started, trained, len(pending) - trained)}",
+                      f"{eta.text(len(pending) - trained)}",
                       file=sys.stderr, flush=True)
         return trained
 

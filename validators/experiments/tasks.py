@@ -1,13 +1,14 @@
 """The experiments' cells as executor tasks: ``reproduce … --executor dask|slurm``.
 
-Each experiment names its cells (key and cell), how they group (figure 2 trains a seed group of
-one (model, L) together, so its groups are never split) and a picklable top-level generator that
-computes given cells in any process, from the run's config alone, with the torch threads of
-``--jobs 1`` (:func:`~.experiment.threads_of`) and the same seeds and per-cell computation as the
-``processes`` path, so every executor writes the same numbers. :func:`run_on_executor` opens the
-run like the experiment's own ``run_*`` function (same config, same outputs) and computes the
-missing cells on the engine (:func:`boundcalc.executors.run_tasks`). An experiment added later is
-one more :data:`EXPERIMENTS` row.
+Each experiment names its cells (key and cell), how they group (figure 1 trains the widths of a
+seed together, the T sweep those of a (seed, T), figure 2 a seed group of one (model, L): a group
+is never split between tasks, so ``--cells-per-task`` packs whole groups) and a picklable top-level
+generator that computes given cells in any process, from the run's config alone, with the torch
+threads of ``--jobs 1`` (:func:`~.experiment.threads_of`) and the same seeds and per-cell
+computation as the ``processes`` path, so every executor writes the same numbers.
+:func:`run_on_executor` opens the run like the experiment's own ``run_*`` function (same config,
+same outputs) and computes the missing cells on the engine (:func:`boundcalc.executors.run_tasks`).
+An experiment added later is one more :data:`EXPERIMENTS` row.
 """
 
 from __future__ import annotations
@@ -107,8 +108,13 @@ def table1_task(cells: tuple[tuple[str, Any], ...], context: dict[str, Any]
 
 
 def _figure1_groups(cfg: Any, run: RunDirectory) -> list[list[tuple[str, Any]]]:
-    return [[(figure1.cell_key(*c), c)] for c in figure1.all_cells(cfg)
-            if not figure1.is_done(run, c)]
+    """One group per seed with missing cells: its widths share the teacher and train together
+    (one fused pass per step), as on the ``processes`` path."""
+    groups: dict[int, list[tuple[str, Any]]] = {}
+    for c in figure1.all_cells(cfg):
+        if not figure1.is_done(run, c):
+            groups.setdefault(c[0], []).append((figure1.cell_key(*c), c))
+    return list(groups.values())
 
 
 def _figure2_groups(cfg: Any, run: RunDirectory) -> list[list[tuple[str, Any]]]:

@@ -41,6 +41,7 @@ def test_processes_is_the_default_and_dask_reads_its_address(monkeypatch):
     ({"kind": "slurm", "slurm_cpus_per_task": 0}, "--slurm-cpus-per-task"),
     ({"kind": "dask", "cells_per_task": 0}, "--cells-per-task"),
     ({"kind": "dask", "jobs": 0}, "--jobs"),
+    ({"kind": "processes", "dask_dashboard": True}, "--dask-dashboard"),
 ])
 def test_a_bad_flag_is_named(kwargs, flag, monkeypatch):
     monkeypatch.setattr(executor_options, "require_engine", lambda kind: None)
@@ -123,3 +124,16 @@ def test_help_lists_the_executors(command, cli, monkeypatch):
                  "--slurm-gpus-per-task", "--slurm-cpus-per-task", "--slurm-array-parallelism",
                  "--slurm-setup"):
         assert flag in res.out
+
+
+def test_the_dask_dashboard_is_recorded_when_asked_for_and_needs_bokeh(monkeypatch):
+    monkeypatch.setattr(executor_options, "require_engine", lambda kind: None)
+    monkeypatch.delenv("DASK_SCHEDULER_ADDRESS", raising=False)
+    monkeypatch.setattr(importlib.util, "find_spec", lambda name: object())
+    on = executor_settings("dask", jobs=2, dask_dashboard=True)
+    assert on.as_dict() == {"kind": "dask", "jobs": 2, "cells_per_task": 1,
+                            "dask_dashboard": True}
+    assert "dask_dashboard" not in executor_settings("dask", jobs=2).as_dict()
+    monkeypatch.setattr(importlib.util, "find_spec", lambda name: None)
+    with pytest.raises(InputError, match=r"^--dask-dashboard needs bokeh"):
+        executor_settings("dask", jobs=2, dask_dashboard=True)
