@@ -214,7 +214,7 @@ def reproduce(name: str, preset: str = "quick", out: str | os.PathLike | None = 
         device: ``auto``, ``cpu`` or ``cuda[:k]``.
         jobs: worker processes of this machine.
         data: table1: the MNIST IDX folder or .npz (required by the paper preset).
-        figure_width: figure1, figure2: ``single`` or ``double``.
+        figure_width: figure1, figure2, tsweep: ``single`` or ``double``.
         progress: one line per finished cell on stderr.
         **overrides: fields of the experiment's config (the keys of ``--set``), as values
             (``widths=[8, 16, 32]``, ``steps=50``) or as the text ``--set`` takes
@@ -238,8 +238,8 @@ def reproduce(name: str, preset: str = "quick", out: str | os.PathLike | None = 
         raise InputError("preset", f"must be quick or paper, got {preset!r}")
     if not isinstance(jobs, int) or isinstance(jobs, bool) or jobs < 1:
         raise InputError("jobs", f"must be an integer >= 1, got {jobs!r}")
-    if figure_width is not None and name not in ("figure1", "figure2"):
-        raise InputError("figure_width", f"is for figure1 and figure2, not {name}")
+    if figure_width is not None and name == "table1":
+        raise InputError("figure_width", "is for figure1, figure2 and tsweep, not table1")
     if data is not None and name != "table1":
         raise InputError("data", f"is for table1 only, not {name}")
     check_device(device)

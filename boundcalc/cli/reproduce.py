@@ -90,8 +90,8 @@ def reproduce(
         "tsweep float64, figure2 float32)")] = None,
     figure_width: Annotated[str | None, choice_option(
         "--figure-width", choices=("single", "double"), show_default=False,
-        help="figure1, figure2: the figure's width, single (3.25 in, one column) or double "
-        "(6.75 in); default figure1 double, figure2 single; not a parameter of the run (a "
+        help="figure1, figure2, tsweep: the figure's width, single (3.25 in, one column) or "
+        "double (6.75 in); default figure1 and tsweep double, figure2 single; not a parameter of the run (a "
         "resumed run may redraw at another width)")] = None,
     executor: Executor = "processes",
     dask_address: DaskAddress = None,
@@ -149,8 +149,8 @@ def reproduce(
             raise InputError(flag, f"and --set {key} are both given; give one")
         values[key], origin[key] = value, flag
     if figure_width is not None:
-        if experiment not in ("figure1", "figure2"):
-            raise InputError("--figure-width", f"is for figure1 and figure2, not {experiment}")
+        if experiment == "table1":
+            raise InputError("--figure-width", "is for figure1, figure2 and tsweep, not table1")
         if figure_width not in ("single", "double"):
             raise InputError("--figure-width", f"must be single or double, got "
                                                f"{figure_width!r}")

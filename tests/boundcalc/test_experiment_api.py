@@ -102,7 +102,8 @@ def test_reproduce_runs_the_overridden_cells_and_returns_the_run(tmp_path, monke
 @pytest.mark.parametrize(("kwargs", "says"), [
     ({"steps": 0}, "reproduce() steps must be >= 1, got 0"),
     ({"width": 8}, "reproduce() has no setting 'width'"),
-    ({"figure_width": "single", "name": "tsweep"}, "figure_width is for figure1 and figure2"),
+    ({"figure_width": "single", "name": "table1"},
+     "figure_width is for figure1, figure2 and tsweep, not table1"),
 ])
 def test_reproduce_refuses_a_bad_setting_naming_it(tmp_path, kwargs, says):
     pytest.importorskip("torch")

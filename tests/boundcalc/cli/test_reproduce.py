@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import pytest
 
 from boundcalc.cli.reproduce import parse_seeds
@@ -90,3 +92,20 @@ def test_a_malformed_set_or_config_exits_2_without_torch(cli, tmp_path):
     assert run.code == 2 and run.err.startswith("error: --config ")
     assert "not valid TOML" in run.err and len(run.err.strip().splitlines()) == 1
     assert not (tmp_path / "run").exists()
+
+
+def test_figure_width_is_taken_by_every_experiment_with_a_figure_and_refused_for_table1(
+        cli, tmp_path, monkeypatch):
+    run = cli("reproduce", "table1", "--figure-width", "single", "--out", str(tmp_path / "t"))
+    assert run.code == 2
+    assert run.err == "error: --figure-width is for figure1, figure2 and tsweep, not table1\n"
+    assert not (tmp_path / "t").exists()
+    pytest.importorskip("torch")
+    from boundcalc.validators.experiments import configure
+
+    seen = {}
+    monkeypatch.setattr(configure, "run_named",
+                        lambda *a, **k: seen.update(k) or Path(k["out"]))
+    run = cli("reproduce", "tsweep", "--figure-width", "single", "--out", str(tmp_path / "ts"))
+    assert run.code == 0, run.err
+    assert seen["figure_width"] == "single"
