@@ -173,8 +173,9 @@ def gradient_step_size(lipschitz: sp.Expr, drift: sp.Expr) -> sp.Expr:
 
     Example:
         >>> import sympy as sp
+        >>> from boundcalc.theory.symbols import K, nu_c, nu_u, nu_w
         >>> L, e = sp.symbols("L epsilon", positive=True)
-        >>> gradient_step_size(L, e).subs({L: 1, e: 2, "K": 100, "nu_c": 1, "nu_u": 0, "nu_w": 0})
+        >>> gradient_step_size(L, e).subs({L: 1, e: 2, K: 100, nu_c: 1, nu_u: 0, nu_w: 0})
         1/42
     """
     return transport_norm() / (2 * lipschitz * sp.sqrt(K) * drift
@@ -193,10 +194,11 @@ def gradient_norm_form(lipschitz: sp.Expr, residual: sp.Expr, drift: sp.Expr,
 
     Example:
         >>> import sympy as sp
+        >>> from boundcalc.theory.symbols import K, nu_c, nu_u, nu_w
         >>> a, bound = gradient_norm_form(sp.Integer(1), sp.Integer(4), sp.Integer(1),
         ...                               sp.Rational(1, 2))
-        >>> a, bound.subs({"K": 1, "nu_c": 1, "nu_u": 0, "nu_w": 0})
-        (1/2, 4)
+        >>> a, bound.subs({K: 1, nu_c: 1, nu_u: 0, nu_w: 0})
+        (1/2, (1 + sqrt(2))**2)
     """
     a = 1 - step * lipschitz**2
     floor = drift / residual
