@@ -71,3 +71,13 @@ def test_smallest_informative_width_at_the_figure_1_setting_in_mpmath():
         return mpmath.mpf(ev.bound["min_iterate"]) < mpmath.mpf(ev.constants["initial_loss_bound"])
 
     assert below(4286) and not below(4284)
+
+
+def test_proposition1_and_realizable_remark9_share_the_gradnorm_bound():
+    m = 2.0 ** np.arange(1, 30)
+    thm = _grid("theorem1_gradnorm", m=m)
+    for other in ("prop1_gradnorm", "remark9_gradnorm"):
+        out = _grid(other, m=m)
+        for key in ("bound.min_iterate", "bound.min_iterate_gradient_cauchy_schwarz",
+                    "constants.theorem_step_size"):
+            assert np.array_equal(out[key], thm[key]), (other, key)
