@@ -157,9 +157,11 @@ def free_bound_of(constants: Mapping[str, Any]) -> tuple[str, Any] | None:
         return None
     return min(present, key=lambda item: item[1])
 
-#: The tight route's two bounds on min_iterate, by the name of their drift bound.
-DRIFT_BOUNDS: dict[str, str] = {"linear_drift": "min_iterate_linear_drift",
-                                "cauchy_schwarz": "min_iterate_cauchy_schwarz"}
+#: The tight route's bounds on min_iterate, by the name of their drift bound (the gradnorm
+#: route's third only there); on a tie the earlier name is the active one.
+DRIFT_BOUNDS: dict[str, str] = {"cauchy_schwarz": "min_iterate_cauchy_schwarz",
+                                "linear_drift": "min_iterate_linear_drift",
+                                "gradient_cauchy_schwarz": "min_iterate_gradient_cauchy_schwarz"}
 
 
 # --------------------------------------------------------------------------- results
@@ -282,15 +284,20 @@ class Evaluation:
 
     @property
     def active_drift_bound(self) -> str | None:
-        """On the tight route, which drift bound gives min_iterate: ``cauchy_schwarz`` (when it
-        is at most the other) or ``linear_drift``; None elsewhere (one bound only)."""
+        """On the tight and gradnorm routes, which drift bound gives min_iterate: the smallest
+        of :data:`DRIFT_BOUNDS` present (``cauchy_schwarz`` on a tie, then ``linear_drift``);
+        None elsewhere (one bound only)."""
         if self.exact is not None:
             return self.exact.active_drift_bound
-        linear = self.bound.get(DRIFT_BOUNDS["linear_drift"])
-        cauchy = self.bound.get(DRIFT_BOUNDS["cauchy_schwarz"])
-        if linear is None or cauchy is None:
+        present = [(self.bound[key], name) for name, key in DRIFT_BOUNDS.items()
+                   if self.bound.get(key) is not None]
+        if len(present) < 2:
             return None
-        return "cauchy_schwarz" if cauchy <= linear else "linear_drift"
+        best = present[0]
+        for item in present[1:]:
+            if item[0] < best[0]:
+                best = item
+        return best[1]
 
     def to_dict(self) -> dict[str, Any]:
         """JSON-ready dict with keys statement, inputs, constants, terms, bound, conditions,

@@ -22,6 +22,7 @@ from decimal import ROUND_FLOOR, Decimal, InvalidOperation, localcontext
 from typing import Any
 
 from boundcalc.params import DEFAULTS, PARAMS, SWEEP_KINDS, InputError, parse_number, validate
+from boundcalc.theory.catalog import base_name
 
 __all__ = ["ALPHA_AXIS", "MAX_ROWS", "SWEEP_AXES", "SWEEP_INPUTS", "build_sweep", "count_values",
            "parse_values", "select_columns"]
@@ -228,7 +229,7 @@ def _alpha_values(statement: str, spec: str | None) -> list[str] | None:
         return None
     if statement != "prop2":
         raise InputError("--alpha", f"is for prop2 only (the IndRNN's recurrent scale), not "
-                                    f"{statement.removesuffix('_paper')}")
+                                    f"{base_name(statement)}")
     values = parse_values("--alpha", spec)
     for value in values:
         if parse_number("--alpha", value) <= 0:

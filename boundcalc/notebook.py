@@ -33,7 +33,7 @@ from typing import TYPE_CHECKING, Any
 
 from boundcalc.errors import InputError
 from boundcalc.params import PARAMS, ROUTES, routed_key
-from boundcalc.theory.catalog import NAMES
+from boundcalc.theory.catalog import NAMES, base_name
 from boundcalc.version import __version__
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -187,7 +187,7 @@ def evaluate(statement: str, /, *, route: str | None = None, precision: int | No
 def _prop2(key: str, inputs: Any, alpha: Any, digits: int) -> Evaluation:
     """Proposition 2 at recurrent scale ``alpha`` (prop2 only)."""
     if key != "prop2":
-        raise InputError("alpha", f"is for prop2 only, not {key.removesuffix('_paper')}")
+        raise InputError("alpha", f"is for prop2 only, not {base_name(key)}")
     from boundcalc.api import evaluate as evaluate_point
     from boundcalc.compare_rnn import evaluate_prop2, is_default_alpha, parse_alpha
 

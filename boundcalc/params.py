@@ -29,7 +29,7 @@ from fractions import Fraction
 from typing import Any
 
 from boundcalc.errors import InputError
-from boundcalc.theory.catalog import ACTIVATIONS, BY_NAME, ROUTED
+from boundcalc.theory.catalog import ACTIVATIONS, BY_NAME, ROUTE_NAMES, ROUTED, base_name
 
 __all__ = [
     "ARGUMENT_NAMES", "DEFAULTS", "PARAMS", "ROUTES", "InputError", "Inputs", "Param",
@@ -326,11 +326,11 @@ def _uses_step_size(statement: str | None) -> bool:
     """Whether ``statement`` (a registry key; None: assume so) uses the theorem's step size η*."""
     if statement is None:
         return True
-    return BY_NAME[statement.removesuffix("_paper")].uses_step_size
+    return BY_NAME[base_name(statement)].uses_step_size
 
 
 #: Choices of the proof route (``--route``, ``route=``); the first is the default.
-ROUTES: tuple[str, ...] = ("tight", "paper")
+ROUTES: tuple[str, ...] = ROUTE_NAMES
 
 
 def routed_key(statement: str, route: object, flag: str = "--route") -> str:
@@ -350,7 +350,7 @@ def routed_key(statement: str, route: object, flag: str = "--route") -> str:
     if statement not in ROUTED:
         raise InputError(flag, f"is for {', '.join(ROUTED)} only, not {statement} (it has one "
                                "proof route)")
-    return f"{statement}_paper" if key == "paper" else statement
+    return statement if key == ROUTES[0] else f"{statement}_{key}"
 
 
 def validate(*, statement: str | None = None, **values: object) -> Inputs:

@@ -30,8 +30,9 @@ class StatementInfo:
         name: the CLI command and registry key (``theorem1``, ``lemma2`` ...).
         module: the module of :mod:`boundcalc.theory` whose function ``name`` builds the
             :class:`~boundcalc.theory.statement.Statement` (``boundcalc.theory.<module>.<name>``).
-        routed: True when the statement has a proof route (``--route tight|paper``); its builder
-            then takes ``route`` and the registry also holds ``<name>_paper``.
+        routed: True when the statement has a proof route (``--route tight|paper|gradnorm``);
+            its builder then takes ``route`` and the registry also holds ``<name>_paper`` and
+            ``<name>_gradnorm``.
         what: the result as the command's ``--help`` names it ("Evaluate {what} at one parameter
             point: ...").
         help: the one-line help of the command (its line in ``boundcalc --help``).
@@ -107,7 +108,27 @@ ROUTED: tuple[str, ...] = tuple(row.name for row in STATEMENTS if row.routed)
 #: kept here as data so that checking the flag needs no sympy (a test checks they agree).
 ACTIVATIONS: tuple[str, ...] = ("tanh", "erf")
 
+#: Proof routes of the routed statements (``--route``), the default first. A routed statement
+#: on route ``r`` other than the default has the registry key ``<name>_<r>``.
+ROUTE_NAMES: tuple[str, ...] = ("tight", "paper", "gradnorm")
+
+
+def base_name(key: str) -> str:
+    """The catalog statement of registry key ``key`` (``theorem1_paper`` → ``theorem1``).
+
+    Example:
+        >>> base_name("prop1_gradnorm"), base_name("lemma2")
+        ('prop1', 'lemma2')
+    """
+    for route in ROUTE_NAMES[1:]:
+        stem = key.removesuffix(f"_{route}")
+        if stem != key and stem in ROUTED:
+            return stem
+    return key
+
+
 #: Name → row.
 BY_NAME: dict[str, StatementInfo] = {row.name: row for row in STATEMENTS}
 
-__all__ = ["ACTIVATIONS", "BY_NAME", "NAMES", "ROUTED", "STATEMENTS", "StatementInfo"]
+__all__ = ["ACTIVATIONS", "BY_NAME", "NAMES", "ROUTED", "ROUTE_NAMES", "STATEMENTS",
+           "StatementInfo", "base_name"]

@@ -93,6 +93,20 @@ TIGHT_DESCRIPTIONS: dict[str, str] = {
                                   "error bounded with (1/n) sum |r_j| <= sqrt(R)",
 }
 
+#: Meaning of every key of Theorem 1 on the gradnorm route (derivations.md §7.9): the tight route's
+#: lines plus the gradient-norm form, its step and its margin a = 1 - eta L^2.
+GRADNORM_DESCRIPTIONS: dict[str, str] = {
+    **TIGHT_DESCRIPTIONS,
+    "theorem_step_size": "eta_g = ||nu|| / (2 L sqrt(K) eps_drift + 2 ||nu|| L^2): "
+                         "near-minimiser of the gradient-norm form, eta_g L^2 < 1/2",
+    "step_margin_a": "a = 1 - eta L^2; the gradient-norm form uses a' = max(a, eps_drift/B)",
+    "min_iterate": "gradnorm route: min of the linear-drift, Cauchy-Schwarz and gradient-norm "
+                   "bounds on min_{k<K} R(theta_k) (and on the average loss)",
+    "min_iterate_gradient_cauchy_schwarz": "(eps_drift/(2a') + sqrt(eps_drift^2/(4a'^2) + "
+                                           "||nu||^2/(4 eta K a')))^2, a' = max(a, eps_drift/B): "
+                                           "drift by Cauchy-Schwarz and ||grad R||^2 <= 4 L^2 R",
+}
+
 #: LaTeX symbol of every Theorem 1 key (the tight route renames ``linearization``).
 LATEX_NAMES: dict[str, str] = {
     "u_inf": r"u_\infty", "u_max": r"u_{\max}", "lipschitz_L": "L",
@@ -116,6 +130,10 @@ LATEX_NAMES: dict[str, str] = {
     "min_iterate_linear_drift": r"\mathcal{E}_{\mathrm{opt}} + B\varepsilon",
     "min_iterate_cauchy_schwarz": r"\bigl(\tfrac{\varepsilon}{2} + \sqrt{\tfrac{\varepsilon^2}{4}"
                                   r" + \mathcal{E}_{\mathrm{opt}}}\bigr)^2",
+    "step_margin_a": "a",
+    "min_iterate_gradient_cauchy_schwarz": r"\bigl(\tfrac{\varepsilon}{2a'} + \sqrt{\tfrac{"
+                                           r"\varepsilon^2}{4a'^2} + \tfrac{\|\nu\|^2}"
+                                           r"{4\eta K a'}}\bigr)^2",
 }
 
 #: Definition 1 and Lemmas 2, 3, 5, 6: Theorem 1's lines plus the per-lemma constants.
@@ -191,6 +209,6 @@ PROP2_LATEX_NAMES: dict[str, str] = {
 }
 
 __all__ = [
-    "DESCRIPTIONS", "LATEX_NAMES", "LEMMA_DESCRIPTIONS", "PROP2_DESCRIPTIONS", "PROP2_LATEX_NAMES",
-    "TIGHT_DESCRIPTIONS",
+    "DESCRIPTIONS", "GRADNORM_DESCRIPTIONS", "LATEX_NAMES", "LEMMA_DESCRIPTIONS",
+    "PROP2_DESCRIPTIONS", "PROP2_LATEX_NAMES", "TIGHT_DESCRIPTIONS",
 ]

@@ -3,7 +3,8 @@
 The statements and their modules come from the statement table :mod:`boundcalc.theory.catalog`:
 the builder of statement ``name`` is the function ``name`` of module
 ``boundcalc.theory.<module>``. A routed statement (a proof route, ``--route``) is registered twice:
-``name`` on its default route (``tight``) and ``<name>_paper`` on the paper's route.
+``name`` on its default route (``tight``), ``<name>_paper`` on the paper's route and
+``<name>_gradnorm`` on the gradient-norm route.
 """
 
 from __future__ import annotations
@@ -12,17 +13,19 @@ from collections.abc import Callable
 from functools import cache, partial
 from importlib import import_module
 
-from .catalog import ROUTED, STATEMENTS
+from .catalog import ROUTE_NAMES, ROUTED, STATEMENTS
 from .statement import Statement
 
 
 def _builders() -> dict[str, Callable[[], Statement]]:
-    """Every statement of the catalog, in catalog order, then the ``<name>_paper`` routes."""
+    """Every statement of the catalog, in catalog order, then the ``<name>_paper`` routes, then
+    the ``<name>_gradnorm`` routes."""
     builders: dict[str, Callable[[], Statement]] = {}
     for row in STATEMENTS:
         builders[row.name] = getattr(import_module(f"{__package__}.{row.module}"), row.name)
-    for name in ROUTED:
-        builders[f"{name}_paper"] = partial(builders[name], route="paper")
+    for route in ROUTE_NAMES[1:]:
+        for name in ROUTED:
+            builders[f"{name}_{route}"] = partial(builders[name], route=route)
     return builders
 
 
@@ -37,9 +40,9 @@ def routed_name(name: str, route: str) -> str:
         >>> routed_name("theorem1", "paper"), routed_name("lemma2", "paper")
         ('theorem1_paper', 'lemma2')
     """
-    if route not in ("tight", "paper"):
-        raise ValueError(f"`route` must be 'tight' or 'paper', got {route!r}")
-    return f"{name}_paper" if route == "paper" and name in ROUTED else name
+    if route not in ROUTE_NAMES:
+        raise ValueError(f"`route` must be one of {ROUTE_NAMES}, got {route!r}")
+    return f"{name}_{route}" if route != ROUTE_NAMES[0] and name in ROUTED else name
 
 
 @cache

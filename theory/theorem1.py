@@ -52,9 +52,10 @@ from __future__ import annotations
 
 import sympy as sp
 
+from .catalog import ROUTE_NAMES
 from .conditions import m_even_condition, rho_ge_nu_conditions
 from .event import event_radius, head_average_radius
-from .labels import DESCRIPTIONS, LATEX_NAMES, TIGHT_DESCRIPTIONS
+from .labels import DESCRIPTIONS, GRADNORM_DESCRIPTIONS, LATEX_NAMES, TIGHT_DESCRIPTIONS
 from .lemma2 import (
     feedforward_max,
     feedforward_rms,
@@ -102,8 +103,9 @@ def transport_norm() -> sp.Expr:
 
 
 #: Proof routes of Theorem 1 / Proposition 1 / Remark 9: ``tight`` (the default, derivations.md
-#: §7.7) and ``paper`` (the paper's skeleton, §7.1–7.5).
-ROUTES = ("tight", "paper")
+#: §7.7), ``paper`` (the paper's skeleton, §7.1–7.5) and ``gradnorm`` (the tight route plus the
+#: gradient-norm form ‖∇R̂‖² ≤ 4L²R̂, §7.9).
+ROUTES = ROUTE_NAMES
 
 
 def _check_route(route: str) -> None:
@@ -156,10 +158,54 @@ def theorem_step_size(misspecification: sp.Expr = sp.S.Zero, a_priori: bool = Tr
                       route: str = "paper") -> sp.Expr:
     """η* = ‖ν‖ / (2·L·B·√K): the step size that minimises the optimization term ‖ν‖²/(4ηK) +
     ηL²B² (L and B of ``route``)."""
-    tight = route == "tight"
+    tight = route != "paper"
     lip = lipschitz_constant(a_priori, "average" if tight else "max")
     return transport_norm() / (2 * lip * residual_envelope(misspecification, a_priori, tight)
                                * sp.sqrt(K))
+
+
+def gradient_step_size(lipschitz: sp.Expr, drift: sp.Expr) -> sp.Expr:
+    """η_g = ‖ν‖ / (2L√K·ε + 2‖ν‖L²): the gradnorm route's default step (derivations.md §7.9).
+
+    ‖ν‖/(2Lε√K) minimises the gradient-norm form's leading terms ε²(1 + 2ηL²) + ‖ν‖²/(2ηK) for
+    ε² ≫ ‖ν‖²/(4ηK); the extra 2‖ν‖L² in the denominator keeps ηL² < ½, so a = 1 − ηL² > ½. Any
+    η > 0 is admissible (:func:`gradient_norm_form` holds for every η).
+
+    Example:
+        >>> import sympy as sp
+        >>> from boundcalc.theory.symbols import K, nu_c, nu_u, nu_w
+        >>> L, e = sp.symbols("L epsilon", positive=True)
+        >>> gradient_step_size(L, e).subs({L: 1, e: 2, K: 100, nu_c: 1, nu_u: 0, nu_w: 0})
+        1/42
+    """
+    return transport_norm() / (2 * lipschitz * sp.sqrt(K) * drift
+                               + 2 * transport_norm() * lipschitz**2)
+
+
+def gradient_norm_form(lipschitz: sp.Expr, residual: sp.Expr, drift: sp.Expr,
+                       step: sp.Expr = eta) -> tuple[sp.Expr, sp.Expr]:
+    """(a, bound): a = 1 − ηL² and the Cauchy–Schwarz drift bound with ‖∇R̂‖² ≤ 4L²R̂ in place of
+    4L²B² (derivations.md §7.9), valid for every η > 0:
+
+        R̄ ≤ (ε/(2a′) + √(ε²/(4a′²) + ‖ν‖²/(4ηK·a′)))²,   a′ = max(a, ε/B),  R̄ = (1/K)Σ_k R̂(θ_k).
+
+    For a ≥ ε/B (> 0) it solves a·R̄ − ε√R̄ ≤ ‖ν‖²/(4ηK) (Jensen on the convex x ↦ ax − ε√x); for
+    a < ε/B it is ≥ (ε/a′)² = B² ≥ R̄ (every residual ≤ B on Ω_ρ), so it needs no condition on η.
+
+    Example:
+        >>> import sympy as sp
+        >>> from boundcalc.theory.symbols import K, nu_c, nu_u, nu_w
+        >>> a, bound = gradient_norm_form(sp.Integer(1), sp.Integer(4), sp.Integer(1),
+        ...                               sp.Rational(1, 2))
+        >>> a, bound.subs({K: 1, nu_c: 1, nu_u: 0, nu_w: 0})
+        (1/2, (1 + sqrt(2))**2)
+    """
+    a = 1 - step * lipschitz**2
+    floor = drift / residual
+    margin = (a + floor + sp.Abs(a - floor)) / 2          # max(a, ε/B)
+    optimization = transport_norm() ** 2 / (4 * step * K)
+    return a, (drift / (2 * margin)
+               + sp.sqrt(drift**2 / (4 * margin**2) + optimization / margin)) ** 2
 
 
 def common_conditions() -> tuple[Condition, ...]:
@@ -188,8 +234,8 @@ def build_bound(misspecification: sp.Expr = sp.S.Zero, step: sp.Expr = eta,
         (constants, terms, bound) dictionaries of sympy expressions.
     """
     _check_route(route)
-    if route == "tight":
-        return _build_tight(misspecification, step, a_priori)
+    if route != "paper":
+        return _build_tight(misspecification, step, a_priori, route == "gradnorm")
     lip = lipschitz_constant(a_priori)
     lin_cap, app_cap = linearization_cap(a_priori, "max"), approximation_cap(a_priori)
     eps_lin = sp.Min(linearization_error_bound(a_priori), lin_cap)
@@ -221,10 +267,12 @@ def build_bound(misspecification: sp.Expr = sp.S.Zero, step: sp.Expr = eta,
     return constants, terms, bound
 
 
-def _build_tight(misspecification: sp.Expr, step: sp.Expr, a_priori: bool):
+def _build_tight(misspecification: sp.Expr, step: sp.Expr, a_priori: bool,
+                 gradnorm: bool = False):
     """The tight route (derivations.md §7.7): head-average event, Taylor remainder merged with the
     θ_k − θ(0) half of the change of feature, d-free attention parts, and the drift bounded both
-    linearly in B and by Cauchy–Schwarz (the smaller bound is reported)."""
+    linearly in B and by Cauchy–Schwarz (the smaller bound is reported). ``gradnorm`` (§7.9): a
+    third form with ‖∇R̂‖² ≤ 4L²R̂ (informative where ηL² < 1 − ε/B) and the step η_g."""
     lip = lipschitz_constant(a_priori, "average")
     lin_cap, tay_cap = linearization_cap(a_priori, "average"), taylor_remainder_cap(a_priori)
     app_cap = approximation_cap(a_priori, tight=True)
@@ -260,16 +308,28 @@ def _build_tight(misspecification: sp.Expr, step: sp.Expr, a_priori: bool):
         "transport_norm": transport_norm(),
         "theorem_step_size": theorem_step_size(misspecification, a_priori, "tight"),
     }
+    if gradnorm:
+        constants["theorem_step_size"] = gradient_step_size(lip, drift)
     # the linear-drift bound is §7.5's assembly with the Taylor remainder in Lemma 3's place
     terms, linear_bound = assemble_bound(lip, res, eps_tay, eps_app, eps_cf, step, misspecification)
     optimization, linear = terms["optimization"], linear_bound["min_iterate"]
     cauchy_schwarz = (drift / 2 + sp.sqrt(drift**2 / 4 + optimization)) ** 2
+    forms = {"min_iterate_linear_drift": linear, "min_iterate_cauchy_schwarz": cauchy_schwarz}
+    if gradnorm:
+        a, gradient_form = gradient_norm_form(lip, res, drift, step)
+        constants["step_margin_a"] = a
+        forms["min_iterate_gradient_cauchy_schwarz"] = gradient_form
     min_iterate = sp.Min(linear, cauchy_schwarz)
+    if gradnorm:
+        min_iterate = (linear + cauchy_schwarz - sp.Abs(linear - cauchy_schwarz)) / 2
+        # min(x, y) = (x + y − |x − y|)/2: sympy's Min would compare the three forms symbolically
+        # (minutes) each time η* is substituted
+        gradient_form = forms["min_iterate_gradient_cauchy_schwarz"]
+        min_iterate = (min_iterate + gradient_form - sp.Abs(min_iterate - gradient_form)) / 2
     bound = {
         "min_iterate": min_iterate,
         "average_iterate": (sp.sqrt(min_iterate) + 2 * eps_lin) ** 2,
-        "min_iterate_linear_drift": linear,
-        "min_iterate_cauchy_schwarz": cauchy_schwarz,
+        **forms,
     }
     return constants, terms, bound
 
@@ -311,6 +371,8 @@ def route_descriptions(route: str) -> dict[str, str]:
     """The meaning line of every key of a Theorem 1 / Proposition 1 / Remark 9 statement on
     ``route``."""
     _check_route(route)
+    if route == "gradnorm":
+        return dict(GRADNORM_DESCRIPTIONS)
     return dict(TIGHT_DESCRIPTIONS if route == "tight" else DESCRIPTIONS)
 
 
@@ -319,7 +381,8 @@ def theorem1(misspecified: bool = False, route: str = "tight") -> Statement:
 
     Args:
         misspecified: add Remark 9's term B·ε_mis (labels off the transport target by ε_mis).
-        route: ``"tight"`` (default; derivations.md §7.7) or ``"paper"`` (§7.1–7.5).
+        route: ``"tight"`` (default; derivations.md §7.7), ``"paper"`` (§7.1–7.5) or
+            ``"gradnorm"`` (§7.9).
 
     Example:
         >>> from boundcalc.theory.theorem1 import theorem1
@@ -357,23 +420,24 @@ def theorem1(misspecified: bool = False, route: str = "tight") -> Statement:
 
 def route_events(route: str) -> str:
     """The events a Theorem 1 route's bound holds on: E_U ∩ E_app (paper), E_avg ∩ E_app
-    (tight)."""
+    (tight, gradnorm)."""
     _check_route(route)
-    return "E_avg ∩ E_app" if route == "tight" else "E_U ∩ E_app"
+    return "E_U ∩ E_app" if route == "paper" else "E_avg ∩ E_app"
 
 
 def route_latex_names(route: str) -> dict[str, str]:
     """LaTeX symbol of every key on ``route`` (the tight route's linearization term is Bε_tay)."""
     _check_route(route)
     names = dict(LATEX_NAMES)
-    if route == "tight":
+    if route != "paper":
         names["linearization"] = r"B\varepsilon_{\mathrm{tay}}"
     return names
 
 
 __all__ = [
     "ROUTES", "assemble_bound", "build_bound", "change_of_feature_cap",
-    "change_of_feature_error_bound", "common_conditions",
+    "change_of_feature_error_bound", "common_conditions", "gradient_norm_form",
+    "gradient_step_size",
     "initial_loss_bound", "route_descriptions", "route_events", "route_latex_names", "theorem1",
     "theorem_step_size",
     "transport_norm",

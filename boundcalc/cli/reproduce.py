@@ -91,8 +91,8 @@ def reproduce(
     figure_width: Annotated[str | None, choice_option(
         "--figure-width", choices=("single", "double"), show_default=False,
         help="figure1, figure2, tsweep: the figure's width, single (3.25 in, one column) or "
-        "double (6.75 in); default figure1 and tsweep double, figure2 single; not a parameter of the run (a "
-        "resumed run may redraw at another width)")] = None,
+        "double (6.75 in); default figure1 and tsweep double, figure2 single; not a parameter "
+        "of the run (a resumed run may redraw at another width)")] = None,
     executor: Executor = "processes",
     dask_address: DaskAddress = None,
     dask_dashboard: DaskDashboard = False,

@@ -21,8 +21,15 @@ def test_catalog_lists_the_statements_in_cli_order():
     assert catalog.ROUTED == ROUTED == ("theorem1", "prop1", "remark9")
 
 
-def test_registry_holds_exactly_the_catalog_and_the_paper_routes():
-    assert set(BUILDERS) == set(catalog.NAMES) | {f"{name}_paper" for name in catalog.ROUTED}
+def test_registry_holds_exactly_the_catalog_and_its_paper_and_gradnorm_routes():
+    assert set(BUILDERS) == set(catalog.NAMES) | {f"{name}_{route}" for name in catalog.ROUTED
+                                                 for route in ("paper", "gradnorm")}
+
+
+def test_base_name_strips_only_a_route_suffix_of_a_routed_statement():
+    assert [catalog.base_name(k) for k in ("theorem1_paper", "remark9_gradnorm", "prop2",
+                                           "lemma2_paper")] == ["theorem1", "remark9", "prop2",
+                                                                "lemma2_paper"]
 
 
 @pytest.mark.parametrize("row", ROWS, ids=lambda row: row.name)
