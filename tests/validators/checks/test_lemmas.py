@@ -142,20 +142,23 @@ def test_no_lemma_bound_is_violated_on_a_representative_subset(m, d, T, rho, act
     assert ("lemma6.loss_gradient_envelope", "random") in names
 
 
+_GRID_POINTS = list(itertools.product(GRID["m"], GRID["d"], GRID["T"]))
+_GRID_CYCLE = list(itertools.product(GRID["rho"], GRID["activation"]))
+
+
 @pytest.mark.slow
-def test_no_lemma_bound_is_violated_on_every_m_d_T_of_the_grid():
-    """Every (m, d, T) of the issue's grid once, ρ and activation cycling (reduced effort; the
-    full grid with stronger settings is run by `boundcalc.validators.checks.grid.run_grid`,
-    results in docs/validation.md)."""
-    combos = list(itertools.product(GRID["m"], GRID["d"], GRID["T"]))
-    cycle = list(itertools.product(GRID["rho"], GRID["activation"]))
-    for k, (m, d, T) in enumerate(combos):
-        rho, act = cycle[k % len(cycle)]
-        kw = {"activation": act, "starts": 4, "steps": 10, "samples": 2, "seed": k}
-        records = validate_lemma2(m, d, T, rho, lanczos=16, **kw)
-        records += validate_lemma3(m, d, T, rho, **kw)
-        records += validate_lemma6(m, d, T, rho, **kw)
-        _assert_records(records)
+@pytest.mark.parametrize(("k", "m", "d", "T"),
+                         [(k, *point) for k, point in enumerate(_GRID_POINTS)])
+def test_no_lemma_bound_is_violated_on_every_m_d_T_of_the_grid(k, m, d, T):
+    """Every (m, d, T) of the grid once, ρ and activation cycling (reduced effort; the full grid
+    with stronger settings is run by `boundcalc.validators.checks.grid.run_grid`, results in
+    docs/validation.md). One test per point, so that parallel test workers share the grid."""
+    rho, act = _GRID_CYCLE[k % len(_GRID_CYCLE)]
+    kw = {"activation": act, "starts": 4, "steps": 10, "samples": 2, "seed": k}
+    records = validate_lemma2(m, d, T, rho, lanczos=16, **kw)
+    records += validate_lemma3(m, d, T, rho, **kw)
+    records += validate_lemma6(m, d, T, rho, **kw)
+    _assert_records(records)
 
 
 def test_bounds_come_from_the_calculator():
