@@ -14,22 +14,15 @@ from boundcalc.theory import symbols as S
 from boundcalc.theory.theorem1 import gradient_norm_form
 
 from boundcalc.api import evaluate
-from boundcalc.evaluator import evaluate_grid
 from boundcalc.params import validate
 
 FIG1 = dict(n=1000, d=8, rho=3, nu=3)
 
 
-def _grid(name: str, **overrides):
-    cols = dict(m=512.0, n=1000.0, d=8.0, T=16.0, delta=0.05, rho_c=3.0, rho_u=3.0, rho_w=3.0,
-                nu_c=3.0, nu_u=3.0, nu_w=3.0, sigma0=1.0, sigma1=1.0, sigma2=0.7698, K=4000.0,
-                eta=None, b=1.0, epsilon_mis=0.0)
-    cols.update(overrides)
-    return evaluate_grid(name, cols)
 
 
-def test_gradnorm_min_iterate_is_the_smallest_of_its_three_forms():
-    out = _grid("theorem1_gradnorm", m=2.0 ** np.arange(1, 30))
+def test_gradnorm_min_iterate_is_the_smallest_of_its_three_forms(fig1_grid):
+    out = fig1_grid("theorem1_gradnorm", m=2.0 ** np.arange(1, 30))
     forms = np.minimum(np.minimum(out["bound.min_iterate_linear_drift"],
                                   out["bound.min_iterate_cauchy_schwarz"]),
                        out["bound.min_iterate_gradient_cauchy_schwarz"])
@@ -38,8 +31,8 @@ def test_gradnorm_min_iterate_is_the_smallest_of_its_three_forms():
     assert (out["bound.min_iterate_gradient_cauchy_schwarz"][-5:] == forms[-5:]).all()
 
 
-def test_default_step_keeps_the_step_margin_above_one_half():
-    out = _grid("theorem1_gradnorm", m=2.0 ** np.arange(1, 40), K=np.array([[1.0], [4000.0]]))
+def test_default_step_keeps_the_step_margin_above_one_half(fig1_grid):
+    out = fig1_grid("theorem1_gradnorm", m=2.0 ** np.arange(1, 40), K=np.array([[1.0], [4000.0]]))
     assert (out["constants.step_margin_a"] > 0.5).all()
 
 
@@ -73,11 +66,11 @@ def test_smallest_informative_width_at_the_figure_1_setting_in_mpmath():
     assert below(4286) and not below(4284)
 
 
-def test_proposition1_and_realizable_remark9_share_the_gradnorm_bound():
+def test_proposition1_and_realizable_remark9_share_the_gradnorm_bound(fig1_grid):
     m = 2.0 ** np.arange(1, 30)
-    thm = _grid("theorem1_gradnorm", m=m)
+    thm = fig1_grid("theorem1_gradnorm", m=m)
     for other in ("prop1_gradnorm", "remark9_gradnorm"):
-        out = _grid(other, m=m)
+        out = fig1_grid(other, m=m)
         for key in ("bound.min_iterate", "bound.min_iterate_gradient_cauchy_schwarz",
                     "constants.theorem_step_size"):
             assert np.array_equal(out[key], thm[key]), (other, key)

@@ -25,8 +25,6 @@ from boundcalc.theory.lemma3 import linearization_error_bound, taylor_remainder_
 from boundcalc.theory.lemma5 import approximation_error_bound
 from boundcalc.theory.registry import routed_name
 
-from boundcalc.evaluator import evaluate_grid
-
 TANH = {S.sigma0: 1, S.sigma1: 1, S.sigma2: 4 / (3 * sp.sqrt(3))}
 
 
@@ -153,32 +151,26 @@ def test_taylor_remainder_replaces_more_than_it_costs():
                        - linearization_error_bound(event="average").subs(at_zero)) == 0
 
 
-def _grid(name: str, **overrides):
-    cols = dict(m=512.0, n=1000.0, d=8.0, T=16.0, delta=0.05, rho_c=3.0, rho_u=3.0, rho_w=3.0,
-                nu_c=3.0, nu_u=3.0, nu_w=3.0, sigma0=1.0, sigma1=1.0, sigma2=0.7698, K=4000.0,
-                eta=None, b=1.0, epsilon_mis=0.0)
-    cols.update(overrides)
-    return evaluate_grid(name, cols)
 
 
 @pytest.mark.parametrize("statement", ["theorem1", "prop1", "remark9"])
-def test_tight_route_is_never_looser_than_the_paper_route_on_a_grid(statement):
+def test_tight_route_is_never_looser_than_the_paper_route_on_a_grid(statement, fig1_grid):
     m = 2.0 ** np.arange(1, 41)
     for d in (1.0, 8.0, 64.0):
         for rho, nu in ((3.0, 3.0), (2.0, 1.0), (0.5, 0.5), (10.0, 1.0)):
             cols = dict(m=m[:, None], d=d, rho_c=rho, rho_u=rho, rho_w=rho, nu_c=nu, nu_u=nu,
                         nu_w=nu, K=np.array([[10.0, 4000.0, 1e8]]), epsilon_mis=0.1)
-            tight = _grid(routed_name(statement, "tight"), **cols)
-            paper = _grid(routed_name(statement, "paper"), **cols)
+            tight = fig1_grid(routed_name(statement, "tight"), **cols)
+            paper = fig1_grid(routed_name(statement, "paper"), **cols)
             for key in ("bound.min_iterate", "constants.residual_envelope_B",
                         "constants.lipschitz_L", "constants.eps_app"):
                 assert np.all(tight[key] <= paper[key]), (statement, d, rho, nu, key)
 
 
-def test_tight_route_meets_the_targets_at_the_figure_1_setting():
+def test_tight_route_meets_the_targets_at_the_figure_1_setting(fig1_grid):
     # derivations.md §7.7: m = 256 at most 1/5 of the paper route, non-vacuous from m = 610
-    out = _grid("theorem1", m=np.array([256.0, 608.0, 610.0, 4096.0]))
-    paper = _grid("theorem1_paper", m=256.0)
+    out = fig1_grid("theorem1", m=np.array([256.0, 608.0, 610.0, 4096.0]))
+    paper = fig1_grid("theorem1_paper", m=256.0)
     bound, trivial = out["bound.min_iterate"], out["constants.trivial_bound_B2"]
     assert bound[0] <= paper["bound.min_iterate"] / 5
     assert list(bound < trivial) == [False, False, True, True]
@@ -186,8 +178,8 @@ def test_tight_route_meets_the_targets_at_the_figure_1_setting():
     assert math.isclose(paper["bound.min_iterate"], 6302.3, rel_tol=1e-4)
 
 
-def test_min_iterate_is_the_smaller_of_the_two_drift_bounds():
-    out = _grid("theorem1", m=2.0 ** np.arange(1, 30))
+def test_min_iterate_is_the_smaller_of_the_two_drift_bounds(fig1_grid):
+    out = fig1_grid("theorem1", m=2.0 ** np.arange(1, 30))
     both = np.minimum(out["bound.min_iterate_linear_drift"],
                       out["bound.min_iterate_cauchy_schwarz"])
     assert np.array_equal(out["bound.min_iterate"], both)
