@@ -7,7 +7,6 @@ without the validators never imports torch.
 
 from __future__ import annotations
 
-import time
 from typing import Annotated
 
 import typer
@@ -75,14 +74,15 @@ def check(
     validate(eta="1", **flags)
     dev = check_device(device)
     require_torch("RUN", "boundcalc check measures the run")
-    from boundcalc.executors import eta_text
+    from boundcalc.executors import Eta
     from boundcalc.runcheck import check_run
 
-    started = time.perf_counter()
+    clock = Eta()
 
     def progress(done: int, total: int, detail: str) -> None:
+        clock.cell()
         if not quiet and total > 1:
-            eta = eta_text(started, done, total - done).replace("cell(s)", "block(s)")
+            eta = clock.text(total - done).replace("cell(s)", "block(s)")
             note(f"[check {done}/{total}] {detail}; {eta}")
 
     result = check_run(run, device=dev, progress=progress, **flags)

@@ -104,7 +104,7 @@ def test_prop2_takes_alpha_as_the_cli_does():
     ({"activation": "relu"}, "activation must be tanh, erf or custom:S0,S1,S2, got 'relu'"),
     ({"nu": 0}, "nu needs a positive component when --eta is not given"),
     ({"precision": 5}, "precision must be an integer between 10 and 1000, got 5"),
-    ({"route": "fast"}, "route must be one of tight, paper, got 'fast'"),
+    ({"route": "fast"}, "route must be one of tight, paper, gradnorm, got 'fast'"),
     ({"T": 0}, "T must be >= 1, got 0"),
     ({"exact": "yes"}, "exact must be True or False, got 'yes'"),
     ({"exact": 1}, "exact must be True or False, got 1"),

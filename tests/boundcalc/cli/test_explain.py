@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 
 import pytest
+from boundcalc.theory.catalog import base_name
 from boundcalc.theory.registry import BUILDERS, get_statement
 
 
@@ -25,10 +26,9 @@ def test_explain_theorem1_mentions_every_term_constant_symbol_and_condition(cli)
 
 @pytest.mark.parametrize("name", sorted(BUILDERS))
 def test_explain_json_has_a_formula_for_every_quantity(cli, name):
-    base, paper = name.removesuffix("_paper"), name.endswith("_paper")
-    route = ("--route", "paper") if paper else ()
+    base, st = base_name(name), get_statement(name)
+    route = ("--route", st.route) if base != name else ()
     data = json.loads(cli("explain", base, *route, "--format", "json").out)
-    st = get_statement(name)
     assert data["route"] == (st.route or None)
     for group in ("constants", "terms", "bound"):
         assert set(data["formulas"][group]) == set(getattr(st, group))
