@@ -108,7 +108,7 @@ def _measure_points(thetas: list[Params], theta0: Params, data, act, n: int,
         F0 = head_features(theta0, X, q, act)
         share = y.shape[0] / n              # a block's loss and gradient are means over it
         for i, theta in enumerate(thetas):
-            F = head_features(theta, X, q, act)
+            F = F0 if theta is theta0 else head_features(theta, X, q, act)  # θ(0)'s: F0
             block_loss, block_grad, f = loss_and_gradient(theta, X, q, y, act, features=F)
             loss[i] += float(block_loss) * share
             block_grad = block_grad.scale(share)
