@@ -32,7 +32,7 @@ from boundcalc.errors import InputError
 from boundcalc.theory.catalog import ACTIVATIONS, BY_NAME, ROUTE_NAMES, ROUTED, base_name
 
 __all__ = [
-    "ARGUMENT_NAMES", "DEFAULTS", "PARAMS", "ROUTES", "InputError", "Inputs", "Param",
+    "ARGUMENT_NAMES", "CHECKS", "DEFAULTS", "PARAMS", "ROUTES", "InputError", "Inputs", "Param",
     "parse_activation", "parse_integer", "parse_number", "parse_triple", "routed_key", "validate",
 ]
 

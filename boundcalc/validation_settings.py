@@ -22,12 +22,14 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from boundcalc.params import InputError, parse_number, parse_triple
+from boundcalc.params import CHECKS, PARAMS, InputError, parse_number
+from boundcalc.theory.catalog import ACTIVATIONS
 
 __all__ = ["DEFAULT_INDRNN_ALPHA", "EFFORT", "GENERALIZATION", "INDRNN", "MAX_VALIDATION_WIDTH",
-           "STATEMENTS", "TRAINING_STATEMENTS", "GeneralizationSettings", "ValidationSettings",
-           "batch_size_note", "check_device", "expand_statements", "generalization_data",
-           "make_generalization_settings", "make_settings", "require_torch", "resolve_device"]
+           "SHARED_PARAMETERS", "STATEMENTS", "TRAINING_STATEMENTS", "GeneralizationSettings",
+           "ValidationSettings", "batch_size_note", "check_device", "check_parameters",
+           "expand_statements", "generalization_data", "make_generalization_settings",
+           "make_settings", "require_torch", "resolve_device"]
 
 #: The order ``validate all`` runs them in (cheap first).
 STATEMENTS: tuple[str, ...] = (
@@ -156,9 +158,7 @@ def make_generalization_settings(*, dm: str, N: str, n_test: str, steps: str, lr
             raise InputError(flag, f"must be an integer >= {minimum}, got {text!r}")
         return value
 
-    delta_value = parse_number("--delta", delta)
-    if not 0 < delta_value < 1:
-        raise InputError("--delta", f"must lie in (0, 1), got {delta!r}")
+    delta_value = float(PARAMS["delta"].check(delta))
     lr_value = parse_number("--lr", lr)
     if not lr_value > 0:
         raise InputError("--lr", f"must be > 0, got {lr!r}")
@@ -173,7 +173,7 @@ def make_generalization_settings(*, dm: str, N: str, n_test: str, steps: str, lr
         raise InputError("--dm", f"{_WIDTH_WHY.replace('m rows', 'd_m rows')}, got {dm!r}")
     settings = GeneralizationSettings(
         d_m=integer("--dm", dm, 1), N=integer("--N", N, 2), n_test=integer("--n-test", n_test, 1),
-        steps=integer("--steps", steps, 1), lr=lr_value, seeds=integer("--seeds", seeds, 1),
+        steps=PARAMS["steps"].check(steps), lr=lr_value, seeds=integer("--seeds", seeds, 1),
         delta=delta_value, data=None if data is None else str(Path(data).resolve()),
         radii=radii_value, hidden_constants=hidden_constants, device=resolve_device(device),
         dtype=dtype)
@@ -238,6 +238,43 @@ def resolve_device(device: str) -> str:
     return choice
 
 
+#: The flags ``validate`` shares with the calculator's point commands (keywords of
+#: :data:`boundcalc.params.PARAMS`): parsed and checked by the same rows, so that a bad value gets
+#: the calculator's one-line error.
+SHARED_PARAMETERS: tuple[str, ...] = ("m", "n", "d", "T", "delta", "rho", "nu", "steps",
+                                      "activation", "batch_size")
+
+
+def check_parameters(**values: str) -> dict[str, Any]:
+    """Check the flags ``validate`` shares with the calculator (:data:`SHARED_PARAMETERS`, by
+    keyword) with their :data:`boundcalc.params.PARAMS` rows, then the limits of the validators
+    (width at most :data:`MAX_VALIDATION_WIDTH`, a preset activation); returns the checked
+    values by keyword. Needs no torch, so the CLI refuses a bad value before any torch work.
+
+    A value the calculator refuses gets the calculator's message, word for word; a value it
+    accepts but the validators cannot run (``--m 1e30``, ``--activation custom:1,1,1``) gets the
+    validators' reason.
+
+    Example:
+        >>> check_parameters(m="1e3", rho="2,3,1")
+        {'m': 1000, 'rho': ('2', '3', '1')}
+        >>> check_parameters(n="2.5")
+        Traceback (most recent call last):
+        ...
+        boundcalc.errors.InputError: --n must be an integer, got '2.5'
+    """
+    unknown = sorted(set(values) - set(SHARED_PARAMETERS))
+    if unknown:
+        raise TypeError(f"check_parameters() got unexpected keyword arguments {unknown}")
+    checked = {name: PARAMS[name].check(value) for name, value in values.items()}
+    if "m" in checked and checked["m"] > MAX_VALIDATION_WIDTH:
+        raise InputError("--m", f"{_WIDTH_WHY}, got {values['m']!r}")
+    if "activation" in checked and checked["activation"] not in ACTIVATIONS:
+        raise InputError("--activation", f"must be {' or '.join(ACTIVATIONS)} for the "
+                                         f"validators, got {values['activation']!r}")
+    return checked
+
+
 def make_settings(*, m: str, n: str, d: str, T: str, rho: str, nu: str, delta: str,
                   activation: str, steps: str, seeds: str, rate_seeds: str, batch_size: str,
                   effort: str, device: str, dtype: str, teacher_width: str = "8192",
@@ -245,47 +282,34 @@ def make_settings(*, m: str, n: str, d: str, T: str, rho: str, nu: str, delta: s
                   ) -> ValidationSettings:
     """Parse and check CLI strings; every error is an :class:`InputError` naming the flag.
 
-    The minibatch size matters to ``prop1`` only (``statements`` = ``None``: assume it runs).
-    A batch size above ``n`` is refused, naming ``--batch-size``, only when the user gave it
-    (``batch_size_given``) and ``prop1`` runs; the default is lowered to ``n`` instead
-    (:func:`batch_size_note` says so).
+    The flags shared with the calculator go through :func:`check_parameters` (the calculator's
+    checks and messages). The minibatch size matters to ``prop1`` only (``statements`` =
+    ``None``: assume it runs). A batch size above ``n`` is refused, naming ``--batch-size``,
+    only when the user gave it (``batch_size_given``) and ``prop1`` runs; the default is lowered
+    to ``n`` instead (:func:`batch_size_note` says so).
     """
-    def positive_int(flag: str, text: str, minimum: int = 1) -> int:
-        value = parse_number(flag, text)
-        if value != int(value) or value < minimum:
-            raise InputError(flag, f"must be an integer >= {minimum}, got {text!r}")
-        return int(value)
+    def positive_int(flag: str, text: str) -> int:
+        return CHECKS["count"](flag, text)
 
-    if parse_number("--m", m) > MAX_VALIDATION_WIDTH:
-        raise InputError("--m", f"{_WIDTH_WHY}, got {m!r}")
-    m_int = positive_int("--m", m, 2)
-    if m_int % 2:
-        raise InputError("--m", f"must be a positive even integer (symmetric init), got {m!r}")
-    delta_value = parse_number("--delta", delta)
-    if not 0 < delta_value < 1:
-        raise InputError("--delta", f"must lie in (0, 1), got {delta!r}")
-    if activation.strip().lower() not in ("tanh", "erf"):
-        raise InputError("--activation",
-                         f"must be tanh or erf for the validators, got {activation!r}")
+    p = check_parameters(m=m, n=n, d=d, T=T, delta=delta, rho=rho, nu=nu, steps=steps,
+                         activation=activation, batch_size=batch_size)
     if effort not in EFFORT:
         raise InputError("--effort", f"must be one of {', '.join(EFFORT)}, got {effort!r}")
     if dtype not in ("float32", "float64"):
         raise InputError("--dtype", f"must be float32 or float64, got {dtype!r}")
-    n_int = positive_int("--n", n)
-    b_int = positive_int("--batch-size", batch_size)
+    b_int = p["batch_size"]
     uses_batch = statements is None or "prop1" in statements
-    if b_int > n_int:
+    if b_int > p["n"]:
         if batch_size_given and uses_batch:
-            raise InputError("--batch-size", f"must be <= --n ({n_int}), got {batch_size!r}")
-        b_int = n_int
+            raise InputError("--batch-size", f"must be <= --n ({p['n']}), got {batch_size!r}")
+        b_int = p["n"]
     return ValidationSettings(
-        m=m_int, n=n_int, d=positive_int("--d", d), T=positive_int("--T", T),
-        rho=tuple(float(v) for v in parse_triple("--rho", rho)),  # type: ignore[arg-type]
-        nu=tuple(float(v) for v in parse_triple("--nu", nu)),  # type: ignore[arg-type]
-        delta=delta_value, activation=activation.strip().lower(),
-        steps=positive_int("--steps", steps), seeds=positive_int("--seeds", seeds),
-        rate_seeds=positive_int("--rate-seeds", rate_seeds), batch_size=b_int, effort=effort,
-        device=resolve_device(device), dtype=dtype,
+        m=p["m"], n=p["n"], d=p["d"], T=p["T"],
+        rho=tuple(float(v) for v in p["rho"]),  # type: ignore[arg-type]
+        nu=tuple(float(v) for v in p["nu"]),  # type: ignore[arg-type]
+        delta=float(p["delta"]), activation=p["activation"], steps=p["steps"],
+        seeds=positive_int("--seeds", seeds), rate_seeds=positive_int("--rate-seeds", rate_seeds),
+        batch_size=b_int, effort=effort, device=resolve_device(device), dtype=dtype,
         teacher_width=positive_int("--teacher-width", teacher_width),
     )
 

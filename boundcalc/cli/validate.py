@@ -31,10 +31,10 @@ from boundcalc.cli.executor_options import (
     SlurmTime,
     executor_settings,
 )
-from boundcalc.cli.options import DEVICES, choice_option, format_option
+from boundcalc.cli.options import DEVICES, choice_option, format_option, param_option
 from boundcalc.executors import owned
 from boundcalc.params import PARAMS, InputError, parse_number
-from boundcalc.validation_settings import check_device, require_torch
+from boundcalc.validation_settings import check_device, check_parameters, require_torch
 
 _VALIDATE_HELP = """Check the bounds against the real model: adversarial searches (Lemmas 2, 3, 6,
 and the tight route's constants on the head-average event), probability checks over many inits
@@ -275,6 +275,9 @@ def validate(
         raise InputError("--format", f"must be table or json, got {fmt!r}")
     names = validation.expand_statements(statements)
     _refuse_unused(ctx, names)
+    # the flags shared with the calculator: its checks and messages, before any torch work
+    check_parameters(m=m, n=n, d=d, T=T, delta=delta, rho=rho, nu=nu, steps=steps,
+                     activation=activation, batch_size=batch_size)
     check_device(device)
     eta_value = _decompose_flags(names, decompose, eta)
     if executor == "processes" and jobs != 1:
@@ -408,10 +411,7 @@ def _decompose_flags(names: list[str], decompose: bool, eta: str | None) -> floa
         return None
     if not decompose:
         raise InputError("--eta", "is for --decompose only (the other validations use eta*)")
-    value = parse_number("--eta", eta)
-    if not value > 0:
-        raise InputError("--eta", f"must be > 0, got {eta!r}")
-    return value
+    return float(PARAMS["eta"].check(eta))
 
 
 def _decompose(names: list[str], settings: Any, folder: Path, eta: float | None, fmt: str,
@@ -494,18 +494,14 @@ def _require_matplotlib(flag: str, what: str) -> None:
 def compare_rnn_command(
     T_values: Annotated[str, typer.Option("--T", help="comma list of sequence lengths",
                                           metavar="T,T,...")] = "1,2,4,8,16,32,64,128,256,512,1024",
-    m: Annotated[str, typer.Option("--m", help="width (even)", metavar="EVEN")] = "512",
-    n: Annotated[str, typer.Option("--n", help="samples", metavar="INT")] = "1000",
-    rho: Annotated[str, typer.Option("--rho", help="projection radii: one value or "
-                                     "rho_c,rho_u,rho_w", metavar="R[,R,R]")] = "2",
-    nu: Annotated[str, typer.Option("--nu", help="transport budgets: one value or "
-                                    "nu_c,nu_u,nu_w", metavar="V[,V,V]")] = "1",
+    m: param_option(PARAMS["m"]) = None,
+    n: param_option(PARAMS["n"]) = None,
+    rho: param_option(PARAMS["rho"]) = None,
+    nu: param_option(PARAMS["nu"]) = None,
     alpha: Annotated[str, typer.Option("--alpha", help="IndRNN recurrent scale alpha",
                                        metavar="A")] = "1.5",
-    steps: Annotated[str, typer.Option("--steps", help="gradient steps K",
-                                       metavar="K")] = "4000",
-    activation: Annotated[str, typer.Option("--activation", help="tanh, erf, custom",
-                                            metavar="NAME")] = "tanh",
+    steps: param_option(PARAMS["steps"]) = None,
+    activation: param_option(PARAMS["activation"]) = None,
     fmt: Annotated[str, format_option(panel=None)] = "table",
     output: Annotated[str | None, typer.Option("--output", "-o", help="write to FILE "
                                                "(atomically) instead of stdout",
@@ -531,8 +527,10 @@ def compare_rnn_command(
     Ts = [parse_integer("--T", t) for t in T_values.split(",") if t.strip()]
     if not Ts or min(Ts) < 1:
         raise InputError("--T", f"must be a comma list of integers >= 1, got {T_values!r}")
-    rows = compare_rnn(Ts, m=m, n=n, rho=rho, nu=nu, alpha=alpha, steps=steps,
-                       activation=activation)
+    given = {name: value for name, value in (("m", m), ("n", n), ("rho", rho), ("nu", nu),
+                                             ("steps", steps), ("activation", activation))
+             if value is not None}  # the others take their defaults (the parameter table's)
+    rows = compare_rnn(Ts, alpha=alpha, **given)  # type: ignore[arg-type]
     _emit(render_frame(pd.DataFrame(rows), fmt, max_rows=None,
                        title="Transformer (Theorem 1) vs IndRNN (Proposition 2)"), output)
 

@@ -192,3 +192,58 @@ def test_a_second_driver_is_refused_before_torch_is_imported(args, tmp_path):
     assert done.stderr.startswith(f"error: --out run directory {run} is in use by the driver on "
                                   f"host {socket.gethostname()}, pid {os.getpid()} ")
     assert done.stderr.count("\n") == 1
+
+
+#: Values of each flag ``validate`` shares with the calculator that the calculator refuses.
+_COUNTS = ("2.5", "-1", "0", "nan", "1e500", "abc", "1.5e0")
+_SHARED_BAD: dict[str, tuple[str, ...]] = {
+    "--m": ("3", "2.5", "-2", "0", "nan", "1e500", "abc", "1e3.5"),
+    "--n": _COUNTS, "--d": _COUNTS, "--T": _COUNTS, "--steps": _COUNTS,
+    "--batch-size": _COUNTS,
+    "--delta": ("0", "1", "1e3", "-0.1", "nan", "1e500", "abc"),
+    "--rho": ("-1", "nan", "1,2", "2,-1,2", "abc", "1e500"),
+    "--nu": ("-1", "nan", "1,2", "inf", "abc"),
+    "--activation": ("relu", "custom:1,2", "custom:a,b,c", "custom:-1,1,1"),
+    "--eta": ("0", "-1", "nan", "1e500", "abc"),
+}
+
+
+def _calculator_and_validate(flag: str) -> tuple[list[str], list[str]]:
+    """The point command that takes ``flag`` and the ``validate`` command line that reads it."""
+    if flag == "--batch-size":
+        return ["prop1"], ["validate", "prop1"]
+    if flag == "--eta":
+        return ["theorem1"], ["validate", "theorem1", "--decompose"]
+    return ["theorem1"], ["validate", "lemma2"]
+
+
+@pytest.mark.parametrize(("flag", "value"), [(flag, value) for flag, values in _SHARED_BAD.items()
+                                             for value in values])
+def test_a_bad_shared_flag_gets_the_calculators_one_line_error_before_any_torch_work(
+        flag, value, cli, monkeypatch, tmp_path):
+    from boundcalc.cli import validate as validate_cli
+
+    def no_torch_work(*args, **kwargs):
+        raise AssertionError("validate reached its torch work before refusing the flag")
+
+    monkeypatch.setattr(validate_cli, "require_torch", no_torch_work)
+    monkeypatch.chdir(tmp_path)
+    point, check = _calculator_and_validate(flag)
+    calculator = cli(*point, flag, value)
+    validated = cli(*check, flag, value, "--device", "cpu")
+    assert calculator.code == 2 and validated.code == 2, (calculator.err, validated.err)
+    assert calculator.err.startswith(f"error: {flag} ") and calculator.err.count("\n") == 1
+    assert validated.err == calculator.err
+    assert not any(tmp_path.iterdir())
+
+
+@pytest.mark.parametrize(("flag", "value", "reason"), [
+    ("--m", "1e30", "2**24"), ("--activation", "custom:1,1,1", "for the validators"),
+])
+def test_a_value_the_calculator_takes_but_the_validators_cannot_run_says_why(
+        flag, value, reason, cli, tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    assert cli("theorem1", flag, value).code == 0
+    validated = cli("validate", "lemma2", flag, value, "--device", "cpu")
+    assert validated.code == 2 and validated.err.startswith(f"error: {flag} ")
+    assert reason in validated.err and validated.err.count("\n") == 1
