@@ -32,7 +32,7 @@ from decimal import Decimal
 from typing import TYPE_CHECKING, Any
 
 from boundcalc.errors import InputError
-from boundcalc.params import PARAMS, ROUTES, routed_key
+from boundcalc.params import PARAMS, routed_key
 from boundcalc.theory.catalog import NAMES, base_name
 from boundcalc.version import __version__
 
@@ -41,7 +41,7 @@ if TYPE_CHECKING:  # pragma: no cover
 
     from boundcalc.api import Evaluation
 
-__all__ = ["ROUTES", "evaluate", "sweep"]
+__all__ = ["evaluate", "sweep"]
 
 #: Values of ``route``; the first is the default.
 

@@ -29,10 +29,10 @@ from fractions import Fraction
 from typing import Any
 
 from boundcalc.errors import InputError
-from boundcalc.theory.catalog import ACTIVATIONS, BY_NAME, ROUTE_NAMES, ROUTED, base_name
+from boundcalc.theory.catalog import ACTIVATIONS, BY_NAME, base_name, route_key
 
 __all__ = [
-    "ARGUMENT_NAMES", "CHECKS", "DEFAULTS", "PARAMS", "ROUTES", "InputError", "Inputs", "Param",
+    "ARGUMENT_NAMES", "CHECKS", "DEFAULTS", "PARAMS", "InputError", "Inputs", "Param",
     "parse_activation", "parse_integer", "parse_number", "parse_triple", "routed_key", "validate",
 ]
 
@@ -329,28 +329,20 @@ def _uses_step_size(statement: str | None) -> bool:
     return BY_NAME[base_name(statement)].uses_step_size
 
 
-#: Choices of the proof route (``--route``, ``route=``); the first is the default.
-ROUTES: tuple[str, ...] = ROUTE_NAMES
-
-
 def routed_key(statement: str, route: object, flag: str = "--route") -> str:
     """Registry key of catalog statement ``statement`` on proof ``route`` (None: the default,
-    tight); a route that is not one of :data:`ROUTES`, or any route for a statement with one
-    proof route, is an :class:`InputError` naming ``flag``.
+    tight), from :func:`boundcalc.theory.catalog.route_key`; a route that is not one of
+    :data:`~boundcalc.theory.catalog.ROUTES`, or any route for a statement with one proof route,
+    is an :class:`InputError` naming ``flag``.
 
     Example:
         >>> routed_key("prop1", "paper"), routed_key("lemma2", None)
         ('prop1_paper', 'lemma2')
     """
-    if route is None:
-        return statement
-    key = str(route).strip().lower()
-    if key not in ROUTES:
-        raise InputError(flag, f"must be one of {', '.join(ROUTES)}, got {route!r}")
-    if statement not in ROUTED:
-        raise InputError(flag, f"is for {', '.join(ROUTED)} only, not {statement} (it has one "
-                               "proof route)")
-    return statement if key == ROUTES[0] else f"{statement}_{key}"
+    try:
+        return route_key(statement, route)
+    except ValueError as err:
+        raise InputError(flag, str(err)) from None
 
 
 def validate(*, statement: str | None = None, **values: object) -> Inputs:

@@ -1,6 +1,8 @@
 """``boundcalc validate``: run the validators against the calculator's bounds and keep the evidence.
 
-Each statement maps to the measurement that could falsify it (``boundcalc.validators``):
+Each statement maps to the measurement that could falsify it (``boundcalc.validators``), by its
+row of the catalog's falsifiers (:data:`boundcalc.theory.catalog.FALSIFIERS`: module, function,
+whether ``all`` runs it):
 
 ==========  ====================================================================================
 event       max_i ‖U_i(0)‖ against the Definition 1 radius u_∞ and √((1/m)Σ_i ‖U_i(0)‖²)

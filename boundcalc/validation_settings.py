@@ -23,18 +23,17 @@ from pathlib import Path
 from typing import Any
 
 from boundcalc.params import CHECKS, PARAMS, InputError, parse_number
-from boundcalc.theory.catalog import ACTIVATIONS
+from boundcalc.theory.catalog import ACTIVATIONS, FALSIFIERS
 
-__all__ = ["DEFAULT_INDRNN_ALPHA", "EFFORT", "GENERALIZATION", "INDRNN", "MAX_VALIDATION_WIDTH",
-           "SHARED_PARAMETERS", "STATEMENTS", "TRAINING_STATEMENTS", "GeneralizationSettings",
-           "ValidationSettings", "batch_size_note", "check_device", "check_parameters",
-           "expand_statements", "generalization_data", "make_generalization_settings",
-           "make_settings", "require_torch", "resolve_device"]
+__all__ = ["DEFAULT_INDRNN_ALPHA", "EFFORT", "EXAMPLE_FLAGS", "GENERALIZATION", "INDRNN",
+           "MAX_VALIDATION_WIDTH", "SHARED_PARAMETERS", "STATEMENTS", "TRAINING_STATEMENTS",
+           "GeneralizationSettings", "ValidationSettings", "batch_size_note", "check_device",
+           "check_parameters", "expand_statements", "generalization_data",
+           "make_generalization_settings", "make_settings", "require_torch", "resolve_device"]
 
-#: The order ``validate all`` runs them in (cheap first).
-STATEMENTS: tuple[str, ...] = (
-    "event", "lemma2", "lemma3", "lemma5", "lemma6", "remark3", "tight", "theorem1", "prop1",
-)
+#: The order ``validate all`` runs them in (cheap first): the falsifiers of the catalog
+#: (:data:`boundcalc.theory.catalog.FALSIFIERS`) that ``all`` runs.
+STATEMENTS: tuple[str, ...] = tuple(row.name for row in FALSIFIERS if row.in_all)
 
 #: Paper 003's generalization bound; ``validate generalization`` (not included in ``all``).
 GENERALIZATION = "generalization"
@@ -62,6 +61,13 @@ MAX_VALIDATION_WIDTH = 2**24
 _WIDTH_WHY = (f"must be <= {MAX_VALIDATION_WIDTH} (2**24) for the validators: the model is held "
               f"as dense torch tensors with m rows, which no longer fit in memory past that, and "
               f"float32 is exact for integers only up to 2**24")
+
+
+#: Small flags of a CPU run, for the examples: ``make_settings(**EXAMPLE_FLAGS)``.
+EXAMPLE_FLAGS: dict[str, str] = {
+    "m": "4", "n": "16", "d": "2", "T": "3", "rho": "2", "nu": "1", "delta": "0.05",
+    "activation": "tanh", "steps": "10", "seeds": "1", "rate_seeds": "5", "batch_size": "4",
+    "effort": "quick", "device": "cpu", "dtype": "float64"}
 
 
 #: Statements whose cells run ProjGD / ProjSGD (the training step that may use the CPU kernel).
@@ -107,6 +113,39 @@ class ValidationSettings:
         out = {k: getattr(self, k) for k in self.__dataclass_fields__ if k != "extra"}
         out.update(self.extra)
         return out
+
+    def radii_text(self) -> tuple[str, str]:
+        """ρ and ν as the validators' ``"rho_c,rho_u,rho_w"`` texts.
+
+        Example:
+            >>> make_settings(**{**EXAMPLE_FLAGS, "rho": "2,3,1"}).radii_text()
+            ('2.0,3.0,1.0', '1.0,1.0,1.0')
+        """
+        return ",".join(str(r) for r in self.rho), ",".join(str(v) for v in self.nu)
+
+    def search_kwargs(self, seed: int) -> dict[str, Any]:
+        """Keyword arguments of an adversarial search of ``seed`` at the run's effort level.
+
+        Example:
+            >>> make_settings(**EXAMPLE_FLAGS).search_kwargs(3)["starts"]
+            4
+        """
+        effort = EFFORT[self.effort]
+        return {"delta": self.delta, "activation": self.activation, "starts": effort["starts"],
+                "steps": effort["search_steps"], "samples": effort["samples"], "seed": seed,
+                "device": self.device, "dtype": self.dtype}
+
+    def training_kwargs(self, seed: int) -> dict[str, Any]:
+        """Keyword arguments of the ProjGD / ProjSGD run of ``seed``.
+
+        Example:
+            >>> make_settings(**EXAMPLE_FLAGS).training_kwargs(3)["seeds"]
+            [3]
+        """
+        return {"m": self.m, "n": self.n, "d": self.d, "T": self.T, "rho": self.rho,
+                "nu": self.nu, "delta": self.delta, "activation": self.activation,
+                "steps": self.steps, "seeds": [seed], "teacher_width": self.teacher_width,
+                "device": self.device, "dtype": self.dtype}
 
 
 @dataclass(frozen=True)

@@ -5,7 +5,11 @@ Arda, Cayci & Eryilmaz, *Finite-Time Analysis of Gradient Descent for Shallow Tr
 Theorem 1, Proposition 1, Remark 9) and the IndRNN's Proposition 2. Each row says where the sympy
 builder of a statement lives and what the CLI shows for it, so that the CLI (which reads this
 table on its cold path, before and without importing sympy) and
-:mod:`boundcalc.theory.registry` (which imports the builders) list the same statements.
+:mod:`boundcalc.theory.registry` (which imports the builders) list the same statements, and
+which measurement could falsify it (:attr:`StatementInfo.check`, a row of :data:`FALSIFIERS`:
+the module of :mod:`boundcalc.validators` and its function that ``boundcalc validate`` runs).
+The proof routes (:data:`ROUTES`) and the one function that turns a route into a registry key
+(:func:`route_key`) live here too.
 
 Pure data: this module imports neither sympy nor any other theory module. A test checks every row
 against the statement its builder returns.
@@ -15,6 +19,9 @@ Example:
     ['theorem1', 'prop1', 'remark9']
     >>> BY_NAME["lemma3"].module, BY_NAME["lemma3"].help
     ('lemma3', 'Lemma 3 (linearization error ε_lin).')
+    >>> row = FALSIFIER[BY_NAME["remark9"].check]
+    >>> row.name, row.module, row.function
+    ('theorem1', 'checks.training', 'theorem1_cell')
 """
 
 from __future__ import annotations
@@ -38,6 +45,8 @@ class StatementInfo:
         help: the one-line help of the command (its line in ``boundcalc --help``).
         uses_step_size: True when the statement's constants contain ``theorem_step_size`` (η*),
             i.e. the statement has a step size and an optimization term.
+        check: the :data:`FALSIFIERS` row whose measurement could falsify the statement's bound
+            (``boundcalc validate <check>``); None when none measures it.
     """
 
     name: str
@@ -46,6 +55,7 @@ class StatementInfo:
     what: str
     help: str
     uses_step_size: bool
+    check: str | None = None
 
 
 #: Every calculator statement, in the order the CLI lists them.
@@ -54,48 +64,48 @@ STATEMENTS: tuple[StatementInfo, ...] = (
         name="event", module="event", routed=False,
         what="Definition 1 (event radius u_∞ of max_i ‖U_i(0)‖)",
         help="Definition 1 (event radius u_∞ of max_i ‖U_i(0)‖).",
-        uses_step_size=False),
+        uses_step_size=False, check="event"),
     StatementInfo(
         name="lemma2", module="lemma2", routed=False,
         what="Lemma 2 (Lipschitz constant L and smoothness β)",
         help="Lemma 2 (Lipschitz constant L and smoothness β).",
-        uses_step_size=False),
+        uses_step_size=False, check="lemma2"),
     StatementInfo(
         name="lemma3", module="lemma3", routed=False,
         what="Lemma 3 (linearization error ε_lin)",
         help="Lemma 3 (linearization error ε_lin).",
-        uses_step_size=False),
+        uses_step_size=False, check="lemma3"),
     StatementInfo(
         name="lemma5", module="lemma5", routed=False,
         what="Lemma 5 (approximation error ε_app)",
         help="Lemma 5 (approximation error ε_app).",
-        uses_step_size=False),
+        uses_step_size=False, check="lemma5"),
     StatementInfo(
         name="lemma6", module="lemma6", routed=False,
         what="Lemma 6 (uniform envelopes)",
         help="Lemma 6 (uniform envelopes).",
-        uses_step_size=False),
+        uses_step_size=False, check="lemma6"),
     StatementInfo(
         name="theorem1", module="theorem1", routed=True,
         what="Theorem 1 (ProjGD)",
         help="Theorem 1 (ProjGD): bounds on min_k R(theta_k) and the average iterate.",
-        uses_step_size=True),
+        uses_step_size=True, check="theorem1"),
     StatementInfo(
         name="prop1", module="prop1", routed=True,
         what="Proposition 1 (ProjSGD, in expectation)",
         help="Proposition 1 (ProjSGD, minibatch b): the bounds in expectation.",
-        uses_step_size=True),
+        uses_step_size=True, check="prop1"),
     StatementInfo(
         name="remark9", module="remark9", routed=True,
         what="Remark 9 (Theorem 1 with misspecified labels)",
         help="Remark 9: Theorem 1 plus the misspecification term B·eps_mis.",
-        uses_step_size=True),
+        uses_step_size=True, check="theorem1"),
     StatementInfo(
         name="prop2", module="prop2", routed=False,
         what="Proposition 2 (IndRNN ProjGD; grows with T past the cutoff σ₁α ≥ 1)",
         help="Proposition 2 (IndRNN ProjGD, α = 3/2 or --alpha; grows with T past the cutoff "
              "σ₁α ≥ 1).",
-        uses_step_size=True),
+        uses_step_size=True, check="prop2"),
 )
 
 #: Statement names, in CLI order.
@@ -109,26 +119,103 @@ ROUTED: tuple[str, ...] = tuple(row.name for row in STATEMENTS if row.routed)
 ACTIVATIONS: tuple[str, ...] = ("tanh", "erf")
 
 #: Proof routes of the routed statements (``--route``), the default first. A routed statement
-#: on route ``r`` other than the default has the registry key ``<name>_<r>``.
-ROUTE_NAMES: tuple[str, ...] = ("tight", "paper", "gradnorm")
+#: on route ``r`` other than the default has the registry key ``<name>_<r>`` (:func:`route_key`).
+ROUTES: tuple[str, ...] = ("tight", "paper", "gradnorm")
+
+
+def route_key(name: str, route: object = None) -> str:
+    """Registry key of catalog statement ``name`` on proof ``route`` (None: the default,
+    ``tight``): the one place a key is built from a route. A route that is not one of
+    :data:`ROUTES`, or any route given for a statement with one proof route, is a
+    ``ValueError`` whose message reads after the flag's name (``--route must be ...``).
+
+    Example:
+        >>> route_key("prop1", "paper"), route_key("theorem1", " Tight "), route_key("lemma2")
+        ('prop1_paper', 'theorem1', 'lemma2')
+        >>> route_key("lemma2", "paper")
+        Traceback (most recent call last):
+        ...
+        ValueError: is for theorem1, prop1, remark9 only, not lemma2 (it has one proof route)
+    """
+    if route is None:
+        return name
+    key = str(route).strip().lower()
+    if key not in ROUTES:
+        raise ValueError(f"must be one of {', '.join(ROUTES)}, got {route!r}")
+    if name not in ROUTED:
+        raise ValueError(f"is for {', '.join(ROUTED)} only, not {name} (it has one proof route)")
+    return name if key == ROUTES[0] else f"{name}_{key}"
 
 
 def base_name(key: str) -> str:
-    """The catalog statement of registry key ``key`` (``theorem1_paper`` → ``theorem1``).
+    """The catalog statement of registry key ``key`` (``theorem1_paper`` → ``theorem1``), the
+    inverse of :func:`route_key`.
 
     Example:
         >>> base_name("prop1_gradnorm"), base_name("lemma2")
         ('prop1', 'lemma2')
     """
-    for route in ROUTE_NAMES[1:]:
+    for route in ROUTES[1:]:
         stem = key.removesuffix(f"_{route}")
         if stem != key and stem in ROUTED:
             return stem
     return key
 
 
+@dataclass(frozen=True)
+class Falsifier:
+    """One measurement of ``boundcalc validate``: what could falsify a statement's bound.
+
+    Attributes:
+        name: the ``validate`` argument (``STATEMENT``) and the cell name in a run directory.
+        module: the module of :mod:`boundcalc.validators` that measures it
+            (``boundcalc.validators.<module>``).
+        function: its function ``function(settings, seed)`` → the cell's measured-vs-bound
+            records (``settings``: :class:`boundcalc.validation_settings.ValidationSettings`).
+        in_all: True when ``validate all`` runs it.
+        measures: what it measures, one line.
+    """
+
+    name: str
+    module: str
+    function: str
+    in_all: bool
+    measures: str
+
+
+#: Every measurement of ``boundcalc validate``, in the order ``validate all`` runs them (cheap
+#: first); the statements of :data:`STATEMENTS` name theirs in :attr:`StatementInfo.check`.
+FALSIFIERS: tuple[Falsifier, ...] = (
+    Falsifier("event", "checks.event", "cell", True,
+              "max_i ‖U_i(0)‖ against u_∞ and the head-average radius ū, over many inits"),
+    Falsifier("lemma2", "checks.lemma2", "cell", True,
+              "adversarial and on-data sup ‖∇f‖ and |eigenvalue| of ∇²f against L and β"),
+    Falsifier("lemma3", "checks.lemma3", "cell", True,
+              "ascent on |f − f_lin| from the gradient-aligned boundary point against ε_lin"),
+    Falsifier("lemma5", "checks.lemma5", "cell", True,
+              "max_j |f_lin(X_j; θ̄) − f*(X_j)| against ε_app (both routes), over many inits"),
+    Falsifier("lemma6", "checks.lemma6", "cell", True,
+              "sup |f| and ‖∇R̂‖ on Ω_ρ against the envelopes F and 2LB"),
+    Falsifier("remark3", "checks.remark3", "cell", True,
+              "‖X J Xᵀ‖ and sup ‖∇f‖ as T grows: one T-free bound at every T"),
+    Falsifier("tight", "checks.tight", "cell", True,
+              "the tight route's L, ε_lin, ε_tay, ε_cf, F and Y on the head-average event"),
+    Falsifier("theorem1", "checks.training", "theorem1_cell", True,
+              "a ProjGD run against Theorem 1's (and Remark 9's) bounds on both routes"),
+    Falsifier("prop1", "checks.training", "prop1_cell", True,
+              "ProjSGD runs against Proposition 1's bounds (in expectation)"),
+    Falsifier("prop2", "indrnn", "prop2_cell", False,
+              "the IndRNN's G_T, H_T, L and ε_lin at a boundary point of Ω_ρ"),
+    Falsifier("generalization", "encoder", "generalization_cell", False,
+              "GD on the GD generalization bound's encoder against Lemma 4 and Theorem 5"),
+)
+
+#: ``validate`` name → its :class:`Falsifier`.
+FALSIFIER: dict[str, Falsifier] = {row.name: row for row in FALSIFIERS}
+
+
 #: Name → row.
 BY_NAME: dict[str, StatementInfo] = {row.name: row for row in STATEMENTS}
 
-__all__ = ["ACTIVATIONS", "BY_NAME", "NAMES", "ROUTED", "ROUTE_NAMES", "STATEMENTS",
-           "StatementInfo", "base_name"]
+__all__ = ["ACTIVATIONS", "BY_NAME", "FALSIFIER", "FALSIFIERS", "NAMES", "ROUTED", "ROUTES",
+           "STATEMENTS", "Falsifier", "StatementInfo", "base_name", "route_key"]

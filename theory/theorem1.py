@@ -52,7 +52,7 @@ from __future__ import annotations
 
 import sympy as sp
 
-from .catalog import ROUTE_NAMES
+from .catalog import ROUTES
 from .conditions import m_even_condition, rho_ge_nu_conditions
 from .event import event_radius, head_average_radius
 from .labels import DESCRIPTIONS, GRADNORM_DESCRIPTIONS, LATEX_NAMES, TIGHT_DESCRIPTIONS
@@ -102,13 +102,10 @@ def transport_norm() -> sp.Expr:
     return sp.sqrt(nu_c**2 + nu_u**2 + nu_w**2)
 
 
-#: Proof routes of Theorem 1 / Proposition 1 / Remark 9: ``tight`` (the default, derivations.md
-#: §7.7), ``paper`` (the paper's skeleton, §7.1–7.5) and ``gradnorm`` (the tight route plus the
-#: gradient-norm form ‖∇R̂‖² ≤ 4L²R̂, §7.9).
-ROUTES = ROUTE_NAMES
-
-
 def _check_route(route: str) -> None:
+    """The proof routes of Theorem 1 / Proposition 1 / Remark 9 (:data:`catalog.ROUTES`):
+    ``tight`` (the default, derivations.md §7.7), ``paper`` (the paper's skeleton, §7.1–7.5)
+    and ``gradnorm`` (the tight route plus the gradient-norm form ‖∇R̂‖² ≤ 4L²R̂, §7.9)."""
     if route not in ROUTES:
         raise ValueError(f"`route` must be one of {ROUTES}, got {route!r}")
 
@@ -435,7 +432,7 @@ def route_latex_names(route: str) -> dict[str, str]:
 
 
 __all__ = [
-    "ROUTES", "assemble_bound", "build_bound", "change_of_feature_cap",
+    "assemble_bound", "build_bound", "change_of_feature_cap",
     "change_of_feature_error_bound", "common_conditions", "gradient_norm_form",
     "gradient_step_size",
     "initial_loss_bound", "route_descriptions", "route_events", "route_latex_names", "theorem1",

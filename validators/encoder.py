@@ -53,13 +53,20 @@ from typing import Any, NamedTuple
 import torch
 from torch import Tensor
 
+from boundcalc.validation_settings import (
+    GENERALIZATION,
+    GeneralizationSettings,
+    ValidationSettings,
+    generalization_data,
+)
+
 from .data.digits import input_scale
 from .encoder_chunks import chunked, resolve_chunk, summed_grads
 
 __all__ = ["EVAL_LOSSES", "MIN_ALPHA", "MIN_RADIUS", "OBJECTIVES", "EncoderParams", "EncoderRun",
            "alpha_of", "check_run", "eval_loss_value", "forward", "init_norms", "lecun_init",
            "measure_init", "objective_value", "phi", "pre_features", "train_gd", "validate_cell",
-           "validation_records"]
+           "validation_records", "generalization_cell"]
 
 OBJECTIVES = ("phi", "mse", "cross_entropy")
 EVAL_LOSSES = ("absolute", "logistic")
@@ -595,3 +602,24 @@ def validate_cell(data: Mapping[str, Any], *, d_m: int, seed: int, steps: int, l
                        radii=radii, hidden_constants=hidden_constants, dtype=dtype,
                        device=device)
     return validation_records(report)
+
+
+def generalization_cell(settings: ValidationSettings, seed: int) -> list[dict[str, Any]]:
+    """The ``validate generalization`` cell of init ``seed``: :func:`validate_cell` with the
+    run's :class:`~boundcalc.validation_settings.GeneralizationSettings` (in
+    ``settings.extra["generalization"]``) on its data, loaded once per run; one torch thread on
+    the CPU (the catalog's falsifier of the GD generalization bound)."""
+    g = settings.extra.get(GENERALIZATION)
+    if not isinstance(g, GeneralizationSettings):
+        raise ValueError("generalization needs its settings in settings.extra['generalization'] "
+                         "(make_generalization_settings)")
+    previous = torch.get_num_threads()
+    if g.device == "cpu":
+        torch.set_num_threads(1)
+    try:
+        return validate_cell(generalization_data(g.N, g.n_test, g.data), d_m=g.d_m, seed=seed,
+                             steps=g.steps, lr=g.lr, delta=g.delta, radii=g.radii,
+                             hidden_constants=g.hidden_constants,
+                             dtype=getattr(torch, g.dtype), device=g.device)
+    finally:
+        torch.set_num_threads(previous)

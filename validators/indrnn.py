@@ -30,6 +30,13 @@ from typing import NamedTuple
 import torch
 from torch import Tensor
 
+from boundcalc.validation_settings import (
+    DEFAULT_INDRNN_ALPHA,
+    EFFORT,
+    INDRNN,
+    ValidationSettings,
+)
+
 from .model import Activation
 
 #: Rademacher scale of u(0) in the authors' scripts (App. B.1).
@@ -366,10 +373,37 @@ def eps_lin_free_cap(m: int, rho: tuple[float, float, float], activation: str, F
     return min(F, math.sqrt(m) * c_max * sigma0) + L * math.sqrt(sum(r * r for r in rho))
 
 
+def prop2_cell(settings: ValidationSettings, seed: int) -> list[dict]:
+    """The ``validate prop2`` cell of ``seed``: :func:`measure_prop2` on the ``--effort`` level's
+    number of sequences at α = ``settings.extra["prop2"]["alpha"]`` (default
+    :data:`~boundcalc.validation_settings.DEFAULT_INDRNN_ALPHA`), as measured-vs-bound records;
+    one torch thread on the CPU (the catalog's falsifier of ``prop2``)."""
+    s = settings
+    alpha = float(s.extra.get(INDRNN, {}).get("alpha", DEFAULT_INDRNN_ALPHA))
+    previous = torch.get_num_threads()
+    if s.device == "cpu":
+        torch.set_num_threads(1)
+    try:
+        samples = EFFORT[s.effort]["samples"]
+        rows = measure_prop2(m=s.m, d=s.d, T=s.T, n=max(2, samples), alpha=alpha, rho=s.rho,
+                             seed=seed, activation=s.activation, device=s.device,
+                             dtype=s.dtype)
+    finally:
+        torch.set_num_threads(previous)
+    u_max = alpha + s.rho[1] / math.sqrt(s.m)
+    return [{"name": f"prop2.{r['quantity']}", "method": "boundary_point",
+             "measured": r["measured"], "bound": r["bound"], "ratio": r["ratio"],
+             "holds": bool(r["measured"] <= r["bound"]),
+             **{k: r[k] for k in ("free_cap", "bound_over_free_cap") if k in r},
+             "alpha": alpha, "u_max": u_max,
+             "m": s.m, "d": s.d, "T": s.T, "activation": s.activation, "device": s.device,
+             "dtype": s.dtype} for r in rows]
+
+
 __all__ = [
     "DEFAULT_ALPHA", "IndRNNParams", "Trajectory", "UnitTangents", "boundary_point", "forward",
     "eps_lin_free_cap", "init_indrnn", "jacobian_u_norm", "linearized_output",
     "loss_and_gradient",
     "loss_gradient_and_jacobian_u", "measure_prop2", "state_floats_per_sample", "trajectory",
-    "unit_tangents",
+    "unit_tangents", "prop2_cell"
 ]

@@ -18,11 +18,11 @@ from boundcalc.errors import OutputError
 from boundcalc.evaluator import DEFAULT_PRECISION
 from boundcalc.files import write_atomic
 from boundcalc.formats import FORMATS, check_format, guarantee_line
-from boundcalc.params import ROUTES, InputError, parse_integer, parse_number, routed_key
+from boundcalc.params import InputError, parse_integer, parse_number, routed_key
 from boundcalc.theory.catalog import NAMES as STATEMENT_NAMES
 from boundcalc.version import __version__
 
-__all__ = ["OUTPUT_PANEL", "PARAMS_PANEL", "ROUTES", "app", "check_format_flag",
+__all__ = ["OUTPUT_PANEL", "PARAMS_PANEL", "app", "check_format_flag",
            "check_precision", "check_route", "check_statement", "check_target", "console_width",
            "emit", "examples", "finish", "given_flags", "note", "write_output"]
 

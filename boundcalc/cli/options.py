@@ -18,11 +18,11 @@ from typing import Annotated, Any
 
 import typer
 
-from boundcalc.cli.app import OUTPUT_PANEL, PARAMS_PANEL, ROUTES
+from boundcalc.cli.app import OUTPUT_PANEL, PARAMS_PANEL
 from boundcalc.evaluator import DEFAULT_PRECISION
 from boundcalc.formats import FORMATS
 from boundcalc.params import PARAMS, Param
-from boundcalc.theory.catalog import ACTIVATIONS
+from boundcalc.theory.catalog import ACTIVATIONS, ROUTES
 from boundcalc.theory.catalog import NAMES as STATEMENT_NAMES
 
 __all__ = ["COMPONENTS", "DEVICES", "ColumnsOpt", "FmtOpt", "OutOpt", "PrecOpt", "RouteOpt",

@@ -58,3 +58,31 @@ def test_prop2_rerun_loads_the_finished_cell(tmp_path, capsys):
     _, second = _report(capsys, "--out", out)
     assert first["summary"] == second["summary"]
     assert (tmp_path / "run" / "cells" / "prop2-seed0.json").stat().st_mtime_ns == stamp
+
+
+def test_cell_runner_runs_the_function_a_falsifier_row_names(monkeypatch):
+    """A new falsifier is one catalog row and its function: cell_runner finds it by the row."""
+    import sys
+    import types
+
+    from boundcalc.theory import catalog
+
+    from boundcalc.validation_cells import cell_runner
+    from boundcalc.validation_settings import EXAMPLE_FLAGS
+
+    module = types.ModuleType("boundcalc.validators.toy_check")
+    module.toy_cell = lambda settings, seed: [{"name": "toy", "m": settings.m, "seed": seed}]
+    monkeypatch.setitem(sys.modules, module.__name__, module)
+    row = catalog.Falsifier("toy", "toy_check", "toy_cell", False, "a test")
+    monkeypatch.setitem(catalog.FALSIFIER, "toy", row)
+    settings = validation.make_settings(**EXAMPLE_FLAGS)
+    assert cell_runner("toy", settings, 3)() == [{"name": "toy", "m": 4, "seed": 3}]
+
+
+def test_cell_runner_refuses_a_name_with_no_falsifier_row_naming_statement():
+    from boundcalc.params import InputError
+    from boundcalc.validation_cells import cell_runner
+    from boundcalc.validation_settings import EXAMPLE_FLAGS
+
+    with pytest.raises(InputError, match="^STATEMENT must be one of event, "):
+        cell_runner("lemma9", validation.make_settings(**EXAMPLE_FLAGS), 0)

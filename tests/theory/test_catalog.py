@@ -9,7 +9,8 @@ from pathlib import Path
 
 import pytest
 from boundcalc.theory import catalog
-from boundcalc.theory.registry import BUILDERS, ROUTED, get_statement, routed_name
+from boundcalc.theory.catalog import route_key
+from boundcalc.theory.registry import BUILDERS, ROUTED, get_statement
 
 ROWS = catalog.STATEMENTS
 
@@ -44,16 +45,17 @@ def test_builder_is_the_function_named_like_the_command_in_its_module(row):
 def test_routed_flag_matches_the_statement_route(row):
     if row.routed:
         assert get_statement(row.name).route == "tight"
-        assert get_statement(routed_name(row.name, "paper")).route == "paper"
+        assert get_statement(route_key(row.name, "paper")).route == "paper"
     else:
         assert get_statement(row.name).route == ""
-        assert routed_name(row.name, "paper") == row.name
+        with pytest.raises(ValueError, match="has one proof route"):
+            route_key(row.name, "paper")
 
 
 @pytest.mark.parametrize("row", ROWS, ids=lambda row: row.name)
 def test_uses_step_size_matches_the_statement_constants(row):
     for route in ("tight", "paper"):
-        statement = get_statement(routed_name(row.name, route))
+        statement = get_statement(route_key(row.name, route if row.routed else None))
         assert ("theorem_step_size" in statement.constants) is row.uses_step_size, route
 
 
@@ -94,3 +96,41 @@ def test_the_parameter_table_sets_every_symbol_a_statement_may_contain():
 
     assert sorted(ARGUMENT_NAMES) == sorted(s.name for s in S.ALL)
     assert len(set(ARGUMENT_NAMES)) == len(ARGUMENT_NAMES)
+
+
+def test_every_statement_names_a_falsifier_row_or_none():
+    for row in ROWS:
+        assert row.check is None or row.check in catalog.FALSIFIER, row.name
+    assert catalog.BY_NAME["remark9"].check == "theorem1"  # its bound is measured in that run
+    assert tuple(catalog.FALSIFIER) == tuple(f.name for f in catalog.FALSIFIERS)
+
+
+def _validators_folder() -> Path:
+    import importlib.util
+
+    spec = importlib.util.find_spec("boundcalc.validators")  # the package, not its torch modules
+    assert spec is not None and spec.submodule_search_locations
+    return Path(next(iter(spec.submodule_search_locations)))
+
+
+@pytest.mark.parametrize("row", catalog.FALSIFIERS, ids=lambda row: row.name)
+def test_each_falsifier_names_a_function_of_settings_and_seed_in_its_module(row):
+    """Read from the source (no torch): the module of :mod:`boundcalc.validators` the row names
+    defines the row's function with the parameters (settings, seed)."""
+    path = _validators_folder().joinpath(*row.module.split(".")).with_suffix(".py")
+    tree = ast.parse(path.read_text(encoding="utf-8"))
+    functions = {node.name: node for node in tree.body if isinstance(node, ast.FunctionDef)}
+    assert row.function in functions, f"{path} defines no {row.function}"
+    assert [a.arg for a in functions[row.function].args.args] == ["settings", "seed"]
+    exported = next(node for node in tree.body if isinstance(node, ast.Assign)
+                    and getattr(node.targets[0], "id", None) == "__all__")
+    assert row.function in ast.literal_eval(exported.value)
+    assert row.measures and "\n" not in row.measures
+
+
+def test_route_key_is_the_inverse_of_base_name_and_refuses_an_unknown_route():
+    for name in catalog.ROUTED:
+        for route in catalog.ROUTES:
+            assert catalog.base_name(catalog.route_key(name, route)) == name
+    with pytest.raises(ValueError, match="must be one of tight, paper, gradnorm, got 'fast'"):
+        catalog.route_key("theorem1", "fast")

@@ -13,6 +13,7 @@ import pytest
 import sympy as sp
 from boundcalc.theory import get_statement
 from boundcalc.theory import symbols as S
+from boundcalc.theory.catalog import route_key
 from boundcalc.theory.event import head_average_log_factor, head_average_radius
 from boundcalc.theory.lemma2 import (
     concave_unit_floor,
@@ -23,7 +24,6 @@ from boundcalc.theory.lemma2 import (
 )
 from boundcalc.theory.lemma3 import linearization_error_bound, taylor_remainder_bound
 from boundcalc.theory.lemma5 import approximation_error_bound
-from boundcalc.theory.registry import routed_name
 
 TANH = {S.sigma0: 1, S.sigma1: 1, S.sigma2: 4 / (3 * sp.sqrt(3))}
 
@@ -160,8 +160,8 @@ def test_tight_route_is_never_looser_than_the_paper_route_on_a_grid(statement, f
         for rho, nu in ((3.0, 3.0), (2.0, 1.0), (0.5, 0.5), (10.0, 1.0)):
             cols = dict(m=m[:, None], d=d, rho_c=rho, rho_u=rho, rho_w=rho, nu_c=nu, nu_u=nu,
                         nu_w=nu, K=np.array([[10.0, 4000.0, 1e8]]), epsilon_mis=0.1)
-            tight = fig1_grid(routed_name(statement, "tight"), **cols)
-            paper = fig1_grid(routed_name(statement, "paper"), **cols)
+            tight = fig1_grid(route_key(statement, "tight"), **cols)
+            paper = fig1_grid(route_key(statement, "paper"), **cols)
             for key in ("bound.min_iterate", "constants.residual_envelope_B",
                         "constants.lipschitz_L", "constants.eps_app"):
                 assert np.all(tight[key] <= paper[key]), (statement, d, rho, nu, key)

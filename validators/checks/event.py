@@ -8,11 +8,13 @@ from __future__ import annotations
 
 import torch
 
+from boundcalc.validation_settings import ValidationSettings
+
 from ..device import resolve_device, resolve_dtype
 from ..model import init_params
 from .records import _check_args, _record, _settings, a_priori
 
-__all__ = ["validate_event"]
+__all__ = ["validate_event", "cell"]
 
 
 def validate_event(m: int, d: int, *, delta: object = "0.05", seeds: int = 200, seed: int = 0,
@@ -42,3 +44,17 @@ def validate_event(m: int, d: int, *, delta: object = "0.05", seeds: int = 200, 
         _record("event.u_inf", "seeds", float(norms.max()), u_inf, settings,
                 median_max_norm=float(norms.median())),
     ]
+
+
+def cell(settings: ValidationSettings, seed: int) -> list[dict]:
+    """The ``validate event`` cell of ``seed``: Definition 1's radius u_∞ and the tight route's
+    head-average radius ū, each over ``settings.rate_seeds`` inits (init seeds from
+    ``seed * rate_seeds``), as measured-vs-bound records (the catalog's falsifier of ``event``).
+    """
+    from .tight import validate_head_average_event
+
+    kwargs = {"delta": settings.delta, "seeds": settings.rate_seeds,
+              "seed": seed * settings.rate_seeds, "device": settings.device,
+              "dtype": settings.dtype}
+    return (validate_event(settings.m, settings.d, **kwargs)
+            + validate_head_average_event(settings.m, settings.d, **kwargs))

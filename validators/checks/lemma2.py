@@ -13,6 +13,8 @@ import math
 
 import torch
 
+from boundcalc.validation_settings import ValidationSettings
+
 from ..model import get_activation
 from .records import (
     DEFAULT_SAMPLES,
@@ -50,7 +52,7 @@ from .space import (
     theta_of,
 )
 
-__all__ = ["lipschitz_supremum", "lipschitz_worst_case", "validate_lemma2"]
+__all__ = ["lipschitz_supremum", "lipschitz_worst_case", "validate_lemma2", "cell"]
 
 
 def _profile_max(activation: str, weight: float, x_limit: float | None) -> tuple[float, float]:
@@ -228,3 +230,11 @@ def validate_lemma2(m: int, d: int, T: int, rho: object, *, delta: object = "0.0
         records.append(_data_record("lemma2.smoothness_beta", float(dspec.max()), beta,
                                     post["smoothness_beta"], settings, geo, on_event, samples))
     return records
+
+
+def cell(settings: ValidationSettings, seed: int) -> list[dict]:
+    """The ``validate lemma2`` cell of ``seed``: :func:`validate_lemma2` at the run's sizes and
+    search effort (the catalog's falsifier of ``lemma2``)."""
+    rho, _ = settings.radii_text()
+    return validate_lemma2(settings.m, settings.d, settings.T, rho,
+                           **settings.search_kwargs(seed))

@@ -13,6 +13,8 @@ import math
 import torch
 from torch import Tensor
 
+from boundcalc.validation_settings import ValidationSettings
+
 from ..model import Activation, Params, forward, linearized_output
 from .records import (
     DEFAULT_SAMPLES,
@@ -31,7 +33,7 @@ from .records import (
 from .search import _data, fixed_init_config, search_linearization
 from .space import THETA_VARS, Config, SearchSpace, concat_configs, select
 
-__all__ = ["BOUNDARY_ALIGNMENTS", "paper_boundary_point", "validate_lemma3"]
+__all__ = ["BOUNDARY_ALIGNMENTS", "paper_boundary_point", "validate_lemma3", "cell"]
 
 
 BOUNDARY_ALIGNMENTS = ("output", "feature")
@@ -151,3 +153,11 @@ def _paper_start(space: SearchSpace, params0: Params, disp: Params, x: Tensor, q
         cfg["q"] = q.unsqueeze(0)
     one = {k: v.unsqueeze(0).to(device=dev, dtype=dt) for k, v in cfg.items()}
     return concat_configs([one, one])
+
+
+def cell(settings: ValidationSettings, seed: int) -> list[dict]:
+    """The ``validate lemma3`` cell of ``seed``: :func:`validate_lemma3` at the run's sizes and
+    search effort (the catalog's falsifier of ``lemma3``)."""
+    rho, _ = settings.radii_text()
+    return validate_lemma3(settings.m, settings.d, settings.T, rho,
+                           **settings.search_kwargs(seed))

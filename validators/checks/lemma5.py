@@ -13,6 +13,8 @@ import time
 
 import torch
 
+from boundcalc.validation_settings import ValidationSettings
+
 from ..data.inputs import derived_seed, synthetic_inputs
 from ..device import resolve_device, resolve_dtype
 from ..model import init_params, linearized_output
@@ -28,7 +30,7 @@ from .training import (
     _triple,
 )
 
-__all__ = ["measure_lemma5"]
+__all__ = ["measure_lemma5", "cell"]
 
 
 def measure_lemma5(*, m: int, n: int, d: int, T: int, nu=1.0, delta: float = 0.05,
@@ -96,3 +98,13 @@ def measure_lemma5(*, m: int, n: int, d: int, T: int, nu=1.0, delta: float = 0.0
             dtype=str(dt).replace("torch.", ""), seconds=seconds,
         ))
     return records
+
+
+def cell(settings: ValidationSettings, seed: int) -> list[dict]:
+    """The ``validate lemma5`` cell of ``seed`` (teacher and data seed): :func:`measure_lemma5`
+    over ``settings.rate_seeds`` inits on both routes (the catalog's falsifier of ``lemma5``)."""
+    s = settings
+    return measure_lemma5(m=s.m, n=s.n, d=s.d, T=s.T, nu=s.nu, delta=s.delta,
+                          activation=s.activation, seeds=s.rate_seeds, teacher_seed=seed,
+                          data_seed=seed, teacher_width=s.teacher_width, device=s.device,
+                          dtype=s.dtype, routes=("paper", "tight"))

@@ -9,6 +9,8 @@ from __future__ import annotations
 
 import torch
 
+from boundcalc.validation_settings import ValidationSettings
+
 from .records import (
     DEFAULT_SAMPLES,
     DEFAULT_STARTS,
@@ -32,7 +34,7 @@ from .search import (
 )
 from .space import THETA_VARS, SearchSpace, random_configuration, select
 
-__all__ = ["validate_lemma6"]
+__all__ = ["validate_lemma6", "cell"]
 
 
 def validate_lemma6(m: int, d: int, T: int, rho: object, *, delta: object = "0.05",
@@ -102,3 +104,11 @@ def validate_lemma6(m: int, d: int, T: int, rho: object, *, delta: object = "0.0
                       query=query, label_max=Y)
         records.append(_attach(rec, aspace, select(ares.config, ares.argmax), keep_argmax))
     return records
+
+
+def cell(settings: ValidationSettings, seed: int) -> list[dict]:
+    """The ``validate lemma6`` cell of ``seed``: :func:`validate_lemma6` at the run's sizes and
+    search effort (the catalog's falsifier of ``lemma6``)."""
+    rho, nu = settings.radii_text()
+    return validate_lemma6(settings.m, settings.d, settings.T, rho, nu=nu,
+                           **settings.search_kwargs(seed))

@@ -12,6 +12,8 @@ from collections.abc import Sequence
 import torch
 from torch import Tensor
 
+from boundcalc.validation_settings import ValidationSettings
+
 from ..model import Activation
 from .ascent import ascend
 from .lemma2 import lipschitz_supremum, lipschitz_worst_case
@@ -35,7 +37,7 @@ from .space import (
     theta_of,
 )
 
-__all__ = ["REMARK3_T", "remark3_table", "xjx_op_exact"]
+__all__ = ["REMARK3_T", "remark3_table", "xjx_op_exact", "cell"]
 
 
 #: The sequence lengths of Remark 3's table.
@@ -149,3 +151,12 @@ def remark3_table(m: int, d: int, rho: object, *, Ts: Sequence[int] = REMARK3_T,
                                    hand_built=sup["attained"], true_max=sup["upper"],
                                    query=query))
     return records
+
+
+def cell(settings: ValidationSettings, seed: int) -> list[dict]:
+    """The ``validate remark3`` cell of ``seed``: :func:`remark3_table` (one T-free bound at every
+    T of :data:`REMARK3_T`) at the run's width and search effort."""
+    rho, _ = settings.radii_text()
+    kwargs = settings.search_kwargs(seed)
+    kwargs.pop("samples")
+    return remark3_table(settings.m, settings.d, rho, **kwargs)

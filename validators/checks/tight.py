@@ -68,6 +68,7 @@ from torch.func import vmap
 from boundcalc.api import evaluate
 from boundcalc.evaluator import compile_function
 from boundcalc.params import validate
+from boundcalc.validation_settings import ValidationSettings
 
 from ..device import resolve_device, resolve_dtype
 from ..model import Activation, Params, get_activation, head_features, init_params
@@ -504,9 +505,17 @@ def _data_records(m, d, T, rho, nu, rho_f, nu_f, act, bounds, settings, steps, s
     return out
 
 
+def cell(settings: ValidationSettings, seed: int) -> list[dict]:
+    """The ``validate tight`` cell of ``seed``: :func:`validate_tight` (the tight route's
+    constants on the head-average event) at the run's sizes and search effort."""
+    rho, nu = settings.radii_text()
+    return validate_tight(settings.m, settings.d, settings.T, rho, nu=nu,
+                          **settings.search_kwargs(seed))
+
+
 __all__ = [
     "TIGHT_KEYS", "a_posteriori_tight", "change_of_feature_direction", "gradient_change_blocks",
     "head_average_failure_exact", "head_average_norm", "per_head_change_of_feature",
     "per_head_taylor_terms", "search_change_of_feature", "search_taylor", "tight_bounds",
-    "validate_head_average_event", "validate_tight",
+    "validate_head_average_event", "validate_tight", "cell",
 ]

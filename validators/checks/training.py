@@ -44,6 +44,7 @@ from functools import cache
 import torch
 
 from boundcalc.evaluator import compile_function
+from boundcalc.validation_settings import ValidationSettings
 from boundcalc.validation_summary import yardstick_fields
 
 from ..data.inputs import derived_seed, synthetic_inputs
@@ -52,13 +53,14 @@ from ..model import init_params
 from ..teacher import Teacher, build_teacher
 from ..train import proj_gd, proj_sgd
 
-__all__ = ["DEFAULT_TEACHER_DELTA", "ROUTES", "measure_prop1", "measure_theorem1"]
+__all__ = ["DEFAULT_TEACHER_DELTA", "MEASURED_ROUTES", "measure_prop1", "measure_theorem1",
+           "prop1_cell", "theorem1_cell"]
 
 
 DEFAULT_TEACHER_DELTA = 1e-6
 
-#: Proof routes of Theorem 1 / Proposition 1 / Remark 9 (theory/theorem1.py ``ROUTES``).
-ROUTES = ("tight", "paper")
+#: The proof routes a training cell measures (of :data:`boundcalc.theory.catalog.ROUTES`).
+MEASURED_ROUTES = ("tight", "paper")
 
 
 # ------------------------------------------------------------------------------------ helpers
@@ -77,16 +79,17 @@ def _triple(name: str, value) -> tuple[float, float, float]:
 
 def _routes(routes) -> tuple[str, ...]:
     out = (routes,) if isinstance(routes, str) else tuple(routes)
-    if not out or any(r not in ROUTES for r in out) or len(set(out)) != len(out):
-        raise ValueError(f"`routes` must list distinct routes of {ROUTES}, got {routes!r}")
+    if not out or any(r not in MEASURED_ROUTES for r in out) or len(set(out)) != len(out):
+        raise ValueError(f"`routes` must list distinct routes of {MEASURED_ROUTES}, got "
+                         f"{routes!r}")
     return out
 
 
 def _statement(name: str, route: str) -> str:
     """Registry name of ``name`` on ``route`` (``theorem1`` / ``theorem1_paper``, …)."""
-    from boundcalc.theory.registry import routed_name
+    from boundcalc.theory.catalog import route_key
 
-    return routed_name(name, route)
+    return route_key(name, route)
 
 
 def _seed_list(seeds) -> list[int]:
@@ -192,7 +195,7 @@ def _a_posteriori_functions(route: str = "paper"):
 
 def _training_measurement(kind: str, *, m, n, d, T, rho, nu, delta, activation, steps, seeds,
                           eta, batch_size, runs, teacher_width, anchors, teacher_delta,
-                          device, dtype, routes=ROUTES) -> list[dict]:
+                          device, dtype, routes=MEASURED_ROUTES) -> list[dict]:
     rho_t, nu_t = _triple("rho", rho), _triple("nu", nu)
     if any(r < v for r, v in zip(rho_t, nu_t, strict=True)):
         raise ValueError(f"`rho` must be >= `nu` componentwise for {kind} (Remark 10: the "
@@ -327,7 +330,7 @@ def measure_theorem1(*, m: int, n: int, d: int, T: int, rho=2.0, nu=1.0, delta: 
                      activation: str = "tanh", steps: int = 4000, seeds=1,
                      eta: float | None = None, teacher_width: int = 8192, anchors: int = 16,
                      teacher_delta: float = DEFAULT_TEACHER_DELTA, device="cpu",
-                     dtype="float64", routes=ROUTES) -> list[dict]:
+                     dtype="float64", routes=MEASURED_ROUTES) -> list[dict]:
     """Theorem 1: a real ProjGD run on a teacher–student problem against both routes' bounds.
 
     Per seed s: teacher (seed ``derived_seed(s, 'teacher')``), inputs X (n, T, d), labels
@@ -361,7 +364,7 @@ def measure_prop1(*, m: int, n: int, d: int, T: int, rho=2.0, nu=1.0, delta: flo
                   activation: str = "tanh", steps: int = 4000, seeds=1, batch_size: int = 8,
                   runs: int = 4, eta: float | None = None, teacher_width: int = 8192,
                   anchors: int = 16, teacher_delta: float = DEFAULT_TEACHER_DELTA,
-                  device="cpu", dtype="float64", routes=ROUTES) -> list[dict]:
+                  device="cpu", dtype="float64", routes=MEASURED_ROUTES) -> list[dict]:
     """Proposition 1: ProjSGD (minibatch ``batch_size``) against both routes' bounds, in
     expectation.
 
@@ -380,3 +383,15 @@ def measure_prop1(*, m: int, n: int, d: int, T: int, rho=2.0, nu=1.0, delta: flo
         steps=steps, seeds=seeds, eta=eta, batch_size=batch_size, runs=int(runs),
         teacher_width=teacher_width, anchors=anchors, teacher_delta=teacher_delta,
         device=device, dtype=dtype, routes=routes)
+
+
+def theorem1_cell(settings: ValidationSettings, seed: int) -> list[dict]:
+    """The ``validate theorem1`` cell of ``seed``: :func:`measure_theorem1`, one ProjGD run (the
+    catalog's falsifier of ``theorem1`` and of ``remark9``)."""
+    return measure_theorem1(**settings.training_kwargs(seed))
+
+
+def prop1_cell(settings: ValidationSettings, seed: int) -> list[dict]:
+    """The ``validate prop1`` cell of ``seed``: :func:`measure_prop1`, ProjSGD runs of minibatch
+    ``settings.batch_size`` (the catalog's falsifier of ``prop1``)."""
+    return measure_prop1(**settings.training_kwargs(seed), batch_size=settings.batch_size)
