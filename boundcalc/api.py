@@ -39,7 +39,7 @@ from boundcalc.evaluator import (
     condition_holds,
     statement_function,
 )
-from boundcalc.params import ARGUMENT_NAMES, Inputs, parse_activation
+from boundcalc.params import ARGUMENT_NAMES, PARAMS, Inputs
 from boundcalc.version import __version__
 
 __all__ = ["AVERAGE_BOUND", "DRIFT_BOUNDS", "FLOAT_MAX", "FREE_BOUND_KEYS", "FREE_BOUND_TEXT",
@@ -452,24 +452,6 @@ class Evaluation:
 # --------------------------------------------------------------------------- evaluation
 
 
-def _exact_values(inputs: Inputs) -> dict[str, int | Fraction]:
-    """Exact value of every rational input (η only when given; σ only for custom activations)."""
-    values: dict[str, int | Fraction] = {
-        "m": inputs.m, "n": inputs.n, "d": inputs.d, "T": inputs.T,
-        "delta": Fraction(inputs.delta), "rho_c": Fraction(inputs.rho[0]),
-        "rho_u": Fraction(inputs.rho[1]), "rho_w": Fraction(inputs.rho[2]),
-        "nu_c": Fraction(inputs.nu[0]), "nu_u": Fraction(inputs.nu[1]),
-        "nu_w": Fraction(inputs.nu[2]), "K": inputs.steps, "b": inputs.batch_size,
-        "epsilon_mis": Fraction(inputs.misspecification),
-    }
-    if inputs.eta is not None:
-        values["eta"] = Fraction(inputs.eta)
-    _, custom = parse_activation(inputs.activation)
-    if custom is not None:
-        values.update(zip(("sigma0", "sigma1", "sigma2"), custom, strict=True))
-    return values
-
-
 def _mp(value: int | Fraction) -> mpmath.mpf:
     if isinstance(value, int):
         return +mpmath.mpf(value)
@@ -479,7 +461,7 @@ def _mp(value: int | Fraction) -> mpmath.mpf:
 def mp_arguments(inputs: Inputs, precision: int = DEFAULT_PRECISION) -> dict[str, mpmath.mpf]:
     """mpmath value of every argument name at ``precision`` digits, each input rounded once;
     ``eta`` is the given step size, or 0 when η is not given (eta* replaces it)."""
-    values = _exact_values(inputs)
+    values = inputs.exact_values()
     with mpmath.workdps(precision):
         out = {k: _mp(v) for k, v in values.items() if not k.startswith("sigma")}
         out.update(zip(("sigma0", "sigma1", "sigma2"),
@@ -517,7 +499,7 @@ def _check_step_budget(st: CompiledStatement, inputs: Inputs) -> None:
 
 def _conditions(st: CompiledStatement, inputs: Inputs, args: Mapping[str, mpmath.mpf],
                 precision: int) -> tuple[ConditionResult, ...]:
-    exact = _exact_values(inputs)
+    exact = inputs.exact_values()
     out = []
     for cond in st.conditions:
         holds = condition_holds(cond, exact, args, precision)
@@ -642,26 +624,31 @@ def verdict_column(conditions_hold: Any, bound: Any, free: Any):
 
 
 def symbol_values(inputs: Inputs) -> dict[Any, Any]:
-    """Exact sympy values of every argument symbol except η (which may be defaulted)."""
+    """Exact sympy values of every argument symbol except η (which may be defaulted), from the
+    parameter table: each row's :attr:`~boundcalc.params.Param.symbols` at its exact value
+    (:meth:`~boundcalc.params.Inputs.exact_values`), the activation's σ₀, σ₁, σ₂ from its
+    definition (a preset's are not rational).
+
+    Example:
+        >>> from boundcalc.params import validate
+        >>> values = symbol_values(validate(m=64, rho="2,3,1", delta="0.05"))
+        >>> {str(s): v for s, v in values.items() if str(s) in ("m", "rho_u", "delta")}
+        {'m': 64, 'delta': 1/20, 'rho_u': 3}
+    """
     import sympy as sp
 
     from boundcalc.theory import symbols as S
     from boundcalc.theory.activations import get_activation
 
-    def exact(text: str | int) -> Any:
-        return sp.Rational(str(text))
-
+    by_name = {s.name: s for s in S.ALL}
+    values: dict[Any, Any] = {
+        by_name[name]: sp.Integer(v) if isinstance(v, int) else sp.Rational(v.numerator,
+                                                                            v.denominator)
+        for name, v in inputs.exact_values().items() if name != "eta"}
     act = get_activation(inputs.activation)
-    return {
-        S.m: sp.Integer(inputs.m), S.n: sp.Integer(inputs.n), S.d: sp.Integer(inputs.d),
-        S.T: sp.Integer(inputs.T), S.delta: exact(inputs.delta),
-        S.rho_c: exact(inputs.rho[0]), S.rho_u: exact(inputs.rho[1]),
-        S.rho_w: exact(inputs.rho[2]),
-        S.nu_c: exact(inputs.nu[0]), S.nu_u: exact(inputs.nu[1]), S.nu_w: exact(inputs.nu[2]),
-        S.sigma0: act.sigma0, S.sigma1: act.sigma1, S.sigma2: act.sigma2,
-        S.K: sp.Integer(inputs.steps), S.b: sp.Integer(inputs.batch_size),
-        S.eps_mis: exact(inputs.misspecification),
-    }
+    values.update(zip((by_name[name] for name in PARAMS["activation"].symbols),
+                      (act.sigma0, act.sigma1, act.sigma2), strict=True))
+    return values
 
 
 def _to_mpf(value: Any) -> mpmath.mpf:

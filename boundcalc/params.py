@@ -32,8 +32,9 @@ from boundcalc.errors import InputError
 from boundcalc.theory.catalog import ACTIVATIONS, BY_NAME, base_name, route_key
 
 __all__ = [
-    "ARGUMENT_NAMES", "CHECKS", "DEFAULTS", "PARAMS", "InputError", "Inputs", "Param",
-    "parse_activation", "parse_integer", "parse_number", "parse_triple", "routed_key", "validate",
+    "ARGUMENT_NAMES", "CHECKS", "DEFAULTS", "FIELD_TYPES", "PARAMS", "InputError", "Inputs",
+    "Param", "parse_activation", "parse_integer", "parse_number", "parse_triple", "routed_key",
+    "validate",
 ]
 
 
@@ -286,25 +287,44 @@ DEFAULTS: dict[str, object] = {
 }
 
 
-@dataclass(frozen=True)
+#: The type of an :class:`Inputs` field, by check kind (a row without a default may be None).
+FIELD_TYPES: dict[str, Any] = {
+    "even": int, "count": int, "probability": str, "positive": str, "non_negative": str,
+    "triple": tuple[str, str, str], "activation": str,
+}
+
+
+def _param_fields(cls: type) -> type:
+    """``cls`` as a frozen dataclass with one field per :data:`PARAMS` row, in table order and
+    before its own fields, each defaulting to the row's checked default: so that an input is
+    one row of the table, not also a field written here."""
+    own = dict(cls.__dict__.get("__annotations__", {}))
+    fields: dict[str, Any] = {}
+    for p in PARAMS.values():
+        kind = FIELD_TYPES[p.kind]
+        fields[p.name] = kind if p.default is not None else kind | None
+        setattr(cls, p.name, None if p.default is None else p.check(p.default))
+    cls.__annotations__ = {**fields, **own}
+    return dataclass(frozen=True)(cls)
+
+
+@_param_fields
 class Inputs:
-    """Validated numeric inputs of a statement, as exact decimal strings and ints.
+    """Validated numeric inputs of a statement, as exact decimal strings and ints: one field per
+    row of :data:`PARAMS` (named by its keyword; an ``int`` for an integer kind, a tuple of three
+    strings for ρ and ν, the text otherwise; η None when not given), each defaulting to the
+    row's default, then ``extra``.
 
     Strings are kept so that mpmath evaluation sees ``0.05`` exactly, not its binary float.
+
+    Example:
+        >>> inputs = validate(m=64, rho="2,3,1", eta="0.01")
+        >>> inputs.m, inputs.rho, inputs.eta, inputs.steps
+        (64, ('2', '3', '1'), '0.01', 4000)
+        >>> inputs.exact_values()["rho_u"], inputs.exact_values()["eta"]
+        (Fraction(3, 1), Fraction(1, 100))
     """
 
-    m: int
-    n: int
-    d: int
-    T: int
-    delta: str
-    rho: tuple[str, str, str]
-    nu: tuple[str, str, str]
-    steps: int
-    eta: str | None
-    activation: str
-    batch_size: int = 1
-    misspecification: str = "0"
     extra: dict[str, object] = field(default_factory=dict)
 
     def as_dict(self) -> dict[str, object]:
@@ -320,6 +340,26 @@ class Inputs:
             else:
                 out[p.columns[0]] = None if value is None else float(value)
         return out
+
+    def exact_values(self) -> dict[str, int | Fraction]:
+        """Exact value of every rational input, keyed by the names of its row's
+        :attr:`Param.symbols`: integers as ``int``, the rest as ``Fraction`` of their decimal
+        text; η only when given, σ₀, σ₁, σ₂ only for a custom activation (a preset's are not
+        rational)."""
+        values: dict[str, int | Fraction] = {}
+        for p in PARAMS.values():
+            value = getattr(self, p.name)
+            if value is None:
+                continue
+            if p.kind == "activation":
+                _, custom = parse_activation(value)
+                if custom is not None:
+                    values.update(zip(p.symbols, custom, strict=True))
+            elif p.kind == "triple":
+                values.update(zip(p.symbols, (Fraction(v) for v in value), strict=True))
+            else:
+                values[p.symbols[0]] = value if isinstance(value, int) else Fraction(value)
+        return values
 
 
 def _uses_step_size(statement: str | None) -> bool:

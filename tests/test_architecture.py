@@ -45,9 +45,56 @@ sys.exit(main(sys.argv[1:]))
 """
 
 
-def _run(*args: str) -> subprocess.CompletedProcess:
+#: A toy input added the documented way (its sympy symbol, one row in the table of params.py:
+#: the module is run from its source with the row added, before anything imports it), in a
+#: fresh process; a toy statement using it is added as above, then its commands run.
+_ADD_AN_INPUT = """
+import importlib.util, sys, types
+import sympy as sp
+import boundcalc
+from boundcalc.theory import catalog
+from boundcalc.theory import symbols as S
+from boundcalc.theory.statement import Statement
+
+S.gamma = sp.Symbol("gamma", positive=True)
+S.ALL = (*S.ALL, S.gamma)
+
+assert "boundcalc.params" not in sys.modules
+spec = importlib.util.find_spec("boundcalc.params")
+source = open(spec.origin, encoding="utf-8").read()
+end_of_table = "\\n)\\n\\n#: Names of the sympy symbols"
+assert source.count(end_of_table) == 1
+row = ('\\n    Param("gamma", "--gamma", ("gamma",), ("gamma",), "1", "positive", "G", '
+       '"a toy scale (> 0)", commands=("toy",), example="3"),')
+params = importlib.util.module_from_spec(spec)
+sys.modules["boundcalc.params"] = params
+boundcalc.params = params
+exec(compile(source.replace(end_of_table, row + end_of_table), spec.origin, "exec"),
+     params.__dict__)
+
+module = types.ModuleType("boundcalc.theory.toy")
+def toy():
+    scaled = S.gamma * S.rho_c / sp.sqrt(S.m)
+    return Statement(
+        name="toy", title="Toy bound", summary="gamma rho_c / sqrt(m).", constants={},
+        terms={}, bound={"scaled": scaled}, probability=1 - S.delta, conditions=(),
+        descriptions={"scaled": "gamma rho_c / sqrt(m)"})
+module.toy = toy
+sys.modules["boundcalc.theory.toy"] = module
+row = catalog.StatementInfo(name="toy", module="toy", routed=False, what="Toy (a test)",
+                            help="Toy (a test).", uses_step_size=False)
+catalog.STATEMENTS += (row,)
+catalog.NAMES += ("toy",)
+catalog.BY_NAME["toy"] = row
+
+from boundcalc.cli import main
+sys.exit(main(sys.argv[1:]))
+"""
+
+
+def _run(*args: str, script: str = _ADD_A_STATEMENT) -> subprocess.CompletedProcess:
     env = {**os.environ, "BOUNDCALC_NO_CACHE": "1"}
-    return subprocess.run([sys.executable, "-c", _ADD_A_STATEMENT, *args], capture_output=True,
+    return subprocess.run([sys.executable, "-c", script, *args], capture_output=True,
                           text=True, env=env, cwd=tempfile.gettempdir(), timeout=300)
 
 
@@ -91,3 +138,22 @@ def test_the_calculator_imports_neither_torch_nor_the_validators():
     proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
                           cwd=tempfile.gettempdir(), timeout=300, check=True)
     assert proc.stdout.split("\n")[-2] == "[]"
+
+
+def test_an_input_added_as_a_parameter_row_and_its_symbol_reaches_every_command():
+    point = _run("toy", "--m", "16", "--rho", "2", "--gamma", "3", "--format", "json",
+                 script=_ADD_AN_INPUT)
+    assert point.returncode == 0, point.stderr
+    data = json.loads(point.stdout)
+    assert data["bound"]["scaled"] == 1.5  # 3 * 2 / sqrt(16)
+    assert data["inputs"]["gamma"] == 3.0
+    default = _run("toy", "--m", "16", "--rho", "2", "--format", "json", script=_ADD_AN_INPUT)
+    assert json.loads(default.stdout)["bound"]["scaled"] == 0.5  # the row's default, 1
+    bad = _run("toy", "--gamma", "-1", script=_ADD_AN_INPUT)
+    assert (bad.returncode, bad.stderr) == (2, "error: --gamma must be > 0, got '-1'\n")
+    sweep = _run("sweep", "toy", "--m", "16", "--gamma", "1,3", "--format", "csv",
+                 "--columns", "gamma,scaled", script=_ADD_AN_INPUT)
+    assert sweep.returncode == 0, sweep.stderr
+    assert sweep.stdout.split() == ["gamma,bound.scaled", "1.0,0.5", "3.0,1.5"]
+    listing = _run("toy", "--help", script=_ADD_AN_INPUT)
+    assert "--gamma" in listing.stdout and "a toy scale" in listing.stdout
