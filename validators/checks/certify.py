@@ -63,8 +63,8 @@ from ..model import Activation, Params, init_params, project
 from ..teacher import build_teacher, transported_params
 from ..train import intra_op_threads, minibatch_indices, small_work_threads
 from .certify_chain import (
+    CHAIN_ROUTES,
     FILE_STEM,
-    ROUTES,
     SAMPLE_ARRAYS,
     STAGES,
     STEP_COLUMNS,
@@ -625,7 +625,7 @@ def run_certification(statements: Sequence[str], settings, out: str | Path, *,
 
 
 __all__ = [
-    "CERTIFIABLE", "ROUTES", "SAMPLE_ARRAYS", "STAGES", "STEP_COLUMNS", "CertifyRun",
+    "CERTIFIABLE", "CHAIN_ROUTES", "SAMPLE_ARRAYS", "STAGES", "STEP_COLUMNS", "CertifyRun",
     "a_posteriori_values", "certified_run", "certify", "chains", "is_violation", "parts",
     "plot_chains", "run_certification", "write_files",
 ]

@@ -169,8 +169,10 @@ OLD_STAGE_NAMES = {"run-certified": "measured-constants"}
 #: ``certify.*``.
 FILE_STEM = "decompose"
 
-#: Routes of the chain: tight (linear drift), tight (Cauchy–Schwarz drift), paper.
-ROUTES = ("tight-linear", "tight-cauchy-schwarz", "paper")
+#: The chains of the decomposition, one per route variant (the ``route`` of its rows): tight
+#: (linear drift), tight (Cauchy–Schwarz drift), paper. Not the calculator's proof routes
+#: (:data:`boundcalc.theory.catalog.ROUTES`).
+CHAIN_ROUTES = ("tight-linear", "tight-cauchy-schwarz", "paper")
 
 
 def chains(*, run_steps: dict[str, np.ndarray], psi_final: float, eta: float, sgd: bool,
@@ -269,7 +271,7 @@ def chains(*, run_steps: dict[str, np.ndarray], psi_final: float, eta: float, sg
                 rows.append(row)
                 above = value
 
-        for route in ROUTES:
+        for route in CHAIN_ROUTES:
             family = "paper" if route == "paper" else "tight"
             pc, post_all = prior[family], post[family]
             post_r = post_all["constants"]
@@ -532,11 +534,11 @@ def plot_chains(results: Sequence[dict[str, Any]], stem: Path) -> list[Path]:
     from matplotlib.patches import Patch
 
     rows = len(results)
-    fig, axes = plt.subplots(rows, len(ROUTES), figsize=(6.4 * len(ROUTES), 5.2 * rows),
+    fig, axes = plt.subplots(rows, len(CHAIN_ROUTES), figsize=(6.4 * len(CHAIN_ROUTES), 5.2 * rows),
                              squeeze=False, constrained_layout=True)
     for r_i, res in enumerate(results):
         summ = res["summary"]
-        for c_i, route in enumerate(ROUTES):
+        for c_i, route in enumerate(CHAIN_ROUTES):
             ax = axes[r_i][c_i]
             levels = [row for row in res["chain"] if row["route"] == route]
             y = np.arange(len(levels))[::-1]
@@ -579,7 +581,7 @@ def plot_chains(results: Sequence[dict[str, Any]], stem: Path) -> list[Path]:
 
 
 __all__ = [
-    "FILE_STEM", "OLD_STAGE_NAMES", "ROUTES", "SAMPLE_ARRAYS", "STAGES", "STEP_COLUMNS",
+    "CHAIN_ROUTES", "FILE_STEM", "OLD_STAGE_NAMES", "SAMPLE_ARRAYS", "STAGES", "STEP_COLUMNS",
     "CertifyRun", "a_posteriori_values",
     "chains", "is_violation", "level_label", "parts", "plot_chains", "write_files",
 ]
