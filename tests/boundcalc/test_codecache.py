@@ -10,6 +10,8 @@ import subprocess
 import sys
 import tempfile
 
+import pytest
+
 from boundcalc import codecache, files
 
 _PROBE = """
@@ -51,10 +53,14 @@ def test_cached_and_freshly_generated_code_give_identical_numbers(tmp_path):
     assert cached["out"] == fresh["out"] == uncached["out"]
 
 
-def test_a_cached_point_evaluation_imports_no_sympy(tmp_path):
+@pytest.mark.parametrize("argv", [
+    ["theorem1", "--m", "512", "--n", "1000", "--rho", "2"],
+    ["compare-rnn", "--T", "1,64", "--alpha", "0.5"],  # Proposition 2 at another α
+], ids=["theorem1", "compare-rnn"])
+def test_a_cached_point_evaluation_imports_no_sympy(argv, tmp_path):
     env = {**os.environ, "BOUNDCALC_CACHE_DIR": str(tmp_path)}
     code = ("import sys; from boundcalc.cli import main; "
-            "code = main(['theorem1', '--m', '512', '--n', '1000', '--rho', '2', '--output', "
+            f"code = main({argv!r} + ['--output', "
             "'/dev/null']); print(code, 'sympy' in sys.modules)")
     first = subprocess.run([sys.executable, "-c", code], cwd=tmp_path, capture_output=True,
                            text=True, env=env, timeout=300, check=True)
