@@ -64,7 +64,7 @@ from ..train import _kernel_for
 from ..train_students import train_students
 from .experiment import run_experiment
 from .figure2 import resolve_device
-from .plots import DEFAULT_WIDTHS, check_width
+from .plots import FIGURE1_WIDTH, check_width
 from .workers import worker_pool
 
 METRICS = FIGURE1_METRICS        # the three panels
@@ -72,7 +72,7 @@ EXTRA_METRICS = FIGURE1_EXTRA    # panel (a) at the other boundary alignment
 THEORY = FIGURE1_THEORY          # metric → the calculator's bound drawn beside it
 LIN_ALIGNMENTS = ("feature", "output")
 PROGRESS_POLL_S = 1.0             # seconds between looks for cells written by worker processes
-FIGURE_WIDTH = DEFAULT_WIDTHS["figure1"]  # the figure's default --figure-width
+FIGURE_WIDTH = FIGURE1_WIDTH  # the figure's default --figure-width
 
 
 @dataclass(frozen=True)

@@ -38,19 +38,22 @@ from typing import Any
 
 import numpy as np
 
+from boundcalc.experiment_registry import experiment
 from boundcalc.runs import FIGURE1_METRICS
 
-__all__ = ["DEFAULT_WIDTHS", "FIGURE1_CAPTION", "FIGURE2_CAPTION", "FIGURE_WIDTHS",
-           "MIN_SEEDS_FOR_BAND", "TSWEEP_CAPTION", "TSWEEP_PANEL_LABELS", "check_width",
-           "draw_figure1", "draw_figure2", "draw_tsweep", "figure1_figure", "figure2_figure",
-           "figure_style", "free_yardsticks", "plot_figure1", "plot_figure2", "plot_tsweep",
-           "signed", "tsweep_figure"]
+__all__ = ["FIGURE1_CAPTION", "FIGURE1_WIDTH", "FIGURE2_CAPTION", "FIGURE2_WIDTH",
+           "FIGURE_WIDTHS", "MIN_SEEDS_FOR_BAND", "TSWEEP_CAPTION", "TSWEEP_PANEL_LABELS",
+           "TSWEEP_WIDTH", "check_width", "draw_figure1", "draw_figure2", "draw_figure2_summary",
+           "draw_tsweep", "figure1_figure", "figure2_figure", "figure_style", "free_yardsticks",
+           "plot_figure1", "plot_figure2", "plot_tsweep", "signed", "tsweep_figure"]
 
 #: ``--figure-width``: inches of a one-column and of a two-column figure.
 FIGURE_WIDTHS = {"single": 3.25, "double": 6.75}
-#: Each experiment's default ``--figure-width``: figure 1 four panels in a row, figure 2 two
-#: panels stacked, the T sweep three panels per width.
-DEFAULT_WIDTHS = {"figure1": "double", "figure2": "single", "tsweep": "double"}
+#: The default ``--figure-width`` of each figure (its registry row's ``figure_width``): figure 1
+#: four panels in a row, figure 2 two panels stacked, the T sweep three panels per width.
+FIGURE1_WIDTH = experiment("figure1").figure_width or "double"
+FIGURE2_WIDTH = experiment("figure2").figure_width or "single"
+TSWEEP_WIDTH = experiment("tsweep").figure_width or "double"
 #: Fewer seeds than this: the seeds are drawn one by one instead of a confidence band.
 MIN_SEEDS_FOR_BAND = 5
 
@@ -639,7 +642,7 @@ def draw_figure1(summary: Sequence[Mapping[str, Any]], fits: Sequence[Mapping[st
              f"K = {params['steps']}, {len(params['seeds'])} seeds")
     return plot_figure1(summary, fits, records, stem,
                         lin_align=params.get("lin_align", "feature"), title=title,
-                        width=width or DEFAULT_WIDTHS["figure1"])
+                        width=width or FIGURE1_WIDTH)
 
 
 def draw_figure2(summary: Sequence[Mapping[str, Any]], params: Mapping[str, Any], stem: Path,
@@ -650,7 +653,7 @@ def draw_figure2(summary: Sequence[Mapping[str, Any]], params: Mapping[str, Any]
     title = (f"AR(L): m = {params['m']}, K = {params['steps']}, η = {params['lr']}, "
              f"{len(params['seeds'])} seeds")
     return plot_figure2(summary, records, stem, lags=params["lags"], title=title,
-                        width=width or DEFAULT_WIDTHS["figure2"])
+                        width=width or FIGURE2_WIDTH)
 
 
 def draw_tsweep(summary: Sequence[Mapping[str, Any]], fits: Sequence[Mapping[str, Any]],
@@ -664,4 +667,12 @@ def draw_tsweep(summary: Sequence[Mapping[str, Any]], fits: Sequence[Mapping[str
              f"K = {params['steps']}, ρ = ν = {params['rho'][0]:g}, "
              f"{len(params['seeds'])} seeds")
     return plot_tsweep(summary, fits, records, stem, widths=params["widths"], title=title,
-                       width=width or DEFAULT_WIDTHS["tsweep"])
+                       width=width or TSWEEP_WIDTH)
+
+def draw_figure2_summary(summary: Sequence[Mapping[str, Any]], fits: Sequence[Mapping[str, Any]],
+                         params: Mapping[str, Any], stem: Path,
+                         records: Sequence[Mapping[str, Any]] | None = None,
+                         width: str | None = None) -> list[Path]:
+    """:func:`draw_figure2` with the arguments every registry row's ``figure`` takes (figure 2
+    fits no slopes: ``fits`` is not drawn)."""
+    return draw_figure2(summary, params, stem, records, width)
