@@ -44,7 +44,8 @@ from boundcalc.version import __version__
 
 __all__ = ["AVERAGE_BOUND", "DRIFT_BOUNDS", "FLOAT_MAX", "FREE_BOUND_KEYS", "FREE_BOUND_TEXT",
            "INITIAL_LOSS_KEY", "OVERFLOW", "TRIVIAL_KEY", "VERDICTS", "VERDICT_BOUND",
-           "ConditionResult", "Evaluation", "Number", "evaluate", "free_bound_of",
+           "ConditionResult", "Evaluation", "Number", "condition_results", "evaluate",
+           "free_bound_of",
            "has_verdict", "mp_arguments", "out_of_range", "overflow_text", "overflows",
            "show_number", "symbol_values", "underflows", "verdict_column"]
 
@@ -497,9 +498,13 @@ def _check_step_budget(st: CompiledStatement, inputs: Inputs) -> None:
                                  "theorem's step size is proportional to ||nu||)")
 
 
-def _conditions(st: CompiledStatement, inputs: Inputs, args: Mapping[str, mpmath.mpf],
-                precision: int) -> tuple[ConditionResult, ...]:
-    exact = inputs.exact_values()
+def condition_results(st: CompiledStatement, inputs: Inputs, args: Mapping[str, mpmath.mpf],
+                      precision: int, extra: Mapping[str, int | Fraction] | None = None
+                      ) -> tuple[ConditionResult, ...]:
+    """Every hypothesis of ``st`` decided at ``inputs`` (:func:`boundcalc.evaluator.
+    condition_holds`: exactly where it can, else on the mpmath ``args`` by name), with the
+    detail the CLI shows. ``extra``: exact values of symbols beyond the inputs (α)."""
+    exact = {**inputs.exact_values(), **(extra or {})}
     out = []
     for cond in st.conditions:
         holds = condition_holds(cond, exact, args, precision)
@@ -558,7 +563,7 @@ def evaluate(name: str, inputs: Inputs, precision: int = DEFAULT_PRECISION) -> E
         terms = {k: out[f"terms.{k}"] for k in st.terms}
         bound = {k: out[f"bound.{k}"] for k in st.bound}
         probability = out["probability"]
-    conditions = _conditions(st, inputs, args, precision)
+    conditions = condition_results(st, inputs, args, precision)
     return Evaluation(st, result_inputs, constants, terms, bound, probability, conditions,
                       precision)
 

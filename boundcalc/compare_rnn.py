@@ -31,31 +31,23 @@ from functools import cache
 from typing import Any
 
 import mpmath
-import sympy as sp
 
 from boundcalc.api import (
-    ConditionResult,
     Evaluation,
-    _condition_detail,
-    _to_mpf,
+    condition_results,
     evaluate,
+    mp_arguments,
     out_of_range,
     overflow_text,
-    symbol_values,
 )
 from boundcalc.evaluator import (
-    ARGUMENTS,
     DEFAULT_PRECISION,
     STEP_KEY,
+    cached_statement,
     compile_function,
-    condition_holds,
-    condition_info,
 )
 from boundcalc.params import DEFAULTS, InputError, Inputs, parse_integer, parse_number, validate
 from boundcalc.search import bisect_even
-from boundcalc.theory import symbols as S
-from boundcalc.theory.prop2 import alpha as ALPHA
-from boundcalc.theory.prop2 import prop2
 
 #: α of the authors' scripts (App. B.1 / Section 6.2).
 DEFAULT_ALPHA = "1.5"
@@ -71,7 +63,7 @@ def parse_alpha(value: str | float | int) -> str:
 
 def is_default_alpha(alpha: str | float) -> bool:
     """Whether α (checked by :func:`parse_alpha`) is the registered statement's 3/2."""
-    return sp.Rational(parse_alpha(alpha)) == sp.Rational(DEFAULT_ALPHA)
+    return Fraction(parse_alpha(alpha)) == Fraction(DEFAULT_ALPHA)
 
 
 def nonvacuous_width_prop2(inputs: Inputs, alpha: str | float = DEFAULT_ALPHA,
@@ -109,22 +101,18 @@ def nonvacuous_width_prop2(inputs: Inputs, alpha: str | float = DEFAULT_ALPHA,
     return bisect_even(ok, lo, hi)  # lo vacuous, hi non-vacuous
 
 
-@cache
+def _build_prop2_alpha() -> tuple[Any, tuple[Any, ...]]:
+    from boundcalc.theory.prop2 import alpha, prop2
+
+    return prop2(alpha), (alpha,)
+
+
 def _compiled_prop2():
-    """Proposition 2 with symbolic α, compiled once over ARGUMENTS + (α,) for mpmath by the
-    evaluator, with its conditions."""
-    statement = prop2(ALPHA)
-    exprs = statement.expressions()
-    keys = tuple(exprs)
-    args = (*ARGUMENTS, ALPHA)
-    # no common-subexpression elimination: the branches of Proposition 2's Piecewise (below, at
-    # and above the cutoff alpha sigma1 = 1) divide by zero where they are not taken
-    func = compile_function(tuple(exprs[k] for k in keys), args, eliminate=False)
-    step_function = compile_function((statement.constants[STEP_KEY],), args, eliminate=False)
-    rational = [s.name for s in args if s.name not in ("sigma0", "sigma1", "sigma2", "eta")]
-    conditions = tuple(condition_info(c.name, c.relation, c.requirement, c.why, rational)
-                       for c in statement.conditions)
-    return statement, keys, func, lambda *a: step_function(*a)[0], conditions
+    """Proposition 2 with symbolic α as generated mpmath code over ARGUMENT_NAMES + (α,), from the
+    code cache (no sympy once it holds it). No common-subexpression elimination: the branches of
+    Proposition 2's Piecewise (below, at and above the cutoff α σ₁ = 1) divide by zero where they
+    are not taken."""
+    return cached_statement("prop2_alpha", _build_prop2_alpha, eliminate=False)
 
 
 def evaluate_prop2(inputs: Inputs, alpha: str | float = DEFAULT_ALPHA,
@@ -146,36 +134,30 @@ def evaluate_prop2(inputs: Inputs, alpha: str | float = DEFAULT_ALPHA,
     if precision < 10:
         raise ValueError(f"`precision` must be >= 10 digits, got {precision}")
     alpha_text = parse_alpha(alpha)
-    statement, keys, func, step, infos = _compiled_prop2()
-    values = symbol_values(inputs)
-    values[ALPHA] = sp.Rational(alpha_text)
+    alpha_exact = Fraction(alpha_text)
+    statement, names, func, step = _compiled_prop2()
     with mpmath.workdps(precision):
-        args = [_to_mpf(values[s]) if s is not S.eta else mpmath.mpf(0) for s in ARGUMENTS]
-        args.append(_to_mpf(values[ALPHA]))
-        eta_index = ARGUMENTS.index(S.eta)
-        args[eta_index] = (mpmath.mpf(inputs.eta) if inputs.eta is not None else step(*args))
-        out = dict(zip(keys, func(*args), strict=True))
+        args = mp_arguments(inputs, precision)
+        args["alpha"] = mpmath.mpf(alpha_exact.numerator) / alpha_exact.denominator
+        if inputs.eta is None:
+            args["eta"] = step(*(args[k] for k in names))[0]
+        out = dict(zip(statement.keys, func(*(args[k] for k in names)), strict=True))
         result_inputs = inputs.as_dict()
-        result_inputs["alpha"] = float(values[ALPHA])
-        eta_used = args[eta_index]  # mpmath where float64 cannot hold it (to_dict: its text)
+        result_inputs["alpha"] = float(alpha_exact)
+        eta_used = +args["eta"]  # mpmath where float64 cannot hold it (to_dict: its text)
         result_inputs["eta"] = eta_used if out_of_range(eta_used) else float(eta_used)
         result_inputs["eta_source"] = ("given" if inputs.eta is not None
                                        else "proposition step size eta*")
         for name in ("sigma0", "sigma1", "sigma2"):
-            sigma = args[ARGUMENTS.index(getattr(S, name))]
+            sigma = args[name]
             result_inputs[name] = sigma if out_of_range(sigma) else float(sigma)
         constants = {k: +out[f"constants.{k}"] for k in statement.constants}
         terms = {k: +out[f"terms.{k}"] for k in statement.terms}
         bound = {k: +out[f"bound.{k}"] for k in statement.bound}
         probability = +out["probability"]
-        approximate = {s.name: a for s, a in zip((*ARGUMENTS, ALPHA), args, strict=True)}
-    exact = {s.name: Fraction(int(v.p), int(v.q)) for s, v in values.items() if v.is_Rational}
-    conditions = []
-    for cond, info in zip(statement.conditions, infos, strict=True):
-        holds = condition_holds(info, exact, approximate, precision)
-        conditions.append(ConditionResult(cond.name, holds, _condition_detail(cond, values, holds)))
-    return Evaluation(statement, result_inputs, constants, terms, bound, probability,
-                      tuple(conditions), precision)
+    conditions = condition_results(statement, inputs, args, precision, {"alpha": alpha_exact})
+    return Evaluation(statement, result_inputs, constants, terms, bound, probability, conditions,
+                      precision)
 
 
 @cache
@@ -183,6 +165,13 @@ def _prop2_grid_functions(star: bool) -> tuple[tuple[str, ...], Any, tuple[str, 
     """Proposition 2 with symbolic α for numpy grids: its keys, the numpy function of
     ARGUMENTS + (α,) returning every expression (η replaced by η* when ``star``), the names of
     its conditions and their numpy function."""
+    import sympy as sp
+
+    from boundcalc.evaluator import ARGUMENTS
+    from boundcalc.theory import symbols as S
+    from boundcalc.theory.prop2 import alpha as ALPHA
+    from boundcalc.theory.prop2 import prop2
+
     statement = prop2(ALPHA)
     exprs = statement.expressions()
     keys = tuple(exprs)

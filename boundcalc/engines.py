@@ -25,6 +25,8 @@ import os
 import re
 import time
 from collections.abc import Callable, Iterable, Iterator, Sequence
+from concurrent.futures import Executor
+from concurrent.futures import as_completed as finished_first
 from pathlib import Path
 from typing import Any
 
@@ -41,8 +43,8 @@ from boundcalc.executors import (
 from boundcalc.params import InputError
 
 __all__ = ["CONNECT_S", "POLL_S", "SlurmTask", "TasksFailedError", "dashboard_line",
-           "dask_client", "dask_results", "failure_text", "run_tasks", "slurm_results",
-           "submitit_folder"]
+           "dask_client", "dask_results", "failure_text", "process_results", "run_tasks",
+           "slurm_results", "submitit_folder"]
 
 #: Seconds between the slurm driver's looks at its jobs.
 POLL_S = 1.0
@@ -213,22 +215,48 @@ def slurm_results(fn: Callable[..., Any], tasks: Sequence[Any], context: dict[st
         raise
 
 
+def process_results(fn: Callable[..., Any], tasks: Sequence[Any], context: dict[str, Any],
+                    jobs: int, pool: Callable[[int], Executor] | None = None
+                    ) -> Iterator[Outcome]:
+    """Run the tasks on this machine: one after the other in this process (``jobs`` 1, or no
+    ``pool``), else on ``pool(jobs)`` worker processes (``fn`` picklable), yielding each task's
+    outcome as it finishes; the driver writes the records."""
+    if jobs <= 1 or pool is None:
+        for task in tasks:
+            try:
+                yield execute_task(fn, task, context)
+            except Exception as exc:  # a failed task: reported, the others go on
+                yield exc
+        return
+    with pool(jobs) as workers:
+        submitted = [workers.submit(execute_task, fn, task, context) for task in tasks]
+        for future in finished_first(submitted):
+            try:
+                yield future.result()
+            except Exception as exc:
+                yield exc
+
+
 def run_tasks(run: Any, fn: Callable[..., Iterable[tuple[str, Any]]],
               tasks: Sequence[Sequence[tuple[str, Any]]], context: dict[str, Any],
               settings: ExecutorSettings, name: str, *, total: int,
               describe: Callable[[str, Any], str] | None = None,
-              write: Callable[[str], None] | None = None) -> dict[str, dict[str, Any]]:
+              write: Callable[[str], None] | None = None,
+              pool: Callable[[int], Executor] | None = None) -> dict[str, dict[str, Any]]:
     """Compute the cells of ``tasks`` (the missing ones of ``run``, :func:`tasks_of`) on
-    ``settings``' engine; the driver saves each returned record atomically in ``run`` and prints
-    a progress line. Returns where each cell was computed, by key. A failed task is reported and
-    the others go on; then an error names the failures (a re-run computes only the cells still
-    missing)."""
+    ``settings``' engine (``processes``: :func:`process_results` with ``pool``); the driver saves
+    each returned record atomically in ``run`` and prints a progress line. Returns where each
+    cell was computed, by key. A failed task is reported and the others go on; then an error
+    names the failures (a re-run computes only the cells still missing)."""
     progress = Progress(name, total, total - sum(len(t) for t in tasks), write)
     where: dict[str, dict[str, Any]] = {}
     failures = []
-    outcomes = (dask_results(fn, tasks, context, settings, run.path, name, write)
-                if settings.kind == "dask"
-                else slurm_results(fn, tasks, context, settings, run.path, name))
+    if settings.kind == "dask":
+        outcomes = dask_results(fn, tasks, context, settings, run.path, name, write)
+    elif settings.kind == "slurm":
+        outcomes = slurm_results(fn, tasks, context, settings, run.path, name)
+    else:
+        outcomes = process_results(fn, tasks, context, settings.jobs, pool)
     for outcome in outcomes:
         if isinstance(outcome, BaseException):
             failures.append(outcome)

@@ -16,6 +16,8 @@ the same way.
   (the a-posteriori bounds of the validators, paper 003's generalization bound, Proposition 2 at
   another recurrent scale), and :func:`cached_function` for such expressions built from the
   theory alone, whose generated code the cache then keeps (no sympy on the next run);
+* :func:`cached_statement` — the same for a whole statement that is not registered (one with an
+  extra symbol: Proposition 2 at a symbolic recurrent scale α), metadata and conditions included;
 * :func:`condition_holds` — the one way a hypothesis is decided: exactly, with
   :class:`fractions.Fraction`, when every value and constant is rational, else with mpmath at the
   working precision plus 10 digits;
@@ -44,8 +46,8 @@ from boundcalc.params import ARGUMENT_NAMES, parse_activation
 
 __all__ = [
     "DEFAULT_PRECISION", "STEP_KEY", "CompiledStatement", "ConditionInfo", "activation_values",
-    "cached_function", "compile_function", "compiled_statement", "condition_holds",
-    "condition_info",
+    "cached_function", "cached_statement", "compile_function", "compiled_statement",
+    "condition_holds", "condition_info",
     "evaluate_expressions", "evaluate_grid", "statement_function",
 ]
 
@@ -208,15 +210,27 @@ def compile_function(exprs: tuple[Any, ...], symbols: tuple[Any, ...], module: s
         >>> [float(v) for v in f(mpmath.mpf(4), mpmath.mpf(9))]
         [13.0, 6.0]
     """
-    import sympy as sp
 
     if module not in ("mpmath", "numpy"):
         raise ValueError(f"`module` must be 'mpmath' or 'numpy', got {module!r}")
+    names, renamed = _renamed(exprs, symbols)
+    source = _function_source(renamed, module, names, eliminate)
+    return _run(source, "<boundcalc.evaluator.compile_function>", module)
+
+
+def _renamed(exprs: Sequence[Any], symbols: Sequence[Any]) -> tuple[tuple[str, ...], list[Any]]:
+    """``(names, exprs)`` with the ``symbols`` renamed ``a0``, ``a1`` … (the arguments of the
+    generated function, so no symbol name can clash with the code's own names).
+
+    The renaming runs with sympy's evaluation off: the expressions are already evaluated, and
+    rebuilding them would re-run ``Min`` / ``Max`` simplification on every node (Proposition 2
+    with symbolic α: 10 s with it, 0.2 s without; the generated code is the same)."""
+    import sympy as sp
+
     names = tuple(f"a{i}" for i in range(len(symbols)))
     renamed = {s: sp.Symbol(n, **s.assumptions0) for s, n in zip(symbols, names, strict=True)}
-    source = _function_source([sp.sympify(e).xreplace(renamed) for e in exprs], module, names,
-                              eliminate)
-    return _run(source, "<boundcalc.evaluator.compile_function>", module)
+    with sp.evaluate(False):
+        return names, [sp.sympify(e).xreplace(renamed) for e in exprs]
 
 
 #: The functions of :func:`cached_function` made in this process, by (label, module).
@@ -248,14 +262,10 @@ def cached_function(label: str, build: Callable[[], tuple[Sequence[str], Sequenc
         raise ValueError(f"`module` must be 'mpmath' or 'numpy', got {module!r}")
     if (label, module) not in _CACHED_FUNCTIONS:
         def make() -> str:
-            import sympy as sp
 
             keys, exprs, symbols = build()
-            names = tuple(f"a{i}" for i in range(len(symbols)))
-            renamed = {s: sp.Symbol(n, **s.assumptions0)
-                       for s, n in zip(symbols, names, strict=True)}
-            source = _function_source([sp.sympify(e).xreplace(renamed) for e in exprs], module,
-                                      names)
+            names, renamed = _renamed(exprs, symbols)
+            source = _function_source(renamed, module, names)
             return json.dumps({"keys": list(keys), "symbols": [s.name for s in symbols],
                                "source": source}, indent=1)
 
@@ -337,8 +347,14 @@ def _statement(name: str):
 
 
 def _make_meta(name: str) -> str:
-    st = _statement(name)
-    rational_inputs = sorted(set(ARGUMENT_NAMES) - {"sigma0", "sigma1", "sigma2", "eta"})
+    return json.dumps(_statement_meta(_statement(name), ARGUMENT_NAMES), indent=1,
+                      ensure_ascii=False)
+
+
+def _statement_meta(st: Any, argument_names: Sequence[str]) -> dict[str, Any]:
+    """The JSON-able metadata of the sympy statement ``st`` whose symbols are ``argument_names``
+    (:class:`CompiledStatement`'s fields); every argument but σ and η is rational."""
+    rational_inputs = sorted(set(argument_names) - {"sigma0", "sigma1", "sigma2", "eta"})
     conditions = []
     for cond in st.conditions:
         info = condition_info(cond.name, cond.relation, cond.requirement, cond.why,
@@ -347,7 +363,10 @@ def _make_meta(name: str) -> str:
                            "symbols": list(info.symbols), "code": info.code,
                            "exact": info.exact})
     used = sorted(s.name for s in st.free_symbols())
-    meta = {
+    if set(used) - set(argument_names):
+        raise ValueError(f"statement {st.name!r} uses symbols outside {list(argument_names)}: "
+                         f"{sorted(set(used) - set(argument_names))}")
+    return {
         "name": st.name, "title": st.title, "summary": st.summary,
         "keys": list(st.expressions()),
         "groups": {g: list(getattr(st, g)) for g in ("constants", "terms", "bound")},
@@ -355,10 +374,18 @@ def _make_meta(name: str) -> str:
         "used": used, "step": STEP_KEY in st.constants, "conditions": conditions,
         "route": st.route,
     }
-    if set(used) - set(ARGUMENT_NAMES):
-        raise ValueError(f"statement {name!r} uses symbols outside ARGUMENT_NAMES: "
-                         f"{sorted(set(used) - set(ARGUMENT_NAMES))}")
-    return json.dumps(meta, indent=1, ensure_ascii=False)
+
+
+def _compiled_from_meta(meta: Mapping[str, Any]) -> CompiledStatement:
+    conditions = tuple(ConditionInfo(c["name"], c["requirement"], c["why"], tuple(c["symbols"]),
+                                     c["code"], c["exact"]) for c in meta["conditions"])
+    return CompiledStatement(
+        name=meta["name"], title=meta["title"], summary=meta["summary"],
+        keys=tuple(meta["keys"]), groups={g: tuple(v) for g, v in meta["groups"].items()},
+        descriptions=meta["descriptions"], latex_names=meta["latex_names"],
+        used=frozenset(meta["used"]), step=meta["step"], conditions=conditions, key=code_key(),
+        route=meta["route"],
+    )
 
 
 def _make_function(name: str, kind: str, star: bool) -> str:
@@ -415,17 +442,63 @@ def compiled_statement(name: str) -> CompiledStatement:
     if text is None:
         text = _make_meta(name)  # raises ValueError for an unknown name
         write_cached(f"{name}.meta.json", text)
-    meta = json.loads(text)
-    conditions = tuple(ConditionInfo(c["name"], c["requirement"], c["why"], tuple(c["symbols"]),
-                                     c["code"], c["exact"]) for c in meta["conditions"])
-    return CompiledStatement(
-        name=meta["name"], title=meta["title"], summary=meta["summary"],
-        keys=tuple(meta["keys"]), groups={g: tuple(v) for g, v in meta["groups"].items()},
-        descriptions=meta["descriptions"], latex_names=meta["latex_names"],
-        used=frozenset(meta["used"]), step=meta["step"], conditions=conditions, key=code_key(),
-        route=meta["route"],
-    )
+    return _compiled_from_meta(json.loads(text))
 
+
+
+#: The statements of :func:`cached_statement` made in this process, by label.
+_CACHED_STATEMENTS: dict[str, tuple[CompiledStatement, tuple[str, ...], Callable[..., list[Any]],
+                                    Callable[..., list[Any]] | None]] = {}
+
+
+def cached_statement(label: str, build: Callable[[], tuple[Any, Sequence[Any]]],
+                     eliminate: bool = True
+                     ) -> tuple[CompiledStatement, tuple[str, ...], Callable[..., list[Any]],
+                                Callable[..., list[Any]] | None]:
+    """A statement that is not in the registry (one with an extra symbol, such as Proposition 2
+    at a symbolic recurrent scale α) as generated mpmath code kept in the code cache under
+    ``label``, so a later process neither builds it nor imports sympy.
+
+    ``build()`` returns ``(statement, extra_symbols)``: a
+    :class:`~boundcalc.theory.statement.Statement` made from :mod:`boundcalc.theory` alone (the
+    cache key covers the theory sources and this module only) and the symbols it uses besides
+    :data:`ARGUMENT_NAMES` (rational inputs, like every argument but σ and η).
+
+    Returns:
+        ``(compiled, names, f, step)``: its :class:`CompiledStatement`; the argument names
+        (:data:`ARGUMENT_NAMES` then the extra ones); ``f(*values)`` returning every expression
+        in ``compiled.keys`` order; ``step(*values)`` returning ``[eta*]`` (None when the
+        statement defines no step size). ``eliminate=False`` turns common-subexpression
+        elimination off (see :func:`compile_function`).
+
+    Example:
+        >>> def build():
+        ...     from boundcalc.theory.prop2 import alpha, prop2
+        ...     return prop2(alpha), (alpha,)
+        >>> compiled, names, f, step = cached_statement("doctest_prop2_alpha", build, False)
+        >>> compiled.name, names[-1], compiled.keys == compiled_statement("prop2").keys
+        ('prop2', 'alpha', True)
+    """
+    if label not in _CACHED_STATEMENTS:
+        def make() -> str:
+            st, extra = build()
+            symbols = (*_arguments(), *extra)
+            names = tuple(s.name for s in symbols)
+            meta = _statement_meta(st, names)
+            exprs = list(st.expressions().values())
+            arguments, renamed = _renamed(exprs, symbols)
+            meta["arguments"] = list(names)
+            meta["source"] = _function_source(renamed, "mpmath", arguments, eliminate)
+            if meta["step"]:
+                arguments, renamed = _renamed([st.constants[STEP_KEY]], symbols)
+                meta["step_source"] = _function_source(renamed, "mpmath", arguments, eliminate)
+            return json.dumps(meta, indent=1, ensure_ascii=False)
+
+        meta = json.loads(generated(f"{label}.statement.json", make))
+        step = (_run(meta["step_source"], f"{label}.step", "mpmath") if meta["step"] else None)
+        _CACHED_STATEMENTS[label] = (_compiled_from_meta(meta), tuple(meta["arguments"]),
+                                     _run(meta["source"], label, "mpmath"), step)
+    return _CACHED_STATEMENTS[label]
 
 @cache
 def statement_function(name: str, module: str = "mpmath", star: bool = False

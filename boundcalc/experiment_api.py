@@ -31,13 +31,11 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from boundcalc.experiment_registry import experiment, listed, load, names, with_option
 from boundcalc.version import __version__
 
 __all__ = ["ExperimentRun", "load_run", "reproduce", "tidy_summary"]
 
-#: The columns that name a summary row's group, per experiment.
-GROUP_COLUMNS: dict[str, tuple[str, ...]] = {"figure1": ("m",), "tsweep": ("m", "T"),
-                                             "figure2": ("model", "L"), "table1": ("d_m", "N")}
 _STATISTICS = ("mean", "ci95", "gmean", "gci_low", "gci_high", "theory")
 
 
@@ -100,24 +98,14 @@ class ExperimentRun:
         return self._frames["slopes"]
 
     def _summaries(self) -> None:
-        from boundcalc import summaries
         from boundcalc.runs import StoredRun
 
         stored = StoredRun(str(self.path), self.path, self.experiment, self.config,
                            self.records, self.missing)
-        fits: list[dict[str, Any]] = []
-        if self.experiment == "figure1":
-            rows = summaries.summarize_figure1(stored)
-            fits = summaries.figure1_slopes(rows) if rows else []
-        elif self.experiment == "tsweep":
-            rows = summaries.summarize_tsweep(stored)
-            fits = summaries.tsweep_slopes(self.records, rows, self.config) if rows else []
-        elif self.experiment == "figure2":
-            rows = summaries.summarize_figure2(stored)
-        else:
-            rows = summaries.summarize_table1(stored)
-        groups = GROUP_COLUMNS[self.experiment]
-        tidy = rows if self.experiment == "table1" else tidy_summary(rows, groups)
+        row = experiment(self.experiment)
+        rows = load(row.summarize)(stored)
+        fits = load(row.slopes)(stored, rows) if row.slopes is not None and rows else []
+        tidy = tidy_summary(rows, row.group_columns) if row.tidy else rows
         self._frame("summary", tidy)
         self._frame("slopes", [{"quantity": f["panel"], **{k: v for k, v in f.items()
                                                           if k != "panel"}} for f in fits])
@@ -130,8 +118,9 @@ class ExperimentRun:
         except ImportError:
             raise ModuleNotFoundError("ExperimentRun.to_xarray needs xarray, which is not "
                                       "installed: pip install xarray") from None
-        groups = list(GROUP_COLUMNS[self.experiment])
-        index = groups if self.experiment == "table1" else ["quantity", *groups]
+        row = experiment(self.experiment)
+        groups = list(row.group_columns)
+        index = ["quantity", *groups] if row.tidy else groups
         data = self.summary.set_index(index).to_xarray()
         data.attrs.update({k: v for k, v in self._attrs().items() if v is not None})
         return data
@@ -207,8 +196,10 @@ def reproduce(name: str, preset: str = "quick", out: str | os.PathLike | None = 
     """Run (or resume) the experiment ``name`` as ``boundcalc reproduce`` does and read it back.
 
     Args:
-        name: ``figure1``, ``figure2``, ``table1`` or ``tsweep``.
-        preset: ``quick`` or ``paper``: the settings the overrides start from.
+        name: a registered experiment (:mod:`boundcalc.experiment_registry`): ``figure1``,
+            ``figure2``, ``table1``, ``tsweep``.
+        preset: one of the experiment's presets (``quick`` or ``paper``): the settings the
+            overrides start from.
         out: the run directory (None: ``runs/<name>-<preset>``); one holding the same run is
             resumed, one holding another is refused.
         device: ``auto``, ``cpu`` or ``cuda[:k]``.
@@ -231,17 +222,18 @@ def reproduce(name: str, preset: str = "quick", out: str | os.PathLike | None = 
     from boundcalc.errors import InputError
     from boundcalc.validation_settings import check_device, require_torch
 
-    names = ("figure1", "figure2", "table1", "tsweep")
-    if name not in names:
-        raise InputError("name", f"must be one of {', '.join(names)}, got {name!r}")
-    if preset not in ("quick", "paper"):
-        raise InputError("preset", f"must be quick or paper, got {preset!r}")
+    if name not in names():
+        raise InputError("name", f"must be one of {', '.join(names())}, got {name!r}")
+    row = experiment(name)
+    if preset not in row.presets:
+        raise InputError("preset", f"must be {' or '.join(row.presets)}, got {preset!r}")
     if not isinstance(jobs, int) or isinstance(jobs, bool) or jobs < 1:
         raise InputError("jobs", f"must be an integer >= 1, got {jobs!r}")
-    if figure_width is not None and name == "table1":
-        raise InputError("figure_width", "is for figure1, figure2 and tsweep, not table1")
-    if data is not None and name != "table1":
-        raise InputError("data", f"is for table1 only, not {name}")
+    if figure_width is not None and row.figure is None:
+        raise InputError("figure_width", f"is for {listed(with_option('figure_width'))}, not "
+                                         f"{name}")
+    if data is not None and "data" not in row.options:
+        raise InputError("data", f"is for {listed(with_option('data'))} only, not {name}")
     check_device(device)
     require_torch("name", f"{name} trains the model")
     from boundcalc.validation import resolve_device

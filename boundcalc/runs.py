@@ -30,51 +30,51 @@ from __future__ import annotations
 import json
 import math
 import os
-import re
-from collections.abc import Mapping
+from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from boundcalc.experiment_registry import (
+    EXPERIMENTS,
+    FIGURE1_EXTRA,
+    FIGURE1_METRICS,
+    FIGURE2_MODELS,
+    TABLE1_KEYS,
+    experiment,
+    names,
+)
 from boundcalc.params import InputError
 
 __all__ = ["CELL_FIELDS", "FIGURE1_EXTRA", "FIGURE1_METRICS", "FIGURE2_MODELS", "FINITE_FIELDS",
-           "KINDS", "TABLE1_KEYS", "StoredRun", "cell_checks", "cell_identity", "detect_kind",
+           "TABLE1_KEYS", "StoredRun", "cell_checks", "cell_identity", "detect_kind",
            "expected_cells", "load_run", "revive", "tsweep_cell_key"]
 
-#: Experiment kinds a run directory can hold.
-KINDS: tuple[str, ...] = ("figure1", "figure2", "table1", "tsweep")
 
-#: The three panels of figure 1, as each cell stores them.
-FIGURE1_METRICS = ("lin_error", "app_error", "min_train_loss")
-#: Panel (a) at the other boundary alignment, in the cells of runs that store it.
-FIGURE1_EXTRA = ("lin_error_alt",)
-#: The models of figure 2.
-FIGURE2_MODELS = ("transformer", "indrnn")
-#: The fields of a table1 cell, in the order of the run's ``table1.csv``.
-TABLE1_KEYS = ("d_m", "N", "lowest_test_loss", "lowest_test_epoch", "paper_lowest_test_loss",
-               "paper_epoch", "theorem5_bound", "theorem5_bound_printed",
-               "lowest_test_under_bound", "conditions_hold_count", "all_conditions_hold",
-               "conditions_holding", "conditions_failing", "alpha", "Phi0")
+class _RowField(Mapping[str, tuple[str, ...]]):
+    """One field of every registered experiment's row, by name (read when looked up)."""
 
-#: Keys every stored cell of a kind holds (a cell file without them is damaged).
-CELL_FIELDS: dict[str, tuple[str, ...]] = {
-    "figure1": ("seed", "m", *FIGURE1_METRICS),
-    "figure2": ("model", "L", "T", "seed", "max_jacobian", "min_val_loss", "max_loss_gradient",
-                "diverged", "memory_floats_per_sample"),
-    "table1": TABLE1_KEYS,
-    "tsweep": ("seed", "m", "T", *FIGURE1_METRICS),
-}
+    def __init__(self, attribute: str):
+        self._attribute = attribute
+
+    def __getitem__(self, kind: str) -> tuple[str, ...]:
+        return getattr(EXPERIMENTS[kind], self._attribute)
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(EXPERIMENTS)
+
+    def __len__(self) -> int:
+        return len(EXPERIMENTS)
+
+
+#: Keys every stored cell of a kind holds (a cell file without them is damaged), per registered
+#: experiment (:attr:`~boundcalc.experiment_registry.Experiment.cell_fields`).
+CELL_FIELDS: Mapping[str, tuple[str, ...]] = _RowField("cell_fields")
 
 #: Fields that are finite numbers in every sound cell of a kind (a NaN there is damage: it would
 #: pass into every mean and interval of the figure); others may be NaN by design (a diverged
 #: run's validation loss, a bound not evaluated).
-FINITE_FIELDS: dict[str, tuple[str, ...]] = {
-    "figure1": FIGURE1_METRICS,
-    "figure2": ("max_jacobian", "max_loss_gradient"),
-    "table1": ("alpha", "Phi0"),
-    "tsweep": FIGURE1_METRICS,
-}
+FINITE_FIELDS: Mapping[str, tuple[str, ...]] = _RowField("finite_fields")
 
 _ARG = "RUN_DIR"
 
@@ -109,13 +109,6 @@ class StoredRun:
         return len(self.records) + len(self.missing)
 
 
-_CELL_PATTERNS = {"figure1": re.compile(r"^m(?P<m>\d+)-seed(?P<seed>\d+)$"),
-                  "figure2": re.compile(r"^(?P<model>transformer|indrnn)-L(?P<L>\d+)-seed"
-                                        r"(?P<seed>\d+)$"),
-                  "table1": re.compile(r"^dm(?P<d_m>\d+)-N(?P<N>\d+)$"),
-                  "tsweep": re.compile(r"^m(?P<m>\d+)-T(?P<T>\d+)-seed(?P<seed>\d+)$")}
-
-
 def cell_identity(kind: str, key: str) -> dict[str, Any]:
     """What the file name ``key`` of a cell of ``kind`` says the cell holds: the fields that
     name it and their values (a cell whose content names others is damaged).
@@ -124,10 +117,7 @@ def cell_identity(kind: str, key: str) -> dict[str, Any]:
         >>> cell_identity("figure1", "m8-seed1"), cell_identity("figure2", "indrnn-L4-seed0")
         ({'m': 8, 'seed': 1}, {'model': 'indrnn', 'L': 4, 'seed': 0})
     """
-    match = _CELL_PATTERNS[kind].match(key)
-    if match is None:
-        raise ValueError(f"{key!r} is not the name of a {kind} cell")
-    return {k: int(v) if v.isdigit() else v for k, v in match.groupdict().items()}
+    return EXPERIMENTS[kind].identity(key)
 
 
 def cell_checks(kind: str, key: str) -> dict[str, Any]:
@@ -135,8 +125,9 @@ def cell_checks(kind: str, key: str) -> dict[str, Any]:
     :meth:`boundcalc.rundir.RunDirectory.has_cell` (and :func:`boundcalc.rundir.cell_problem`):
     ``required`` fields, the ``identity`` its file name says, the fields that must be
     ``finite``."""
-    return {"required": CELL_FIELDS[kind], "identity": cell_identity(kind, key),
-            "finite": FINITE_FIELDS[kind]}
+    row = EXPERIMENTS[kind]
+    return {"required": row.cell_fields, "identity": row.identity(key),
+            "finite": row.finite_fields}
 
 
 def tsweep_cell_key(seed: int, T: int, m: int) -> str:
@@ -162,27 +153,22 @@ def detect_kind(params: Mapping[str, Any], path: str | os.PathLike | None = None
     """
     stated = params.get("experiment")
     if stated is not None:
-        return stated if stated in KINDS else None
-    if "Ts" in params:
-        return "tsweep"
-    if "widths" in params:
-        return "figure1"
-    if "lags" in params:
-        return "figure2"
-    if "dms" in params and "Ns" in params:
-        return "table1"
+        return stated if stated in EXPERIMENTS else None
+    # the most specific row first (the T sweep's parameters include figure 1's)
+    rows = sorted(EXPERIMENTS.values(), key=lambda row: -len(row.detect_params))
+    for row in rows:
+        if row.detect_params and all(p in params for p in row.detect_params):
+            return row.name
     if path is None:
         return None
     folder = Path(path)
-    for kind, marker in (("tsweep", "tsweep_table.tex"), ("figure1", "slopes.csv"),
-                         ("figure1", "figure1_table.tex"), ("figure2", "figure2_table.tex"),
-                         ("table1", "table1.csv")):
-        if (folder / marker).exists():
-            return kind
+    for row in rows:
+        if any((folder / marker).exists() for marker in row.detect_files):
+            return row.name
     stems = [p.stem for p in (folder / "cells").glob("*.json")]
-    for kind, pattern in _CELL_PATTERNS.items():
-        if stems and all(pattern.match(s) for s in stems):
-            return kind
+    for row in EXPERIMENTS.values():
+        if stems and all(row.is_cell_key(s) for s in stems):
+            return row.name
     return None
 
 
@@ -196,17 +182,9 @@ def expected_cells(kind: str, params: Mapping[str, Any]) -> list[str]:
         >>> expected_cells("figure1", {"widths": [8, 16], "seeds": [1]})
         ['m8-seed1', 'm16-seed1']
     """
-    if kind == "figure1":
-        return [f"m{int(m)}-seed{int(s)}" for s in params["seeds"] for m in params["widths"]]
-    if kind == "figure2":
-        return [f"{model}-L{int(L)}-seed{int(s)}" for s in params["seeds"]
-                for L in params["lags"] for model in FIGURE2_MODELS]
-    if kind == "table1":
-        return [f"dm{int(d)}-N{int(N)}" for d in params["dms"] for N in params["Ns"]]
-    if kind == "tsweep":
-        return [tsweep_cell_key(s, T, m) for s in params["seeds"] for T in params["Ts"]
-                for m in params["widths"]]
-    raise ValueError(f"`kind` must be one of {KINDS}, got {kind!r}")
+    if kind not in EXPERIMENTS:
+        raise ValueError(f"`kind` must be one of {names()}, got {kind!r}")
+    return experiment(kind).cell_keys(params)
 
 
 def load_run(path: str | os.PathLike, label: str | None = None) -> StoredRun:
@@ -247,7 +225,7 @@ def load_run(path: str | os.PathLike, label: str | None = None) -> StoredRun:
         stated = params.get("experiment")
         what = f"experiment {stated!r}" if stated is not None else "no experiment"
         raise InputError(_ARG, f"{label!r} holds {what}; boundcalc table reads "
-                               f"{', '.join(KINDS)} runs")
+                               f"{', '.join(names())} runs")
     try:
         keys = expected_cells(kind, params)
     except (KeyError, TypeError, ValueError) as exc:

@@ -51,7 +51,8 @@ from boundcalc.runs import (
 from boundcalc.stats import fit_slope, geometric_mean_ci95, mean_ci95
 from boundcalc.validation_summary import yardstick_fields
 
-__all__ = ["FIGURE1_THEORY", "FIGURE2_BLOCK", "figure1_slopes", "figure1_theory",
+__all__ = ["FIGURE1_THEORY", "FIGURE2_BLOCK", "figure1_run_slopes", "figure1_slopes",
+           "figure1_theory", "tsweep_run_slopes",
            "summarize_figure1", "summarize_figure1_records", "summarize_figure2",
            "summarize_figure2_records", "summarize_table1", "summarize_tsweep", "table1_row",
            "TABLE1_VERDICT_KEYS", "INITIAL_LOSS_COLUMNS", "initial_loss_columns",
@@ -215,6 +216,19 @@ def figure1_slopes(summary: Sequence[Mapping[str, Any]]) -> list[dict[str, Any]]
         rows.append({"panel": key, "slope": slope, "slope_ci95": ci, "intercept": intercept,
                      "theory_slope": theory, "widths": len(ms)})
     return rows
+
+
+def figure1_run_slopes(run: StoredRun, summary: Sequence[Mapping[str, Any]]
+                       ) -> list[dict[str, Any]]:
+    """:func:`figure1_slopes` of a stored figure-1 run's ``summary`` (its registry row's
+    ``slopes``).
+
+    Example:
+        >>> run = StoredRun("r", __import__("pathlib").Path("."), "figure1", {"widths": []})
+        >>> [row["panel"] for row in figure1_run_slopes(run, [])]
+        ['lin_error', 'app_error', 'min_train_loss']
+    """
+    return figure1_slopes(summary)
 
 
 def summarize_figure2(run: StoredRun) -> list[dict[str, Any]]:
@@ -432,3 +446,16 @@ def tsweep_slopes(records: Sequence[Mapping[str, Any]], summary: Sequence[Mappin
                         if math.isfinite(mean) and math.isfinite(span) else math.nan,
                         "Ts": len(Ts)})
     return out
+
+
+def tsweep_run_slopes(run: StoredRun, summary: Sequence[Mapping[str, Any]]
+                      ) -> list[dict[str, Any]]:
+    """:func:`tsweep_slopes` of a stored T-sweep run's cells and ``summary`` (its registry
+    row's ``slopes``).
+
+    Example:
+        >>> run = StoredRun("r", __import__("pathlib").Path("."), "tsweep", {"widths": []})
+        >>> tsweep_run_slopes(run, [])
+        []
+    """
+    return tsweep_slopes(run.records, summary, run.params)

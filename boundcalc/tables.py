@@ -25,6 +25,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+from boundcalc.experiment_registry import experiment, load
 from boundcalc.frame_text import render_frame
 from boundcalc.latex import latex_text
 from boundcalc.rounding import (
@@ -34,17 +35,10 @@ from boundcalc.rounding import (
     interval_text,
 )
 from boundcalc.runs import StoredRun, load_run
-from boundcalc.summaries import (
-    figure1_slopes,
-    summarize_figure1,
-    summarize_figure2,
-    summarize_table1,
-    summarize_tsweep,
-    tsweep_slopes,
-)
 
 __all__ = ["STATISTICS", "TABLE_FORMATS", "Column", "StoredRun", "Table", "build_tables",
-           "load_run", "render_tables", "tables_from_summaries"]
+           "figure1_tables", "figure2_tables", "load_run", "render_tables", "table1_tables",
+           "tables_from_summaries", "tsweep_tables"]
 
 #: Output formats of :func:`render_tables`.
 TABLE_FORMATS: tuple[str, ...] = ("markdown", "latex", "csv")
@@ -197,29 +191,30 @@ _TSWEEP_SLOPE_COLUMNS = [
     _c("Ts", "number of T values", r"number of $T$"),
 ]
 
-_TITLES = {
-    "figure1": "Figure 1 (Section 6.1): {statistic} over seeds per width m; bound = boundcalc "
-               "theory; Theorem 1's bound says something only below R̂(θ₀), the measured "
-               "training loss at init",
-    "figure1-slopes": ("Figure 1: log-log slope in m of the geometric means (± 95% CI) and of "
-                       "the bound"),
-    "figure2": "Figure 2 (Section 6.2): {statistic} over seeds per (model, L); no bound is "
-               "stored for this experiment",
-    "table1": "Table 1 (paper 003): lowest test loss per (d_m, N), one run per cell (no CI), "
-              "next to the Theorem 5 bound; under bound: with its verdict against the free "
-              "yardstick, the held-out loss of the zero predictor (log 2) and of the model at "
-              "init",
-    "tsweep": "T sweep (Theorem 1's setting: ProjGD on Omega_rho): {statistic} over seeds "
-              "per (m, T); bound = boundcalc theory (flat in T); Theorem 1's bound says "
-              "something only below R̂(θ₀), the measured training loss at init",
-    "tsweep-slopes": "T sweep: slope of log(metric) in log T fitted per seed, mean ± 95% "
-                     "t-interval over seeds; the slope of the means and of the bound beside it",
-}
+_FIGURE1_TITLE = ("Figure 1 (Section 6.1): {statistic} over seeds per width m; bound = boundcalc "
+                  "theory; Theorem 1's bound says something only below R̂(θ₀), the measured "
+                  "training loss at init")
+_FIGURE1_SLOPES_TITLE = ("Figure 1: log-log slope in m of the geometric means (± 95% CI) and "
+                         "of the bound")
+_FIGURE2_TITLE = ("Figure 2 (Section 6.2): {statistic} over seeds per (model, L); no bound is "
+                  "stored for this experiment")
+_TABLE1_TITLE = ("Table 1 (paper 003): lowest test loss per (d_m, N), one run per cell (no CI), "
+                 "next to the Theorem 5 bound; under bound: with its verdict against the free "
+                 "yardstick, the held-out loss of the zero predictor (log 2) and of the model at "
+                 "init")
+_TSWEEP_TITLE = ("T sweep (Theorem 1's setting: ProjGD on Omega_rho): {statistic} over seeds "
+                 "per (m, T); bound = boundcalc theory (flat in T); Theorem 1's bound says "
+                 "something only below R̂(θ₀), the measured training loss at init")
+_TSWEEP_SLOPES_TITLE = ("T sweep: slope of log(metric) in log T fitted per seed, mean ± 95% "
+                        "t-interval over seeds; the slope of the means and of the bound beside "
+                        "it")
 
 
 def build_tables(runs: Sequence[StoredRun]) -> list[Table]:
     """One combined table per kind (in the order the kinds first appear; a ``run`` column says
-    which run each row comes from), and for figure1 a second one with the fitted slopes.
+    which run each row comes from), and for figure1 a second one with the fitted slopes: each
+    run summarized, its slopes fitted and the kind's tables made by its registry row
+    (:mod:`boundcalc.experiment_registry`).
 
     Example:
         >>> from pathlib import Path
@@ -230,58 +225,102 @@ def build_tables(runs: Sequence[StoredRun]) -> list[Table]:
     kinds = list(dict.fromkeys(r.kind for r in runs))
     tables = []
     for kind in kinds:
+        row = experiment(kind)
         parts = []
         for run in (r for r in runs if r.kind == kind):
-            if kind == "figure1":
-                summary = summarize_figure1(run)
-                parts.append((run.label, summary, figure1_slopes(summary)))
-            elif kind == "figure2":
-                parts.append((run.label, summarize_figure2(run), []))
-            elif kind == "tsweep":
-                summary = summarize_tsweep(run)
-                parts.append((run.label, summary,
-                              tsweep_slopes(run.records, summary, run.params)))
-            else:
-                parts.append((run.label, summarize_table1(run), []))
+            summary = load(row.summarize)(run)
+            fits = load(row.slopes)(run, summary) if row.slopes is not None else []
+            parts.append((run.label, summary, fits))
         tables += tables_from_summaries(kind, parts)
     return tables
 
 
-def tables_from_summaries(kind: str, parts: Sequence[tuple[str, Sequence[Mapping[str, Any]],
-                                                           Sequence[Mapping[str, Any]]]]
-                          ) -> list[Table]:
-    """The tables of one kind from ``(run label, summary rows, slope rows)`` per run: what
-    :func:`build_tables` makes of stored runs, and what ``reproduce`` renders into its
-    ``figure1_table.tex`` / ``figure2_table.tex`` from the summary it has just written (so both
-    are one implementation).
+Parts = Sequence[tuple[str, Sequence[Mapping[str, Any]], Sequence[Mapping[str, Any]]]]
+
+
+def tables_from_summaries(kind: str, parts: Parts) -> list[Table]:
+    """The tables of one kind from ``(run label, summary rows, slope rows)`` per run (its registry
+    row's ``tables``): what :func:`build_tables` makes of stored runs, and what ``reproduce``
+    renders into its ``figure1_table.tex`` / ``figure2_table.tex`` from the summary it has just
+    written (so both are one implementation).
 
     Example:
         >>> rows = [{"d_m": 16, "N": 64, "lowest_test_loss": 0.25}]
         >>> [t.name for t in tables_from_summaries("table1", [("r", rows, [])])]
         ['table1']
     """
-    rows = [{"run": label, **s} for label, summary, _ in parts for s in summary]
-    columns = {"figure1": _FIGURE1_COLUMNS, "figure2": _FIGURE2_COLUMNS,
-               "table1": _TABLE1_COLUMNS, "tsweep": _TSWEEP_COLUMNS}[kind]
-    table = Table(kind, kind, _TITLES[kind], columns, rows, len(parts))
-    if kind == "tsweep":
-        return [table, Table(kind, "tsweep-slopes", _TITLES["tsweep-slopes"],
-                             _TSWEEP_SLOPE_COLUMNS,
-                             [{"run": label, **f} for label, _, fits in parts for f in fits],
-                             len(parts))]
-    if kind == "figure2":
-        table.latex_view = Table(kind, kind, _TITLES[kind], _FIGURE2_LATEX_COLUMNS,
-                                 _figure2_by_lag(rows), len(parts))
-    if kind != "figure1":
-        return [table]
+    return list(load(experiment(kind).tables)(parts))
+
+
+def _rows(parts: Parts) -> list[dict[str, Any]]:
+    return [{"run": label, **s} for label, summary, _ in parts for s in summary]
+
+
+def _fits(parts: Parts) -> list[dict[str, Any]]:
+    return [{"run": label, **f} for label, _, fits in parts for f in fits]
+
+
+def table1_tables(parts: Parts) -> list[Table]:
+    """Table 1's table: one row per (run, d_m, N).
+
+    Example:
+        >>> [len(t.rows) for t in table1_tables([("r", [{"d_m": 16, "N": 64}], [])])]
+        [1]
+    """
+    return [Table("table1", "table1", _TABLE1_TITLE, _TABLE1_COLUMNS, _rows(parts),
+                  len(parts))]
+
+
+def figure2_tables(parts: Parts) -> list[Table]:
+    """Figure 2's table: one row per (run, model, L); LaTeX draws both models side by side per
+    L.
+
+    Example:
+        >>> rows = [{"model": m, "L": 4, "T": 5} for m in ("transformer", "indrnn")]
+        >>> table = figure2_tables([("r", rows, [])])[0]
+        >>> len(table.rows), len(table.latex_view.rows)
+        (2, 1)
+    """
+    rows = _rows(parts)
+    table = Table("figure2", "figure2", _FIGURE2_TITLE, _FIGURE2_COLUMNS, rows, len(parts))
+    table.latex_view = Table("figure2", "figure2", _FIGURE2_TITLE, _FIGURE2_LATEX_COLUMNS,
+                             _figure2_by_lag(rows), len(parts))
+    return [table]
+
+
+def tsweep_tables(parts: Parts) -> list[Table]:
+    """The T sweep's tables: one row per (run, m, T), then the slopes in log T.
+
+    Example:
+        >>> [t.name for t in tsweep_tables([("r", [], [])])]
+        ['tsweep', 'tsweep-slopes']
+    """
+    return [Table("tsweep", "tsweep", _TSWEEP_TITLE, _TSWEEP_COLUMNS, _rows(parts),
+                  len(parts)),
+            Table("tsweep", "tsweep-slopes", _TSWEEP_SLOPES_TITLE, _TSWEEP_SLOPE_COLUMNS,
+                  _fits(parts), len(parts))]
+
+
+def figure1_tables(parts: Parts) -> list[Table]:
+    """Figure 1's tables: one row per (run, m) with the fitted slopes as a LaTeX footer row per
+    run, and the slopes as their own table (Markdown and CSV).
+
+    Example:
+        >>> fits = [{"panel": "lin_error", "slope": -0.5, "slope_ci95": 0.1, "theory_slope": -0.5}]
+        >>> table, slopes = figure1_tables([("r", [{"m": 8}], fits)])
+        >>> table.footers["r"][1]["lin_error_mean"], len(slopes.rows)
+        ((-0.5, 0.1), 1)
+    """
+    table = Table("figure1", "figure1", _FIGURE1_TITLE, _FIGURE1_COLUMNS, _rows(parts),
+                  len(parts))
     for label, _, fits in parts:
         footer: dict[str, tuple[Any, Any]] = {}
         for fit in fits:
             footer[f"{fit['panel']}_mean"] = (fit["slope"], fit["slope_ci95"])
             footer[f"{fit['panel']}_theory"] = (fit["theory_slope"], None)
         table.footers[label] = ("slope", footer)
-    slopes = Table(kind, "figure1-slopes", _TITLES["figure1-slopes"], _SLOPE_COLUMNS,
-                   [{"run": label, **f} for label, _, fits in parts for f in fits], len(parts),
+    slopes = Table("figure1", "figure1-slopes", _FIGURE1_SLOPES_TITLE, _SLOPE_COLUMNS,
+                   _fits(parts), len(parts),
                    in_latex=False)   # LaTeX: the slope row under figure 1's columns
     return [table, slopes]
 

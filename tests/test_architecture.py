@@ -10,6 +10,7 @@ import subprocess
 import sys
 import tempfile
 
+import pytest
 from boundcalc.theory.catalog import STATEMENTS
 
 from boundcalc.params import ARGUMENT_NAMES, PARAMS
@@ -98,6 +99,7 @@ def _run(*args: str, script: str = _ADD_A_STATEMENT) -> subprocess.CompletedProc
                           text=True, env=env, cwd=tempfile.gettempdir(), timeout=300)
 
 
+@pytest.mark.slow
 def test_a_statement_added_as_documented_gets_its_command_sweep_and_explain():
     point = _run("toy", "--m", "16", "--rho", "2", "--format", "json")
     assert point.returncode == 0, point.stderr
@@ -115,6 +117,7 @@ def test_a_statement_added_as_documented_gets_its_command_sweep_and_explain():
     assert "toy" in listing.stdout and "Toy (a test)." in listing.stdout
 
 
+@pytest.mark.slow
 def test_every_flag_names_symbols_of_the_theory_and_every_statement_a_module():
     from importlib import import_module
 

@@ -36,22 +36,28 @@ from boundcalc.cli.executor_options import (
 from boundcalc.cli.options import DEVICES, choice_option, completer
 from boundcalc.cli.validate import _require_matplotlib, _run_directory_errors
 from boundcalc.executors import ExecutorSettings, owned
+from boundcalc.experiment_registry import Experiment, listed, names, with_option
+from boundcalc.experiment_registry import experiment as registry_row
 from boundcalc.overrides import parse_assignments, parse_seeds, read_config_file
 from boundcalc.params import InputError
 from boundcalc.validation_settings import check_device, require_torch
 
-__all__ = ["EXPERIMENT_NAMES", "PRESETS", "parse_seeds", "register", "reproduce"]
+__all__ = ["PRESETS", "parse_seeds", "register", "reproduce"]
 
-#: The experiments of ``reproduce`` and its presets (the first is the default).
-EXPERIMENT_NAMES: tuple[str, ...] = ("figure1", "figure2", "table1", "tsweep")
+#: The presets every experiment of the registry has (the first is the default); an experiment
+#: may have others (its row's ``presets``).
 PRESETS: tuple[str, ...] = ("quick", "paper")
+
+
+def _complete_experiment(incomplete: str) -> list[str]:
+    return completer(names())(incomplete)
 
 
 def reproduce(
     ctx: typer.Context,
     experiment: Annotated[str, typer.Argument(help="figure1, figure2, table1 or tsweep",
                                                  metavar="EXPERIMENT",
-                                                 autocompletion=completer(EXPERIMENT_NAMES))],
+                                                 autocompletion=_complete_experiment)],
     preset: Annotated[str, choice_option("--preset", choices=PRESETS,
                                          help="quick or paper: the settings --set and --config "
                                          "start from")] = "quick",
@@ -113,34 +119,26 @@ def reproduce(
     --data ~/mnist ; boundcalc reproduce tsweep --preset quick ; boundcalc reproduce figure1
     --preset quick --set widths=8,16,32 --set seeds=2 --set steps=50 --out runs/mine
     """
-    if experiment not in EXPERIMENT_NAMES:
-        raise InputError("EXPERIMENT", f"must be figure1, figure2, table1 or tsweep, got "
-                                       f"{experiment!r}")
-    if preset not in PRESETS:
-        raise InputError("--preset", f"must be quick or paper, got {preset!r}")
+    row = registry_row(experiment)
+    if preset not in row.presets:
+        raise InputError("--preset", f"must be {' or '.join(row.presets)}, got {preset!r}")
     if jobs < 1:
         raise InputError("--jobs", f"must be >= 1, got {jobs}")
     engine = executor_settings(executor, jobs, dask_address, cells_per_task, slurm_partition,
                                slurm_time, slurm_gpus_per_task, slurm_cpus_per_task,
                                slurm_array_parallelism, slurm_setup, dask_dashboard)
-    from boundcalc.validation import resolve_device
-
     values, origin = _override_values(set_values, config_file)
     flags: dict[str, tuple[str, object]] = {}
     if seeds is not None:
-        if experiment == "table1":
-            raise InputError("--seeds", "is for figure1, figure2 and tsweep, not table1 (one "
-                             "init seed per cell)")
+        _check_option(row, "seeds", "--seeds", " (one init seed per cell)")
         flags["seeds"] = ("--seeds", parse_seeds(seeds))
     if lin_align is not None:
-        if experiment not in ("figure1", "tsweep"):
-            raise InputError("--lin-align", f"is for figure1 and tsweep only, not {experiment}")
+        _check_option(row, "lin_align", "--lin-align", only=True)
         if lin_align not in ("feature", "output"):
             raise InputError("--lin-align", f"must be feature or output, got {lin_align!r}")
         flags["lin_align"] = ("--lin-align", lin_align)
     if dtype is not None:
-        if experiment == "table1":
-            raise InputError("--dtype", "is for figure1, figure2 and tsweep, not table1")
+        _check_option(row, "dtype", "--dtype")
         if dtype not in ("float32", "float64"):
             raise InputError("--dtype", f"must be float32 or float64, got {dtype!r}")
         flags["dtype"] = ("--dtype", dtype)
@@ -149,15 +147,14 @@ def reproduce(
             raise InputError(flag, f"and --set {key} are both given; give one")
         values[key], origin[key] = value, flag
     if figure_width is not None:
-        if experiment == "table1":
-            raise InputError("--figure-width", "is for figure1, figure2 and tsweep, not table1")
+        _check_option(row, "figure_width", "--figure-width")
         if figure_width not in ("single", "double"):
             raise InputError("--figure-width", f"must be single or double, got "
                                                f"{figure_width!r}")
-    if experiment == "table1":
-        _check_table1_data(preset, data)
+    if "data" in row.options:
+        _check_data(row, preset, data)
     elif data is not None:
-        raise InputError("--data", f"is for table1 only, not {experiment}")
+        _check_option(row, "data", "--data", only=True)
     check_device(device)
     require_torch("EXPERIMENT", f"{experiment} trains the model")
     if set_values or config_file is not None:
@@ -168,30 +165,33 @@ def reproduce(
     else:  # the flags alone, checked above: the lock is taken before torch is imported
         seed_choice = values.pop("seeds", None)
         fields = values
-    if experiment != "table1":
+    if row.figure is not None:
         _require_matplotlib("EXPERIMENT", f"{experiment} draws its figure")
     # one driver per run directory: its lock is taken before torch is imported (unless the
     # overrides needed it), so a second driver on a live --out is refused at once; released
     # when the command ends
     folder = Path(out) if out is not None else Path("runs") / f"{experiment}-{preset}"
     ctx.with_resource(owned(folder))
-    if engine.engine:
-        from boundcalc.validators.experiments.tasks import EXPERIMENTS
-
-        if experiment not in EXPERIMENTS:
-            raise InputError("--executor", f"{experiment} runs on --executor processes only, "
-                                           f"not {executor}")
+    if engine.engine and row.task is None:
+        raise InputError("--executor", f"{experiment} runs on --executor processes only, not "
+                                       f"{executor}")
     from boundcalc.validators.experiments.configure import run_named
 
-    where = _device(device, engine) if engine.engine or experiment == "table1" else \
-        resolve_device(device)
-    with _table1_errors(experiment, data), _run_directory_errors():
-        folder = run_named(experiment, preset, seeds=seed_choice, fields=fields, device=where,
-                           out=str(folder) if experiment == "table1" else folder, jobs=jobs,
-                           data=data, figure_width=figure_width, engine=engine)
-    what = {"tsweep": "the T sweep", "table1": "table 1"}.get(experiment,
-                                                              f"figure {experiment[-1]}")
-    sys.stdout.write(f"{what} ({preset}) written to {folder}\n")
+    with _data_errors(row, data), _run_directory_errors():
+        folder = run_named(experiment, preset, seeds=seed_choice, fields=fields,
+                           device=_device(device, engine), out=str(folder), jobs=jobs, data=data,
+                           figure_width=figure_width, engine=engine)
+    sys.stdout.write(f"{row.label} ({preset}) written to {folder}\n")
+
+
+def _check_option(row: Experiment, option: str, flag: str, why: str = "",
+                  only: bool = False) -> None:
+    """InputError naming ``flag`` when the experiment of ``row`` does not take ``option``
+    (:func:`boundcalc.experiment_registry.with_option`)."""
+    takes = with_option(option)
+    if row.name not in takes:
+        raise InputError(flag, f"is for {listed(takes)}{' only' if only else ''}, not "
+                               f"{row.name}{why}")
 
 
 def _override_values(set_values: list[str] | None, config_file: str | None
@@ -209,23 +209,24 @@ def _override_values(set_values: list[str] | None, config_file: str | None
     return values, origin
 
 
-def _check_table1_data(preset: str, data: str | None) -> None:
-    if preset == "paper" and data is None:
-        raise InputError("--data", "PATH is required with --preset paper (a folder with the MNIST "
-                         "IDX files, or an .npz with x_train, y_train, x_test, y_test)")
+def _check_data(row: Experiment, preset: str, data: str | None) -> None:
+    if preset in row.data_required and data is None:
+        raise InputError("--data", f"PATH is required with --preset {preset} (a folder with the "
+                         "MNIST IDX files, or an .npz with x_train, y_train, x_test, y_test)")
     if data is not None and not Path(data).exists():
         raise InputError("--data", f"{data!r} does not exist")
 
 
 @contextmanager
-def _table1_errors(experiment: str, data: str | None) -> Iterator[None]:
-    """table1: a ValueError of the data set names ``--data`` (or ``--out``)."""
+def _data_errors(row: Experiment, data: str | None) -> Iterator[None]:
+    """An experiment that reads ``--data`` (table1): a ValueError of the data set names
+    ``--data`` (or ``--out``)."""
     try:
         yield
     except InputError:  # already names its flag (a damaged run directory: --out)
         raise
     except ValueError as err:
-        if experiment != "table1":
+        if "data" not in row.options:
             raise
         raise InputError("--data" if data is not None else "--out", str(err)) from None
 

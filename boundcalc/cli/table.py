@@ -16,6 +16,7 @@ import typer
 
 from boundcalc.cli.app import write_output
 from boundcalc.cli.options import choice_option, format_option
+from boundcalc.experiment_registry import experiment
 from boundcalc.params import InputError
 
 _PARAGRAPHS = (
@@ -166,8 +167,8 @@ def _figures(runs: list, figures_dir: str | None, width: str | None = None) -> N
         if written:
             names = ", ".join(str(p) for p in written)
             sys.stderr.write(f"wrote {names}\n")
-        elif run.kind == "table1":
-            sys.stderr.write(f"note: {run.label}: table1 has no figure\n")
+        elif experiment(run.kind).figure is None:
+            sys.stderr.write(f"note: {run.label}: {run.kind} has no figure\n")
         else:
             sys.stderr.write(f"note: {run.label}: no finished cells, no figure drawn\n")
 

@@ -10,6 +10,7 @@ import json
 import math
 import re
 
+import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
@@ -207,6 +208,7 @@ def _table_numbers(text: str, keys: set[str]) -> dict[tuple[str, str], str]:
 
 @settings(SETTINGS, max_examples=30)
 @given(point=points())
+@pytest.mark.slow
 def test_every_format_carries_the_same_numbers(point, capsys):
     statement, values = point
     if _evaluate(statement, values) is None:
@@ -288,6 +290,7 @@ def test_point_and_grid_evaluators_agree(point):
 
 @settings(SETTINGS, max_examples=60)
 @given(point=points(), route=st.sampled_from(["", "_paper"]), prop2=st.booleans())
+@pytest.mark.slow
 def test_guaranteed_iff_conditions_hold_and_min_iterate_is_below_both_free_bounds(point, route,
                                                                                   prop2):
     """The verdict's definition, checked from the exact values: min_iterate against min(B², Y²),

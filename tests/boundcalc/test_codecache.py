@@ -10,6 +10,8 @@ import subprocess
 import sys
 import tempfile
 
+import pytest
+
 from boundcalc import codecache, files
 
 _PROBE = """
@@ -40,6 +42,7 @@ def _probe(env_update: dict[str, str]) -> dict:
     return json.loads(proc.stdout)
 
 
+@pytest.mark.slow
 def test_cached_and_freshly_generated_code_give_identical_numbers(tmp_path):
     cache = tmp_path / "cache"
     fresh = _probe({"BOUNDCALC_CACHE_DIR": str(cache)})  # empty cache: generated with sympy
@@ -51,10 +54,15 @@ def test_cached_and_freshly_generated_code_give_identical_numbers(tmp_path):
     assert cached["out"] == fresh["out"] == uncached["out"]
 
 
-def test_a_cached_point_evaluation_imports_no_sympy(tmp_path):
+@pytest.mark.parametrize("argv", [
+    ["theorem1", "--m", "512", "--n", "1000", "--rho", "2"],
+    ["compare-rnn", "--T", "1,64", "--alpha", "0.5"],  # Proposition 2 at another α
+], ids=["theorem1", "compare-rnn"])
+@pytest.mark.slow
+def test_a_cached_point_evaluation_imports_no_sympy(argv, tmp_path):
     env = {**os.environ, "BOUNDCALC_CACHE_DIR": str(tmp_path)}
     code = ("import sys; from boundcalc.cli import main; "
-            "code = main(['theorem1', '--m', '512', '--n', '1000', '--rho', '2', '--output', "
+            f"code = main({argv!r} + ['--output', "
             "'/dev/null']); print(code, 'sympy' in sys.modules)")
     first = subprocess.run([sys.executable, "-c", code], cwd=tmp_path, capture_output=True,
                            text=True, env=env, timeout=300, check=True)
@@ -64,6 +72,7 @@ def test_a_cached_point_evaluation_imports_no_sympy(tmp_path):
     assert second.stdout.split() == ["0", "False"]
 
 
+@pytest.mark.slow
 def test_a_damaged_or_foreign_cache_entry_is_regenerated(tmp_path):
     reference = _probe({"BOUNDCALC_CACHE_DIR": str(tmp_path)})["out"]
     for path in tmp_path.glob("*/theorem1.*"):
@@ -72,6 +81,7 @@ def test_a_damaged_or_foreign_cache_entry_is_regenerated(tmp_path):
     assert _probe({"BOUNDCALC_CACHE_DIR": str(tmp_path)})["out"] == reference
 
 
+@pytest.mark.slow
 def test_an_unwritable_cache_folder_falls_back(tmp_path):
     blocked = tmp_path / "blocked"
     blocked.write_text("a file where the cache folder would be")

@@ -171,6 +171,7 @@ def test_prop2_bad_alpha_is_one_line_naming_alpha(cli, value):
     assert len(lines) == 1 and "--alpha" in lines[0]
 
 
+@pytest.mark.slow
 def test_prop2_alpha_never_imports_torch(tmp_path):
     import subprocess
     import sys

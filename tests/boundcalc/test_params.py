@@ -164,6 +164,7 @@ def _latex_outputs(cli) -> dict[str, str]:
     return outputs
 
 
+@pytest.mark.slow
 def test_latex_output_is_pure_ascii(cli):
     for label, text in _latex_outputs(cli).items():
         bad = sorted({ch for ch in text if not ch.isascii()})

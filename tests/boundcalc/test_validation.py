@@ -39,6 +39,7 @@ def here(tmp_path_factory):
 
 
 @pytest.mark.parametrize("executor", ["dask", "slurm"])
+@pytest.mark.slow
 def test_an_engine_gives_the_records_of_the_in_process_run(executor, here, cli, tmp_path,
                                                           monkeypatch):
     pytest.importorskip("distributed" if executor == "dask" else "submitit")
@@ -60,6 +61,7 @@ def test_an_engine_gives_the_records_of_the_in_process_run(executor, here, cli, 
     assert not list((tmp_path / "run").rglob("%j"))  # submitit's job-id pattern, never a folder
 
 
+@pytest.mark.slow
 def test_a_killed_validate_driver_resumes_with_only_the_missing_cells(here, cli, tmp_path):
     """SIGKILL the driver of a Dask validate grid after its first cell; the re-run takes the stale
     lock over, computes only the missing cells and gives the in-process run's records."""

@@ -17,6 +17,7 @@ TINY = ["--m", "4", "--d", "2", "--T", "2", "--n", "16", "--effort", "quick", "-
         "--device", "cpu"]
 
 
+@pytest.mark.slow
 def test_validate_progress_lines_carry_an_eta(tmp_path, capsys):
     code = main(["validate", "lemma2", "lemma3", *TINY, "--out", str(tmp_path / "run")])
     assert code == 0
@@ -68,6 +69,7 @@ def _validate_in_a_fresh_process(tmp_path, **env):
     return json.loads((out / "config.json").read_text()), run.stderr
 
 
+@pytest.mark.slow
 def test_validate_config_records_the_training_backend(tmp_path):
     config, _ = _validate_in_a_fresh_process(tmp_path)
     backend = config["environment"]["cpu_kernel"]["d2-float64"]
@@ -75,6 +77,7 @@ def test_validate_config_records_the_training_backend(tmp_path):
     assert (backend["reason"] is None) == (backend["backend"] == "kernel")
 
 
+@pytest.mark.slow
 def test_validate_config_records_the_torch_fallback_and_why(tmp_path):
     config, err = _validate_in_a_fresh_process(tmp_path, BOUNDCALC_CPU_KERNEL="0")
     backend = config["environment"]["cpu_kernel"]["d2-float64"]

@@ -8,6 +8,8 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
 ROOT = Path(__file__).resolve().parents[2]
 
 # a stand-in for an install without the extras (and without torch): importing them fails
@@ -36,6 +38,7 @@ def test_the_extras_are_optional_dependencies_only():
     assert re.search(r'^slurm = \[.*"submitit>=', extras, re.M)
 
 
+@pytest.mark.slow
 def test_the_calculator_runs_without_the_extras(tmp_path):
     proc = _run("from boundcalc.cli import main\n"
                 "import boundcalc.executors, boundcalc.engines, boundcalc.cli.reproduce\n"

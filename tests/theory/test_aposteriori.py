@@ -14,6 +14,7 @@ from boundcalc.evaluator import evaluate_expressions
 
 
 @pytest.mark.parametrize("route", ["paper", "tight"])
+@pytest.mark.slow
 def test_a_posteriori_reduces_to_a_priori_at_worst_case_geometry(route):
     prior = get_statement("theorem1_paper" if route == "paper" else "theorem1")
     post = theorem1_a_posteriori(route)
@@ -37,6 +38,7 @@ def test_a_posteriori_reduces_to_a_priori_at_worst_case_geometry(route):
 
 
 @pytest.mark.parametrize(("route", "radius"), [("paper", S.u0_max), ("tight", S.u0_rms)])
+@pytest.mark.slow
 def test_a_posteriori_bound_increases_with_every_geometry_parameter(route, radius):
     post = theorem1_a_posteriori(route)
     base = {S.m: 64, S.n: 100, S.d: 4, S.delta: 0.05, S.rho_c: 1, S.rho_u: 1, S.rho_w: 1,

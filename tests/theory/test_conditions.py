@@ -13,6 +13,7 @@ BOUNDS = ["theorem1", "theorem1_paper", "prop1", "prop1_paper", "remark9", "rema
 
 
 @pytest.mark.parametrize("name", sorted(BUILDERS))
+@pytest.mark.slow
 def test_every_statement_states_the_shared_m_even(name):
     by_name = {c.name: c for c in get_statement(name).conditions}
     expected = m_even_condition("unit", "eq. 51") if name == "prop2" else m_even_condition()

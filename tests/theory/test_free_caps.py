@@ -114,6 +114,7 @@ def test_free_caps_are_inactive_at_large_width(route, m):
         assert value == pytest.approx(_at(lemma, m), rel=1e-15) and value < cap, key
 
 
+@pytest.mark.slow
 def test_capped_constants_lower_the_bound_at_small_width_and_keep_the_informative_width():
     st = get_statement("theorem1")
     bound = st.bound["min_iterate"].subs(S.eta, st.constants["theorem_step_size"])
@@ -135,6 +136,7 @@ VALIDATE_PROP2 = {S.n: 8, S.d: 4, S.delta: sp.Rational(1, 20), S.rho_c: 2, S.rho
     (4, sp.Rational(3, 2), 908.0), (8, sp.Rational(3, 2), 5.64e5), (8, sp.Rational(1, 2), 637.0),
     (32, sp.Rational(9, 10), 6.63e11),
 ])
+@pytest.mark.slow
 def test_indrnn_caps_bind_at_the_validation_setting(T, alpha, eps_lin_lemma):
     st = prop2(alpha)
     point = {**VALIDATE_PROP2, S.T: T}

@@ -69,6 +69,7 @@ def test_bound_grows_linearly_at_the_cutoff():
     assert 1.99 < f(2**14) / f(2**13) <= 2
 
 
+@pytest.mark.slow
 def test_bound_grows_exponentially_past_the_cutoff():
     expr = _bound_in_T(DEFAULT_ALPHA)                # lambda = 3/2 + 1/4 = 7/4
     lam = sp.Rational(7, 4)
@@ -103,6 +104,7 @@ def test_default_statement_uses_the_authors_alpha_and_only_calculator_arguments(
     assert sp.simplify(st.constants["recurrent_factor_init"] - S.sigma1 * DEFAULT_ALPHA) == 0
 
 
+@pytest.mark.slow
 def test_evaluate_prop2_matches_the_symbolic_statement():
     inputs = validate(m=64, T=12, rho="2", nu="1", eta="0.001")
     res = evaluate_prop2(inputs, alpha="0.5")
@@ -148,6 +150,7 @@ def test_compare_rnn_rejects_non_positive_sequence_lengths():
     assert err.value.flag == "--T"
 
 
+@pytest.mark.slow
 def test_compare_rnn_path_never_imports_torch(tmp_path):
     code = ("import sys; from boundcalc.compare_rnn import compare_rnn; "
             "compare_rnn([1, 8], m=64); print('torch' in sys.modules)")

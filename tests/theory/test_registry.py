@@ -47,6 +47,7 @@ def test_proposition1_bound_equals_theorem1_bound(suffix):
 
 
 @pytest.mark.parametrize("suffix", ["", "_paper"])
+@pytest.mark.slow
 def test_remark9_reduces_to_theorem1_when_realizable(suffix):
     thm, rem = get_statement(f"theorem1{suffix}"), get_statement(f"remark9{suffix}")
     for key in thm.bound:

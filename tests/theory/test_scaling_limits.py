@@ -28,6 +28,7 @@ def _limit_m(expr: sp.Expr) -> sp.Expr:
 
 
 @pytest.mark.parametrize("bound", [smoothness_constant, linearization_error_bound])
+@pytest.mark.slow
 def test_width_rate_is_inverse_sqrt_m_up_to_event_logarithm(bound):
     scaled = bound() * sp.sqrt(S.m) / sp.log(S.m)
     limit = _limit_m(scaled)
@@ -51,6 +52,7 @@ def test_approximation_rate_is_sqrt_log_n_over_m():
     assert lim_n.is_finite and lim_n > 0
 
 
+@pytest.mark.slow
 def test_optimization_term_times_sqrt_k_is_constant_at_theorem_step_size():
     thm = get_statement("theorem1")
     opt = thm.terms["optimization"].subs(S.eta, thm.constants["theorem_step_size"])

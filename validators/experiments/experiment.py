@@ -15,11 +15,11 @@ from collections.abc import Callable, Iterable, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
-import torch
-
 from boundcalc.engines import run_tasks
 from boundcalc.executors import ExecutorSettings, cell_meta, owned
 from boundcalc.rundir import RunDirectory
+
+from .workers import worker_pool
 
 
 def run_experiment(name: str, preset: str, config: Mapping[str, Any], device: str,
@@ -35,7 +35,8 @@ def run_experiment(name: str, preset: str, config: Mapping[str, Any], device: st
         config: every parameter of the run (a resumed run must have the same ones).
         device: where the cells run; on the CPU torch uses ``threads`` threads (default 1: the
             experiments' small kernels lose more to thread synchronisation than they gain),
-            restored afterwards.
+            restored afterwards (where the experiment has loaded torch: one that does not use
+            it never loads it).
         out: run directory, or None for the default.
         compute: computes the cells not yet in the run directory; returns how many it computed.
         write_outputs: writes the summary files from every finished cell.
@@ -49,8 +50,9 @@ def run_experiment(name: str, preset: str, config: Mapping[str, Any], device: st
     """
     path = Path(out) if out is not None else Path("runs") / f"{name}-{preset}"
     started = time.perf_counter()
-    previous = torch.get_num_threads()
-    if threads is not None or device == "cpu":
+    torch = sys.modules.get("torch")   # an experiment that does not use torch never loads it
+    previous = torch.get_num_threads() if torch is not None else None
+    if torch is not None and (threads is not None or device == "cpu"):
         torch.set_num_threads(max(1, int(threads or 1)))
     executor = executor or ExecutorSettings()
     with owned(path):
@@ -60,7 +62,8 @@ def run_experiment(name: str, preset: str, config: Mapping[str, Any], device: st
             before = {p.stem for p in run.cells.glob("*.json")}
             done = compute(run)
         finally:
-            torch.set_num_threads(previous)
+            if torch is not None and previous is not None:
+                torch.set_num_threads(previous)
         where = getattr(run, "where", {})
         here = cell_meta({"device": device})
         new = sorted({p.stem for p in run.cells.glob("*.json")} - before)
@@ -78,7 +81,8 @@ def threads_of(device: str, threads: int | None) -> int:
     numbers."""
     if threads is not None or device == "cpu":
         return max(1, int(threads or 1))
-    return torch.get_num_threads()
+    torch = sys.modules.get("torch")
+    return torch.get_num_threads() if torch is not None else 1
 
 
 def engine_cells(run: RunDirectory, name: str, tasks: Sequence[Sequence[tuple[str, Any]]],
@@ -86,7 +90,9 @@ def engine_cells(run: RunDirectory, name: str, tasks: Sequence[Sequence[tuple[st
                  context: dict[str, Any], executor: ExecutorSettings, progress: bool,
                  describe: Callable[[str, Any], str] | None = None) -> int:
     """Compute the cells of ``tasks`` (tuples of (key, cell) pairs; ``total`` cells in the run)
-    on a Dask or Slurm executor (:func:`boundcalc.executors.run_tasks`); returns how many. Where
+    on a Dask or Slurm executor, or on this machine's processes (``--jobs`` workers of
+    :func:`.workers.worker_pool`, or this process for one job)
+    (:func:`boundcalc.engines.run_tasks`); returns how many. Where
     each ran is kept on ``run.where`` for :func:`run_experiment` to record."""
     if not tasks:
         return 0
@@ -95,7 +101,7 @@ def engine_cells(run: RunDirectory, name: str, tasks: Sequence[Sequence[tuple[st
         write(f"[{name}] {sum(len(t) for t in tasks)} cell(s) in {len(tasks)} task(s) on "
               f"{executor.kind} (driver {socket.gethostname()})")
     where = run_tasks(run, fn, tasks, context, executor, name, total=total,
-                      describe=describe, write=write)
+                      describe=describe, write=write, pool=worker_pool)
     run.where = {**getattr(run, "where", {}), **where}
     return len(where)
 

@@ -31,7 +31,8 @@ of the three metrics, and the theory curves ε_lin, ε_app and Theorem 1's min-i
 its verdict, :func:`boundcalc.summaries.initial_loss_columns`), ``slopes.csv`` (log–log
 least-squares slope of the per-width means with its 95 % CI, per panel), ``figure1.png`` /
 ``figure1.pdf`` (three panels against m, measurements and theory on the same axes, panel (c) with
-the measured R̂(θ_0) and Y²; panel (d) the ratios) and ``figure1_table.tex`` (booktabs).
+the measured R̂(θ_0) and Y²; panel (d) measured / bound; panel (e) Theorem 1's bound / the
+measured R̂(θ_0)) and ``figure1_table.tex`` (booktabs).
 """
 
 from __future__ import annotations
@@ -64,7 +65,7 @@ from ..train import _kernel_for
 from ..train_students import train_students
 from .experiment import run_experiment
 from .figure2 import resolve_device
-from .plots import DEFAULT_WIDTHS, check_width
+from .plots import FIGURE1_WIDTH, check_width
 from .workers import worker_pool
 
 METRICS = FIGURE1_METRICS        # the three panels
@@ -72,7 +73,7 @@ EXTRA_METRICS = FIGURE1_EXTRA    # panel (a) at the other boundary alignment
 THEORY = FIGURE1_THEORY          # metric → the calculator's bound drawn beside it
 LIN_ALIGNMENTS = ("feature", "output")
 PROGRESS_POLL_S = 1.0             # seconds between looks for cells written by worker processes
-FIGURE_WIDTH = DEFAULT_WIDTHS["figure1"]  # the figure's default --figure-width
+FIGURE_WIDTH = FIGURE1_WIDTH  # the figure's default --figure-width
 
 
 @dataclass(frozen=True)
@@ -433,7 +434,8 @@ def plot_figure(summary: list[dict[str, Any]], fits: list[dict[str, Any]], cfg: 
                 width: str | None = None) -> list[Path]:
     """Panels (a)–(c) against m on log–log axes — geometric mean over seeds with its 95 % band on
     the log values (or the seeds themselves, under five), a reference slope −1/2, the bound, the
-    fitted slope ± 95 % CI in each title — and (d) measured / bound; ``width`` ``double``
+    fitted slope ± 95 % CI in each title — (d) measured / bound and (e) Theorem 1's bound /
+    the measured R̂(θ_0); ``width`` ``double``
     (default) or ``single`` (:func:`validators.experiments.plots.draw_figure1`, which ``boundcalc
     table --figures`` also draws a stored run with). Writes ``stem``.png, ``stem``.pdf and the
     caption text ``stem``.caption.txt."""

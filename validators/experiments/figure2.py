@@ -59,13 +59,13 @@ from .. import indrnn
 from ..data.ar_task import context_floats_per_sample, data_seed, make_ar_data
 from ..model import Params, forward, get_activation, head_features, init_params, last_token_query
 from .experiment import run_experiment
-from .plots import DEFAULT_WIDTHS, check_width
+from .plots import FIGURE2_WIDTH, check_width
 from .workers import worker_pool
 
 MODELS = ("transformer", "indrnn")
 MODEL_LABELS = {"transformer": "Transformer", "indrnn": "IndRNN"}
 JACOBIAN_BLOCK = {"transformer": "W", "indrnn": "u"}
-FIGURE_WIDTH = DEFAULT_WIDTHS["figure2"]  # the figure's default --figure-width
+FIGURE_WIDTH = FIGURE2_WIDTH  # the figure's default --figure-width
 
 
 @dataclass(frozen=True)

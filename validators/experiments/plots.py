@@ -38,19 +38,22 @@ from typing import Any
 
 import numpy as np
 
+from boundcalc.experiment_registry import experiment
 from boundcalc.runs import FIGURE1_METRICS
 
-__all__ = ["DEFAULT_WIDTHS", "FIGURE1_CAPTION", "FIGURE2_CAPTION", "FIGURE_WIDTHS",
-           "MIN_SEEDS_FOR_BAND", "TSWEEP_CAPTION", "TSWEEP_PANEL_LABELS", "check_width",
-           "draw_figure1", "draw_figure2", "draw_tsweep", "figure1_figure", "figure2_figure",
-           "figure_style", "free_yardsticks", "plot_figure1", "plot_figure2", "plot_tsweep",
-           "signed", "tsweep_figure"]
+__all__ = ["FIGURE1_CAPTION", "FIGURE1_WIDTH", "FIGURE2_CAPTION", "FIGURE2_WIDTH",
+           "FIGURE_WIDTHS", "MIN_SEEDS_FOR_BAND", "TSWEEP_CAPTION", "TSWEEP_PANEL_LABELS",
+           "TSWEEP_WIDTH", "check_width", "draw_figure1", "draw_figure2", "draw_figure2_summary",
+           "draw_tsweep", "figure1_figure", "figure2_figure", "figure_style", "free_yardsticks",
+           "plot_figure1", "plot_figure2", "plot_tsweep", "signed", "tsweep_figure"]
 
 #: ``--figure-width``: inches of a one-column and of a two-column figure.
 FIGURE_WIDTHS = {"single": 3.25, "double": 6.75}
-#: Each experiment's default ``--figure-width``: figure 1 four panels in a row, figure 2 two
-#: panels stacked, the T sweep three panels per width.
-DEFAULT_WIDTHS = {"figure1": "double", "figure2": "single", "tsweep": "double"}
+#: The default ``--figure-width`` of each figure (its registry row's ``figure_width``): figure 1
+#: four panels in a row, figure 2 two panels stacked, the T sweep three panels per width.
+FIGURE1_WIDTH = experiment("figure1").figure_width or "double"
+FIGURE2_WIDTH = experiment("figure2").figure_width or "single"
+TSWEEP_WIDTH = experiment("tsweep").figure_width or "double"
 #: Fewer seeds than this: the seeds are drawn one by one instead of a confidence band.
 MIN_SEEDS_FOR_BAND = 5
 
@@ -314,8 +317,7 @@ linearization f_lin at θ(0), both at the gradient-aligned boundary point of Ω_
 θ_0 … θ_K of ProjGD (K steps; bound: Theorem 1's min-iterate bound), beside its free yardsticks:
 the measured R̂(θ_0) (k = 0 is an iterate, so min_k R̂(θ_k) ≤ R̂(θ_0) with no theorem) and Y², the
 bound on the loss at initialization of the same evaluation, where on scale;
-{d} each measurement over its bound (below 1: the bound holds), and Theorem 1's bound over the
-measured R̂(θ_0) (above 1: the bound is vacuous).
+{d} each measurement over its bound (below 1: the bound holds){vacuity_note}.
 The dotted grey line in {a}–{c} has slope −1/2 (∝ m^(−1/2), the rate of the theory and of the
 paper's fits), drawn below the data for comparison; the slope in each title is the least-squares
 slope of log(geometric mean) in log m with its 95% CI. n = samples, d = token dimension,
@@ -339,9 +341,21 @@ def figure1_figure(summary: Sequence[Mapping[str, Any]], fits: Sequence[Mapping[
     alt_align = "output" if lin_align == "feature" else "feature"
     has_alt = bool(rows) and all("lin_error_alt_gmean" in r for r in rows)
     letters = _letters()
-    shape, size = ((1, 4), (inches, 2.7)) if width == "double" else ((2, 2), (inches, 4.6))
+    # Theorem 1's bound over the measured R̂(θ_0) is a bound over a measurement (above 1: vacuous),
+    # not a measurement over its bound: it gets a panel of its own, with its own y label
+    vacuity = [r["min_train_loss_theory"] / r.get("initial_train_loss_gmean", math.nan)
+               for r in rows]
+    has_vacuity = bool(np.isfinite(vacuity).any())
+    panels = 5 if has_vacuity else 4
+    if width == "double":
+        shape, size = (1, panels), (inches, 2.7)
+    else:
+        shape, size = ((3, 2), (inches, 6.6)) if has_vacuity else ((2, 2), (inches, 4.6))
     fig, grid = plt.subplots(*shape, figsize=size, layout="constrained")
     axes = list(np.ravel(grid))
+    for spare in axes[panels:]:
+        fig.delaxes(spare)
+    axes = axes[:panels]
     drawn = "band"
     free_handles: list[tuple[Any, str]] = []
     names: dict[str, str] = {}
@@ -353,7 +367,7 @@ def figure1_figure(summary: Sequence[Mapping[str, Any]], fits: Sequence[Mapping[
         heading = f"{names[key]} {name}"
         if math.isfinite(fit.get("slope", math.nan)):
             heading += "\n" + _slope_text(fit["slope"], fit.get("slope_ci95", math.nan),
-                                           narrow=width == "single")
+                                           narrow=width == "single" or panels > 4)
         _reference_slope(ax, x, np.array([r[f"{key}_gmean"] for r in rows], dtype=float))
         ax.plot(x, [r[f"{key}_theory"] for r in rows], marker="s", linestyle=":",
                 color=_BOUND_COLOR, markersize=2.8)
@@ -372,17 +386,23 @@ def figure1_figure(summary: Sequence[Mapping[str, Any]], fits: Sequence[Mapping[
         marker, color = _RATIO_MARKERS[key]
         ratio = [r[f"{key}_gmean"] / r[f"{key}_theory"] for r in rows]
         ratio_ax.plot(x, ratio, marker=marker, color=color, markersize=3)
-    vacuity = [r["min_train_loss_theory"] / r.get("initial_train_loss_gmean", math.nan)
-               for r in rows]
-    if np.isfinite(vacuity).any():
-        ratio_ax.plot(x, vacuity, marker="x", linestyle="-.", color=_BOUND_COLOR,
-                      markersize=3.5)
-        ratio_ax.axhline(1.0, color="0.3", linewidth=0.6, linestyle=":")
-    ratio_ax.set_title(f"{names['ratio']} ratio" + "\n" * (1 + (width == "single")), loc="left",
+    blank = "\n" * (1 + (width == "single" or panels > 4))   # as tall as a slope title
+    ratio_ax.set_title(f"{names['ratio']} ratio" + blank, loc="left",
                        fontsize=_title_size(width))
     ratio_ax.set_ylabel("measured / bound")
     _x_axis(ratio_ax, x)
     _value_axis(ratio_ax)
+    if has_vacuity:
+        vacuity_ax = axes[4]
+        names["vacuity"] = next(letters)
+        vacuity_ax.plot(x, vacuity, marker="x", linestyle="-.", color=_BOUND_COLOR,
+                        markersize=3.5)
+        vacuity_ax.axhline(1.0, color="0.3", linewidth=0.6, linestyle=":")
+        vacuity_ax.set_title(f"{names['vacuity']} vacuity" + blank, loc="left",
+                             fontsize=_title_size(width))
+        vacuity_ax.set_ylabel(r"Theorem 1 bound / $\hat{R}(\theta_0)$")
+        _x_axis(vacuity_ax, x)
+        _value_axis(vacuity_ax)
     for ax in axes:
         ax.set_xlabel("width $m$")
     spread, spread_label = _spread_handle(drawn, "tab:blue")
@@ -401,7 +421,7 @@ def figure1_figure(summary: Sequence[Mapping[str, Any]], fits: Sequence[Mapping[
     handles += free_handles + [
         (Line2D([], [], color=_RATIO_MARKERS[k][1], marker=_RATIO_MARKERS[k][0],
                 markersize=3), f"{names[k]} / {_F1_PANELS[k][2]}") for k in metrics]
-    if np.isfinite(vacuity).any():
+    if has_vacuity:
         handles.append((Line2D([], [], color=_BOUND_COLOR, linestyle="-.", marker="x",
                                markersize=3.5),
                         r"Theorem 1 / $\hat{R}(\theta_0)$"))
@@ -411,8 +431,12 @@ def figure1_figure(summary: Sequence[Mapping[str, Any]], fits: Sequence[Mapping[
     alt_note = (f"; green triangles: the same with each head's step aligned with the "
                 f"{'gradient of f' if alt_align == 'output' else 'gradient of its own output'}"
                 f" ({alt_align} alignment)" if has_alt else "")
+    vacuity_note = (f";\n{names['vacuity']} Theorem 1's bound over the measured R̂(θ_0), a bound "
+                    f"over a measurement on an axis of its own (above the dotted line at 1: the "
+                    f"bound is vacuous)" if has_vacuity else "")
     caption = FIGURE1_CAPTION.format(title=title, a=a, b=b, c=c, d=names["ratio"],
-                                     stat=_STAT_WORDS[drawn], alt_note=alt_note)
+                                     stat=_STAT_WORDS[drawn], alt_note=alt_note,
+                                     vacuity_note=vacuity_note)
     return fig, caption
 
 
@@ -424,8 +448,10 @@ def plot_figure1(summary: Sequence[Mapping[str, Any]], fits: Sequence[Mapping[st
     fitted slope ± 95 % CI in the title), panel (c) also the free yardsticks of its bound
     (:func:`free_yardsticks`: the measured R̂(θ_0) and Y² where on scale), panel (d) each
     measurement over its bound — the bounds sit 2–11 decades above the measurements, so (d)
-    shows how far on an axis of its own — and Theorem 1's bound over the measured R̂(θ_0), above
-    1 wherever the bound is vacuous. ``double``: four panels in a row; ``single``: two by two.
+    shows how far on an axis of its own — and panel (e), where R̂(θ_0) was measured, Theorem 1's
+    bound over the measured R̂(θ_0) (a bound over a measurement, so its own axis and y label),
+    above 1 wherever the bound is vacuous. ``double``: the panels in a row; ``single``: two per
+    row.
     Writes ``stem``.png/.pdf and the caption defining every symbol, ``stem``.caption.txt."""
     import matplotlib.pyplot as plt
 
@@ -639,7 +665,7 @@ def draw_figure1(summary: Sequence[Mapping[str, Any]], fits: Sequence[Mapping[st
              f"K = {params['steps']}, {len(params['seeds'])} seeds")
     return plot_figure1(summary, fits, records, stem,
                         lin_align=params.get("lin_align", "feature"), title=title,
-                        width=width or DEFAULT_WIDTHS["figure1"])
+                        width=width or FIGURE1_WIDTH)
 
 
 def draw_figure2(summary: Sequence[Mapping[str, Any]], params: Mapping[str, Any], stem: Path,
@@ -650,7 +676,7 @@ def draw_figure2(summary: Sequence[Mapping[str, Any]], params: Mapping[str, Any]
     title = (f"AR(L): m = {params['m']}, K = {params['steps']}, η = {params['lr']}, "
              f"{len(params['seeds'])} seeds")
     return plot_figure2(summary, records, stem, lags=params["lags"], title=title,
-                        width=width or DEFAULT_WIDTHS["figure2"])
+                        width=width or FIGURE2_WIDTH)
 
 
 def draw_tsweep(summary: Sequence[Mapping[str, Any]], fits: Sequence[Mapping[str, Any]],
@@ -664,4 +690,13 @@ def draw_tsweep(summary: Sequence[Mapping[str, Any]], fits: Sequence[Mapping[str
              f"K = {params['steps']}, ρ = ν = {params['rho'][0]:g}, "
              f"{len(params['seeds'])} seeds")
     return plot_tsweep(summary, fits, records, stem, widths=params["widths"], title=title,
-                       width=width or DEFAULT_WIDTHS["tsweep"])
+                       width=width or TSWEEP_WIDTH)
+
+
+def draw_figure2_summary(summary: Sequence[Mapping[str, Any]], fits: Sequence[Mapping[str, Any]],
+                         params: Mapping[str, Any], stem: Path,
+                         records: Sequence[Mapping[str, Any]] | None = None,
+                         width: str | None = None) -> list[Path]:
+    """:func:`draw_figure2` with the arguments every registry row's ``figure`` takes (figure 2
+    fits no slopes: ``fits`` is not drawn)."""
+    return draw_figure2(summary, params, stem, records, width)

@@ -6,29 +6,28 @@ is never split between tasks, so ``--cells-per-task`` packs whole groups) and a 
 generator that computes given cells in any process, from the run's config alone, with the torch
 threads of ``--jobs 1`` (:func:`~.experiment.threads_of`) and the same seeds and per-cell
 computation as the ``processes`` path, so every executor writes the same numbers.
-:func:`run_on_executor` opens the run like the experiment's own ``run_*`` function (same config,
-same outputs) and computes the missing cells on the engine (:func:`boundcalc.executors.run_tasks`).
-An experiment added later is one more :data:`EXPERIMENTS` row.
+:func:`.engine.run_on_executor` opens the run like the experiment's own ``run_*`` function (same
+config, same outputs) and computes the missing cells on the engine
+(:func:`boundcalc.engines.run_tasks`). Each experiment's registry row
+(:mod:`boundcalc.experiment_registry`) names these functions.
 """
 
 from __future__ import annotations
 
 import dataclasses
-from collections.abc import Callable, Iterable, Iterator
-from dataclasses import asdict, dataclass
-from pathlib import Path
+from collections.abc import Iterator
+from dataclasses import asdict
 from typing import Any
 
 import torch
 
-from boundcalc.executors import ExecutorSettings
 from boundcalc.rundir import RunDirectory
 
 from . import figure1, figure2, table1, tsweep
-from .experiment import engine_cells, run_experiment, threads_of
 
-__all__ = ["EXPERIMENTS", "ExperimentTasks", "figure1_task", "figure2_task", "run_on_executor",
-           "table1_task", "tsweep_task"]
+__all__ = ["figure1_describe", "figure1_groups", "figure1_stored_config", "figure1_task",
+           "figure2_describe", "figure2_groups", "figure2_task", "table1_describe",
+           "table1_groups", "table1_task", "tsweep_groups", "tsweep_task"]
 
 
 def _config(cls: type, values: dict[str, Any]) -> Any:
@@ -70,7 +69,7 @@ def tsweep_task(cells: tuple[tuple[str, Any], ...], context: dict[str, Any]
             yield key, record
 
 
-def _tsweep_groups(cfg: Any, run: RunDirectory) -> list[list[tuple[str, Any]]]:
+def tsweep_groups(cfg: Any, run: RunDirectory) -> list[list[tuple[str, Any]]]:
     """One group per (seed, T) with missing cells (its widths share the teacher)."""
     groups: dict[tuple[int, int], list[tuple[str, Any]]] = {}
     for c in tsweep.all_cells(cfg):
@@ -107,7 +106,7 @@ def table1_task(cells: tuple[tuple[str, Any], ...], context: dict[str, Any]
         yield key, table1.train_cell(d_m, N, data, cfg)
 
 
-def _figure1_groups(cfg: Any, run: RunDirectory) -> list[list[tuple[str, Any]]]:
+def figure1_groups(cfg: Any, run: RunDirectory) -> list[list[tuple[str, Any]]]:
     """One group per seed with missing cells: its widths share the teacher and train together
     (one fused pass per step), as on the ``processes`` path."""
     groups: dict[int, list[tuple[str, Any]]] = {}
@@ -117,7 +116,7 @@ def _figure1_groups(cfg: Any, run: RunDirectory) -> list[list[tuple[str, Any]]]:
     return list(groups.values())
 
 
-def _figure2_groups(cfg: Any, run: RunDirectory) -> list[list[tuple[str, Any]]]:
+def figure2_groups(cfg: Any, run: RunDirectory) -> list[list[tuple[str, Any]]]:
     groups = []
     for model, L, group in figure2.work_units(cfg):
         cells = [(model, L, s) for s in group]
@@ -126,26 +125,26 @@ def _figure2_groups(cfg: Any, run: RunDirectory) -> list[list[tuple[str, Any]]]:
     return groups
 
 
-def _table1_groups(cfg: Any, run: RunDirectory) -> list[list[tuple[str, Any]]]:
+def table1_groups(cfg: Any, run: RunDirectory) -> list[list[tuple[str, Any]]]:
     return [[(table1.cell_key(*c), c)] for c in table1.all_cells(cfg)
             if not table1.is_done(run, c)]
 
 
-def _figure1_describe(key: str, r: dict[str, Any]) -> str:
+def figure1_describe(key: str, r: dict[str, Any]) -> str:
     return (f"lin={r['lin_error']:.3g} app={r['app_error']:.3g} "
             f"train={r['min_train_loss']:.3g} ({r['wall_s']:.1f} s)")
 
 
-def _figure2_describe(key: str, r: dict[str, Any]) -> str:
+def figure2_describe(key: str, r: dict[str, Any]) -> str:
     return f"max J={r['max_jacobian']:.3g} ({r['wall_s_per_seed']:.1f} s)"
 
 
-def _table1_describe(key: str, r: dict[str, Any]) -> str:
+def table1_describe(key: str, r: dict[str, Any]) -> str:
     return (f"lowest test loss {r['lowest_test_loss']:.4g} at epoch {r['lowest_test_epoch']}, "
             f"bound {r['theorem5_bound']:.4g} ({r['wall_s']:.1f} s)")
 
 
-def _figure1_prepare(cfg: Any) -> dict[str, Any]:
+def figure1_stored_config(cfg: Any) -> dict[str, Any]:
     # as run_figure1: the CPU kernel is built (or its absence noted) before config.json is written
     from ..model import get_activation
     from ..train import _kernel_for
@@ -153,78 +152,3 @@ def _figure1_prepare(cfg: Any) -> dict[str, Any]:
     _kernel_for(get_activation(cfg.activation), getattr(torch, cfg.dtype),
                 torch.device(cfg.device), cfg.d)
     return {**asdict(cfg), "eta": cfg.eta}
-
-
-@dataclass(frozen=True)
-class ExperimentTasks:
-    """One experiment as executor tasks: its config, missing cell groups, task, outputs."""
-
-    make_config: Callable[..., Any]
-    stored_config: Callable[[Any], dict[str, Any]]
-    groups: Callable[[Any, RunDirectory], list[list[tuple[str, Any]]]]
-    task: Callable[..., Iterable[tuple[str, Any]]]
-    write_outputs: Callable[[RunDirectory, Any], Any]
-    all_cells: Callable[[Any], list[Any]]
-    describe: Callable[[str, Any], str]
-    verb: str = "trained"
-
-
-EXPERIMENTS: dict[str, ExperimentTasks] = {
-    "figure1": ExperimentTasks(figure1.make_config, _figure1_prepare, _figure1_groups,
-                               figure1_task, figure1.write_outputs, figure1.all_cells,
-                               _figure1_describe, verb="computed"),
-    "figure2": ExperimentTasks(figure2.make_config, asdict, _figure2_groups, figure2_task,
-                               figure2.write_outputs, figure2.all_cells, _figure2_describe),
-    "table1": ExperimentTasks(table1.make_config, asdict, _table1_groups, table1_task,
-                              table1.write_outputs, table1.all_cells, _table1_describe),
-    "tsweep": ExperimentTasks(tsweep.make_config, _figure1_prepare, _tsweep_groups, tsweep_task,
-                              tsweep.write_outputs, tsweep.all_cells, _figure1_describe,
-                              verb="computed"),
-}
-
-
-def run_on_executor(experiment: str, preset: str, executor: ExecutorSettings, *,
-                    config_args: tuple[Any, ...] = (), out: str | Path | None = None,
-                    progress: bool = True, threads: int | None = None,
-                    device: str = "cpu", output_options: dict[str, Any] | None = None,
-                    **overrides: Any) -> Path:
-    """Run (or resume) ``experiment`` with its cells on ``executor``'s engine (Dask or Slurm)
-    and write its outputs; returns the run directory. ``config_args`` and ``overrides`` go to
-    the experiment's ``make_config`` after the preset (figure1 / figure2: ``(seeds,)``; table1:
-    ``(data,)``), ``device`` too; ``output_options`` to its ``write_outputs`` (how the outputs
-    are drawn, not parameters of the run)."""
-    options = dict(output_options or {})
-    spec = EXPERIMENTS[experiment]
-    # ``cuda`` is where the workers run the cells: this machine (a login node) needs no GPU
-    remote = str(device).startswith("cuda")
-    cfg = spec.make_config(preset, *config_args, device="cpu" if remote else device,
-                           **overrides)
-    if remote:
-        cfg = dataclasses.replace(cfg, device=str(device))
-    context = {"config": asdict(cfg), "threads": threads_of(cfg.device, threads),
-               "device": cfg.device}
-
-    def compute(run: RunDirectory) -> int:
-        tasks = _packed(spec.groups(cfg, run), executor.cells_per_task)
-        return engine_cells(run, experiment, tasks, len(spec.all_cells(cfg)), spec.task,
-                            context, executor, progress, spec.describe)
-
-    return run_experiment(experiment, preset, spec.stored_config(cfg), cfg.device, out, compute,
-                          lambda run: spec.write_outputs(run, cfg, **options),
-                          progress=progress,
-                          threads=threads, verb=spec.verb, executor=executor)
-
-
-def _packed(groups: list[list[tuple[str, Any]]], per_task: int
-            ) -> list[tuple[tuple[str, Any], ...]]:
-    """Whole groups packed into tasks of at most ``per_task`` cells (a larger group alone)."""
-    tasks: list[tuple[tuple[str, Any], ...]] = []
-    current: list[tuple[str, Any]] = []
-    for group in groups:
-        if current and len(current) + len(group) > max(1, per_task):
-            tasks.append(tuple(current))
-            current = []
-        current.extend(group)
-    if current:
-        tasks.append(tuple(current))
-    return tasks

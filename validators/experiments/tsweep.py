@@ -50,7 +50,7 @@ from ..model import get_activation
 from ..train import _kernel_for
 from . import figure1
 from .experiment import run_experiment
-from .plots import DEFAULT_WIDTHS, check_width
+from .plots import TSWEEP_WIDTH, check_width
 from .workers import worker_pool
 
 METRICS = FIGURE1_METRICS
@@ -246,7 +246,7 @@ def write_outputs(run: RunDirectory, cfg: TSweepConfig, figure_width: str | None
         write_atomic(run.path / "tsweep_table.tex",
                      render_tables(build_tables([stored]), "latex"))
         plot_figure(summary, fits, cfg, run.path / "tsweep", records,
-                    figure_width or DEFAULT_WIDTHS["tsweep"])
+                    figure_width or TSWEEP_WIDTH)
     return summary
 
 
@@ -274,7 +274,7 @@ def run_tsweep(preset: str = "quick", seeds: int | Iterable[int] | None = None,
     """
     if not isinstance(jobs, int) or jobs < 1:
         raise ValueError(f"`jobs` must be a positive integer, got {jobs!r}")
-    check_width(figure_width or DEFAULT_WIDTHS["tsweep"])
+    check_width(figure_width or TSWEEP_WIDTH)
     cfg = make_config(preset, seeds, device, **overrides)
     _kernel_for(get_activation(cfg.activation), getattr(torch, cfg.dtype),
                 torch.device(cfg.device), cfg.d)

@@ -25,6 +25,7 @@ def test_explain_theorem1_mentions_every_term_constant_symbol_and_condition(cli)
 
 
 @pytest.mark.parametrize("name", sorted(BUILDERS))
+@pytest.mark.slow
 def test_explain_json_has_a_formula_for_every_quantity(cli, name):
     base, st = base_name(name), get_statement(name)
     route = ("--route", st.route) if base != name else ()

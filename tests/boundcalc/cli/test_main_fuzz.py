@@ -209,6 +209,7 @@ def check(argv: list[str], tmp: Path, output: str | None = None,
 @settings(max_examples=1000, deadline=None, derandomize=True, database=None,
           suppress_health_check=list(HealthCheck))
 @given(inv=invocations())
+@pytest.mark.slow
 def test_hostile_input_never_breaks_a_command(inv, tmp_path_factory, monkeypatch) -> None:
     argv, output, fmt = inv
     monkeypatch.chdir(tmp_path_factory.getbasetemp())  # `--output -` is a file named '-'

@@ -156,6 +156,7 @@ def test_precision_flag_sets_the_evaluation_digits(cli):
     assert data["statement"]["precision_digits"] == 40
 
 
+@pytest.mark.slow
 def test_symbolic_prints_each_formula_in_unicode_and_latex(cli):
     run = cli("theorem1", *POINT, "--symbolic")
     assert run.code == 0

@@ -165,6 +165,7 @@ def test_the_sweep_frame_owns_writable_columns():
     assert df.loc[0, "bound.min_iterate"] == 1.0 and df.loc[1, "m"] == 4
 
 
+@pytest.mark.slow
 def test_sweep_prop2_takes_alpha_as_an_axis_equal_to_point_evaluations(cli):
     from boundcalc.compare_rnn import evaluate_prop2
 
@@ -223,6 +224,7 @@ RANGE_TEXT = st.one_of(
           suppress_health_check=list(HealthCheck))
 @given(flags=st.lists(st.sampled_from(SWEEP_FLAGS), min_size=1, max_size=2, unique=True),
        data=st.data())
+@pytest.mark.slow
 def test_any_range_text_of_any_sweep_flag_exits_0_1_or_2_naming_the_flag(flags, data, cli,
                                                                           tmp_path_factory):
     statement = _STATEMENT_OF.get(flags[0], "theorem1")

@@ -123,6 +123,7 @@ def _assert_same_numbers(ours: pd.DataFrame, reference: pd.DataFrame) -> None:
 # --------------------------------------------------------------------------- numbers
 
 
+@pytest.mark.slow
 def test_csv_numbers_equal_the_runs_summary_and_slopes(cli, f1_run):
     code, out, _ = cli("table", f1_run, "--format", "csv")
     assert code == 0
@@ -345,6 +346,7 @@ def _fail(*args, **kwargs):
     raise AssertionError("boundcalc table recomputed a cell")
 
 
+@pytest.mark.slow
 def test_figures_are_redrawn_from_stored_cells_without_recomputing(cli, f1_run, tmp_path,
                                                                    monkeypatch):
     run = tmp_path / "copy"
@@ -502,6 +504,7 @@ def test_table_command_never_imports_torch_or_matplotlib(f1_run, f2_run, t1_run,
     assert done.stdout.count("\\begin{tabular}") == 3
 
 
+@pytest.mark.slow
 def test_figures_are_redrawn_from_stored_runs_without_torch(f1_run, f2_run, tmp_path):
     """With matplotlib but no torch (``import torch`` fails), ``--figures`` still redraws."""
     target = tmp_path / "figs"

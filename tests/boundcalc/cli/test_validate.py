@@ -22,6 +22,7 @@ SMALL = ["--m", "4", "--d", "2", "--T", "3", "--n", "16", "--rate-seeds", "20", 
          "--teacher-width", "256", "--device", "cpu", "--quiet"]
 
 
+@pytest.mark.slow
 def test_small_validation_passes_and_writes_its_run_directory(tmp_path, capsys):
     out = tmp_path / "run"
     code = main(["validate", "event", "lemma3", "theorem1", *SMALL, "--out", str(out),
@@ -50,6 +51,7 @@ def test_rerun_with_the_same_out_loads_finished_cells_and_gives_the_same_records
     assert sum("done earlier" in line for line in lines) == 2
 
 
+@pytest.mark.slow
 def test_identical_seeds_give_identical_measurements(tmp_path):
     settings = validation.make_settings(
         m="4", n="16", d="2", T="3", rho="2", nu="1", delta="0.05", activation="erf",

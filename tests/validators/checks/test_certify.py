@@ -43,6 +43,7 @@ def runs():
 
 
 @pytest.mark.parametrize("name", ["gd_star", "gd", "sgd", "projected"])
+@pytest.mark.slow
 def test_every_level_is_at_most_the_level_above_it(runs, name):
     res = runs[name]
     assert res["summary"]["violations"] == 0
@@ -166,6 +167,7 @@ def test_the_certified_run_is_the_trainers_projgd_or_projsgd(runs, name):
         assert float((a - b).abs().max()) <= 1e-14
 
 
+@pytest.mark.slow
 def test_cli_writes_the_chain_files_and_figure_and_resumes(tmp_path, capsys):
     out = tmp_path / "run"
     args = ["validate", "theorem1", "--decompose", *CLI_SMALL, "--out", str(out)]

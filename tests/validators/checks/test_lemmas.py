@@ -191,6 +191,7 @@ def test_event_uses_only_the_independent_half_of_the_heads():
 
 # --- Remark 3 ----------------------------------------------------------------------------------
 
+@pytest.mark.slow
 def test_remark3_table_shows_the_same_T_free_bounds_at_every_T():
     table = remark3_table(2, 2, "2", starts=4, steps=15)
     assert [r["T"] for r in table if r["name"] == "remark3.xjx_op"] == list(REMARK3_T)
@@ -208,6 +209,7 @@ def test_remark3_table_shows_the_same_T_free_bounds_at_every_T():
 
 # --- reproducibility, a posteriori, helpers ------------------------------------------------------
 
+@pytest.mark.slow
 def test_identical_seeds_give_identical_numbers():
     kw = {"starts": 3, "steps": 8, "samples": 2, "seed": 4}
     for fn in (validate_lemma2, validate_lemma3, validate_lemma6):

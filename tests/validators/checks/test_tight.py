@@ -216,6 +216,7 @@ def test_expected_gaussian_norm_is_exact():
 
 # --- the measurement ------------------------------------------------------------------------------
 
+@pytest.mark.slow
 def test_every_tight_record_holds_and_reads_its_bound_from_the_calculator(records):
     ev = evaluate("theorem1", validate(m=4, d=2, rho="2", nu="1"))
     assert ev.statement.route == "tight"
@@ -253,6 +254,7 @@ def test_searches_reach_their_stated_fraction_of_each_bound(records):
     assert attention["measured"] >= 0.99 * math.sqrt(2 / math.pi)     # its true supremum
 
 
+@pytest.mark.slow
 def test_bounds_scaled_below_what_the_searches_reach_are_reported_as_violations(monkeypatch):
     real = check_tight.tight_bounds
 

@@ -10,7 +10,7 @@ from boundcalc.errors import InputError
 pytestmark = pytest.mark.needs_torch
 
 from boundcalc.validators.experiments.configure import (  # noqa: E402
-    CONFIGS,
+    configs,
     resolve_overrides,
     settings_help,
 )
@@ -31,7 +31,7 @@ def test_seeds_as_a_count_keep_each_experiments_numbering():
 def test_every_field_but_device_and_data_can_be_set_for_every_experiment():
     import dataclasses
 
-    for name, cls in CONFIGS.items():
+    for name, cls in configs().items():
         names = [f.name for f in dataclasses.fields(cls)]
         assert settings_help(name).split(", ") == [n for n in names if n not in ("device",
                                                                                   "data")]

@@ -113,6 +113,7 @@ def test_panel_c_bound_is_judged_against_the_measured_initial_loss_and_y2(quick_
         assert row["min_train_loss_verdict"] == "vacuous"
 
 
+@pytest.mark.slow
 def test_interrupted_quick_run_resumes_to_the_same_summary(quick_run, tmp_path):
     whole, _ = quick_run
     part = run_figure1("quick", out=tmp_path / "part", progress=False, max_cells=5)
@@ -128,6 +129,7 @@ def test_interrupted_quick_run_resumes_to_the_same_summary(quick_run, tmp_path):
         assert a == b, name
 
 
+@pytest.mark.slow
 def test_seed_parts_run_apart_merge_into_the_same_summary(quick_run, tmp_path, monkeypatch):
     """The README's recipe for several machines: ``--seeds 1-1`` and ``--seeds 2-2`` in two run
     directories, their cells copied into a third run with ``--seeds 2``, which loads them (no
@@ -169,6 +171,7 @@ def test_teacher_is_built_once_per_seed(tmp_path, monkeypatch):
     assert sorted(calls) == [1, 2]
 
 
+@pytest.mark.slow
 def test_parallel_jobs_report_every_cell_and_match_one_job(tmp_path, capsys):
     cfg = dict(seeds=(1, 2), progress=True, **TINY)
     run_figure1("quick", out=tmp_path / "one", **cfg)
@@ -291,6 +294,7 @@ def _alive(pid: int) -> bool:
 
 
 @pytest.mark.skipif(not sys.platform.startswith("linux"), reason="reads /proc")
+@pytest.mark.slow
 def test_sigkill_of_a_jobs_2_parent_leaves_no_worker_and_a_rerun_gives_the_same_numbers(
         quick_run, tmp_path):
     """``reproduce figure1 --preset quick --seeds 4 --jobs 2`` killed (SIGKILL) once the first
@@ -338,6 +342,7 @@ def test_sigkill_of_a_jobs_2_parent_leaves_no_worker_and_a_rerun_gives_the_same_
     assert len(_rows(out / "results.csv")) == 2 * len(want)
 
 
+@pytest.mark.slow
 def test_damaged_cells_are_named_moved_aside_and_recomputed(tmp_path, capsys):
     import shutil
 
@@ -361,6 +366,7 @@ def test_damaged_cells_are_named_moved_aside_and_recomputed(tmp_path, capsys):
         assert _rows(whole / name) == _rows(out / name), name
 
 
+@pytest.mark.slow
 def test_a_cell_naming_another_width_or_holding_nan_is_moved_aside_and_recomputed(tmp_path,
                                                                                    capsys):
     """A cell file whose content is another width's (one seed would count twice) or holds NaN
@@ -389,6 +395,7 @@ def test_a_cell_naming_another_width_or_holding_nan_is_moved_aside_and_recompute
         assert _rows(whole / name) == _rows(out / name), name
 
 
+@pytest.mark.slow
 def test_config_records_the_training_backend(tmp_path, monkeypatch, capfd):
     """With no working C compiler the run says so once on stderr (the two workers of --jobs 2
     included) and config.json records the torch backend and why."""

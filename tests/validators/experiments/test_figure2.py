@@ -29,6 +29,7 @@ def _rows(path):
         return list(csv.DictReader(handle))
 
 
+@pytest.mark.slow
 def test_quick_preset_writes_every_output(tmp_path):
     out = run_figure2("quick", out=tmp_path / "quick", progress=False)
     for name in OUTPUTS:
@@ -59,6 +60,7 @@ def test_quick_preset_writes_every_output(tmp_path):
     assert config["parameters"]["steps"] == cfg.steps
 
 
+@pytest.mark.slow
 def test_interrupted_run_resumes_to_the_same_summary(tmp_path):
     fresh = run_figure2("quick", out=tmp_path / "fresh", progress=False, **TINY)
     partial = tmp_path / "partial"
@@ -92,6 +94,7 @@ def test_batched_seeds_reproduce_unbatched_training(tmp_path):
             assert float(x[key]) == pytest.approx(float(y[key]), rel=1e-4)
 
 
+@pytest.mark.slow
 def test_parallel_processes_give_the_same_summary(tmp_path):
     serial = run_figure2("quick", out=tmp_path / "serial", progress=False, **TINY)
     parallel = run_figure2("quick", out=tmp_path / "parallel", progress=False, jobs=2, **TINY)

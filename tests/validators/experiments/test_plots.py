@@ -112,7 +112,7 @@ def _figure(kind: str, width: str):
     return plots.tsweep_figure(rows, fits, None, widths=(16, 64), title="t", width=width)
 
 
-_PANELS = {"figure1": 4, "figure2": 2, "tsweep": 8}
+_PANELS = {"figure1": 5, "figure2": 2, "tsweep": 8}   # figure1: (e) the vacuity ratio
 _CASES = [(kind, width) for kind in _PANELS for width in ("single", "double")]
 
 
@@ -219,6 +219,35 @@ def test_figure2_draws_a_range_under_a_decade_on_a_linear_axis():
         scales = [ax.get_yscale() for ax in fig.axes]
         plt.close(fig)
     assert scales == ["log", "linear"]   # Jacobian norms over decades; losses within 0.7–1.6
+
+
+@pytest.mark.parametrize("width", ["single", "double"])
+def test_figure1_draws_the_bound_over_the_initial_loss_on_an_axis_labelled_for_it(width):
+    """(d) "measured / bound" holds measurements over bounds only (below 1 here); Theorem 1's
+    bound over the measured R̂(θ₀) (a bound over a measurement, far above 1) is on (e), whose
+    y label says so; without R̂(θ₀) there is no (e)."""
+    import matplotlib.pyplot as plt
+    from boundcalc.validators.experiments import plots
+
+    def panels(rows):
+        with figure_style():
+            fig, caption = plots.figure1_figure(rows, _f1_fits(), None, lin_align="feature",
+                                                title="t", width=width)
+            found = {ax.get_ylabel(): [np.asarray(line.get_ydata(), dtype=float)
+                                       for line in ax.get_lines() if len(line.get_ydata()) == 4]
+                     for ax in fig.axes}
+            plt.close(fig)
+        return found, caption
+
+    found, caption = panels(_f1_rows())
+    assert all((y < 1).all() for y in found["measured / bound"])
+    (vacuity,) = found[r"Theorem 1 bound / $\hat{R}(\theta_0)$"]
+    assert (vacuity > 1).all()
+    assert "(e) Theorem 1's bound over the measured R̂(θ_0)" in caption
+    without = [{k: v for k, v in r.items() if not k.startswith("initial_train_loss")}
+               for r in _f1_rows()]
+    found, caption = panels(without)
+    assert len(found) == 4 and "(e)" not in caption
 
 
 def test_figure1_draws_a_reference_slope_of_minus_one_half_apart_from_the_data():

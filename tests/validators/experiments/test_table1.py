@@ -28,6 +28,7 @@ def quick_run(tmp_path_factory):
     return out, time.perf_counter() - started
 
 
+@pytest.mark.slow
 def test_quick_preset_writes_the_table(quick_run):
     out, _ = quick_run
     for name in OUTPUTS:
@@ -75,6 +76,7 @@ def test_under_bound_carries_the_verdict_against_the_zero_predictor_and_the_init
         assert cell["under_bound"] == "yes, vacuous" and "vacuous" in cell["findings"]
 
 
+@pytest.mark.slow
 def test_resume_gives_the_same_table(quick_run, tmp_path):
     whole, _ = quick_run
     part = run_table1("quick", out=tmp_path / "part", progress=False, max_cells=1)

@@ -42,6 +42,7 @@ def _same_outputs(run: Path, baseline: Path) -> None:
         json.loads((baseline / "results.json").read_text()))
 
 
+@pytest.mark.slow
 def test_dask_local_cluster_writes_the_files_of_jobs_1(cli, baseline, tmp_path):
     res = cli(*QUICK, "--executor", "dask", "--jobs", "2", "--out", str(tmp_path / "run"))
     assert res.code == 0, res.err
@@ -62,6 +63,7 @@ def test_dask_local_cluster_writes_the_files_of_jobs_1(cli, baseline, tmp_path):
     assert not (tmp_path / "run" / ".lock").exists()
 
 
+@pytest.mark.slow
 def test_slurm_through_submitits_local_executor_writes_the_files_of_jobs_1(
         cli, baseline, tmp_path, monkeypatch):
     monkeypatch.setenv("BOUNDCALC_SLURM_CLUSTER", "local")
@@ -78,6 +80,7 @@ def test_slurm_through_submitits_local_executor_writes_the_files_of_jobs_1(
     assert len({c["pid"] for c in execution["cells"].values()}) == 1
 
 
+@pytest.mark.slow
 def test_a_killed_driver_resumes_with_only_the_missing_cells(cli, baseline, tmp_path):
     run = tmp_path / "run"
     cmd = [sys.executable, "-m", "boundcalc", "reproduce", "figure1", "--preset", "quick",
@@ -130,6 +133,7 @@ def test_cuda_runs_on_the_workers_and_a_failed_task_is_one_line(cli, tmp_path, m
     assert json.loads((run / "config.json").read_text())["parameters"]["device"] == "cuda"
 
 
+@pytest.mark.slow
 def test_a_killed_slurm_driver_resumes_with_only_the_missing_cells(cli, tmp_path, monkeypatch):
     """The same through submitit's local executor: the tasks die with the driver's session, the
     re-run submits only the missing cells."""

@@ -40,6 +40,7 @@ def quick_run(tmp_path_factory):
     return out, code
 
 
+@pytest.mark.slow
 def test_quick_preset_runs_from_the_cli_and_writes_every_output(quick_run):
     out, code = quick_run
     assert code == 0
@@ -99,6 +100,7 @@ def test_slope_table_has_a_ci_per_metric_and_width(quick_run, cli):
     assert csv_run.code == 0 and "slope_ci95" in csv_run.out
 
 
+@pytest.mark.slow
 def test_table_figures_redraws_the_tsweep_figure(quick_run, cli, tmp_path):
     out, _ = quick_run
     run = cli("table", str(out), "--figures-dir", str(tmp_path / "figs"))
@@ -118,6 +120,7 @@ def test_table_figures_redraws_the_tsweep_at_the_figure_width_asked(quick_run, c
     assert float(box[1]) == pytest.approx(inches * 72)
 
 
+@pytest.mark.slow
 def test_table_figures_redraws_the_tsweep_figure_without_torch(quick_run, tmp_path):
     out, _ = quick_run
     code = ("import sys; sys.modules['torch'] = None; from boundcalc.cli import main; "
@@ -129,6 +132,7 @@ def test_table_figures_redraws_the_tsweep_figure_without_torch(quick_run, tmp_pa
     assert (tmp_path / "tsweep.png").read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
 
 
+@pytest.mark.slow
 def test_a_resumed_run_recomputes_only_the_missing_cells(quick_run, tmp_path, monkeypatch):
     out, _ = quick_run
     copy = tmp_path / "copy"
@@ -182,6 +186,7 @@ def test_config_checks_and_kind_detection():
     assert tsweep.PRESETS["paper"].widths == (64, 256)
 
 
+@pytest.mark.slow
 def test_dask_executor_writes_the_files_of_the_processes_run(quick_run, cli, tmp_path):
     pytest.importorskip("distributed")
     out, _ = quick_run
