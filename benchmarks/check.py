@@ -12,9 +12,9 @@ Writes a run file (plain GD steps from a symmetric init, every step recorded, fl
 training script would save them; ``boundcalc.save_run``) to a temporary folder, then times
 :func:`boundcalc.check_run` on it in a fresh process (``boundcalc check RUN --quiet --format
 json``), so the import of torch and the bounds' code is counted, with the peak resident memory of
-that process. Prints the sizes, the file size, the wall time, the time per recorded step, the
-peak memory and the machine's load average (the project's machines are shared: say which load a
-time was measured under).
+that process. Prints the sizes, the file size, the wall and CPU time, the time per recorded
+step, the peak memory and the machine's load average (the project's machines are shared: say
+which load a time was measured under).
 
 ``--memory-gb G`` instead writes (streaming, never in memory) a run file of about G GB, by
 default at m = 4096, d = 16, T = 8 and only n = 8 samples (so that the measurement, whose time
@@ -106,13 +106,15 @@ def write_big_run(path: Path, gb: float, *, m: int, n: int, d: int, T: int) -> i
     return k
 
 
-def time_check(path: Path, device: str) -> tuple[float, dict, float, tuple, tuple] | None:
+def time_check(path: Path, device: str) -> tuple[float, dict, float, float, tuple, tuple] | None:
     """``boundcalc check PATH --quiet --format json`` in a fresh process (run from the file's
-    folder): (wall seconds, the JSON report, peak resident memory in MB, load averages before
-    and after), or None (its stderr written) when it fails."""
+    folder): (wall seconds, the JSON report, peak resident memory in MB, CPU seconds (user +
+    system, all threads), load averages before and after), or None (its stderr written) when it
+    fails."""
     code = ("import sys, resource; from boundcalc.cli import main; "
             "code = main(sys.argv[1:]); "
-            "print(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss, file=sys.stderr); "
+            "use = resource.getrusage(resource.RUSAGE_SELF); "
+            "print(use.ru_maxrss, use.ru_utime + use.ru_stime, file=sys.stderr); "
             "sys.exit(code)")
     load_before = os.getloadavg()
     started = time.perf_counter()
@@ -124,16 +126,19 @@ def time_check(path: Path, device: str) -> tuple[float, dict, float, tuple, tupl
     if proc.returncode not in (0, 1):
         sys.stderr.write(proc.stderr)
         return None
-    peak_mb = int(proc.stderr.strip().splitlines()[-1]) / 1024
-    return seconds, json.loads(proc.stdout), peak_mb, load_before, load_after
+    peak_kb, cpu = proc.stderr.strip().splitlines()[-1].split()
+    return seconds, json.loads(proc.stdout), int(peak_kb) / 1024, float(cpu), load_before, \
+        load_after
 
 
 def report(label: str, timed: tuple, recorded: int) -> None:
-    """Print the wall time, measurement time per recorded step, peak memory and load."""
-    seconds, result, peak_mb, before, after = timed
-    print(f"boundcalc check{label}: {seconds:.1f} s wall in a fresh process (measurement "
-          f"{result['seconds']:.1f} s, {result['seconds'] / recorded:.3f} s per recorded step) "
-          f"on {result['device']}; peak memory {peak_mb:.0f} MB")
+    """Print the wall and CPU time, the measurement's time per recorded step, the peak memory
+    and the load (on a shared machine the CPU time depends less on the load than the wall
+    time)."""
+    seconds, result, peak_mb, cpu, before, after = timed
+    print(f"boundcalc check{label}: {seconds:.1f} s wall, {cpu:.1f} s CPU in a fresh process "
+          f"(measurement {result['seconds']:.1f} s wall, {result['seconds'] / recorded:.3f} s "
+          f"per recorded step) on {result['device']}; peak memory {peak_mb:.0f} MB")
     print(f"load average before {before[0]:.2f}, after {after[0]:.2f} on {os.cpu_count()} "
           f"CPU(s)")
 
