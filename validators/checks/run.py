@@ -149,26 +149,38 @@ def _arrange(theta: Params) -> _Theta:
                   float(W.flatten(1).norm(dim=-1).max()))
 
 
-def _forward_pass(theta: _Theta, block: _Block, act) -> _Pass:
+def _buffer(work: dict, name: str, shape: tuple[int, ...], like: torch.Tensor) -> torch.Tensor:
+    """``work[name]``, (re)allocated when its shape changes: the large outputs of a pass are
+    written into the same memory pass after pass (fresh allocations of a few MB each were
+    measured to cost as much as the products, in page faults)."""
+    buf = work.get(name)
+    if buf is None or tuple(buf.shape) != shape:
+        buf = work[name] = torch.empty(shape, dtype=like.dtype, device=like.device)
+    return buf
+
+
+def _forward_pass(theta: _Theta, block: _Block, act, work: dict) -> _Pass:
     """Everything the measurements need of θ on one block, the attention formed once.
 
     Heads are the last axis, so each product is one wide batched matrix product:
     [z | p] = Xᵀ [W_i q | U_i] (b, T, 2m); e = exp(z) (shifted by its max over t only when
     |z| could overflow) and e ⊙ p in place; [X; 1ᵀ] [e | e ⊙ p] gives X e, X (e ⊙ p) and the
     softmax denominators Σ_t e_t at once; then a = X s, pre = U_iᵀ a and
-    G_i U_i = X (s ⊙ p) − pre · a (the softmax facts of :mod:`boundcalc.validators.model`)."""
+    G_i U_i = X (s ⊙ p) − pre · a (the softmax facts of :mod:`boundcalc.validators.model`).
+    The large tensors live in ``work`` (:func:`_buffer`): a pass's result is valid until the
+    next pass with the same ``work``."""
     b, T, d = block.X.shape
     m = theta.c.shape[0]
-    R = torch.empty(b, d, 2 * m, dtype=block.X.dtype, device=block.X.device)
+    R = _buffer(work, "R", (b, d, 2 * m), block.X)
     R[..., :m] = (block.q @ theta.M).view(b, d, m)                  # [W_i q | U_i]
     R[..., m:] = theta.Ut
-    zp = block.X @ R                                                # [z | p] (b, T, 2m)
+    zp = torch.bmm(block.X, R, out=_buffer(work, "zp", (b, T, 2 * m), R))  # [z | p]
     z = zp[..., :m]
     if block.x_max * theta.w_max * block.q_max > _UNSHIFTED:
         z.sub_(z.amax(1, keepdim=True))
     e = z.exp_()
     zp[..., m:].mul_(e)
-    xe = block.Xt1 @ zp                                             # (b, d + 1, 2m)
+    xe = torch.bmm(block.Xt1, zp, out=_buffer(work, "xe", (b, d + 1, 2 * m), R))
     den = xe[:, d, :m]
     aG = xe[:, :d].div_(den.repeat(1, 2).unsqueeze(1))              # [a | X (s ⊙ p)]
     a = aG[..., :m]
@@ -196,13 +208,15 @@ def _measure_points(thetas: list[Params], theta0: Params, data: list[_Block], ac
     def share(blocks: list[_Block]) -> tuple[torch.Tensor, list[list[torch.Tensor] | None]]:
         stats = torch.zeros(len(thetas), 4, dtype=torch.float64, device=theta0.c.device)
         sums: list[list[torch.Tensor] | None] = [None] * len(thetas)  # c, Uᵀ, (W_i q)-major W
+        work0: dict = {}                                         # θ(0)'s pass and the others'
+        work: dict = {}
         for block in blocks:
-            base = _forward_pass(arranged0, block, act)
+            base = _forward_pass(arranged0, block, act, work0)
             coef0 = arranged0.c * base.dh                         # c_i(0) σ'(pre_i(0)) (b, m)
             a0 = (base.a * coef0.unsqueeze(1)).flatten(1)         # (b, d·m)
             GU0 = base.GU * coef0.unsqueeze(1)
             for i, theta in enumerate(arranged):
-                P = base if theta is arranged0 else _forward_pass(theta, block, act)
+                P = base if theta is arranged0 else _forward_pass(theta, block, act, work)
                 norm2 = P.h * P.h + (theta.c * P.dh) ** 2 * (
                     P.squares[:, :m] + P.squares[:, m:] * block.q2.unsqueeze(-1))
                 dc, dU = moves[i]
