@@ -1,24 +1,26 @@
-"""Benchmark ``boundcalc check`` on a run file of the paper's Fig. 1 sizes.
+"""Benchmark ``boundcalc check`` on a run file of the paper's Fig. 1 sizes, and its memory on a
+large file.
 
 Usage (from the repository root, after ``pip install -e .``)::
 
     python benchmarks/check.py                      # m=256, n=4000, d=8, T=16, 100 recorded steps
     python benchmarks/check.py --recorded 20 --m 64  # smaller
     python benchmarks/check.py --device cuda
-    python benchmarks/check.py --memory-gb 4         # peak memory reading a 4 GB file (m=4096)
+    python benchmarks/check.py --memory-gb 4         # the whole check of a 4 GB file
 
 Writes a run file (plain GD steps from a symmetric init, every step recorded, float32 arrays as a
 training script would save them; ``boundcalc.save_run``) to a temporary folder, then times
 :func:`boundcalc.check_run` on it in a fresh process (``boundcalc check RUN --quiet --format
 json``), so the import of torch and the bounds' code is counted, with the peak resident memory of
-that process. Prints the sizes, the file size, the wall time, the time per recorded step, the
-peak memory and the machine's load average (the project's machines are shared: say which load a
-time was measured under).
+that process. Prints the sizes, the file size, the wall and CPU time, the time per recorded
+step, the peak memory and the machine's load average (the project's machines are shared: say
+which load a time was measured under).
 
-``--memory-gb G`` instead writes (streaming, never in memory) a run file of about G GB at m = 4096,
-d = 8, n = 4000, T = 16 with as many recorded iterates as fit, and reports the peak resident memory
-of a fresh process that opens it and reads every iterate chunk by chunk, as ``check`` does (the
-measurement itself then holds one chunk and one sample block at a time).
+``--memory-gb G`` instead writes (streaming, never in memory) a run file of about G GB, by
+default at m = 4096, d = 16, T = 8 and only n = 8 samples (so that the measurement, whose time
+grows with n times the file's size, stays short) with as many recorded iterates as fit, runs the
+same whole ``boundcalc check`` on it in a fresh process, reports its wall time and peak resident
+memory, and deletes the file. ``--m``, ``--n``, ``--d``, ``--T`` change the sizes of either run.
 """
 
 from __future__ import annotations
@@ -60,9 +62,10 @@ def write_run(path: Path, *, m: int, n: int, d: int, T: int, recorded: int, seed
              y=np.tanh(X[:, 0, 0]).astype(np.float32), eta=0.1, K=recorded)
 
 
-def write_big_run(path: Path, gb: float, *, m: int = 4096, n: int = 4000, d: int = 8,
-                  T: int = 16) -> int:
-    """A run file of about ``gb`` GB (float32), written member by member in 64 MB pieces."""
+def write_big_run(path: Path, gb: float, *, m: int, n: int, d: int, T: int) -> int:
+    """A run file of about ``gb`` GB (float32) with as many recorded iterates as fit, written
+    member by member in 64 MB pieces (never whole in memory); the iterates drift linearly from
+    a symmetric θ(0). Returns the number of iterates."""
     import zipfile
 
     rng = np.random.default_rng(0)
@@ -86,77 +89,101 @@ def write_big_run(path: Path, gb: float, *, m: int = 4096, n: int = 4000, d: int
             put(name, arr.shape, lambda a, b, arr=arr: arr[a:b])
         for name in ("c", "U", "W"):
             arr = base[f"{name}0"]
-            put(name, (k, *arr.shape), lambda a, b, arr=arr: arr[None] + 1e-3 * rng.normal(
-                size=(b - a, *arr.shape)))
+            direction = rng.normal(size=arr.shape) * 0.5 / np.sqrt(m)
+
+            def drift(a: int, b: int, arr=arr, direction=direction) -> np.ndarray:
+                t = (np.arange(a, b, dtype=np.float32) + 1) / k
+                return arr[None] + t.reshape(-1, *[1] * arr.ndim) * direction[None]
+
+            put(name, (k, *arr.shape), drift)
         X = rng.normal(size=(n, T, d))
         X /= np.maximum(np.linalg.norm(X, axis=-1, keepdims=True), 1.0)
         put("X", X.shape, lambda a, b: X[a:b])
-        put("y", (n,), lambda a, b: np.zeros(b - a))
+        put("y", (n,), lambda a, b: np.tanh(X[a:b, 0, 0]))
         np.save(zf.open("steps.npy", "w"), np.arange(1, k + 1))
         np.save(zf.open("eta.npy", "w"), np.float64(0.1))
         np.save(zf.open("K.npy", "w"), np.int64(k))
     return k
 
 
-def memory(gb: float) -> int:
+def time_check(path: Path, device: str) -> tuple[float, dict, float, float, tuple, tuple] | None:
+    """``boundcalc check PATH --quiet --format json`` in a fresh process (run from the file's
+    folder): (wall seconds, the JSON report, peak resident memory in MB, CPU seconds (user +
+    system, all threads), load averages before and after), or None (its stderr written) when it
+    fails."""
+    code = ("import sys, resource; from boundcalc.cli import main; "
+            "code = main(sys.argv[1:]); "
+            "use = resource.getrusage(resource.RUSAGE_SELF); "
+            "print(use.ru_maxrss, use.ru_utime + use.ru_stime, file=sys.stderr); "
+            "sys.exit(code)")
+    load_before = os.getloadavg()
+    started = time.perf_counter()
+    proc = subprocess.run([sys.executable, "-c", code, "check", str(path), "--quiet",
+                           "--format", "json", "--device", device],
+                          capture_output=True, text=True, cwd=path.parent)
+    seconds = time.perf_counter() - started
+    load_after = os.getloadavg()
+    if proc.returncode not in (0, 1):
+        sys.stderr.write(proc.stderr)
+        return None
+    peak_kb, cpu = proc.stderr.strip().splitlines()[-1].split()
+    return seconds, json.loads(proc.stdout), int(peak_kb) / 1024, float(cpu), load_before, \
+        load_after
+
+
+def report(label: str, timed: tuple, recorded: int) -> None:
+    """Print the wall and CPU time, the measurement's time per recorded step, the peak memory
+    and the load (on a shared machine the CPU time depends less on the load than the wall
+    time)."""
+    seconds, result, peak_mb, cpu, before, after = timed
+    print(f"boundcalc check{label}: {seconds:.1f} s wall, {cpu:.1f} s CPU in a fresh process "
+          f"(measurement {result['seconds']:.1f} s wall, {result['seconds'] / recorded:.3f} s "
+          f"per recorded step) on {result['device']}; peak memory {peak_mb:.0f} MB")
+    print(f"load average before {before[0]:.2f}, after {after[0]:.2f} on {os.cpu_count()} "
+          f"CPU(s)")
+
+
+def memory(gb: float, *, m: int, n: int, d: int, T: int, device: str) -> int:
+    """Write a ``gb`` GB run file to a temporary folder, check it whole, delete it."""
     with tempfile.TemporaryDirectory() as folder:
         path = Path(folder) / "big.npz"
-        k = write_big_run(path, gb)
-        code = ("import sys, resource, time; from boundcalc.runfile import open_run; "
-                "run = open_run(sys.argv[1]); step = run.chunk_size(); t = time.perf_counter(); "
-                "exec('for s in range(0, run.k, step): run.iterates(s, s + step)'); "
-                "print(time.perf_counter() - t, "
-                "resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024)")
-        proc = subprocess.run([sys.executable, "-c", code, str(path)], capture_output=True,
-                              text=True, cwd=folder, check=True)
-        seconds, peak = (float(v) for v in proc.stdout.split())
-        print(f"file {path.stat().st_size / 2**30:.2f} GB (m=4096, {k} recorded iterates, "
-              f"float32): every iterate read chunk by chunk in {seconds:.0f} s, peak memory "
-              f"{peak:.0f} MB")
+        started = time.perf_counter()
+        k = write_big_run(path, gb, m=m, n=n, d=d, T=T)
+        size = path.stat().st_size
+        print(f"file {size / 2**30:.2f} GB (m={m} n={n} d={d} T={T}, {k} recorded iterates, "
+              f"float32), written in {time.perf_counter() - started:.0f} s")
+        timed = time_check(path, device)
+    if timed is None:
+        return 1
+    report(" (the whole file)", timed, k)
     return 0
 
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    parser.add_argument("--m", type=int, default=256)
-    parser.add_argument("--n", type=int, default=4000)
-    parser.add_argument("--d", type=int, default=8)
-    parser.add_argument("--T", type=int, default=16)
+    parser.add_argument("--m", type=int, default=None)
+    parser.add_argument("--n", type=int, default=None)
+    parser.add_argument("--d", type=int, default=None)
+    parser.add_argument("--T", type=int, default=None)
     parser.add_argument("--recorded", type=int, default=100)
     parser.add_argument("--device", default="cpu")
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--memory-gb", type=float, default=None)
     args = parser.parse_args(argv)
     if args.memory_gb is not None:
-        return memory(args.memory_gb)
+        return memory(args.memory_gb, m=args.m or 4096, n=args.n or 8, d=args.d or 16,
+                      T=args.T or 8, device=args.device)
+    m, n, d, T = args.m or 256, args.n or 4000, args.d or 8, args.T or 16
     with tempfile.TemporaryDirectory() as folder:
         path = Path(folder) / "run.npz"
-        write_run(path, m=args.m, n=args.n, d=args.d, T=args.T, recorded=args.recorded,
-                  seed=args.seed)
+        write_run(path, m=m, n=n, d=d, T=T, recorded=args.recorded, seed=args.seed)
         size = path.stat().st_size
-        load_before = os.getloadavg()
-        code = ("import sys, resource; from boundcalc.cli import main; "
-                "code = main(sys.argv[1:]); "
-                "print(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss, file=sys.stderr); "
-                "sys.exit(code)")
-        started = time.perf_counter()
-        proc = subprocess.run([sys.executable, "-c", code, "check", str(path), "--quiet",
-                               "--format", "json", "--device", args.device],
-                              capture_output=True, text=True, cwd=folder)
-        seconds = time.perf_counter() - started
-        load_after = os.getloadavg()
-    if proc.returncode not in (0, 1):
-        sys.stderr.write(proc.stderr)
+        timed = time_check(path, args.device)
+    if timed is None:
         return 1
-    report = json.loads(proc.stdout)
-    peak_mb = int(proc.stderr.strip().splitlines()[-1]) / 1024
-    print(f"sizes: m={args.m} n={args.n} d={args.d} T={args.T} recorded={args.recorded} "
+    print(f"sizes: m={m} n={n} d={d} T={T} recorded={args.recorded} "
           f"(file {size / 2**20:.0f} MB, float32)")
-    print(f"boundcalc check: {seconds:.1f} s wall in a fresh process "
-          f"(measurement {report['seconds']:.1f} s, {report['seconds'] / args.recorded:.2f} s "
-          f"per recorded step) on {report['device']}; peak memory {peak_mb:.0f} MB")
-    print(f"load average before {load_before[0]:.2f}, after {load_after[0]:.2f} on "
-          f"{os.cpu_count()} CPU(s)")
+    report("", timed, args.recorded)
     return 0
 
 

@@ -4,6 +4,9 @@ against both routes' bounds and their verdicts."""
 
 from __future__ import annotations
 
+import re
+from pathlib import Path
+
 import numpy as np
 import pytest
 
@@ -124,3 +127,29 @@ def test_the_report_renders_as_table_json_csv_and_frames(plain_run):
     assert result.text("csv").splitlines()[0].startswith("route,kind,quantity")
     frames = result.frames()
     assert len(frames["lines"]) == 20 and list(frames["trajectory"]["step"])[:2] == [0, 1]
+
+
+README_SIZES = "m, d, T, n, eta, K = 32, 8, 16, 200, 0.5, 30"
+
+
+def test_the_readme_check_example_fits_15_lines_and_trains_saves_and_checks(tmp_path,
+                                                                             monkeypatch, capsys):
+    import torch
+
+    readme = (Path(__file__).parents[2] / "README.md").read_text(encoding="utf-8")
+    code = readme.split("## Check your own run (torch)")[1].split("```python\n")[1].split("```")[0]
+    assert len(code.splitlines()) + 2 <= 15            # with its two fences
+    assert "boundcalc.save_run(" in code and "boundcalc.check_run(" in code
+    small = code.replace(README_SIZES, "m, d, T, n, eta, K = 8, 4, 6, 24, 0.5, 5")
+    assert small != code
+    monkeypatch.chdir(tmp_path)
+    threads = torch.get_num_threads()
+    torch.set_num_threads(1)
+    try:
+        exec(compile(small, "README.md", "exec"), {})
+    finally:
+        torch.set_num_threads(threads)
+    report = capsys.readouterr().out
+    for condition in ("symmetric_init", "gradient_steps", "every_step_recorded"):
+        assert re.search(rf"^{condition} +yes ", report, re.MULTILINE), condition
+    assert "recorded=5 K=5" in report and "0 violation(s) inside the regime" in report

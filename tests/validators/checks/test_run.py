@@ -87,3 +87,27 @@ def test_the_displacement_radii_are_the_largest_per_head_block_moves(plain_run):
     dW = (arrays["W"] - arrays["W0"]).flatten(2).norm(dim=-1).amax(dim=1) * root_m
     np.testing.assert_allclose(meas.radii[1:, 0], dc.numpy(), rtol=1e-12)
     np.testing.assert_allclose(meas.radii[1:, 2], dW.numpy(), rtol=1e-12)
+
+
+def test_attention_scores_too_large_to_exponentiate_are_measured_as_autograd_does(
+        plain_run, plain_forward):
+    arrays = plain_run(record=[1, 2])
+    arrays["W0"], arrays["W"] = arrays["W0"] * 1000, arrays["W"] * 1000  # |z| up to ~10³
+    meas = measure_run(run_from_arrays(arrays))
+    norm, gap, fmax, loss = autograd_values(plain_forward, arrays, (
+        arrays["c"][1], arrays["U"][1], arrays["W"][1]))
+    assert np.isfinite(meas.grad_norm).all()
+    assert meas.grad_norm[2] == pytest.approx(norm, abs=1e-10, rel=0)
+    assert meas.lin_gap[2] == pytest.approx(gap, abs=1e-10, rel=0)
+    assert meas.abs_f[2] == pytest.approx(fmax, abs=1e-10, rel=0)
+    assert meas.loss[2] == pytest.approx(loss, abs=1e-10, rel=0)
+
+
+def test_two_threads_give_the_values_of_one(monkeypatch, plain_run):
+    monkeypatch.setattr("boundcalc.validators.checks.run.BLOCK_BYTES", 8 * 6 * 4 * 2)
+    run = run_from_arrays(plain_run(n=11))
+    one, two = measure_run(run, threads=1), measure_run(run, threads=2)
+    for key in ("grad_norm", "lin_gap", "abs_f", "loss", "radii"):
+        np.testing.assert_allclose(getattr(two, key), getattr(one, key), rtol=0, atol=1e-12)
+    assert two.gd_pairs == one.gd_pairs == 8
+    assert two.gd_deviation == pytest.approx(one.gd_deviation, abs=1e-12)
