@@ -132,6 +132,7 @@ def test_every_flag_names_symbols_of_the_theory_and_every_statement_a_module():
         assert builder().name == row.name
 
 
+@pytest.mark.slow
 def test_the_calculator_imports_neither_torch_nor_the_validators():
     code = ("import sys; from boundcalc.cli import main; "
             "main(['theorem1', '--output', '/dev/null']); main(['sweep', 'theorem1', '--m', "

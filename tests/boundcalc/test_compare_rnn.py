@@ -184,6 +184,7 @@ def test_prop2_alpha_never_imports_torch(tmp_path):
 
 
 @pytest.mark.parametrize("eta", [None, 1e-3])
+@pytest.mark.slow
 def test_the_prop2_grid_at_three_halves_is_the_registered_grid(eta):
     import numpy as np
 

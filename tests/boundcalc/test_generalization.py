@@ -174,6 +174,7 @@ def test_command_bad_flag_raises_input_error_and_strict_exits_1(app):
     assert res.exit_code == 1  # the Lemma 4 conditions fail at this point
 
 
+@pytest.mark.slow
 def test_calculator_path_never_imports_torch(tmp_path):
     import subprocess
     import sys

@@ -63,6 +63,7 @@ def test_a_zero_transport_budget_needs_eta_where_eta_star_is_used(cli, statement
     assert cli("sweep", statement, "--m", "8,16", "--nu", "0").code == 2
 
 
+@pytest.mark.slow
 def test_eta_star_undefined_is_an_input_error_naming_eta(cli):
     run = cli("theorem1", "--activation", "custom:0,0,0")
     assert run.code == 2

@@ -347,6 +347,7 @@ def test_every_point_format_names_the_route(cli, route):
 
 
 @pytest.mark.parametrize("route", ["tight", "paper"])
+@pytest.mark.slow
 def test_every_sweep_explain_and_solver_output_names_the_route(cli, route):
     sweep = ("sweep", "prop1", "--m", "64,128", "--route", route)
     for fmt in ("table", "markdown", "latex"):

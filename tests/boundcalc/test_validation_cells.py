@@ -21,6 +21,7 @@ def _report(capsys, *args: str) -> tuple[int, dict]:
     return code, json.loads(capsys.readouterr().out)
 
 
+@pytest.mark.slow
 def test_prop2_measures_every_constant_below_its_bound_on_both_sides_of_the_cutoff(tmp_path,
                                                                                     capsys):
     """G_T, H_T, L and ε_lin are measured, finite and under their bounds for α below and above

@@ -13,6 +13,7 @@ THEORY = Path(labels.__file__).parent
 
 
 @pytest.mark.parametrize("name", sorted(BUILDERS))
+@pytest.mark.slow
 def test_every_key_of_every_statement_has_a_description(name):
     statement = get_statement(name)
     keys = {*statement.constants, *statement.terms, *statement.bound}

@@ -15,6 +15,7 @@ TRANSFORMER_STATEMENTS = [name for name in ALL_STATEMENTS if name != "prop2"]
 
 
 @pytest.mark.parametrize("name", TRANSFORMER_STATEMENTS)
+@pytest.mark.slow
 def test_no_transformer_expression_contains_sequence_length(name):
     statement = get_statement(name)
     assert S.T not in statement.free_symbols()

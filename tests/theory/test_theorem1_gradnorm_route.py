@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import mpmath
 import numpy as np
+import pytest
 import sympy as sp
 from boundcalc.theory import symbols as S
 from boundcalc.theory.theorem1 import gradient_norm_form
@@ -21,6 +22,7 @@ FIG1 = dict(n=1000, d=8, rho=3, nu=3)
 
 
 
+@pytest.mark.slow
 def test_gradnorm_min_iterate_is_the_smallest_of_its_three_forms(fig1_grid):
     out = fig1_grid("theorem1_gradnorm", m=2.0 ** np.arange(1, 30))
     forms = np.minimum(np.minimum(out["bound.min_iterate_linear_drift"],

@@ -78,6 +78,7 @@ def test_a_missing_file_is_one_line(cli, tmp_path):
     one_line_naming(cli("check", str(tmp_path / "none.npz")), "cannot be read")
 
 
+@pytest.mark.slow
 def test_a_run_in_the_regime_exits_0_with_its_report(cli, run_file):
     result = cli("check", str(run_file[1]), "--rho", "5", "--format", "json")
     assert result.code == 0

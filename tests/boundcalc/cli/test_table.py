@@ -286,6 +286,7 @@ def _power(cell: str) -> str | None:
 
 
 @pytest.mark.parametrize("statistic", ["geometric", "arithmetic"])
+@pytest.mark.slow
 def test_every_column_writes_its_numbers_with_one_power_of_ten(cli, f1_run, f2_run, statistic):
     """A column is plain digits throughout, or ``(…)×10^k`` with one k throughout."""
     code, out, _ = cli("table", f1_run, f2_run, "--statistic", statistic)
@@ -365,6 +366,7 @@ def test_figures_are_redrawn_from_stored_cells_without_recomputing(cli, f1_run, 
     assert not [p for p in run.iterdir() if p.name.startswith(".figures.")]
 
 
+@pytest.mark.slow
 def test_figure_width_redraws_at_that_width_without_type3_fonts(cli, f2_run, tmp_path):
     target = tmp_path / "narrow"
     code, _, err = cli("table", f2_run, "--figure-width", "double", "--figures-dir", target)
@@ -377,6 +379,7 @@ def test_figure_width_redraws_at_that_width_without_type3_fonts(cli, f2_run, tmp
     assert code == 2 and err.startswith("error: --figure-width")
 
 
+@pytest.mark.slow
 def test_figures_dir_gets_png_and_pdf_per_run(cli, f2_run, t1_run, tmp_path, monkeypatch):
     for name in ("train_group", "train_cell", "run_cells"):
         monkeypatch.setattr(figure2, name, _fail)

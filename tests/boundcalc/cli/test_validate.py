@@ -39,6 +39,7 @@ def test_small_validation_passes_and_writes_its_run_directory(tmp_path, capsys):
     assert (out / "results.csv").read_text().startswith("statement,seed,seconds,")
 
 
+@pytest.mark.slow
 def test_rerun_with_the_same_out_loads_finished_cells_and_gives_the_same_records(tmp_path):
     settings = validation.make_settings(
         m="4", n="16", d="2", T="3", rho="2", nu="1", delta="0.05", activation="tanh",
@@ -176,6 +177,7 @@ def test_validation_names_the_objects_of_the_modules_that_define_them():
     ["reproduce", "table1", "--preset", "quick"],
     ["reproduce", "figure2", "--preset", "quick", "--executor", "dask"],
 ])
+@pytest.mark.slow
 def test_a_second_driver_is_refused_before_torch_is_imported(args, tmp_path):
     """The torch commands (validate, and reproduce, which shares its run-directory handling) take
     the run directory's lock before torch (seconds of import) and the experiments: a second driver

@@ -130,6 +130,7 @@ SUBSET = [
 
 
 @pytest.mark.parametrize(("m", "d", "T", "rho", "act"), SUBSET)
+@pytest.mark.slow
 def test_no_lemma_bound_is_violated_on_a_representative_subset(m, d, T, rho, act):
     records = []
     records += validate_lemma2(m, d, T, rho, activation=act, **QUICK)

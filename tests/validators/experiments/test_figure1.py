@@ -156,6 +156,7 @@ def test_seed_parts_run_apart_merge_into_the_same_summary(quick_run, tmp_path, m
         assert _rows(whole / name) == _rows(tmp_path / "merged" / name), name
 
 
+@pytest.mark.slow
 def test_teacher_is_built_once_per_seed(tmp_path, monkeypatch):
     from boundcalc.validators.experiments import figure1
 

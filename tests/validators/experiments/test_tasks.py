@@ -114,6 +114,7 @@ def test_a_killed_driver_resumes_with_only_the_missing_cells(cli, baseline, tmp_
     assert set(computed) - set(before) == set(after) - set(before)
 
 
+@pytest.mark.slow
 def test_cuda_runs_on_the_workers_and_a_failed_task_is_one_line(cli, tmp_path, monkeypatch):
     """--device cuda with an engine needs no GPU on the driver (a login node); a task that fails
     (here: no GPU on the worker either) is one line naming the error, exit 1."""
