@@ -228,3 +228,15 @@ def test_the_local_cluster_workers_start_without_the_nannys_preset_environment()
     assert seen["environ"] == {}
     assert (seen["n_workers"], seen["threads_per_worker"], seen["processes"]) == (3, 1, True)
     assert dask.config.get(engines.NANNY_ENVIRON) == shipped     # set only while it is made
+
+
+def test_the_local_cluster_starts_no_more_workers_than_there_are_tasks():
+    pytest.importorskip("distributed")
+    seen = []
+
+    def make(**kwargs):
+        seen.append(kwargs["n_workers"])
+
+    for jobs, tasks in ((2, 1), (2, 5), (4, 3), (1, 0)):
+        engines.local_cluster(make, ExecutorSettings(kind="dask", jobs=jobs), tasks)
+    assert seen == [1, 2, 3, 1]
