@@ -42,9 +42,9 @@ from boundcalc.executors import (
 )
 from boundcalc.params import InputError
 
-__all__ = ["CONNECT_S", "POLL_S", "SlurmTask", "TasksFailedError", "dashboard_line",
-           "dask_client", "dask_results", "failure_text", "process_results", "run_tasks",
-           "slurm_results", "submitit_folder"]
+__all__ = ["CONNECT_S", "NANNY_ENVIRON", "POLL_S", "SlurmTask", "TasksFailedError",
+           "dashboard_line", "dask_client", "dask_results", "failure_text", "local_cluster",
+           "process_results", "run_tasks", "slurm_results", "submitit_folder"]
 
 #: Seconds between the slurm driver's looks at its jobs.
 POLL_S = 1.0
@@ -89,9 +89,10 @@ def dask_results(fn: Callable[..., Any], tasks: Sequence[Any], context: dict[str
                  write: Callable[[str], None] | None = None) -> Iterator[Outcome]:
     """Run the tasks on a Dask scheduler (``settings.dask_address``, else
     ``DASK_SCHEDULER_ADDRESS``, else a ``LocalCluster`` of ``settings.jobs`` single-threaded
-    worker processes); the workers return the records, nothing is written by them. ``write``
-    gets one line with the dashboard's address (a scheduler's own; the local cluster's when
-    ``settings.dask_dashboard`` turns it on, else that it is off and how to turn it on)."""
+    worker processes, at most one per task, :func:`local_cluster`); the workers return the
+    records, nothing is written by them. ``write`` gets one line with the dashboard's address
+    (a scheduler's own; the local cluster's when ``settings.dask_dashboard`` turns it on, else
+    that it is off and how to turn it on)."""
     require_extra("dask")
     from distributed import Client, LocalCluster, as_completed
 
@@ -100,10 +101,7 @@ def dask_results(fn: Callable[..., Any], tasks: Sequence[Any], context: dict[str
     if address:
         client = dask_client(address)
     else:
-        cluster = LocalCluster(n_workers=max(1, settings.jobs), threads_per_worker=1,
-                               processes=True,
-                               dashboard_address=":0" if settings.dask_dashboard else None,
-                               silence_logs=logging.ERROR)
+        cluster = local_cluster(LocalCluster, settings, len(tasks))
         client = Client(cluster)
     if write is not None:
         write(f"[{name}] {dashboard_line(client, bool(address) or settings.dask_dashboard)}")
@@ -120,6 +118,44 @@ def dask_results(fn: Callable[..., Any], tasks: Sequence[Any], context: dict[str
         client.close()
         if cluster is not None:
             cluster.close()
+
+
+#: The environment a Dask nanny gives its worker before starting it, as distributed ships it
+#: (``distributed.nanny.pre-spawn-environ``): glibc's ``MALLOC_TRIM_THRESHOLD_`` and one OpenMP /
+#: MKL / OpenBLAS thread. The local cluster's workers are started without it
+#: (:func:`local_cluster`).
+NANNY_ENVIRON = "distributed.nanny.pre-spawn-environ"
+
+
+def local_cluster(make: Callable[..., Any], settings: ExecutorSettings,
+                  tasks: int | None = None) -> Any:
+    """The dask engine's ``LocalCluster`` (``make``): ``settings.jobs`` single-threaded worker
+    processes, no more than there are ``tasks`` (a worker with nothing to do would only add its
+    start-up, as the ``--jobs`` pool starts no idle worker), that start with this driver's
+    environment, as the ``--jobs`` worker processes do, so that both run a cell the same way
+    and as fast. Distributed's nannies otherwise set
+    :data:`NANNY_ENVIRON` in a worker first; its ``MALLOC_TRIM_THRESHOLD_`` fixes glibc's mmap
+    threshold, so that every large tensor torch allocates is mapped, faulted in and unmapped again
+    (figure 1's teacher took three times as long, mostly in the kernel, and each training step
+    more system time). The torch threads of a cell are the task's (the run's ``context``), on
+    every engine.
+
+    Example (``make`` sees the configuration the nannies read):
+        >>> import dask
+        >>> def make(**kwargs):
+        ...     return kwargs["n_workers"], dask.config.get(NANNY_ENVIRON)
+        >>> local_cluster(make, ExecutorSettings(kind="dask", jobs=2))
+        (2, {})
+        >>> local_cluster(make, ExecutorSettings(kind="dask", jobs=2), tasks=1)
+        (1, {})
+    """
+    import dask
+
+    workers = max(1, settings.jobs if tasks is None else min(settings.jobs, tasks))
+    with dask.config.set({NANNY_ENVIRON: {}}):
+        return make(n_workers=workers, threads_per_worker=1, processes=True,
+                    dashboard_address=":0" if settings.dask_dashboard else None,
+                    silence_logs=logging.ERROR)
 
 
 def dashboard_line(client: Any, served: bool) -> str:

@@ -208,3 +208,35 @@ def test_the_dashboard_line_gives_the_address_or_says_why_there_is_none():
         "Dask dashboard: off (--dask-dashboard serves it)")
     assert engines.dashboard_line(_Client(KeyError("dashboard")), True) == (
         "Dask dashboard: none (the scheduler serves none)")
+
+
+def test_the_local_cluster_workers_start_without_the_nannys_preset_environment():
+    # distributed's nannies set MALLOC_TRIM_THRESHOLD_ and one OpenMP thread in each worker
+    # unless told otherwise; the dask engine's local workers get the driver's environment, as
+    # the --jobs worker processes do
+    pytest.importorskip("distributed")
+    import dask
+
+    shipped = dask.config.get(engines.NANNY_ENVIRON)
+    seen = {}
+
+    def make(**kwargs):
+        seen.update(kwargs, environ=dask.config.get(engines.NANNY_ENVIRON))
+        return "cluster"
+
+    assert engines.local_cluster(make, ExecutorSettings(kind="dask", jobs=3)) == "cluster"
+    assert seen["environ"] == {}
+    assert (seen["n_workers"], seen["threads_per_worker"], seen["processes"]) == (3, 1, True)
+    assert dask.config.get(engines.NANNY_ENVIRON) == shipped     # set only while it is made
+
+
+def test_the_local_cluster_starts_no_more_workers_than_there_are_tasks():
+    pytest.importorskip("distributed")
+    seen = []
+
+    def make(**kwargs):
+        seen.append(kwargs["n_workers"])
+
+    for jobs, tasks in ((2, 1), (2, 5), (4, 3), (1, 0)):
+        engines.local_cluster(make, ExecutorSettings(kind="dask", jobs=jobs), tasks)
+    assert seen == [1, 2, 3, 1]

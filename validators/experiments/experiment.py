@@ -8,6 +8,7 @@ lives here once.
 
 from __future__ import annotations
 
+import os
 import socket
 import sys
 import time
@@ -85,6 +86,22 @@ def threads_of(device: str, threads: int | None) -> int:
     return torch.get_num_threads() if torch is not None else 1
 
 
+def pool_threads(device: str, jobs: int) -> int:
+    """The torch threads of each of the ``jobs`` worker processes of ``--jobs``: on the CPU
+    those of ``--jobs 1`` and of the Dask and Slurm tasks (:func:`threads_of`: 1), since the
+    CPU training step splits its samples between that many threads and the split decides the
+    order of the sums (so the numbers); on an accelerator, where the CPU only feeds the device,
+    this machine's cores shared between the workers.
+
+    Example:
+        >>> pool_threads("cpu", 2), pool_threads("cpu", 1)
+        (1, 1)
+    """
+    if str(device) == "cpu":
+        return threads_of("cpu", None)
+    return max(1, (os.cpu_count() or 1) // max(1, int(jobs)))
+
+
 def engine_cells(run: RunDirectory, name: str, tasks: Sequence[Sequence[tuple[str, Any]]],
                  total: int, fn: Callable[..., Iterable[tuple[str, Any]]],
                  context: dict[str, Any], executor: ExecutorSettings, progress: bool,
@@ -106,4 +123,4 @@ def engine_cells(run: RunDirectory, name: str, tasks: Sequence[Sequence[tuple[st
     return len(where)
 
 
-__all__ = ["engine_cells", "run_experiment", "threads_of"]
+__all__ = ["engine_cells", "pool_threads", "run_experiment", "threads_of"]

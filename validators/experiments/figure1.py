@@ -63,7 +63,7 @@ from ..model import forward, get_activation, init_params, last_token_query, line
 from ..teacher import build_teacher, transported_params
 from ..train import _kernel_for
 from ..train_students import train_students
-from .experiment import run_experiment
+from .experiment import pool_threads, run_experiment
 from .figure2 import resolve_device
 from .plots import FIGURE1_WIDTH, check_width
 from .workers import worker_pool
@@ -373,7 +373,7 @@ def run_cells(run: RunDirectory, cfg: Figure1Config, jobs: int = 1, progress: bo
                 _save(run.path, seed, record["m"], record)
                 report(record)
         return trained
-    threads = max(1, (os.cpu_count() or 1) // jobs)
+    threads = pool_threads(cfg.device, jobs)
     unreported = list(pending)
     with worker_pool(jobs) as pool:   # workers end with this process, however it ends
         remaining = {pool.submit(_seed_worker, str(run.path), asdict(cfg), seed, widths, threads,

@@ -58,7 +58,7 @@ from boundcalc.stats import mean_ci95
 from .. import indrnn
 from ..data.ar_task import context_floats_per_sample, data_seed, make_ar_data
 from ..model import Params, forward, get_activation, head_features, init_params, last_token_query
-from .experiment import run_experiment
+from .experiment import pool_threads, run_experiment
 from .plots import FIGURE2_WIDTH, check_width
 from .workers import worker_pool
 
@@ -417,7 +417,7 @@ def run_cells(run: RunDirectory, cfg: Figure2Config, jobs: int = 1, progress: bo
         for unit in pending:
             report(_train_and_save(str(run.path), cfg, unit))
         return trained
-    threads = max(1, (os.cpu_count() or 1) // jobs)
+    threads = pool_threads(cfg.device, jobs)
     with worker_pool(jobs) as pool:   # workers end with this process, however it ends
         futures = [pool.submit(_worker, str(run.path), asdict(cfg), unit, threads)
                    for unit in pending]

@@ -49,7 +49,7 @@ from boundcalc.summaries import summarize_tsweep_records, tsweep_slopes
 from ..model import get_activation
 from ..train import _kernel_for
 from . import figure1
-from .experiment import run_experiment
+from .experiment import pool_threads, run_experiment
 from .plots import TSWEEP_WIDTH, check_width
 from .workers import worker_pool
 
@@ -191,7 +191,7 @@ def run_cells(run: RunDirectory, cfg: TSweepConfig, jobs: int = 1, progress: boo
                 run.save_cell(tsweep_cell_key(seed, T, record["m"]), record)
                 report(record)
         return len(pending)
-    threads = max(1, (os.cpu_count() or 1) // jobs)
+    threads = pool_threads(cfg.device, jobs)
     with worker_pool(jobs) as pool:   # workers end with this process, however it ends
         futures = [pool.submit(_group_worker, str(run.path), asdict(cfg), seed, T, widths,
                                threads, progress) for (seed, T), widths in groups.items()]

@@ -432,3 +432,37 @@ def test_cells_trained_together_equal_cells_computed_one_width_at_a_time(dtype):
                                               abs=1e-300), key
             else:
                 assert value == b[key], key
+
+
+def test_jobs_workers_train_with_the_threads_of_one_job_on_the_cpu(tmp_path, monkeypatch):
+    # the CPU step splits its samples between torch's threads and the split orders the sums:
+    # --jobs 2 workers get the threads of --jobs 1 and of the dask / slurm tasks on any machine
+    from concurrent.futures import Future
+
+    from boundcalc.validators.experiments import figure1
+    from boundcalc.validators.experiments.experiment import threads_of
+
+    from boundcalc.rundir import RunDirectory
+
+    submitted = []
+
+    class Pool:
+        def __enter__(self):
+            return self
+
+        def __exit__(self, *exc):
+            return False
+
+        def submit(self, fn, *args):
+            submitted.append(args)
+            done = Future()
+            done.set_result([])
+            return done
+
+    monkeypatch.setattr(os, "cpu_count", lambda: 16)
+    monkeypatch.setattr(figure1, "worker_pool", lambda jobs: Pool())
+    cfg = make_config("quick", (1, 2), **TINY)
+    figure1.run_cells(RunDirectory(tmp_path / "r", {"seeds": [1, 2]}), cfg, jobs=2,
+                      progress=False)
+    assert [args[2] for args in submitted] == [1, 2]                      # one task per seed
+    assert {args[4] for args in submitted} == {threads_of("cpu", None)} == {1}
