@@ -111,8 +111,9 @@ def check_backend(backend: str) -> None:
 
 def kernel_for(act: Activation, dtype: torch.dtype, device: torch.device, d: int):
     """The compiled kernel of the fused step where it applies (CPU, tanh, float32/64, d ≤ 32),
-    else None; built (or its absence noted on stderr) on first use, so a caller that wants the
-    backend recorded before a run starts calls it first.
+    else None; built on first use and cached (why it is absent is kept for the run's
+    environment, a failed build noted once on stderr), so a caller that wants the backend
+    recorded before a run starts calls it first.
 
     >>> kernel_for(get_activation("erf"), torch.float64, torch.device("cpu"), 4) is None
     True
