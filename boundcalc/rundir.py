@@ -88,12 +88,18 @@ class RunDirectoryError(InputError):
         super().__init__(flag, message)
 
 
-def _jsonable(value: Any) -> Any:
-    """Make floats JSON-safe (non-finite → string) and unwrap numpy / torch scalars."""
+def jsonable(value: Any) -> Any:
+    """``value`` as plain JSON data: mappings (keys as text) and sequences walked, numpy / torch
+    scalars unwrapped, non-finite floats as text (``json`` would write ``NaN``, which is not
+    JSON); what every JSON file and JSON output of a run is written from.
+
+    >>> jsonable({"ratio": float("inf"), 1: (0.5, float("nan"))})
+    {'ratio': 'inf', '1': [0.5, 'nan']}
+    """
     if isinstance(value, Mapping):
-        return {str(k): _jsonable(v) for k, v in value.items()}
+        return {str(k): jsonable(v) for k, v in value.items()}
     if isinstance(value, (list, tuple)):
-        return [_jsonable(v) for v in value]
+        return [jsonable(v) for v in value]
     if hasattr(value, "item") and callable(value.item):
         try:
             value = value.item()
@@ -106,12 +112,12 @@ def _jsonable(value: Any) -> Any:
 
 def dumps(data: Any) -> str:
     """Stable, human-readable JSON (sorted keys off: insertion order is the reading order)."""
-    return json.dumps(_jsonable(data), indent=2, ensure_ascii=False) + "\n"
+    return json.dumps(jsonable(data), indent=2, ensure_ascii=False) + "\n"
 
 
 def records_to_csv(records: Iterable[Mapping[str, Any]]) -> str:
     """CSV text with the union of the records' keys as columns (first-seen order)."""
-    rows = [dict(_jsonable(r)) for r in records]
+    rows = [dict(jsonable(r)) for r in records]
     columns: list[str] = []
     for row in rows:
         for key in row:
@@ -256,7 +262,7 @@ def cell_parameters(parameters: Mapping[str, Any]) -> dict[str, Any]:
         {'dtype': 'float64', 'rho': [3, 3]}
     """
     out: dict[str, Any] = {}
-    for key, value in _jsonable(dict(parameters)).items():
+    for key, value in jsonable(dict(parameters)).items():
         if key in CELL_LIST_PARAMETERS:
             continue
         if isinstance(value, dict):
@@ -421,7 +427,7 @@ class RunDirectory:
                  device: str | None = None):
         self.path = Path(path)
         self.cells = self.path / "cells"
-        params = _jsonable(dict(config))
+        params = jsonable(dict(config))
         config_file = self.path / "config.json"
         try:
             self.path.mkdir(parents=True, exist_ok=True)

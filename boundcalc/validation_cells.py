@@ -53,9 +53,9 @@ def load_training_kernel(s: ValidationSettings) -> None:
     import torch
 
     from boundcalc.validators.model import get_activation
-    from boundcalc.validators.train import _kernel_for
+    from boundcalc.validators.train import kernel_for
 
-    _kernel_for(get_activation(s.activation), getattr(torch, s.dtype), torch.device(s.device),
+    kernel_for(get_activation(s.activation), getattr(torch, s.dtype), torch.device(s.device),
                 s.d)
 
 

@@ -1,14 +1,18 @@
 """The structure docs/architecture.md describes: adding a statement takes a theory module and a
-catalog row, a flag reaches its formula through its parameter row, and the calculator path
-imports neither torch nor the validators."""
+catalog row, a flag reaches its formula through its parameter row, the calculator path
+imports neither torch nor the validators, and no module imports another module's private
+(underscore) names."""
 
 from __future__ import annotations
 
+import ast
+import importlib.util
 import json
 import os
 import subprocess
 import sys
 import tempfile
+from pathlib import Path
 
 import pytest
 from boundcalc.theory.catalog import STATEMENTS
@@ -161,3 +165,62 @@ def test_an_input_added_as_a_parameter_row_and_its_symbol_reaches_every_command(
     assert sweep.stdout.split() == ["gamma,bound.scaled", "1.0,0.5", "3.0,1.5"]
     listing = _run("toy", "--help", script=_ADD_AN_INPUT)
     assert "--gamma" in listing.stdout and "a toy scale" in listing.stdout
+
+
+def _package_sources() -> dict[str, tuple[str, str]]:
+    """Every module of the installed ``boundcalc``, ``boundcalc.theory`` and
+    ``boundcalc.validators`` (``theory/`` and ``validators/`` in the source tree): dotted name →
+    (path, source). Nothing is imported but the top package, so no torch is needed."""
+    out: dict[str, tuple[str, str]] = {}
+    for package in ("boundcalc", "boundcalc.theory", "boundcalc.validators"):
+        root = Path(importlib.util.find_spec(package).origin).parent
+        for path in sorted(root.rglob("*.py")):
+            parts = path.relative_to(root).with_suffix("").parts
+            if package == "boundcalc" and parts[0] in ("theory", "validators"):
+                continue  # a non-editable install holds them inside boundcalc/: their own roots
+            name = ".".join((package, *parts)).removesuffix(".__init__")
+            out[name] = (str(path), path.read_text(encoding="utf-8"))
+    return out
+
+
+def private_imports(sources: dict[str, tuple[str, str]]) -> list[str]:
+    """``"path: module.name"`` for every ``from M import _name`` (also inside functions,
+    relative imports resolved) where M is another module of ``sources`` (dotted name →
+    (path, source)); dunder names are not private."""
+    found = []
+    for name, (path, source) in sources.items():
+        package = name if path.endswith("__init__.py") else name.rpartition(".")[0]
+        for node in ast.walk(ast.parse(source, path)):
+            if not isinstance(node, ast.ImportFrom):
+                continue
+            if node.level:
+                base = package.rsplit(".", node.level - 1)[0] if node.level > 1 else package
+                module = f"{base}.{node.module}" if node.module else base
+            else:
+                module = node.module or ""
+            if module in sources and module != name:
+                found += [f"{path}: {module}.{alias.name}" for alias in node.names
+                          if alias.name.startswith("_") and not alias.name.startswith("__")]
+    return found
+
+
+def test_no_module_imports_another_modules_private_names():
+    sources = _package_sources()
+    assert {"boundcalc.cli.app", "boundcalc.theory.catalog"} <= set(sources)
+    assert any(name.startswith("boundcalc.validators.checks.") for name in sources)
+    assert private_imports(sources) == []
+
+
+def test_private_imports_names_the_file_and_the_name():
+    sources = {
+        "boundcalc.a": ("boundcalc/a.py", "def _f(): pass\n_G = 1\n"),
+        "boundcalc.sub": ("boundcalc/sub/__init__.py", ""),
+        "boundcalc.sub.b": ("boundcalc/sub/b.py",
+                            "from ..a import _f\nfrom boundcalc.a import __doc__, public\n"
+                            "from os import _exit\nfrom . import _c\ndef g():\n"
+                            "    from boundcalc import a\n    from boundcalc.a import _G\n"),
+        "boundcalc.sub.c": ("boundcalc/sub/c.py", "from .c import _own\n"),
+    }
+    assert private_imports(sources) == [
+        "boundcalc/sub/b.py: boundcalc.a._f", "boundcalc/sub/b.py: boundcalc.sub._c",
+        "boundcalc/sub/b.py: boundcalc.a._G"]

@@ -273,8 +273,8 @@ class Teacher:
         i.i.d. copies of ψ, exactly Lemma 5's estimator with N = m/2. Valid for any n inputs
         drawn independently of the teacher's samples.
         """
-        return _eps_app(2 * self.width, n, self.U.shape[1], delta, self.transport.nu,
-                        self.act.name)
+        return eps_teacher(n, self.U.shape[1], self.transport.nu, self.act.name, self.width,
+                           delta)
 
     @cached_property
     def label_sup(self) -> float:
@@ -293,6 +293,17 @@ def _eps_app(m: int, n: int, d: int, delta: float, nu, activation: str) -> float
     res = evaluate("lemma5", validate(m=m, n=n, d=d, delta=repr(float(delta)), nu=nu_text,
                                       activation=activation))
     return float(res.bound["eps_app"])
+
+
+def eps_teacher(n: int, d: int, nu, activation: str, width: int, delta: float) -> float:
+    """ε_T: the Monte Carlo error bound of a teacher of ``width`` samples (M) on n inputs, with
+    probability ≥ 1 − δ: Lemma 5's ε_app at m = 2M (:meth:`Teacher.mc_error_bound`), computed
+    without building the teacher, for the measurements that need it before training.
+
+    >>> eps_teacher(8, 2, (1.0, 1.0, 1.0), "tanh", 4096, 1e-6) < 1
+    True
+    """
+    return _eps_app(2 * int(width), n, d, delta, nu, activation)
 
 
 def build_teacher(d: int, T: int, *, seed: int, nu=(1.0, 1.0, 1.0), anchors: int = 16,
@@ -353,6 +364,6 @@ def transported_params(params0: Params, transport: TransportMap | Teacher) -> Pa
 
 
 __all__ = [
-    "Teacher", "TransportMap", "activation_bounds", "build_teacher", "psi_mean",
+    "Teacher", "TransportMap", "activation_bounds", "build_teacher", "eps_teacher", "psi_mean",
     "transported_params",
 ]

@@ -95,19 +95,41 @@ def default_chunk(n: int, T: int, m: int, device: torch.device | str) -> int:
 BACKENDS = ("auto", "torch", "kernel")
 
 
-def _check_backend(backend: str) -> None:
+def check_backend(backend: str) -> None:
+    """Refuse a ``backend`` that is not one of :data:`BACKENDS` (ValueError naming `backend`),
+    so every trainer that takes one rejects a typo the same way.
+
+    >>> check_backend("torch")
+    >>> check_backend("cuda")
+    Traceback (most recent call last):
+    ...
+    ValueError: `backend` must be one of ('auto', 'torch', 'kernel'), got 'cuda'
+    """
     if backend not in BACKENDS:
         raise ValueError(f"`backend` must be one of {BACKENDS}, got {backend!r}")
 
 
-def _kernel_for(act: Activation, dtype: torch.dtype, device: torch.device, d: int):
-    """The compiled kernel where it applies (CPU, tanh, float32/64, d ≤ 32), else None."""
+def kernel_for(act: Activation, dtype: torch.dtype, device: torch.device, d: int):
+    """The compiled kernel of the fused step where it applies (CPU, tanh, float32/64, d ≤ 32),
+    else None; built on first use and cached (why it is absent is kept for the run's
+    environment, a failed build noted once on stderr), so a caller that wants the backend
+    recorded before a run starts calls it first.
+
+    >>> kernel_for(get_activation("erf"), torch.float64, torch.device("cpu"), 4) is None
+    True
+    """
     if device.type != "cpu" or act.name != "tanh":
         return None
     return cpu_kernel.load_kernel(d, dtype)
 
 
-def _as_activation(act: Activation | str) -> Activation:
+def as_activation(act: Activation | str) -> Activation:
+    """``act`` itself, or the :class:`~boundcalc.validators.model.Activation` it names, so the
+    trainers take either.
+
+    >>> as_activation("tanh").name
+    'tanh'
+    """
     return get_activation(act) if isinstance(act, str) else act
 
 
@@ -275,7 +297,7 @@ def fused_loss_and_gradient(params: Params, X: Tensor, q: Tensor, y: Tensor,
 
     Shapes: params c (m,), U (m, d), W (m, d, d); X (n, T, d); q (n, d); y (n,).
     """
-    act = _as_activation(act)
+    act = as_activation(act)
     c, U, W = params
     n, T, d = X.shape
     m = c.shape[0]
@@ -287,11 +309,11 @@ def fused_loss_and_gradient(params: Params, X: Tensor, q: Tensor, y: Tensor,
         workers = torch.get_num_threads() if dev.type == "cpu" else 1
     if int(workers) != workers or workers < 1:
         raise ValueError(f"`workers` must be a positive integer, got {workers}")
-    _check_backend(backend)
+    check_backend(backend)
     if inputs is not None and (inputs.X.shape != (n, T, d) or inputs.XT1.shape != (n, d + 1, T)
                                or inputs.q.shape != (n, d) or inputs.X_shift.shape != (n, T, d)):
         raise ValueError("`inputs` do not match X, q (build them with fused_inputs(X, q))")
-    kernel = None if backend == "torch" else _kernel_for(act, dt, dev, d)
+    kernel = None if backend == "torch" else kernel_for(act, dt, dev, d)
     if backend == "kernel" and kernel is None:
         raise ValueError("`backend` 'kernel' needs the CPU, the tanh activation, float32 or "
                          "float64 and a C compiler"
@@ -374,15 +396,31 @@ def minibatch_indices(n: int, b: int, generator: torch.Generator) -> Tensor:
     return torch.randperm(n, generator=generator)[:b]
 
 
-def _check_steps_and_eta(steps, eta) -> None:
-    """K ≥ 1 an integer and η > 0 finite, or ValueError naming the argument."""
+def check_steps_and_eta(steps, eta) -> None:
+    """K ≥ 1 an integer and η > 0 finite, or ValueError naming the argument (every trainer's
+    check of its step count and step size).
+
+    >>> check_steps_and_eta(10, 0.1)
+    >>> check_steps_and_eta(0, 0.1)
+    Traceback (most recent call last):
+    ...
+    ValueError: `steps` must be a positive integer, got 0
+    """
     if int(steps) != steps or steps < 1:
         raise ValueError(f"`steps` must be a positive integer, got {steps}")
     if not (isinstance(eta, (int, float)) and math.isfinite(eta) and eta > 0):
         raise ValueError(f"`eta` must be a positive finite number, got {eta!r}")
 
 
-def _check_rho(rho) -> tuple[float, float, float]:
+def check_rho(rho) -> tuple[float, float, float]:
+    """The projection radii (ρ_c, ρ_u, ρ_w) of Ω_ρ from one number or three, each finite and
+    non-negative, or ValueError naming `rho`.
+
+    >>> check_rho(2)
+    (2.0, 2.0, 2.0)
+    >>> check_rho((1, 2, 3))
+    (1.0, 2.0, 3.0)
+    """
     values = rho if isinstance(rho, (tuple, list)) else (rho,) * 3
     try:
         out = tuple(float(v) for v in values)
@@ -460,9 +498,9 @@ def train(params0: Params, X: Tensor, q: Tensor, y: Tensor, act: Activation | st
     Returns:
         :class:`TrainResult`.
     """
-    act = _as_activation(act)
-    _check_steps_and_eta(steps, eta)
-    rho_t = _check_rho(rho) if project_iterates else None
+    act = as_activation(act)
+    check_steps_and_eta(steps, eta)
+    rho_t = check_rho(rho) if project_iterates else None
     n = X.shape[0]
     if X.dim() != 3 or q.shape != (n, X.shape[2]) or y.shape != (n,):
         raise ValueError(f"expected X (n, T, d), q (n, d), y (n,); got {tuple(X.shape)}, "
@@ -479,9 +517,9 @@ def train(params0: Params, X: Tensor, q: Tensor, y: Tensor, act: Activation | st
     params0 = params0.detach()
     root_m = math.sqrt(params0.width)
 
-    _check_backend(backend)
+    check_backend(backend)
     used_backend = ("closed" if gradient == "closed" else "torch" if backend == "torch"
-                    else "kernel" if _kernel_for(act, dt, dev, X.shape[2]) is not None
+                    else "kernel" if kernel_for(act, dt, dev, X.shape[2]) is not None
                     else "torch")
     # θ-independent layouts of the torch path, built once per run (the kernel reads X, q as
     # they are, the closed form needs none)

@@ -45,15 +45,15 @@ from .model import Activation, Params
 from .student_split import per_head
 from .train import (
     TrainResult,
-    _as_activation,
-    _check_backend,
-    _check_rho,
-    _check_steps_and_eta,
-    _kernel_for,
+    as_activation,
+    check_backend,
+    check_rho,
+    check_steps_and_eta,
     full_loss,
     fused_inputs,
     fused_loss_and_gradient,
     intra_op_threads,
+    kernel_for,
     small_work_threads,
 )
 
@@ -104,12 +104,12 @@ def train_students(students: Sequence[Params], X: Tensor, q: Tensor, y: Tensor,
         to that of ``proj_gd`` on the student alone (module docstring). ``seconds`` is the wall
         time of the whole batch; ``config["students"]`` lists the widths trained together.
     """
-    act = _as_activation(act)
+    act = as_activation(act)
     students = list(students)
     if not students or not all(isinstance(p, Params) for p in students):
         raise ValueError("`students` must be a non-empty sequence of Params")
-    _check_steps_and_eta(steps, eta)
-    rho_t = _check_rho(rho) if project_iterates else None
+    check_steps_and_eta(steps, eta)
+    rho_t = check_rho(rho) if project_iterates else None
     first = students[0].W
     d = first.shape[-1]
     if any(p.W.shape[-1] != d or p.W.dtype != first.dtype or p.W.device != first.device
@@ -119,14 +119,14 @@ def train_students(students: Sequence[Params], X: Tensor, q: Tensor, y: Tensor,
     if X.dim() != 3 or X.shape[2] != d or q.shape != (n, d) or y.shape != (n,):
         raise ValueError(f"expected X (n, T, d={d}), q (n, d), y (n,); got {tuple(X.shape)}, "
                          f"{tuple(q.shape)}, {tuple(y.shape)}")
-    _check_backend(backend)
+    check_backend(backend)
     widths = tuple(p.width for p in students)
     S, K = len(widths), int(steps)
     dt, dev = first.dtype, first.device
     X, q, y = (t.to(device=dev, dtype=dt).contiguous() for t in (X, q, y))
     params0 = Params(*(torch.cat(blocks).detach() for blocks in zip(*students, strict=True)))
     used_backend = ("torch" if backend == "torch"
-                    else "kernel" if _kernel_for(act, dt, dev, d) is not None else "torch")
+                    else "kernel" if kernel_for(act, dt, dev, d) is not None else "torch")
     inputs = fused_inputs(X, q) if used_backend == "torch" else None
     head_student = per_head(range(S), widths, torch.int64, dev)
     root_m = per_head([math.sqrt(m) for m in widths], widths, dt, dev)

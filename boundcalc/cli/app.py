@@ -9,7 +9,7 @@ import contextlib
 import errno
 import shutil
 import sys
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from typing import Annotated, Any
 
 import typer
@@ -24,7 +24,8 @@ from boundcalc.version import __version__
 
 __all__ = ["OUTPUT_PANEL", "PARAMS_PANEL", "app", "check_format_flag",
            "check_precision", "check_route", "check_statement", "check_target", "console_width",
-           "emit", "examples", "finish", "given_flags", "note", "write_output"]
+           "emit", "examples", "finish", "given_flags", "note", "require_matplotlib",
+           "run_directory_errors", "write_output"]
 
 app = typer.Typer(
     name="boundcalc",
@@ -173,6 +174,46 @@ def finish(data: Mapping[str, Any], fmt: str, output: str | None, strict: bool) 
         note(status or "NOT GUARANTEED")
     if strict and not guaranteed:
         raise typer.Exit(1)
+
+
+@contextlib.contextmanager
+def run_directory_errors() -> Iterator[None]:
+    """Turn what can go wrong with a run directory into the CLI's errors, for the commands that
+    write one (``validate``, ``reproduce``): a ValueError saying "run directory" becomes an input
+    error naming --out (exit 2); an InputError already names its flag and passes through; failed
+    tasks of a dask or slurm executor print one line on stderr and exit 1 (the finished cells
+    are stored).
+
+    >>> with run_directory_errors():
+    ...     raise ValueError("run directory out/ holds another experiment")
+    Traceback (most recent call last):
+    ...
+    boundcalc.errors.InputError: --out run directory out/ holds another experiment
+    """
+    from boundcalc.engines import TasksFailedError
+
+    try:
+        yield
+    except InputError:
+        raise
+    except TasksFailedError as err:
+        sys.stderr.write(f"error: {err}\n")
+        raise typer.Exit(1) from None
+    except ValueError as err:
+        if "run directory" in str(err):
+            raise InputError("--out", str(err)) from None
+        raise
+
+
+def require_matplotlib(flag: str, what: str) -> None:
+    """Refuse up front (before any cell is computed) when matplotlib cannot be imported: an
+    input error naming ``flag`` that says ``what`` needs it and how to install it (the
+    figures of ``validate --decompose`` and of ``reproduce``)."""
+    try:
+        import matplotlib  # noqa: F401
+    except ImportError:
+        raise InputError(flag, f"{what} with matplotlib, which is not installed: pip install "
+                         f"'boundcalc[validators]' (or pip install matplotlib)") from None
 
 
 def _version_callback(value: bool) -> None:

@@ -20,6 +20,7 @@ from typing import Annotated
 
 import typer
 
+from boundcalc.cli.app import require_matplotlib, run_directory_errors
 from boundcalc.cli.executor_options import (
     CellsPerTask,
     DaskAddress,
@@ -34,7 +35,6 @@ from boundcalc.cli.executor_options import (
     executor_settings,
 )
 from boundcalc.cli.options import DEVICES, choice_option, completer
-from boundcalc.cli.validate import _require_matplotlib, _run_directory_errors
 from boundcalc.executors import ExecutorSettings, owned
 from boundcalc.experiment_registry import Experiment, listed, names, with_option
 from boundcalc.experiment_registry import experiment as registry_row
@@ -166,7 +166,7 @@ def reproduce(
         seed_choice = values.pop("seeds", None)
         fields = values
     if row.figure is not None:
-        _require_matplotlib("EXPERIMENT", f"{experiment} draws its figure")
+        require_matplotlib("EXPERIMENT", f"{experiment} draws its figure")
     # one driver per run directory: its lock is taken before torch is imported (unless the
     # overrides needed it), so a second driver on a live --out is refused at once; released
     # when the command ends
@@ -177,7 +177,7 @@ def reproduce(
                                        f"{executor}")
     from boundcalc.validators.experiments.configure import run_named
 
-    with _data_errors(row, data), _run_directory_errors():
+    with _data_errors(row, data), run_directory_errors():
         folder = run_named(experiment, preset, seeds=seed_choice, fields=fields,
                            device=_device(device, engine), out=str(folder), jobs=jobs, data=data,
                            figure_width=figure_width, engine=engine)

@@ -8,16 +8,15 @@ function here imports :mod:`boundcalc.validation` / :mod:`boundcalc.validators` 
 
 from __future__ import annotations
 
-import contextlib
 import dataclasses
 import sys
 import time
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Annotated, Any
 
 import typer
 
+from boundcalc.cli.app import require_matplotlib, run_directory_errors
 from boundcalc.cli.executor_options import (
     CellsPerTask,
     DaskAddress,
@@ -121,26 +120,6 @@ _CONDITION_COLUMNS = {"cond_width": "width", "cond_alpha_square": "alpha_sq",
 #: printed inside ``holds``).
 _YARDSTICK_COLUMNS = {"initial_loss": "R̂(θ_0)", "free_bound": "free_bound",
                       "free_bound_key": "binds", "bound_over_free_bound": "bound/free"}
-
-
-@contextlib.contextmanager
-def _run_directory_errors() -> Iterator[None]:
-    """A run-directory problem (a ValueError saying "run directory") becomes an input error
-    naming --out; an InputError already names its flag and passes through. Failed tasks of a
-    dask or slurm executor: one line on stderr, exit 1 (the finished cells are stored)."""
-    from boundcalc.engines import TasksFailedError
-
-    try:
-        yield
-    except InputError:
-        raise
-    except TasksFailedError as err:
-        sys.stderr.write(f"error: {err}\n")
-        raise typer.Exit(1) from None
-    except ValueError as err:
-        if "run directory" in str(err):
-            raise InputError("--out", str(err)) from None
-        raise
 
 
 #: The defaults of ``validate`` (small, CPU-fast sizes), from the parameter table.
@@ -320,10 +299,10 @@ def validate(
             general = dataclasses.replace(general, device=settings.device)
         settings.extra[validation.GENERALIZATION] = general
     if decompose:
-        _require_matplotlib("--decompose", "draws decompose.pdf/png")
+        require_matplotlib("--decompose", "draws decompose.pdf/png")
         _decompose(names, settings, folder, eta_value, fmt, quiet)
         return
-    with _run_directory_errors():
+    with run_directory_errors():
         records = validation.run_validation(
             names, settings, folder,
             progress=None if quiet else (lambda line: sys.stderr.write(line + "\n")),
@@ -334,12 +313,12 @@ def validate(
     if fmt == "json":
         import json
 
-        from boundcalc.rundir import _jsonable
+        from boundcalc.rundir import jsonable
 
         shown_settings = settings.as_dict()
         if validation.GENERALIZATION in shown_settings:
             shown_settings[validation.GENERALIZATION] = general.as_dict()
-        sys.stdout.write(json.dumps(_jsonable({
+        sys.stdout.write(json.dumps(jsonable({
             "settings": shown_settings, "run_directory": str(folder), "summary": rows,
             "violations": len(violations), "not_applicable": len(not_applicable)}),
             indent=2) + "\n")
@@ -421,7 +400,7 @@ def _decompose(names: list[str], settings: Any, folder: Path, eta: float | None,
     it)."""
     from boundcalc.validators.checks.certify import is_violation, run_certification
 
-    with _run_directory_errors():
+    with run_directory_errors():
         results = run_certification(
             names, settings, folder, eta=eta,
             progress=None if quiet else (lambda line: sys.stderr.write(line + "\n")))
@@ -431,9 +410,9 @@ def _decompose(names: list[str], settings: Any, folder: Path, eta: float | None,
     if fmt == "json":
         import json
 
-        from boundcalc.rundir import _jsonable
+        from boundcalc.rundir import jsonable
 
-        sys.stdout.write(json.dumps(_jsonable({
+        sys.stdout.write(json.dumps(jsonable({
             "settings": {**settings.as_dict(), "eta": eta}, "run_directory": str(folder),
             "summary": [res["summary"] for res in results], "chain": chain,
             "violations": len(bad)}), indent=2) + "\n")
@@ -480,15 +459,6 @@ def _yardstick_line(summary: dict[str, Any]) -> str:
             f"{summary['a_posteriori_tight']:.6g}: {summary['a_posteriori_verdict'].upper()}; "
             f"the levels below them use this run's own measurements and bound this run's loss "
             f"only")
-
-
-def _require_matplotlib(flag: str, what: str) -> None:
-    """Refuse up front (before any cell is computed) when matplotlib cannot be imported."""
-    try:
-        import matplotlib  # noqa: F401
-    except ImportError:
-        raise InputError(flag, f"{what} with matplotlib, which is not installed: pip install "
-                         f"'boundcalc[validators]' (or pip install matplotlib)") from None
 
 
 def compare_rnn_command(

@@ -4,6 +4,7 @@
 from __future__ import annotations
 
 import re
+import threading
 
 import pytest
 
@@ -25,7 +26,8 @@ def test_validate_progress_lines_carry_an_eta(tmp_path, capsys):
     lines = [ln for ln in err.splitlines() if ln.startswith("[validate ")]
     assert len(lines) >= 4, err                    # a start and an end line per cell (4 cells)
     assert lines[0].startswith("[validate 1/4] lemma2-seed0")
-    assert any(re.search(r"ETA \d+(\.\d+)? s", ln) for ln in lines), err
+    # an ETA in any unit: its figure is the cells' wall time, which is the machine's speed
+    assert any(re.search(r"ETA \d+(\.\d+)? (s|min|h)\b", ln) for ln in lines), err
     assert re.search(r"\[validate 4/4\] .*done", err), err
 
 
@@ -37,20 +39,47 @@ def test_validate_quiet_prints_no_progress(tmp_path, capsys):
 
 
 def test_heartbeat_reports_a_running_cell_with_its_eta(tmp_path, monkeypatch):
-    import time
+    # each cell computes until the heartbeat has reported it (a wait bounded by 60 s, not a
+    # duration), so that the lines do not depend on how fast the machine is
+    monkeypatch.setattr(validation_progress, "PROGRESS_HEARTBEAT_S", 0.01)
+    reported = {0: threading.Event(), 1: threading.Event()}
+    lines: list[str] = []
 
-    monkeypatch.setattr(validation_progress, "PROGRESS_HEARTBEAT_S", 0.05)
+    def progress(line: str) -> None:
+        lines.append(line)
+        for seed, event in reported.items():
+            if f"lemma3-seed{seed}: running for" in line:
+                event.set()
+
     monkeypatch.setattr(validation, "cell_runner",
-                        lambda statement, s, seed: lambda: (time.sleep(0.4), [])[1])
+                        lambda statement, s, seed: lambda: (reported[seed].wait(60), [])[1])
     settings = validation.make_settings(
         m="4", n="16", d="2", T="2", rho="2", nu="1", delta="0.05", activation="tanh",
         steps="10", seeds="2", rate_seeds="20", batch_size="4", effort="quick", device="cpu",
         dtype="float64", teacher_width="256")
-    lines: list[str] = []
-    validation.run_validation(["lemma3"], settings, tmp_path, lines.append)
+    validation.run_validation(["lemma3"], settings, tmp_path, progress)
     running = [ln for ln in lines if "running for" in ln]
-    assert running, lines
-    assert any("lemma3-seed1" in ln and "ETA" in ln for ln in running), lines
+    assert any("lemma3-seed0" in ln and "no ETA before a cell has finished" in ln
+               for ln in running), lines
+    assert any("lemma3-seed1" in ln and "ETA" in ln and "no ETA" not in ln
+               for ln in running), lines
+
+
+def test_heartbeat_lines_count_the_time_on_the_clock_given():
+    timing, lines = validation_progress.CellTiming(), []
+    timing.add("lemma3", 30.0)
+    timing.add("lemma2", 300.0)
+    said = threading.Event()
+
+    def progress(line: str) -> None:
+        lines.append(line)
+        said.set()
+
+    with validation_progress.heartbeat(progress, "lemma3-seed1", 100.0, timing, "lemma3",
+                                       ["lemma2"], clock=lambda: 125.0, every=0.01):
+        assert said.wait(60)
+    # 25 s run of a 30 s estimate: 5 s left, then 300 s of lemma2
+    assert lines[0] == "lemma3-seed1: running for 25 s, ETA 5 min"
 
 
 def _validate_in_a_fresh_process(tmp_path, **env):

@@ -27,9 +27,9 @@ from ..model import Activation, Params
 from .space import (
     Config,
     SearchSpace,
-    _block_dims,
-    _lr_scale,
     batched_forward,
+    block_dims,
+    lr_scale,
     project_,
 )
 
@@ -43,14 +43,14 @@ __all__ = ["LanczosResult", "SearchResult", "ascend", "flatten_heads", "head_lan
 
 def _block_radius(space: SearchSpace, key: str) -> float:
     """Radius of one block's set (W(0): the Frobenius size of a unit-variance-per-row matrix
-    scaled like :func:`_lr_scale`)."""
-    dims = _block_dims(space, key)
+    scaled like :func:`lr_scale`)."""
+    dims = block_dims(space, key)
     size = {0: 1, 1: space.d, 2: space.d * space.d}[dims]
     if key.startswith("v"):
         size = space.head_dim
     if key == "U0" and dims == 2:
         size = space.init_heads * space.d
-    return _lr_scale(space, key) * math.sqrt(size)
+    return lr_scale(space, key) * math.sqrt(size)
 
 
 def _ball_radius(space: SearchSpace, key: str) -> float | None:
@@ -64,7 +64,7 @@ def _normalized_step(space: SearchSpace, key: str, value: Tensor, grad: Tensor) 
     """Per block: the gradient, with its outward radial part removed when the block sits on the
     sphere of its ball (the Riemannian gradient of the active constraint), normalised to unit
     length (sign for scalar blocks), times the block's radius."""
-    dims = _block_dims(space, key)
+    dims = block_dims(space, key)
     if dims == 0:
         return _block_radius(space, key) * torch.sign(grad)
 
@@ -144,7 +144,7 @@ def ascend(space: SearchSpace, cfg: Config, objective: Callable[[Config], Tensor
     groups = []
     for key in free:
         cfg[key].requires_grad_(True)
-        scale = _lr_scale(space, key)
+        scale = lr_scale(space, key)
         if scale > 0:
             groups.append({"params": [cfg[key]], "lr": lr * scale, "base": lr * scale})
     if method not in ("adam", "normalized"):

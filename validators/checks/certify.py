@@ -55,12 +55,13 @@ import numpy as np
 import torch
 from torch import Tensor
 
+from boundcalc.api import evaluate
 from boundcalc.validation_summary import yardstick_fields
 
 from ..data.inputs import derived_seed
 from ..device import resolve_device, resolve_dtype
 from ..model import Activation, Params, init_params, project
-from ..teacher import build_teacher, transported_params
+from ..teacher import build_teacher, eps_teacher, transported_params
 from ..train import intra_op_threads, minibatch_indices, small_work_threads
 from .certify_chain import (
     CHAIN_ROUTES,
@@ -69,17 +70,17 @@ from .certify_chain import (
     STAGES,
     STEP_COLUMNS,
     CertifyRun,
-    _floats,
-    _json_ready,
-    _save_npz,
     a_posteriori_values,
     chains,
+    float_values,
     is_violation,
+    json_ready,
     parts,
     plot_chains,
+    save_npz,
     write_files,
 )
-from .training import DEFAULT_TEACHER_DELTA, _data, _eps_teacher, _evaluate, _inputs, _triple
+from .training import DEFAULT_TEACHER_DELTA, calculator_inputs, check_triple, teacher_data
 
 #: (sample, token, head) entries per chunk of the per-step pass: CPU (cache-sized, but at least
 #: CPU_MIN_CHUNK samples), accelerators.
@@ -335,7 +336,7 @@ def certified_run(params0: Params, theta_bar: Params, X: Tensor, q: Tensor, y: T
     K = int(steps)
     if K < 1:
         raise ValueError(f"`steps` must be a positive integer, got {steps}")
-    rho_t = _triple("rho", rho)
+    rho_t = check_triple("rho", rho)
     dev = params0.W.device
     n = X.shape[0]
     sgd = batch_size is not None and int(batch_size) != n
@@ -458,7 +459,7 @@ def certify(kind: str = "theorem1", *, m: int, n: int, d: int, T: int, rho=2.0, 
     """
     if kind not in CERTIFIABLE:
         raise ValueError(f"`kind` must be one of {CERTIFIABLE}, got {kind!r}")
-    rho_t, nu_t = _triple("rho", rho), _triple("nu", nu)
+    rho_t, nu_t = check_triple("rho", rho), check_triple("nu", nu)
     if any(r < v for r, v in zip(rho_t, nu_t, strict=True)):
         raise ValueError(f"`rho` must be >= `nu` componentwise (Remark 10: theta_bar must lie in "
                          f"Omega_rho), got rho={rho_t}, nu={nu_t}")
@@ -470,20 +471,21 @@ def certify(kind: str = "theorem1", *, m: int, n: int, d: int, T: int, rho=2.0, 
     if sgd and not 1 <= b <= n:
         raise ValueError(f"`batch_size` must be an integer in [1, n={n}], got {batch_size}")
     started = time.perf_counter()
-    realizable = _evaluate(kind, _inputs(m=m, n=n, d=d, T=T, delta=delta, rho=rho_t, nu=nu_t,
-                                         steps=steps, activation=activation, eta=eta,
-                                         batch_size=b))
+    realizable = evaluate(kind, calculator_inputs(m=m, n=n, d=d, T=T, delta=delta, rho=rho_t,
+                                                  nu=nu_t, steps=steps, activation=activation,
+                                                  eta=eta, batch_size=b))
     step = float(realizable.inputs["eta"])
-    eps_t = _eps_teacher(n, d, nu_t, activation, teacher_width, teacher_delta)
-    mis_inputs = _inputs(m=m, n=n, d=d, T=T, delta=delta, rho=rho_t, nu=nu_t, steps=steps,
-                         activation=activation, eta=step, batch_size=b, misspecification=eps_t)
-    prior_ev = {"tight": _evaluate("remark9", mis_inputs),
-                "paper": _evaluate("remark9_paper", mis_inputs)}
-    prior = {fam: {**_floats(ev.constants), **_floats(ev.bound)}
+    eps_t = eps_teacher(n, d, nu_t, activation, teacher_width, teacher_delta)
+    mis_inputs = calculator_inputs(m=m, n=n, d=d, T=T, delta=delta, rho=rho_t, nu=nu_t,
+                                   steps=steps, activation=activation, eta=step, batch_size=b,
+                                   misspecification=eps_t)
+    prior_ev = {"tight": evaluate("remark9", mis_inputs),
+                "paper": evaluate("remark9_paper", mis_inputs)}
+    prior = {fam: {**float_values(ev.constants), **float_values(ev.bound)}
              for fam, ev in prior_ev.items()}
     teacher = build_teacher(d, T, seed=derived_seed(seed, "teacher"), nu=nu_t, anchors=anchors,
                             width=teacher_width, activation=activation, device=dev)
-    X, q, y = _data(teacher, n, T, d, seed, dt, dev)
+    X, q, y = teacher_data(teacher, n, T, d, seed, dt, dev)
     p0 = init_params(m, d, seed=seed, dtype=dt, device=dev)
     theta_bar = transported_params(p0, teacher)
     u_norms = p0.U.double().norm(dim=-1)
@@ -604,8 +606,8 @@ def run_certification(statements: Sequence[str], settings, out: str | Path, *,
                                batch_size=settings.batch_size,
                                teacher_width=settings.teacher_width, device=settings.device,
                                dtype=settings.dtype)
-                _save_npz(run.cells / f"{key}.npz", full["samples"])
-                res = _json_ready(full)
+                save_npz(run.cells / f"{key}.npz", full["samples"])
+                res = json_ready(full)
                 run.save_cell(key, res)
                 if progress:
                     summ = res["summary"]

@@ -149,7 +149,13 @@ def a_posteriori_values(inputs, route: str, *, eta: float, eps_mis: float,
     return out
 
 
-def _floats(group) -> dict[str, float]:
+def float_values(group) -> dict[str, float]:
+    """A mapping of numbers (an evaluation's constants or bounds) as floats, its None entries
+    (undefined values) left out.
+
+    >>> float_values({"L": 2, "eta_star": None})
+    {'L': 2.0}
+    """
     return {k: float(v) for k, v in group.items() if v is not None}
 
 
@@ -466,7 +472,10 @@ def is_violation(row: dict[str, Any]) -> bool:
 _JSON_STEP_KEYS = ("k", *STEP_COLUMNS)
 
 
-def _json_ready(result: dict[str, Any]) -> dict[str, Any]:
+def json_ready(result: dict[str, Any]) -> dict[str, Any]:
+    """A decomposed run's result as it is stored (``decompose.json``, a run directory's cell):
+    summary, chain, parts, the recorded steps and the per-step scalars as lists; the per-sample
+    arrays and parameters left out (they go to the ``.npz`` files)."""
     steps = result["steps"]
     return {"summary": result["summary"], "chain": result["chain"], "parts": result["parts"],
             "recorded_steps": list(result["recorded_steps"]),
@@ -485,7 +494,7 @@ def write_files(folder: str | Path, results: Sequence[dict[str, Any]],
 
     folder = Path(folder)
     folder.mkdir(parents=True, exist_ok=True)
-    ready = [_json_ready(r) if "samples" in r else r for r in results]
+    ready = [json_ready(r) if "samples" in r else r for r in results]
     stem = folder / FILE_STEM
     write_atomic(stem.with_suffix(".json"), dumps(ready))
     table = ([{"table": "chain", **row} for r in ready for row in r["chain"]]
@@ -501,16 +510,22 @@ def write_files(folder: str | Path, results: Sequence[dict[str, Any]],
     write_atomic(steps_csv, records_to_csv(step_rows))
     paths = [stem.with_suffix(".json"), stem.with_suffix(".csv"), steps_csv]
     if samples:
-        _save_npz(folder / f"{FILE_STEM}_samples.npz",
-                  {f"{key}.{name}": arr for key, arrays in samples.items()
+        save_npz(folder / f"{FILE_STEM}_samples.npz",
+                 {f"{key}.{name}": arr for key, arrays in samples.items()
                    for name, arr in arrays.items()})
         paths.append(folder / f"{FILE_STEM}_samples.npz")
     paths += plot_chains(ready, stem)
     return paths
 
 
-def _save_npz(path: Path, arrays: dict[str, np.ndarray]) -> None:
-    """``np.savez_compressed`` written atomically (temporary file in the folder, then replace)."""
+def save_npz(path: Path, arrays: dict[str, np.ndarray]) -> None:
+    """``np.savez_compressed`` of ``arrays`` to ``path``, written atomically (a temporary file in
+    the folder, then replaced), so a reader never sees half a file.
+
+    >>> save_npz(Path("x.npz"), {"a": np.arange(3)})
+    >>> np.load("x.npz")["a"].tolist()
+    [0, 1, 2]
+    """
     tmp = path.with_name(f".{path.stem}.tmp.npz")
     np.savez_compressed(tmp, **arrays)
     tmp.replace(path)

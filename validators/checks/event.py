@@ -12,7 +12,7 @@ from boundcalc.validation_settings import ValidationSettings
 
 from ..device import resolve_device, resolve_dtype
 from ..model import init_params
-from .records import _check_args, _record, _settings, a_priori
+from .records import a_priori, check_args, record, record_settings
 
 __all__ = ["validate_event", "cell"]
 
@@ -26,7 +26,7 @@ def validate_event(m: int, d: int, *, delta: object = "0.05", seeds: int = 200, 
     Records: ``event.violation_rate`` (fraction of seeds with max_i ‖U_i(0)‖ > u_∞, bound δ; also
     the exact rate 1 − P(χ_d ≤ u_∞)^{m/2}) and ``event.u_inf`` (largest max_i ‖U_i(0)‖ seen vs u_∞).
     """
-    _check_args(m=m, d=d, T=1, starts=1, steps=0, seed=seed, activation="tanh", samples=seeds)
+    check_args(m=m, d=d, T=1, starts=1, steps=0, seed=seed, activation="tanh", samples=seeds)
     dev, dt = resolve_device(device), resolve_dtype(dtype)
     ev = a_priori("event", m=m, d=d, rho="1", delta=delta)
     u_inf = ev["bound"]["u_inf"]
@@ -36,13 +36,13 @@ def validate_event(m: int, d: int, *, delta: object = "0.05", seeds: int = 200, 
     chi_cdf = torch.special.gammainc(torch.tensor(d / 2.0, dtype=torch.float64),
                                      torch.tensor(u_inf**2 / 2.0, dtype=torch.float64))
     exact = float(1.0 - chi_cdf ** (m // 2))
-    settings = _settings(m, d, None, ("nan",) * 3, delta, None, None, None, seed, dev, dt)
+    settings = record_settings(m, d, None, ("nan",) * 3, delta, None, None, None, seed, dev, dt)
     settings["seeds"] = seeds
     return [
-        _record("event.violation_rate", "seeds", rate, float(delta), settings,
-                exact_rate=exact, u_inf=u_inf),
-        _record("event.u_inf", "seeds", float(norms.max()), u_inf, settings,
-                median_max_norm=float(norms.median())),
+        record("event.violation_rate", "seeds", rate, float(delta), settings,
+               exact_rate=exact, u_inf=u_inf),
+        record("event.u_inf", "seeds", float(norms.max()), u_inf, settings,
+               median_max_norm=float(norms.median())),
     ]
 
 

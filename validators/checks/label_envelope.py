@@ -20,7 +20,7 @@ from torch.func import vmap
 
 from ..model import Activation, Params, head_features
 from .ascent import SearchResult
-from .search import _covariance, drive
+from .search import drive, head_covariance
 from .space import INPUT_VARS, Config, SearchSpace, queries_of, random_configuration, select
 
 #: Monte Carlo init draws of the label envelope's search (the re-estimate uses 4 times as many).
@@ -73,7 +73,7 @@ def search_label_attention(space: SearchSpace, act: Activation, *, starts: int, 
     U = _gaussian_draws(space.d, draws, seed + 17, dtype, device)
 
     def objective(c: Config) -> Tensor:
-        G = _covariance(space, c, act)[:, :, 0]                         # (S, n, d, d)
+        G = head_covariance(space, c, act)[:, :, 0]                 # (S, n, d, d)
         qn = queries_of(space, c).norm(dim=-1)                          # (S, n)
         GU = torch.einsum("snde,ke->snkd", G, U)
         return GU.norm(dim=-1).mean(-1) * qn
@@ -83,7 +83,7 @@ def search_label_attention(space: SearchSpace, act: Activation, *, starts: int, 
                 restarts=restarts)
     best = select(res.config, res.argmax)
     with torch.no_grad():
-        G = _covariance(space, best, act)[0, :, 0]                      # (n, d, d)
+        G = head_covariance(space, best, act)[0, :, 0]              # (n, d, d)
         qn = queries_of(space, best)[0].norm(dim=-1)
         mc = objective(best)[0]
         j = int(torch.argmax(mc))

@@ -20,22 +20,22 @@ from .records import (
     DEFAULT_SAMPLES,
     DEFAULT_STARTS,
     DEFAULT_STEPS,
-    _attach,
-    _check_args,
-    _data_record,
-    _geo_args,
-    _record,
-    _settings,
-    _setup,
-    _sigma,
-    _threads,
     a_posteriori,
     a_priori,
+    activation_sigmas,
+    attach_argmax,
+    check_args,
+    cpu_threads,
+    data_record,
+    geometry_args,
+    record,
+    record_settings,
+    setup,
 )
 from .search import (
-    _data,
     autograd_gradient_norm,
     fixed_init_config,
+    init_and_data,
     search_lipschitz,
     search_lipschitz_fixed,
     search_smoothness,
@@ -95,7 +95,7 @@ def lipschitz_supremum(*, m: int, d: int, T: int, rho: object, delta: object = "
     """
     ev = a_priori("lemma2", m=m, d=d, rho=rho, delta=delta, activation=activation)
     c_max, u_max = ev["constants"]["c_max"], ev["constants"]["u_max"]
-    s1 = _sigma(activation)[1]
+    s1 = activation_sigmas(activation)[1]
     if T >= 2:
         upper, _ = _profile_max(activation, c_max**2 * max(1.0, u_max**2), None)
         attained = (c_max * s1 * max(1.0, u_max)) ** 2   # u_max ≥ √d ≥ 1 in practice
@@ -175,16 +175,16 @@ def validate_lemma2(m: int, d: int, T: int, rho: object, *, delta: object = "0.0
         of ∇²_θ f(X; θ) by Hessian-vector products (per-head Lanczos of dimension ``lanczos``)
         at the maximisers of the joint Rayleigh-quotient ascent.
     """
-    _check_args(m=m, d=d, T=T, starts=starts, steps=steps, seed=seed, activation=activation,
-                samples=samples)
-    dev, dt, act, ev, rho_t, rho_f = _setup("lemma2", m=m, d=d, rho=rho, delta=delta,
-                                             activation=activation, device=device,
-                                             dtype=dtype)
+    check_args(m=m, d=d, T=T, starts=starts, steps=steps, seed=seed, activation=activation,
+               samples=samples)
+    dev, dt, act, ev, rho_t, rho_f = setup("lemma2", m=m, d=d, rho=rho, delta=delta,
+                                           activation=activation, device=device,
+                                           dtype=dtype)
     L, beta = ev["bound"]["lipschitz_L"], ev["bound"]["smoothness_beta"]
     u_inf = ev["constants"]["u_inf"]
-    settings = _settings(m, d, T, rho_t, delta, act.name, starts, steps, seed, dev, dt)
+    settings = record_settings(m, d, T, rho_t, delta, act.name, starts, steps, seed, dev, dt)
     records = []
-    with _threads(dev, threads):
+    with cpu_threads(dev, threads):
         # --- L, adversarial -------------------------------------------------------------------
         space = SearchSpace(m=m, d=d, T=T, rho=rho_f, u_inf=u_inf, query=query)
         sup = lipschitz_supremum(m=m, d=d, T=T, rho=rho, delta=delta, activation=activation)
@@ -193,33 +193,33 @@ def validate_lemma2(m: int, d: int, T: int, rho: object, *, delta: object = "0.0
                                device=dev, extra=hand)
         best = select(res.config, res.argmax)
         auto = float(autograd_gradient_norm(space, best, act).max())
-        rec = _record("lemma2.lipschitz_L", "adversarial", res.value, L, settings,
-                      measured_autograd=auto, true_max=sup["upper"], query=query)
-        records.append(_attach(rec, space, best, keep_argmax))
+        rec = record("lemma2.lipschitz_L", "adversarial", res.value, L, settings,
+                     measured_autograd=auto, true_max=sup["upper"], query=query)
+        records.append(attach_argmax(rec, space, best, keep_argmax))
         hand_value = float(batched_gradient_norm(theta_of(space, hand), hand["X"],
                                                  queries_of(space, hand), act).max())
-        records.append(_record("lemma2.lipschitz_L", "hand_built", hand_value, L, settings,
-                               true_max=sup["upper"], hand_built_formula=sup["attained"],
-                               query=query))
+        records.append(record("lemma2.lipschitz_L", "hand_built", hand_value, L, settings,
+                              true_max=sup["upper"], hand_built_formula=sup["attained"],
+                              query=query))
         # --- β, adversarial -------------------------------------------------------------------
         bspace = SearchSpace(m=m, d=d, T=T, rho=rho_f, u_inf=u_inf, query=query, direction=True)
         bres, spectral = search_smoothness(bspace, act, starts=starts, steps=steps, seed=seed + 1,
                                            dtype=dt, device=dev, lanczos=lanczos)
         i = int(torch.argmax(spectral))
-        rec = _record("lemma2.smoothness_beta", "adversarial", float(spectral[i]), beta,
-                      settings, rayleigh_max=bres.value, query=query, lanczos=lanczos)
-        records.append(_attach(rec, bspace, select(bres.config, i), keep_argmax))
+        rec = record("lemma2.smoothness_beta", "adversarial", float(spectral[i]), beta,
+                     settings, rayleigh_max=bres.value, query=query, lanczos=lanczos)
+        records.append(attach_argmax(rec, bspace, select(bres.config, i), keep_argmax))
         # --- data: actual init, synthetic inputs ----------------------------------------------
-        params0, X, q, geo = _data(m, d, T, samples, seed, dt, dev, act)
-        post = a_posteriori(m=m, d=d, rho=rho, activation=activation, **_geo_args(geo))
+        params0, X, q, geo = init_and_data(m, d, T, samples, seed, dt, dev, act)
+        post = a_posteriori(m=m, d=d, rho=rho, activation=activation, **geometry_args(geo))
         on_event = geo["u0_max"] <= u_inf
         dspace = SearchSpace(m=m, d=d, T=T, rho=rho_f, u_inf=max(u_inf, geo["u0_max"]),
                              query="last", symmetric=True)
         disp = random_configuration(dspace, samples, seed=seed + 2, dtype=dt, device=dev)
         dcfg = fixed_init_config(dspace, params0, X.unsqueeze(1), disp)
         dres = search_lipschitz_fixed(dspace, act, dcfg, steps)
-        records.append(_data_record("lemma2.lipschitz_L", dres.value, L, post["lipschitz_L"],
-                                    settings, geo, on_event, samples))
+        records.append(data_record("lemma2.lipschitz_L", dres.value, L, post["lipschitz_L"],
+                                   settings, geo, on_event, samples))
         bdspace = SearchSpace(m=m, d=d, T=T, rho=rho_f, u_inf=max(u_inf, geo["u0_max"]),
                               query="last", symmetric=True, direction=True)
         bdisp = random_configuration(bdspace, samples, seed=seed + 3, dtype=dt, device=dev)
@@ -227,8 +227,8 @@ def validate_lemma2(m: int, d: int, T: int, rho: object, *, delta: object = "0.0
         _, dspec = search_smoothness(bdspace, act, starts=samples, steps=steps, seed=seed + 3,
                                      dtype=dt, device=dev, lanczos=lanczos, base=bdcfg,
                                      free=THETA_VARS + DIRECTION_VARS)
-        records.append(_data_record("lemma2.smoothness_beta", float(dspec.max()), beta,
-                                    post["smoothness_beta"], settings, geo, on_event, samples))
+        records.append(data_record("lemma2.smoothness_beta", float(dspec.max()), beta,
+                                   post["smoothness_beta"], settings, geo, on_event, samples))
     return records
 
 

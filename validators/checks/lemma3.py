@@ -20,17 +20,17 @@ from .records import (
     DEFAULT_SAMPLES,
     DEFAULT_STARTS,
     DEFAULT_STEPS,
-    _attach,
-    _check_args,
-    _data_record,
-    _geo_args,
-    _record,
-    _settings,
-    _setup,
-    _threads,
     a_posteriori,
+    attach_argmax,
+    check_args,
+    cpu_threads,
+    data_record,
+    geometry_args,
+    record,
+    record_settings,
+    setup,
 )
-from .search import _data, fixed_init_config, search_linearization
+from .search import fixed_init_config, init_and_data, search_linearization
 from .space import THETA_VARS, Config, SearchSpace, concat_configs, select
 
 __all__ = ["BOUNDARY_ALIGNMENTS", "paper_boundary_point", "validate_lemma3", "cell"]
@@ -98,25 +98,25 @@ def validate_lemma3(m: int, d: int, T: int, rho: object, *, delta: object = "0.0
         in the event ball, W(0) (per head, not mirrored) and inputs, both signs, starting from
         random configurations and from the paper point at its worst sample.
     """
-    _check_args(m=m, d=d, T=T, starts=starts, steps=steps, seed=seed, activation=activation,
-                samples=samples)
-    dev, dt, act, ev, rho_t, rho_f = _setup("lemma3", m=m, d=d, rho=rho, delta=delta,
-                                             activation=activation, device=device,
-                                             dtype=dtype)
+    check_args(m=m, d=d, T=T, starts=starts, steps=steps, seed=seed, activation=activation,
+               samples=samples)
+    dev, dt, act, ev, rho_t, rho_f = setup("lemma3", m=m, d=d, rho=rho, delta=delta,
+                                           activation=activation, device=device,
+                                           dtype=dtype)
     eps = ev["bound"]["eps_lin"]
     u_inf = ev["constants"]["u_inf"]
-    settings = _settings(m, d, T, rho_t, delta, act.name, starts, steps, seed, dev, dt)
+    settings = record_settings(m, d, T, rho_t, delta, act.name, starts, steps, seed, dev, dt)
     records = []
-    with _threads(dev, threads):
-        params0, X, q, geo = _data(m, d, T, samples, seed, dt, dev, act)
-        post = a_posteriori(m=m, d=d, rho=rho, activation=activation, **_geo_args(geo))
+    with cpu_threads(dev, threads):
+        params0, X, q, geo = init_and_data(m, d, T, samples, seed, dt, dev, act)
+        post = a_posteriori(m=m, d=d, rho=rho, activation=activation, **geometry_args(geo))
         on_event = geo["u0_max"] <= u_inf
         disp = paper_boundary_point(params0, X, q, rho_f, act)
         theta = params0 + disp
         gap = (forward(theta, X, q, act) - linearized_output(params0, theta, X, q, act)).abs()
-        records.append(_data_record("lemma3.eps_lin", float(gap.max()), eps, post["eps_lin"],
-                                    settings, geo, on_event, samples, method="paper_point",
-                                    mean=float(gap.mean())))
+        records.append(data_record("lemma3.eps_lin", float(gap.max()), eps, post["eps_lin"],
+                                   settings, geo, on_event, samples, method="paper_point",
+                                   mean=float(gap.mean())))
         # data: per-sample ascent from the paper point (both signs), init and inputs fixed
         dspace = SearchSpace(m=m, d=d, T=T, rho=rho_f, u_inf=max(u_inf, geo["u0_max"]),
                              query="last", symmetric=True)
@@ -127,8 +127,8 @@ def validate_lemma3(m: int, d: int, T: int, rho: object, *, delta: object = "0.0
         dcfg = fixed_init_config(dspace, params0, Xs, paper_disp)
         dres = search_linearization(dspace, act, starts=S, steps=steps, seed=seed, dtype=dt,
                                     device=dev, base=dcfg, free=THETA_VARS)
-        records.append(_data_record("lemma3.eps_lin", dres.value, eps, post["eps_lin"], settings,
-                                    geo, on_event, samples))
+        records.append(data_record("lemma3.eps_lin", dres.value, eps, post["eps_lin"], settings,
+                                   geo, on_event, samples))
         # adversarial: everything free; the paper point at its worst sample is an extra start
         space = SearchSpace(m=m, d=d, T=T, rho=rho_f, u_inf=u_inf, query=query)
         j = int(torch.argmax(gap))
@@ -136,8 +136,8 @@ def validate_lemma3(m: int, d: int, T: int, rho: object, *, delta: object = "0.0
         res = search_linearization(space, act, starts=starts, steps=steps, seed=seed, dtype=dt,
                                    device=dev, extra=extra)
         best = select(res.config, res.argmax)
-        rec = _record("lemma3.eps_lin", "adversarial", res.value, eps, settings, query=query)
-        records.append(_attach(rec, space, best, keep_argmax))
+        rec = record("lemma3.eps_lin", "adversarial", res.value, eps, settings, query=query)
+        records.append(attach_argmax(rec, space, best, keep_argmax))
     return records
 
 

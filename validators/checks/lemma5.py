@@ -13,6 +13,7 @@ import time
 
 import torch
 
+from boundcalc.api import evaluate
 from boundcalc.validation_settings import ValidationSettings
 
 from ..data.inputs import derived_seed, synthetic_inputs
@@ -22,12 +23,11 @@ from ..teacher import build_teacher, transported_params
 from ..train import intra_op_threads, small_work_threads
 from .training import (
     DEFAULT_TEACHER_DELTA,
-    _evaluate,
-    _inputs,
-    _record,
-    _routes,
-    _seed_list,
-    _triple,
+    calculator_inputs,
+    check_routes,
+    check_seeds,
+    check_triple,
+    measured_record,
 )
 
 __all__ = ["measure_lemma5", "cell"]
@@ -51,16 +51,16 @@ def measure_lemma5(*, m: int, n: int, d: int, T: int, nu=1.0, delta: float = 0.0
     E_s > ε_app − ε_T (module docstring). Details: both violation rates, ε_T, the (1 − δ)-quantile
     and mean of E_s, seeds.
     """
-    nu_t = _triple("nu", nu)
-    routes = _routes(routes)
+    nu_t = check_triple("nu", nu)
+    routes = check_routes(routes)
     dev, dt = resolve_device(device), resolve_dtype(dtype)
-    seed_list = _seed_list(seeds)
+    seed_list = check_seeds(seeds)
     start = time.perf_counter()
-    inputs = _inputs(m=m, n=n, d=d, T=T, delta=delta, rho=nu_t, nu=nu_t, steps=1,
-                     activation=activation)
-    bounds = {"paper": float(_evaluate("lemma5", inputs).bound["eps_app"])}
+    inputs = calculator_inputs(m=m, n=n, d=d, T=T, delta=delta, rho=nu_t, nu=nu_t, steps=1,
+                               activation=activation)
+    bounds = {"paper": float(evaluate("lemma5", inputs).bound["eps_app"])}
     if "tight" in routes:
-        bounds["tight"] = float(_evaluate("theorem1", inputs).constants["eps_app"])
+        bounds["tight"] = float(evaluate("theorem1", inputs).constants["eps_app"])
     teacher = build_teacher(d, T, seed=teacher_seed, nu=nu_t, anchors=anchors,
                             width=teacher_width, activation=activation, device=dev)
     X = synthetic_inputs(n, T, d, seed=derived_seed(data_seed, "data"), device=dev)
@@ -82,7 +82,7 @@ def measure_lemma5(*, m: int, n: int, d: int, T: int, nu=1.0, delta: float = 0.0
         rate_conservative = float((err > eps_app - eps_t).double().mean())
         rate_vs_teacher = float((err > eps_app).double().mean())
         tight = route == "tight"
-        records.append(_record(
+        records.append(measured_record(
             "tight.eps_app" if tight else "lemma5", float(err.max()), eps_app,
             holds=rate_conservative <= float(delta),
             statement=("Lemma 5" + (" (d-free attention part, tight route)" if tight else "")

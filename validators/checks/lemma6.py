@@ -15,20 +15,20 @@ from .records import (
     DEFAULT_SAMPLES,
     DEFAULT_STARTS,
     DEFAULT_STEPS,
-    _attach,
-    _check_args,
-    _data_record,
-    _geo_args,
-    _record,
-    _settings,
-    _setup,
-    _threads,
     a_posteriori,
+    attach_argmax,
+    check_args,
+    cpu_threads,
+    data_record,
+    geometry_args,
+    record,
+    record_settings,
+    setup,
 )
 from .search import (
-    _data,
-    _loss_gradient_norm,
     fixed_init_config,
+    init_and_data,
+    loss_gradient_norm,
     search_loss_gradient,
     search_output,
 )
@@ -54,25 +54,25 @@ def validate_lemma6(m: int, d: int, T: int, rho: object, *, delta: object = "0.0
         ``adversarial`` —
         ascent over θ, init, inputs and labels |y| ≤ Y (Y = the a-priori label envelope).
     """
-    _check_args(m=m, d=d, T=T, starts=starts, steps=steps, seed=seed, activation=activation,
-                samples=samples)
-    dev, dt, act, ev, rho_t, rho_f = _setup("lemma6", m=m, d=d, rho=rho, delta=delta,
-                                             activation=activation, device=device,
-                                             dtype=dtype, nu=nu)
+    check_args(m=m, d=d, T=T, starts=starts, steps=steps, seed=seed, activation=activation,
+               samples=samples)
+    dev, dt, act, ev, rho_t, rho_f = setup("lemma6", m=m, d=d, rho=rho, delta=delta,
+                                           activation=activation, device=device,
+                                           dtype=dtype, nu=nu)
     F_bound, env = ev["bound"]["output_envelope_F"], ev["bound"]["loss_gradient_envelope"]
     Y = ev["bound"]["label_envelope_Y"]
     u_inf = ev["constants"]["u_inf"]
-    settings = _settings(m, d, T, rho_t, delta, act.name, starts, steps, seed, dev, dt)
+    settings = record_settings(m, d, T, rho_t, delta, act.name, starts, steps, seed, dev, dt)
     records = []
-    with _threads(dev, threads):
+    with cpu_threads(dev, threads):
         space = SearchSpace(m=m, d=d, T=T, rho=rho_f, u_inf=u_inf, query=query, symmetric=True)
         res = search_output(space, act, starts=starts, steps=steps, seed=seed, dtype=dt,
                             device=dev)
-        rec = _record("lemma6.output_envelope_F", "adversarial", res.value, F_bound, settings,
-                      query=query)
-        records.append(_attach(rec, space, select(res.config, res.argmax), keep_argmax))
-        params0, X, q, geo = _data(m, d, T, samples, seed, dt, dev, act)
-        post = a_posteriori(m=m, d=d, rho=rho, activation=activation, nu=nu, **_geo_args(geo))
+        rec = record("lemma6.output_envelope_F", "adversarial", res.value, F_bound, settings,
+                     query=query)
+        records.append(attach_argmax(rec, space, select(res.config, res.argmax), keep_argmax))
+        params0, X, q, geo = init_and_data(m, d, T, samples, seed, dt, dev, act)
+        post = a_posteriori(m=m, d=d, rho=rho, activation=activation, nu=nu, **geometry_args(geo))
         on_event = geo["u0_max"] <= u_inf
         dspace = SearchSpace(m=m, d=d, T=T, rho=rho_f, u_inf=max(u_inf, geo["u0_max"]),
                              query="last", symmetric=True)
@@ -81,9 +81,9 @@ def validate_lemma6(m: int, d: int, T: int, rho: object, *, delta: object = "0.0
         dcfg = fixed_init_config(dspace, params0, X.repeat_interleave(2, dim=0).unsqueeze(1), disp)
         dres = search_output(dspace, act, starts=S, steps=steps, seed=seed, dtype=dt, device=dev,
                              base=dcfg, free=THETA_VARS)
-        records.append(_data_record("lemma6.output_envelope_F", dres.value, F_bound,
-                                    post["output_envelope_F"], settings, geo, on_event,
-                                    samples))
+        records.append(data_record("lemma6.output_envelope_F", dres.value, F_bound,
+                                   post["output_envelope_F"], settings, geo, on_event,
+                                   samples))
         # ‖∇R̂‖ at random θ ∈ Ω_ρ with random labels |y| ≤ Y on the actual init and data
         # labels within the a-posteriori label envelope, so that both envelopes apply
         y_post = post["label_envelope_Y"]
@@ -92,17 +92,17 @@ def validate_lemma6(m: int, d: int, T: int, rho: object, *, delta: object = "0.0
         ldisp = random_configuration(lspace, draws, seed=seed + 5, dtype=dt, device=dev)
         lcfg = fixed_init_config(lspace, params0, X.expand(draws, -1, -1, -1), ldisp)
         with torch.no_grad():
-            gnorm = _loss_gradient_norm(lspace, lcfg, act)
-        records.append(_data_record("lemma6.loss_gradient_envelope", float(gnorm.max()), env,
-                                    post["loss_gradient_envelope"], settings, geo, on_event,
-                                    samples, method="random", draws=draws, label_max=y_post))
+            gnorm = loss_gradient_norm(lspace, lcfg, act)
+        records.append(data_record("lemma6.loss_gradient_envelope", float(gnorm.max()), env,
+                                   post["loss_gradient_envelope"], settings, geo, on_event,
+                                   samples, method="random", draws=draws, label_max=y_post))
         aspace = SearchSpace(m=m, d=d, T=T, rho=rho_f, u_inf=u_inf, samples=1, query=query,
                              symmetric=True, label_max=Y)
         ares = search_loss_gradient(aspace, act, starts=starts, steps=steps, seed=seed + 6,
                                     dtype=dt, device=dev)
-        rec = _record("lemma6.loss_gradient_envelope", "adversarial", ares.value, env, settings,
-                      query=query, label_max=Y)
-        records.append(_attach(rec, aspace, select(ares.config, ares.argmax), keep_argmax))
+        rec = record("lemma6.loss_gradient_envelope", "adversarial", ares.value, env, settings,
+                     query=query, label_max=Y)
+        records.append(attach_argmax(rec, aspace, select(ares.config, ares.argmax), keep_argmax))
     return records
 
 

@@ -47,8 +47,13 @@ DEFAULT_SAMPLES = 8
 # arguments, bounds and records
 # ----------------------------------------------------------------------------------------------
 
-def _rho_text(rho: object) -> str:
-    """ρ as the calculator's text: one number or three comma-separated numbers."""
+def rho_text(rho: object) -> str:
+    """ρ as the calculator's text: one number or three comma-separated numbers, so a
+    measurement passes the radii it was given to :func:`boundcalc.params.validate` unchanged.
+
+    >>> rho_text(2), rho_text(2.5), rho_text((1, 2.0, 3))
+    ('2', '2.5', '1,2.0,3')
+    """
     if isinstance(rho, (int, float)) and not isinstance(rho, bool):
         return repr(float(rho)) if isinstance(rho, float) else str(rho)
     if isinstance(rho, str):
@@ -76,7 +81,7 @@ def a_priori(statement: str, *, m: int, d: int, rho: object, delta: object = "0.
     Raises:
         boundcalc.params.InputError naming the flag for invalid m, d, ρ, δ, activation.
     """
-    return _evaluate_cached(statement, int(m), int(d), _rho_text(rho), str(delta),
+    return _evaluate_cached(statement, int(m), int(d), rho_text(rho), str(delta),
                             str(activation), str(nu))
 
 
@@ -103,7 +108,7 @@ def a_posteriori(*, m: int, d: int, rho: object, activation: str, nu: object = "
     """
     import mpmath
 
-    inputs = validate(m=m, d=d, rho=_rho_text(rho), activation=activation, nu=str(nu))
+    inputs = validate(m=m, d=d, rho=rho_text(rho), activation=activation, nu=str(nu))
     from boundcalc.theory import symbols as S
 
     from boundcalc.api import symbol_values
@@ -120,11 +125,14 @@ def a_posteriori(*, m: int, d: int, rho: object, activation: str, nu: object = "
 
 
 @contextlib.contextmanager
-def _threads(device: torch.device, threads: int | None) -> Iterator[None]:
+def cpu_threads(device: torch.device, threads: int | None) -> Iterator[None]:
     """Run with ``threads`` intra-op CPU threads (restored afterwards); None leaves torch's setting.
 
     The searches are many small kernels; on a busy 2-core machine a float64 softmax with 2 OpenMP
     threads was measured at ~8 ms per call against ~20 µs with 1 thread, so 1 is the default.
+
+    >>> with cpu_threads(torch.device("cpu"), None):
+    ...     pass
     """
     if threads is None or device.type != "cpu":
         yield
@@ -137,8 +145,9 @@ def _threads(device: torch.device, threads: int | None) -> Iterator[None]:
         torch.set_num_threads(old)
 
 
-class _Setup(NamedTuple):
-    """What every adversarial validator starts from (:func:`_setup`)."""
+class Setup(NamedTuple):
+    """What every adversarial validator starts from (:func:`setup`): device, dtype, activation,
+    the a-priori evaluation and the radii (as the calculator parsed them, and as floats)."""
 
     dev: torch.device
     dt: torch.dtype
@@ -148,17 +157,29 @@ class _Setup(NamedTuple):
     rho_f: tuple[float, float, float]
 
 
-def _setup(statement: str, *, m: int, d: int, rho: object, delta: object, activation: str,
-           device: str | torch.device, dtype: torch.dtype | str, **extra: object) -> _Setup:
+def setup(statement: str, *, m: int, d: int, rho: object, delta: object, activation: str,
+          device: str | torch.device, dtype: torch.dtype | str, **extra: object) -> Setup:
     """Device, dtype, activation, the a-priori evaluation of ``statement`` and the radii (as the
-    calculator parsed them, and as floats)."""
+    calculator parsed them, and as floats): the first step of every adversarial measurement.
+
+    >>> s = setup("lemma2", m=4, d=2, rho=2, delta="0.05", activation="tanh", device="cpu",
+    ...           dtype="float64")
+    >>> s.dev.type, s.dt, s.act.name, s.rho_f
+    ('cpu', torch.float64, 'tanh', (2.0, 2.0, 2.0))
+    """
     ev = a_priori(statement, m=m, d=d, rho=rho, delta=delta, activation=activation, **extra)
-    rho_t = validate(m=m, rho=_rho_text(rho)).rho
-    return _Setup(resolve_device(device), resolve_dtype(dtype), get_activation(activation), ev,
-                  rho_t, tuple(float(r) for r in rho_t))
+    rho_t = validate(m=m, rho=rho_text(rho)).rho
+    return Setup(resolve_device(device), resolve_dtype(dtype), get_activation(activation), ev,
+                 rho_t, tuple(float(r) for r in rho_t))
 
 
-def _settings(m, d, T, rho_t, delta, activation, starts, steps, seed, device, dtype) -> dict:
+def record_settings(m, d, T, rho_t, delta, activation, starts, steps, seed, device, dtype) -> dict:
+    """The settings fields every record of a measurement carries (module docstring), as plain
+    JSON values.
+
+    >>> record_settings(4, 2, 3, (2, 2, 2), 0.05, "tanh", 8, 10, 0, "cpu", torch.float64)["dtype"]
+    'float64'
+    """
     return {
         "m": m, "d": d, "T": T, "rho_c": float(rho_t[0]), "rho_u": float(rho_t[1]),
         "rho_w": float(rho_t[2]), "delta": float(delta), "activation": activation,
@@ -167,8 +188,16 @@ def _settings(m, d, T, rho_t, delta, activation, starts, steps, seed, device, dt
     }
 
 
-def _record(name: str, method: str, measured: float, bound: float, settings: dict,
-            **extra) -> dict:
+def record(name: str, method: str, measured: float, bound: float, settings: dict,
+           **extra) -> dict:
+    """One measured-against-bound record (module docstring): ``name``, ``method``,
+    ``measured``, ``bound``, ``ratio`` = measured / bound (0 or inf for a bound ≤ 0),
+    ``holds`` = measured ≤ bound with no tolerance, then ``settings`` and ``extra``.
+
+    >>> r = record("lemma2.lipschitz_L", "adversarial", 1.0, 4.0, {"m": 4})
+    >>> r["ratio"], r["holds"], r["m"]
+    (0.25, True, 4)
+    """
     ratio = measured / bound if bound > 0 else (0.0 if measured <= 0 else math.inf)
     rec = {"name": name, "method": method, "measured": float(measured), "bound": float(bound),
            "ratio": float(ratio), "holds": bool(measured <= bound)}
@@ -177,7 +206,15 @@ def _record(name: str, method: str, measured: float, bound: float, settings: dic
     return rec
 
 
-def _check_args(*, m, d, T, starts, steps, seed, activation, samples=1) -> None:
+def check_args(*, m, d, T, starts, steps, seed, activation, samples=1) -> None:
+    """Refuse a bad size, effort, seed or activation of a measurement (ValueError naming the
+    argument) before any work.
+
+    >>> check_args(m=3, d=2, T=2, starts=1, steps=0, seed=0, activation="tanh")
+    Traceback (most recent call last):
+    ...
+    ValueError: `m` must be even (symmetric init), got 3
+    """
     for name, value, low in (("m", m, 2), ("d", d, 1), ("T", T, 1), ("starts", starts, 1),
                              ("steps", steps, 0), ("samples", samples, 1)):
         if not isinstance(value, int) or isinstance(value, bool) or value < low:
@@ -190,23 +227,44 @@ def _check_args(*, m, d, T, starts, steps, seed, activation, samples=1) -> None:
 
 
 @functools.cache
-def _sigma(activation: str) -> tuple[float, float, float]:
+def activation_sigmas(activation: str) -> tuple[float, float, float]:
+    """(σ₀, σ₁, σ₂): the bounds on |σ|, |σ'|, |σ''| of ``activation`` that the theory uses
+    (:mod:`boundcalc.theory.activations`), as floats.
+
+    >>> activation_sigmas("tanh")[:2]
+    (1.0, 1.0)
+    """
     from boundcalc.theory.activations import get_activation as theory_activation
 
     a = theory_activation(activation)
     return float(a.sigma0), float(a.sigma1), float(a.sigma2)
 
 
-def _geo_args(geo: dict) -> dict:
+def geometry_args(geo: dict) -> dict:
+    """The measured geometry that :func:`a_posteriori` takes (u0_max, x_max, q_max, g_max), out
+    of a :func:`~boundcalc.validators.checks.search.measured_geometry` dict.
+
+    >>> geometry_args({"u0_max": 1.5, "x_max": 1.0, "q_max": 1.0, "g_max": 1.0, "g_at_init": 0})
+    {'u0_max': 1.5, 'x_max': 1.0, 'q_max': 1.0, 'g_max': 1.0}
+    """
     return {k: geo[k] for k in ("u0_max", "x_max", "q_max", "g_max")}
 
 
-def _data_record(name: str, measured: float, bound: float, post_bound: float, settings: dict,
-                 geo: dict, on_event: bool, samples: int, method: str = "data", **extra) -> dict:
-    rec = _record(name, method, measured, bound, settings, a_posteriori_bound=post_bound,
-                  ratio_a_posteriori=measured / post_bound if post_bound > 0 else math.inf,
-                  holds_a_posteriori=bool(measured <= post_bound), on_event=bool(on_event),
-                  samples=samples, **geo, **extra)
+def data_record(name: str, measured: float, bound: float, post_bound: float, settings: dict,
+                geo: dict, on_event: bool, samples: int, method: str = "data", **extra) -> dict:
+    """A :func:`record` of a measurement on an actual init and data set, against its a-priori
+    ``bound`` and its a-posteriori ``post_bound`` (at the measured geometry ``geo``); off the
+    init event the a-priori bound is not guaranteed, so such a record always holds, with a note.
+
+    >>> geo = {"u0_max": 1.0, "x_max": 1.0, "q_max": 1.0, "g_max": 1.0}
+    >>> r = data_record("lemma2.lipschitz_L", 3.0, 2.0, 4.0, {}, geo, False, 8)
+    >>> r["holds"], r["holds_a_posteriori"], r["ratio_a_posteriori"]
+    (True, True, 0.75)
+    """
+    rec = record(name, method, measured, bound, settings, a_posteriori_bound=post_bound,
+                 ratio_a_posteriori=measured / post_bound if post_bound > 0 else math.inf,
+                 holds_a_posteriori=bool(measured <= post_bound), on_event=bool(on_event),
+                 samples=samples, **geo, **extra)
     if not on_event:
         # the a-priori bound is only guaranteed on the event E_U: not a counterexample
         rec["holds"] = True
@@ -214,7 +272,13 @@ def _data_record(name: str, measured: float, bound: float, post_bound: float, se
     return rec
 
 
-def _attach(rec: dict, space: SearchSpace, cfg: Config, keep: bool) -> dict:
+def attach_argmax(rec: dict, space: SearchSpace, cfg: Config, keep: bool) -> dict:
+    """``rec`` with the maximising configuration ``cfg`` as plain lists in ``argmax`` when it
+    fails (a counterexample to report) or when ``keep``; ``rec`` itself, changed in place.
+
+    >>> attach_argmax({"holds": True}, None, None, keep=False)
+    {'holds': True}
+    """
     if keep or not rec["holds"]:
         rec["argmax"] = config_to_lists(space, cfg)
     return rec

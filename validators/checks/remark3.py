@@ -20,13 +20,13 @@ from .lemma2 import lipschitz_supremum, lipschitz_worst_case
 from .records import (
     DEFAULT_STARTS,
     DEFAULT_STEPS,
-    _check_args,
-    _record,
-    _settings,
-    _setup,
-    _threads,
+    check_args,
+    cpu_threads,
+    record,
+    record_settings,
+    setup,
 )
-from .search import _covariance, search_lipschitz
+from .search import head_covariance, search_lipschitz
 from .space import (
     INPUT_VARS,
     Config,
@@ -94,7 +94,7 @@ def _xjx_argmax_exact(space: SearchSpace, cfg: Config,
     """(exact λ_max at the float argmax, float max, exact max‖x_t‖² there) over all starts,
     samples and heads of ``cfg``."""
     with torch.no_grad():
-        eig = torch.linalg.eigvalsh(_covariance(space, cfg, act)).amax(-1)   # (S, n, m)
+        eig = torch.linalg.eigvalsh(head_covariance(space, cfg, act)).amax(-1)   # (S, n, m)
         flat = int(eig.argmax())
         s_i, n_i, m_i = (int(v) for v in torch.unravel_index(torch.tensor(flat), eig.shape))
         W = theta_of(space, cfg).W[s_i, m_i]
@@ -120,36 +120,37 @@ def remark3_table(m: int, d: int, rho: object, *, Ts: Sequence[int] = REMARK3_T,
     if not Ts:
         raise ValueError("`Ts` must list at least one sequence length")
     for T in Ts:
-        _check_args(m=m, d=d, T=T, starts=starts, steps=steps, seed=seed, activation=activation)
-    dev, dt, act, ev, rho_t, rho_f = _setup("lemma2", m=m, d=d, rho=rho, delta=delta,
-                                             activation=activation, device=device,
-                                             dtype=dtype)
+        check_args(m=m, d=d, T=T, starts=starts, steps=steps, seed=seed, activation=activation)
+    dev, dt, act, ev, rho_t, rho_f = setup("lemma2", m=m, d=d, rho=rho, delta=delta,
+                                           activation=activation, device=device,
+                                           dtype=dtype)
     L, u_inf = ev["bound"]["lipschitz_L"], ev["constants"]["u_inf"]
     records = []
-    with _threads(dev, threads):
+    with cpu_threads(dev, threads):
         for T in Ts:
-            settings = _settings(m, d, T, rho_t, delta, act.name, starts, steps, seed, dev, dt)
+            settings = record_settings(m, d, T, rho_t, delta, act.name, starts, steps, seed,
+                                       dev, dt)
             space = SearchSpace(m=m, d=d, T=T, rho=rho_f, u_inf=u_inf, query=query)
             cfg = random_configuration(space, starts, seed=seed, dtype=dt, device=dev)
             hand = lipschitz_worst_case(space, dtype=dt, device=dev)
 
             def cov_obj(c: Config, space=space) -> Tensor:
-                return torch.linalg.matrix_norm(_covariance(space, c, act)).flatten(1)
+                return torch.linalg.matrix_norm(head_covariance(space, c, act)).flatten(1)
 
             res = ascend(space, concat_configs([hand, cfg]), cov_obj,
                          free=("W0", "dW") + INPUT_VARS, steps=steps)
             op, op_float, norm_sq = _xjx_argmax_exact(space, res.config, act)
             hand_op, _, _ = _xjx_argmax_exact(space, hand, act)
-            records.append(_record("remark3.xjx_op", "adversarial", op, 1.0, settings,
-                                   hand_built=hand_op, float64_eigvalsh=op_float,
-                                   max_token_norm_sq=norm_sq, query=query))
+            records.append(record("remark3.xjx_op", "adversarial", op, 1.0, settings,
+                                  hand_built=hand_op, float64_eigvalsh=op_float,
+                                  max_token_norm_sq=norm_sq, query=query))
             sup = lipschitz_supremum(m=m, d=d, T=T, rho=rho, delta=delta, activation=activation)
             hand = lipschitz_worst_case(space, pre=sup["pre"], dtype=dt, device=dev)
             lres = search_lipschitz(space, act, starts=starts, steps=steps, seed=seed, dtype=dt,
                                     device=dev, extra=hand)
-            records.append(_record("remark3.lipschitz_L", "adversarial", lres.value, L, settings,
-                                   hand_built=sup["attained"], true_max=sup["upper"],
-                                   query=query))
+            records.append(record("remark3.lipschitz_L", "adversarial", lres.value, L, settings,
+                                  hand_built=sup["attained"], true_max=sup["upper"],
+                                  query=query))
     return records
 
 

@@ -92,7 +92,17 @@ def measured_geometry(params0: Params, X: Tensor, q: Tensor, act: Activation) ->
     }
 
 
-def _data(m, d, T, samples, seed, dtype, device, act):
+def init_and_data(m, d, T, samples, seed, dtype, device, act):
+    """The actual init θ(0) of ``seed`` (m heads), ``samples`` synthetic inputs X (samples, T, d)
+    with their queries q, and their :func:`measured_geometry`: what the measurements on data
+    (rather than adversarial) evaluate at.
+
+    >>> from boundcalc.validators.model import get_activation
+    >>> params0, X, q, geo = init_and_data(4, 2, 3, 5, 0, torch.float64, "cpu",
+    ...                                    get_activation("tanh"))
+    >>> tuple(X.shape), tuple(q.shape), geo["x_max"] <= 1.0
+    ((5, 3, 2), (5, 2), True)
+    """
     params0 = init_params(m, d, seed=seed, dtype=dtype, device=device)
     X, q = synthetic_inputs(samples, T, d, seed=seed, dtype=dtype, device=device)
     return params0, X, q, measured_geometry(params0, X, q, act)
@@ -185,8 +195,12 @@ def clone_best_head(space: SearchSpace, cfg: Config, scores: Tensor) -> Config:
     return out
 
 
-def _signs(starts: int, dtype, device) -> Tensor:
-    """+1, −1, +1, … per start (both signs of a two-sided quantity)."""
+def alternating_signs(starts: int, dtype, device) -> Tensor:
+    """+1, −1, +1, … per start (both signs of a two-sided quantity): (starts,).
+
+    >>> alternating_signs(3, torch.float64, "cpu").tolist()
+    [1.0, -1.0, 1.0]
+    """
     s = torch.ones(starts, dtype=dtype, device=device)
     s[1::2] = -1.0
     return s
@@ -368,7 +382,7 @@ def search_smoothness(space: SearchSpace, act: Activation, *, starts: int, steps
     cfg = base if base is not None else random_configuration(space, starts, seed=seed,
                                                              dtype=dtype, device=device)
     S = cfg["dc"].shape[0]
-    sign = _signs(S, dtype, device)
+    sign = alternating_signs(S, dtype, device)
     result = drive(space, _rayleigh_objective(space, act, sign), cfg, free=free, steps=steps,
                    seed=seed, restarts=restarts)
     best = result.config
@@ -398,7 +412,7 @@ def search_linearization(space: SearchSpace, act: Activation, *, starts: int, st
                                                              dtype=dtype, device=device)
     if extra is not None:
         cfg = concat_configs([extra, cfg])
-    sign = _signs(cfg["dc"].shape[0], dtype, device)
+    sign = alternating_signs(cfg["dc"].shape[0], dtype, device)
 
     def scores(c: Config) -> Tensor:
         terms = per_head_linearization_terms(space, c, act)               # (S, n, m)
@@ -429,7 +443,7 @@ def search_output(space: SearchSpace, act: Activation, *, starts: int, steps: in
         raise ValueError("`space` must be symmetric: Lemma 6's envelope uses f(theta(0)) = 0")
     cfg = base if base is not None else random_configuration(space, starts, seed=seed,
                                                              dtype=dtype, device=device)
-    sign = _signs(cfg["dc"].shape[0], dtype, device)
+    sign = alternating_signs(cfg["dc"].shape[0], dtype, device)
     half = space.m // 2
 
     def scores(c: Config) -> Tensor:
@@ -442,7 +456,10 @@ def search_output(space: SearchSpace, act: Activation, *, starts: int, steps: in
                  seed=seed, head_scores=scores, restarts=restarts)
 
 
-def _loss_gradient_norm(space: SearchSpace, cfg: Config, act: Activation) -> Tensor:
+def loss_gradient_norm(space: SearchSpace, cfg: Config, act: Activation) -> Tensor:
+    """‖∇R̂(θ_s)‖ per start s (closed form, Lemma 1) on each start's inputs and labels: (S,);
+    the objective of :func:`search_loss_gradient`, and what Lemma 6's loss-gradient envelope
+    is measured by on data."""
     _, grad, _ = batched_loss_gradient(theta_of(space, cfg), cfg["X"], queries_of(space, cfg),
                                        cfg["y"], act)
     return torch.sqrt(sum((g.flatten(1) ** 2).sum(1) for g in grad))    # (S,)
@@ -456,7 +473,7 @@ def search_loss_gradient(space: SearchSpace, act: Activation, *, starts: int, st
     if not space.symmetric or space.label_max is None:
         raise ValueError("`space` must be symmetric with label_max set for the loss gradient")
     cfg = random_configuration(space, starts, seed=seed, dtype=dtype, device=device)
-    return drive(space, lambda c: _loss_gradient_norm(space, c, act).unsqueeze(1), cfg,
+    return drive(space, lambda c: loss_gradient_norm(space, c, act).unsqueeze(1), cfg,
                  free=ALL_VARS, steps=steps, seed=seed, restarts=restarts)
 
 
@@ -467,8 +484,10 @@ def search_lipschitz_fixed(space: SearchSpace, act: Activation, cfg: Config,
                  seed=seed)
 
 
-def _covariance(space: SearchSpace, cfg: Config, act: Activation) -> Tensor:
-    """G = X J(z_i) Xᵀ = Σ_t s_t x_t x_tᵀ − a aᵀ per (start, sample, head): (S, n, m, d, d)."""
+def head_covariance(space: SearchSpace, cfg: Config, act: Activation) -> Tensor:
+    """G = X J(z_i) Xᵀ = Σ_t s_t x_t x_tᵀ − a aᵀ per (start, sample, head): (S, n, m, d, d);
+    the matrix of Remark 3 (its λ_max against max_t ‖x_t‖²) and of the tight route's label
+    attention factor E_U‖G U‖·‖q‖ (:mod:`boundcalc.validators.checks.label_envelope`)."""
     theta, q = theta_of(space, cfg), queries_of(space, cfg)
     F = vmap(functools.partial(head_features, act=act))(theta, cfg["X"], q)
     second = torch.einsum("snmt,sntd,snte->snmde", F.s, cfg["X"], cfg["X"])

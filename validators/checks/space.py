@@ -239,7 +239,7 @@ def project_(space: SearchSpace, cfg: Config) -> Config:
     cfg["dc"].copy_(cfg["dc"].clamp(-rc, rc))
     cfg["dU"].copy_(_shrink(cfg["dU"], ru, 1))
     cfg["dW"].copy_(_shrink(cfg["dW"], rw, 2))
-    cfg["U0"].copy_(_shrink(cfg["U0"], space.init_ball_radius, _block_dims(space, "U0")))
+    cfg["U0"].copy_(_shrink(cfg["U0"], space.init_ball_radius, block_dims(space, "U0")))
     cfg["X"].copy_(_shrink(cfg["X"], 1.0, 1))
     if "q" in cfg:
         cfg["q"].copy_(_shrink(cfg["q"], 1.0, 1))
@@ -295,7 +295,7 @@ def perturb(space: SearchSpace, cfg: Config, *, scale: float, seed: int,
     for key in keys:
         if key in out:
             noise = torch.randn(out[key].shape, generator=gen, dtype=torch.float64)
-            out[key] = out[key] + (scale * _lr_scale(space, key)) * noise.to(out[key])
+            out[key] = out[key] + (scale * lr_scale(space, key)) * noise.to(out[key])
     return project_(space, out)
 
 
@@ -377,9 +377,15 @@ def config_to_lists(space: SearchSpace, cfg: Config) -> dict[str, object]:
     return out
 
 
-def _lr_scale(space: SearchSpace, key: str) -> float:
+def lr_scale(space: SearchSpace, key: str) -> float:
     """Typical coordinate size of a variable's set (radius / √(block dimension)); W(0) is free and
-    only moves the softmax logits, for which steps of ~0.1 per entry proved the most reliable."""
+    only moves the softmax logits, for which steps of ~0.1 per entry proved the most reliable.
+    The ascent scales its steps and its noise by it, so every variable moves alike.
+
+    >>> space = SearchSpace(m=4, d=4, T=2, rho=(2.0, 2.0, 2.0), u_inf=1.0)
+    >>> lr_scale(space, "dU"), lr_scale(space, "W0")
+    (0.5, 0.1)
+    """
     rc, ru, rw = space.radii
     d, p = space.d, space.head_dim
     scales = {
@@ -396,9 +402,14 @@ _BLOCK_DIMS = {"dc": 0, "dU": 1, "dW": 2, "U0": 1, "W0": 2, "X": 1, "q": 1, "y":
                "vc": 0, "vU": 1, "vW": 2}
 
 
-def _block_dims(space: SearchSpace, key: str) -> int:
+def block_dims(space: SearchSpace, key: str) -> int:
     """Trailing dimensions of one block of ``key`` (U(0) under ``init_event='average'``: the
-    whole (m', d) block of a start is one ball)."""
+    whole (m', d) block of a start is one ball): the dimensions a projection or a norm of one
+    block runs over.
+
+    >>> block_dims(SearchSpace(m=4, d=4, T=2, rho=(2.0, 2.0, 2.0), u_inf=1.0), "dW")
+    2
+    """
     if key == "U0" and space.init_event == "average":
         return 2
     return _BLOCK_DIMS[key]

@@ -83,16 +83,16 @@ from .records import (
     DEFAULT_SAMPLES,
     DEFAULT_STARTS,
     DEFAULT_STEPS,
-    _attach,
-    _check_args,
-    _record,
-    _rho_text,
-    _settings,
-    _threads,
+    attach_argmax,
+    check_args,
+    cpu_threads,
+    record,
+    record_settings,
+    rho_text,
 )
 from .search import (
     ALL_VARS,
-    _signs,
+    alternating_signs,
     drive,
     fixed_init_config,
     measured_geometry,
@@ -142,7 +142,7 @@ def tight_bounds(*, m: int, d: int, rho: object, nu: object = "1", delta: object
     Every tight measurement reads its bound here (the tests halve them to show that a search
     can fail). n only enters ε_app (through log(4n/δ)).
     """
-    ev = _tight_cached(int(m), int(n), int(d), _rho_text(rho), _rho_text(nu), str(delta),
+    ev = _tight_cached(int(m), int(n), int(d), rho_text(rho), rho_text(nu), str(delta),
                        str(activation))
     out = {k: float(ev["constants"][k]) for k in TIGHT_KEYS}
     out["label_attention"] = 1.0
@@ -173,7 +173,7 @@ def a_posteriori_tight(*, m: int, d: int, rho: object, activation: str, nu: obje
 
     from boundcalc.api import symbol_values
 
-    values = dict(symbol_values(validate(m=m, d=d, rho=_rho_text(rho), nu=_rho_text(nu),
+    values = dict(symbol_values(validate(m=m, d=d, rho=rho_text(rho), nu=rho_text(nu),
                                          activation=activation)))
     values.update({S.u0_rms: u0_rms, S.x_max: x_max, S.q_max: q_max, S.g_max: g_max})
     syms, func = _posteriori_function()
@@ -213,21 +213,21 @@ def validate_head_average_event(m: int, d: int, *, delta: object = "0.05", seeds
     m = 16, d = 8 each init does with probability 0.0043, so one of 200 inits does with
     probability 0.58): the maximum is reported, not compared.
     """
-    _check_args(m=m, d=d, T=1, starts=1, steps=0, seed=seed, activation="tanh", samples=seeds)
+    check_args(m=m, d=d, T=1, starts=1, steps=0, seed=seed, activation="tanh", samples=seeds)
     dev, dt = resolve_device(device), resolve_dtype(dtype)
     u_bar = tight_bounds(m=m, d=d, rho="1", delta=delta)["u_bar"]
     rms = torch.tensor([head_average_norm(init_params(m, d, seed=s, dtype=dt, device=dev).U)
                         for s in range(seed, seed + seeds)], dtype=torch.float64)
     rate = float((rms > u_bar).double().mean())
-    settings = _settings(m, d, None, ("nan",) * 3, delta, None, None, None, seed, dev, dt)
+    settings = record_settings(m, d, None, ("nan",) * 3, delta, None, None, None, seed, dev, dt)
     settings["seeds"] = seeds
     return [
-        _record("tight.event_rate", "seeds", rate, float(delta), settings,
-                exact_rate=head_average_failure_exact(m, d, u_bar), u_bar=u_bar, route="tight"),
-        _record("tight.u_bar", "seeds",
-                float(torch.quantile(rms, 1 - float(delta), interpolation="lower")), u_bar,
-                settings, max_rms=float(rms.max()), median_rms=float(rms.median()),
-                route="tight"),
+        record("tight.event_rate", "seeds", rate, float(delta), settings,
+               exact_rate=head_average_failure_exact(m, d, u_bar), u_bar=u_bar, route="tight"),
+        record("tight.u_bar", "seeds",
+               float(torch.quantile(rms, 1 - float(delta), interpolation="lower")), u_bar,
+               settings, max_rms=float(rms.max()), median_rms=float(rms.median()),
+               route="tight"),
     ]
 
 
@@ -325,7 +325,7 @@ def search_taylor(space: SearchSpace, act: Activation, *, starts: int, steps: in
     terms of :func:`per_head_taylor_terms`)."""
     cfg = base if base is not None else random_configuration(space, starts, seed=seed,
                                                              dtype=dtype, device=device)
-    sign = _signs(cfg["dc"].shape[0], dtype, device)
+    sign = alternating_signs(cfg["dc"].shape[0], dtype, device)
 
     def objective(c: Config) -> Tensor:
         return sign.unsqueeze(1) * per_head_taylor_terms(space, c, act).sum(-1)
@@ -363,10 +363,10 @@ def search_change_of_feature(space: SearchSpace, act: Activation,
 
 def _data_record(name: str, measured: float, bound: float, post_bound: float, settings: dict,
                  geo: dict, on_event: bool, samples: int, **extra) -> dict:
-    rec = _record(name, "data", measured, bound, settings, a_posteriori_bound=post_bound,
-                  ratio_a_posteriori=measured / post_bound if post_bound > 0 else math.inf,
-                  holds_a_posteriori=bool(measured <= post_bound), on_event=bool(on_event),
-                  samples=samples, route="tight", **geo, **extra)
+    rec = record(name, "data", measured, bound, settings, a_posteriori_bound=post_bound,
+                 ratio_a_posteriori=measured / post_bound if post_bound > 0 else math.inf,
+                 holds_a_posteriori=bool(measured <= post_bound), on_event=bool(on_event),
+                 samples=samples, route="tight", **geo, **extra)
     if not on_event:
         # the a-priori bound is only guaranteed on E_avg: not a counterexample
         rec["holds"] = True
@@ -401,26 +401,26 @@ def validate_tight(m: int, d: int, T: int, rho: object, *, nu: object = "1",
     * ``tight.label_attention`` — sup of E_U‖G U‖·‖q‖ against 1 (exact at the maximiser);
     * ``tight.label_envelope_Y`` — sup over inputs of sup_v f*(X) against Y (Monte Carlo).
     """
-    _check_args(m=m, d=d, T=T, starts=starts, steps=steps, seed=seed, activation=activation,
-                samples=samples)
+    check_args(m=m, d=d, T=T, starts=starts, steps=steps, seed=seed, activation=activation,
+               samples=samples)
     dev, dt, act = resolve_device(device), resolve_dtype(dtype), get_activation(activation)
-    rho_t = validate(m=m, rho=_rho_text(rho)).rho
-    nu_t = validate(m=m, nu=_rho_text(nu)).nu
+    rho_t = validate(m=m, rho=rho_text(rho)).rho
+    nu_t = validate(m=m, nu=rho_text(nu)).nu
     rho_f = tuple(float(r) for r in rho_t)
     nu_f = tuple(float(v) for v in nu_t)
     bounds = tight_bounds(m=m, d=d, rho=rho, nu=nu, delta=delta, activation=act.name)
     u_bar = bounds["u_bar"]
-    settings = _settings(m, d, T, rho_t, delta, act.name, starts, steps, seed, dev, dt)
+    settings = record_settings(m, d, T, rho_t, delta, act.name, starts, steps, seed, dev, dt)
     settings.update({"nu_c": nu_f[0], "nu_u": nu_f[1], "nu_w": nu_f[2], "route": "tight",
                      "u_bar": u_bar, "u_rms": bounds["u_rms"], "query": query})
     records: list[dict] = []
 
     def add(name: str, method: str, value: float, space: SearchSpace, cfg: Config | None,
             **extra) -> None:
-        rec = _record(name, method, value, bounds[name.split(".", 1)[1]], settings, **extra)
-        records.append(_attach(rec, space, cfg, keep_argmax) if cfg is not None else rec)
+        rec = record(name, method, value, bounds[name.split(".", 1)[1]], settings, **extra)
+        records.append(attach_argmax(rec, space, cfg, keep_argmax) if cfg is not None else rec)
 
-    with _threads(dev, threads):
+    with cpu_threads(dev, threads):
         space = SearchSpace(m=m, d=d, T=T, rho=rho_f, u_inf=u_bar, query=query, symmetric=True,
                             init_event="average")
         kw = {"starts": starts, "steps": steps, "dtype": dt, "device": dev}

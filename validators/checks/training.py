@@ -50,7 +50,7 @@ from boundcalc.validation_summary import yardstick_fields
 from ..data.inputs import derived_seed, synthetic_inputs
 from ..device import resolve_device, resolve_dtype
 from ..model import init_params
-from ..teacher import Teacher, build_teacher
+from ..teacher import Teacher, build_teacher, eps_teacher
 from ..train import proj_gd, proj_sgd
 
 __all__ = ["DEFAULT_TEACHER_DELTA", "MEASURED_ROUTES", "measure_prop1", "measure_theorem1",
@@ -65,7 +65,13 @@ MEASURED_ROUTES = ("tight", "paper")
 
 # ------------------------------------------------------------------------------------ helpers
 
-def _triple(name: str, value) -> tuple[float, float, float]:
+def check_triple(name: str, value) -> tuple[float, float, float]:
+    """One number or three (ρ or ν of the three blocks c, U, W), each finite and non-negative,
+    as three floats, or ValueError naming ``name``.
+
+    >>> check_triple("nu", 1), check_triple("rho", [2, 3, 4])
+    ((1.0, 1.0, 1.0), (2.0, 3.0, 4.0))
+    """
     values = value if isinstance(value, (tuple, list)) else (value,) * 3
     try:
         out = tuple(float(v) for v in values)
@@ -77,7 +83,13 @@ def _triple(name: str, value) -> tuple[float, float, float]:
     return out  # type: ignore[return-value]
 
 
-def _routes(routes) -> tuple[str, ...]:
+def check_routes(routes) -> tuple[str, ...]:
+    """The proof routes a measurement reports, distinct, of :data:`MEASURED_ROUTES` (one name
+    or several), or ValueError naming `routes`.
+
+    >>> check_routes("paper"), check_routes(["tight", "paper"])
+    (('paper',), ('tight', 'paper'))
+    """
     out = (routes,) if isinstance(routes, str) else tuple(routes)
     if not out or any(r not in MEASURED_ROUTES for r in out) or len(set(out)) != len(out):
         raise ValueError(f"`routes` must list distinct routes of {MEASURED_ROUTES}, got "
@@ -92,7 +104,13 @@ def _statement(name: str, route: str) -> str:
     return route_key(name, route)
 
 
-def _seed_list(seeds) -> list[int]:
+def check_seeds(seeds) -> list[int]:
+    """The seeds of a measurement: a count n (seeds 0 … n−1) or the seeds themselves, at least
+    one and none negative, or ValueError naming `seeds`.
+
+    >>> check_seeds(3), check_seeds([5, 7])
+    ([0, 1, 2], [5, 7])
+    """
     out = list(range(int(seeds))) if isinstance(seeds, int) else [int(s) for s in seeds]
     if not out or any(s < 0 for s in out):
         raise ValueError(f"`seeds` must be a positive count or non-negative seeds, got {seeds!r}")
@@ -103,9 +121,16 @@ def _text(values: Iterable[float]) -> str:
     return ",".join(repr(float(v)) for v in values)
 
 
-def _inputs(*, m, n, d, T, delta, rho, nu, steps, activation, eta=None, batch_size=1,
-            misspecification=0.0):
-    """boundcalc.params.validate with exact decimal strings (the calculator's own checks)."""
+def calculator_inputs(*, m, n, d, T, delta, rho, nu, steps, activation, eta=None, batch_size=1,
+                      misspecification=0.0):
+    """The calculator's ``Inputs`` for a measurement's arguments: :func:`boundcalc.params.validate`
+    with exact decimal strings (floats by their repr), so the bound a measurement is compared to
+    is the one the CLI prints for the same values, after the calculator's own checks.
+
+    >>> calculator_inputs(m=8, n=16, d=2, T=3, delta=0.05, rho=(2, 2, 2), nu=(1, 1, 1), steps=10,
+    ...                   activation="tanh").m
+    8
+    """
     from boundcalc.params import validate
 
     return validate(m=m, n=n, d=d, T=T, delta=repr(float(delta)), rho=_text(rho), nu=_text(nu),
@@ -120,17 +145,25 @@ def _evaluate(name: str, inputs):
     return evaluate(name, inputs)
 
 
-def _record(name: str, measured: float, bound: float, holds: bool | None = None,
-            **details) -> dict:
-    """``{name, measured, bound, ratio, holds, **details}`` (ratio = measured / bound)."""
+def measured_record(name: str, measured: float, bound: float, holds: bool | None = None,
+                    **details) -> dict:
+    """``{name, measured, bound, ratio, holds, **details}`` (ratio = measured / bound, inf for a
+    bound ≤ 0; holds = measured ≤ bound unless ``holds`` is given): a record of the training
+    and probability measurements.
+
+    >>> measured_record("lemma5", 0.5, 2.0, seeds=4)
+    {'name': 'lemma5', 'measured': 0.5, 'bound': 2.0, 'ratio': 0.25, 'holds': True, 'seeds': 4}
+    """
     ratio = measured / bound if bound > 0 else math.inf
     return {"name": name, "measured": float(measured), "bound": float(bound),
             "ratio": float(ratio), "holds": bool(measured <= bound if holds is None else holds),
             **details}
 
 
-def _data(teacher: Teacher, n: int, T: int, d: int, seed: int, dtype, device):
-    """Training inputs (seeded by ``derived_seed(seed, 'data')``), queries and teacher labels."""
+def teacher_data(teacher: Teacher, n: int, T: int, d: int, seed: int, dtype, device):
+    """Training inputs X (n, T, d) (seeded by ``derived_seed(seed, 'data')``), queries q (n, d)
+    and teacher labels y (n,), in ``dtype`` on ``device``: the data set of the training cell of
+    ``seed``, drawn in float64 so that it does not depend on the dtype trained in."""
     X = synthetic_inputs(n, T, d, seed=derived_seed(seed, "data"), dtype=torch.float64,
                          device=device)
     q = teacher.queries(X)
@@ -196,29 +229,29 @@ def _a_posteriori_functions(route: str = "paper"):
 def _training_measurement(kind: str, *, m, n, d, T, rho, nu, delta, activation, steps, seeds,
                           eta, batch_size, runs, teacher_width, anchors, teacher_delta,
                           device, dtype, routes=MEASURED_ROUTES) -> list[dict]:
-    rho_t, nu_t = _triple("rho", rho), _triple("nu", nu)
+    rho_t, nu_t = check_triple("rho", rho), check_triple("nu", nu)
     if any(r < v for r, v in zip(rho_t, nu_t, strict=True)):
         raise ValueError(f"`rho` must be >= `nu` componentwise for {kind} (Remark 10: the "
                          f"transported parameters must lie in Omega_rho), got rho={rho_t}, "
                          f"nu={nu_t}")
     if int(steps) != steps or steps < 1:
         raise ValueError(f"`steps` must be a positive integer, got {steps}")
-    routes = _routes(routes)
+    routes = check_routes(routes)
     dev, dt = resolve_device(device), resolve_dtype(dtype)
-    seed_list = _seed_list(seeds)
+    seed_list = check_seeds(seeds)
     b = 1 if batch_size is None else int(batch_size)
     start = time.perf_counter()
 
     def inputs(eta_value, misspecification=0.0):
-        return _inputs(m=m, n=n, d=d, T=T, delta=delta, rho=rho_t, nu=nu_t, steps=steps,
-                       activation=activation, eta=eta_value, batch_size=b,
-                       misspecification=misspecification)
+        return calculator_inputs(m=m, n=n, d=d, T=T, delta=delta, rho=rho_t, nu=nu_t,
+                                 steps=steps, activation=activation, eta=eta_value,
+                                 batch_size=b, misspecification=misspecification)
 
     # η: the given step, else η* of the first route's realizable statement; every route's bound
     # is evaluated at that one η (the derivation admits any η > 0 on either route)
     first = _evaluate(_statement(kind, routes[0]), inputs(eta))
     step = float(first.inputs["eta"])
-    eps_t = _eps_teacher(n, d, nu_t, activation, teacher_width, teacher_delta)
+    eps_t = eps_teacher(n, d, nu_t, activation, teacher_width, teacher_delta)
     realizable, rigorous = {}, {}
     for route in routes:
         realizable[route] = (first if route == routes[0]
@@ -237,7 +270,7 @@ def _training_measurement(kind: str, *, m, n, d, T, rho, nu, delta, activation, 
         teacher = build_teacher(d, T, seed=derived_seed(s, "teacher"), nu=nu_t,
                                 anchors=anchors, width=teacher_width, activation=activation,
                                 device=dev)
-        X, q, y = _data(teacher, n, T, d, s, dt, dev)
+        X, q, y = teacher_data(teacher, n, T, d, s, dt, dev)
         p0 = init_params(m, d, seed=s, dtype=dt, device=dev)
         if kind == "theorem1":
             results = [proj_gd(p0, X, q, y, teacher.act, steps=int(steps), eta=step,
@@ -277,7 +310,7 @@ def _training_measurement(kind: str, *, m, n, d, T, rho, nu, delta, activation, 
             judged = yardstick_fields(bound, free, conditions)
             post_verdict = yardstick_fields(worst["a_posteriori"][route][key], free,
                                             conditions)["verdict"]
-            records.append(_record(
+            records.append(measured_record(
                 f"{statement}.{key}", worst[key], bound,
                 holds=all(r[key] <= bound for r in per_seed),
                 statement=(("E over minibatches of " if kind == "prop1" else "")
@@ -317,13 +350,6 @@ def _free_bounds(evaluation, key: str, initial_loss: float) -> dict[str, float]:
         free["initial_loss_bound"] = float(evaluation.constants["initial_loss_bound"])
         free["initial_loss"] = float(initial_loss)
     return free
-
-
-def _eps_teacher(n: int, d: int, nu, activation: str, width: int, delta: float) -> float:
-    """ε_T: Lemma 5 at m = 2M (the teacher's Monte Carlo error bound; teacher.py)."""
-    from ..teacher import _eps_app
-
-    return _eps_app(2 * int(width), n, d, delta, nu, activation)
 
 
 def measure_theorem1(*, m: int, n: int, d: int, T: int, rho=2.0, nu=1.0, delta: float = 0.05,

@@ -61,7 +61,7 @@ from ..checks.lemma3 import paper_boundary_point
 from ..data.inputs import derived_seed, synthetic_inputs
 from ..model import forward, get_activation, init_params, last_token_query, linearized_output
 from ..teacher import build_teacher, transported_params
-from ..train import _kernel_for
+from ..train import kernel_for
 from ..train_students import train_students
 from .experiment import pool_threads, run_experiment
 from .figure2 import resolve_device
@@ -486,7 +486,7 @@ def run_figure1(preset: str = "quick", seeds: int | Iterable[int] | None = None,
     check_width(figure_width or FIGURE_WIDTH)
     # the CPU kernel of the training step is built (or its absence noted on stderr) before the
     # run directory is opened, so that config.json records the backend and why
-    _kernel_for(get_activation(cfg.activation), getattr(torch, cfg.dtype),
+    kernel_for(get_activation(cfg.activation), getattr(torch, cfg.dtype),
                 torch.device(cfg.device), cfg.d)
     return run_experiment(
         "figure1", preset, {**asdict(cfg), "eta": cfg.eta}, cfg.device, out,

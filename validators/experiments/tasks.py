@@ -147,8 +147,8 @@ def table1_describe(key: str, r: dict[str, Any]) -> str:
 def figure1_stored_config(cfg: Any) -> dict[str, Any]:
     # as run_figure1: the CPU kernel is built (or its absence noted) before config.json is written
     from ..model import get_activation
-    from ..train import _kernel_for
+    from ..train import kernel_for
 
-    _kernel_for(get_activation(cfg.activation), getattr(torch, cfg.dtype),
+    kernel_for(get_activation(cfg.activation), getattr(torch, cfg.dtype),
                 torch.device(cfg.device), cfg.d)
     return {**asdict(cfg), "eta": cfg.eta}

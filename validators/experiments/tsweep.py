@@ -47,7 +47,7 @@ from boundcalc.runs import FIGURE1_METRICS, cell_checks, tsweep_cell_key
 from boundcalc.summaries import summarize_tsweep_records, tsweep_slopes
 
 from ..model import get_activation
-from ..train import _kernel_for
+from ..train import kernel_for
 from . import figure1
 from .experiment import pool_threads, run_experiment
 from .plots import TSWEEP_WIDTH, check_width
@@ -276,7 +276,7 @@ def run_tsweep(preset: str = "quick", seeds: int | Iterable[int] | None = None,
         raise ValueError(f"`jobs` must be a positive integer, got {jobs!r}")
     check_width(figure_width or TSWEEP_WIDTH)
     cfg = make_config(preset, seeds, device, **overrides)
-    _kernel_for(get_activation(cfg.activation), getattr(torch, cfg.dtype),
+    kernel_for(get_activation(cfg.activation), getattr(torch, cfg.dtype),
                 torch.device(cfg.device), cfg.d)
     return run_experiment(
         "tsweep", preset, {**asdict(cfg), "eta": cfg.eta}, cfg.device, out,

@@ -14,6 +14,7 @@ import torch
 from boundcalc.theory import symbols as S
 from boundcalc.theory.aposteriori import theorem1_a_posteriori
 from boundcalc.validators.checks import certify as C
+from boundcalc.validators.checks.certify_chain import json_ready
 from boundcalc.validators.data.inputs import derived_seed
 from boundcalc.validators.model import Params, forward
 from boundcalc.validators.train import proj_gd, proj_sgd
@@ -234,7 +235,7 @@ def test_decompose_is_refused_for_other_statements_with_exit_2(capsys):
 
 def test_a_level_above_the_one_before_it_exits_1(tmp_path, monkeypatch, capsys):
     good = C.certify("theorem1", **{**RUN, "steps": 5, "keep_params": False})
-    bad = C._json_ready(good)
+    bad = json_ready(good)
     row = next(r for r in bad["chain"] if r["key"] == "first_part")
     row.update(value=2 * row["above"], holds=False)
 

@@ -303,7 +303,7 @@ def test_d_free_approximation_error_rate_and_its_falsifiability(monkeypatch):
     ref = evaluate("theorem1", validate(m=8, n=32, d=4, nu="1.0,2.0,1.5"))
     assert tight["bound"] == pytest.approx(float(ref.constants["eps_app"]), rel=1e-12)
     # a bound below most measured errors (after the teacher's ε_T) is a violation rate > δ
-    real = lemma5._evaluate
+    real = lemma5.evaluate
     too_small = tight["teacher_mc_error_bound"] + 0.5 * tight["mean_error"]
 
     class Scaled:
@@ -311,7 +311,7 @@ def test_d_free_approximation_error_rate_and_its_falsifiability(monkeypatch):
             self.bound, self.constants = ev.bound, dict(ev.constants)
             self.constants["eps_app"] = too_small
 
-    monkeypatch.setattr(lemma5, "_evaluate",
+    monkeypatch.setattr(lemma5, "evaluate",
                         lambda name, inputs: Scaled(real(name, inputs)) if name == "theorem1"
                         else real(name, inputs))
     (bad,) = measure_lemma5(**kw, routes=("tight",))

@@ -134,13 +134,13 @@ def test_a_posteriori_bounds_are_the_theory_expressions_at_measured_values():
     import sympy as sp
     from boundcalc.theory import symbols as S
     from boundcalc.theory.aposteriori import theorem1_a_posteriori
-    from boundcalc.validators.checks.training import _a_posteriori, _inputs
+    from boundcalc.validators.checks.training import _a_posteriori, calculator_inputs
 
     from boundcalc.api import symbol_values
     from boundcalc.evaluator import evaluate_expressions
 
-    inputs = _inputs(m=16, n=64, d=4, T=8, delta=0.05, rho=(2, 2, 2), nu=(1, 1, 1), steps=100,
-                     activation="tanh", eta=0.01, misspecification=0.25)
+    inputs = calculator_inputs(m=16, n=64, d=4, T=8, delta=0.05, rho=(2, 2, 2), nu=(1, 1, 1),
+                               steps=100, activation="tanh", eta=0.01, misspecification=0.25)
     got = _a_posteriori(inputs, 0.01, 0.25, u0_max=3.1, x_max=0.9, q_max=0.8)
     values = {s: float(sp.N(v)) for s, v in symbol_values(inputs).items()}
     values.update({S.eta: 0.01, S.u0_max: 3.1, S.x_max: 0.9, S.q_max: 0.8, S.g_max: 0.81})
