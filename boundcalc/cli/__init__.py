@@ -80,6 +80,23 @@ def _register_other_commands() -> None:
 _register_other_commands()
 
 
+_COMMAND: dict[tuple[int, int, int], Any] = {}
+
+
+def _command() -> Any:
+    """The Click command of :data:`app`, built once per process and set of registered commands.
+
+    ``app(...)`` builds it anew on every call (Typer inspects every command's signature: about
+    half the time of a quick command run in-process, as ``main`` is run by scripts and notebooks
+    that evaluate many points); the app has ``pretty_exceptions_enable=False``, so calling the
+    built command directly behaves the same."""
+    key = (id(app), len(app.registered_commands), len(app.registered_groups))
+    if key not in _COMMAND:
+        _COMMAND.clear()
+        _COMMAND[key] = typer.main.get_command(app)
+    return _COMMAND[key]
+
+
 def _click_exceptions() -> Any:
     try:  # typer >= 0.2x vendors click
         from typer._click import exceptions
@@ -186,7 +203,7 @@ def _run(args: list[str]) -> int:
     """The command of ``args`` run; its exit code, every error reported in one line."""
     exc = _click_exceptions()
     try:
-        code = app(args=args, prog_name="boundcalc", standalone_mode=False)
+        code = _command()(args=args, prog_name="boundcalc", standalone_mode=False)
     except InputError as err:
         note(f"error: {_one_line(str(err))}")
         return 2

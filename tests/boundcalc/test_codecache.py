@@ -6,9 +6,11 @@ from __future__ import annotations
 
 import json
 import os
+import shutil
 import subprocess
 import sys
 import tempfile
+from pathlib import Path
 
 import pytest
 
@@ -42,16 +44,28 @@ def _probe(env_update: dict[str, str]) -> dict:
     return json.loads(proc.stdout)
 
 
+@pytest.fixture(scope="module")
+def fresh(tmp_path_factory) -> tuple[Path, dict]:
+    """A cache folder filled by one probe that generated every piece with sympy, and that probe's
+    output (several tests compare with it: each generation costs seconds of sympy)."""
+    cache = tmp_path_factory.mktemp("codecache") / "cache"
+    return cache, _probe({"BOUNDCALC_CACHE_DIR": str(cache)})
+
+
+@pytest.fixture(scope="module")
+def uncached() -> dict:
+    """The probe's output with no cache at all (generated with sympy, nothing written)."""
+    return _probe({"BOUNDCALC_NO_CACHE": "1"})
+
+
 @pytest.mark.slow
-def test_cached_and_freshly_generated_code_give_identical_numbers(tmp_path):
-    cache = tmp_path / "cache"
-    fresh = _probe({"BOUNDCALC_CACHE_DIR": str(cache)})  # empty cache: generated with sympy
+def test_cached_and_freshly_generated_code_give_identical_numbers(fresh, uncached):
+    cache, generated = fresh  # empty cache: generated with sympy
     files = sorted(p.name for p in cache.glob("*/*"))
     assert "theorem1.meta.json" in files and "theorem1.mpmath_star.py" in files
     cached = _probe({"BOUNDCALC_CACHE_DIR": str(cache)})  # every piece from the cache
-    uncached = _probe({"BOUNDCALC_NO_CACHE": "1"})  # no cache at all
-    assert fresh["sympy"] and uncached["sympy"] and not cached["sympy"]
-    assert cached["out"] == fresh["out"] == uncached["out"]
+    assert generated["sympy"] and uncached["sympy"] and not cached["sympy"]
+    assert cached["out"] == generated["out"] == uncached["out"]
 
 
 @pytest.mark.parametrize("argv", [
@@ -73,20 +87,27 @@ def test_a_cached_point_evaluation_imports_no_sympy(argv, tmp_path):
 
 
 @pytest.mark.slow
-def test_a_damaged_or_foreign_cache_entry_is_regenerated(tmp_path):
-    reference = _probe({"BOUNDCALC_CACHE_DIR": str(tmp_path)})["out"]
-    for path in tmp_path.glob("*/theorem1.*"):
+def test_a_damaged_or_foreign_cache_entry_is_regenerated(fresh, tmp_path):
+    cache, generated = fresh
+    damaged = tmp_path / "cache"
+    shutil.copytree(cache, damaged)  # the shared folder stays intact for the other tests
+    edited = 0
+    for path in damaged.glob("*/theorem1.*"):
         text = path.read_text()
         path.write_text(text.replace("mpmath.sqrt", "mpmath.log").replace('"title"', '"x"'))
-    assert _probe({"BOUNDCALC_CACHE_DIR": str(tmp_path)})["out"] == reference
+        edited += text != path.read_text()
+    assert edited  # the cached theorem1 code really was damaged
+    probe = _probe({"BOUNDCALC_CACHE_DIR": str(damaged)})
+    assert probe["sympy"]  # regenerated
+    assert probe["out"] == generated["out"]
 
 
 @pytest.mark.slow
-def test_an_unwritable_cache_folder_falls_back(tmp_path):
+def test_an_unwritable_cache_folder_falls_back(tmp_path, uncached):
     blocked = tmp_path / "blocked"
     blocked.write_text("a file where the cache folder would be")
     probe = _probe({"BOUNDCALC_CACHE_DIR": str(blocked / "boundcalc")})
-    assert probe["out"] == _probe({"BOUNDCALC_NO_CACHE": "1"})["out"]
+    assert probe["out"] == uncached["out"]
 
 
 def test_sealed_text_is_checked_against_key_and_body():

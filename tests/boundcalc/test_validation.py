@@ -77,8 +77,10 @@ def test_a_killed_validate_driver_resumes_with_only_the_missing_cells(here, cli,
         return {p.stem: p.stat().st_mtime_ns for p in (folder / "cells").glob("*.json")}
 
     run = tmp_path / "run"
-    slow = [*GRID[:-2], "--effort", "standard"]  # more work per cell: time to kill it mid-run
-    driver = subprocess.Popen([sys.executable, "-m", "boundcalc", *slow, "--executor", "dask",
+    # the in-process run's settings (quick effort): each cell takes seconds, the poll 20 ms, so the
+    # kill lands while the single worker computes the second cell
+    flags = GRID[:-2]
+    driver = subprocess.Popen([sys.executable, "-m", "boundcalc", *flags, "--executor", "dask",
                                "--jobs", "1", "--out", str(run), "--quiet"], cwd=tmp_path,
                               start_new_session=True, stdout=subprocess.DEVNULL,
                               stderr=subprocess.DEVNULL)
@@ -92,9 +94,10 @@ def test_a_killed_validate_driver_resumes_with_only_the_missing_cells(here, cli,
     before = cells(run)
     total = 4  # two statements x two seeds
     assert 1 <= len(before) < total, "the driver was not killed mid-run"
-    res = cli(*slow, "--executor", "dask", "--jobs", "2", "--out", str(run), "--quiet")
+    res = cli(*flags, "--executor", "dask", "--jobs", "2", "--out", str(run), "--quiet")
     assert res.code == 0, res.err
     assert "taking over the stale lock" in res.err
     after = cells(run)
     assert len(after) == total
     assert {k: after[k] for k in before} == before  # not computed again
+    assert _records(run) == _records(here[0])

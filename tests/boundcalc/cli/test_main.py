@@ -92,6 +92,24 @@ def test_help_and_version_exit_zero(cli):
     assert run.code == 0 and run.out.startswith("boundcalc ")
 
 
+def test_repeated_runs_build_the_click_command_at_most_once_and_a_new_command_rebuilds_it(
+        cli, monkeypatch):
+    import typer
+
+    from boundcalc.cli import app
+
+    built = []
+    real = typer.main.get_command
+    monkeypatch.setattr(typer.main, "get_command", lambda a: built.append(a) or real(a))
+    for _ in range(3):
+        assert cli("lemma2", "--format", "json").code == 0
+    assert len(built) <= 1  # none if an earlier test of this process built it
+    monkeypatch.setattr(app, "registered_commands", list(app.registered_commands))
+    app.command("probe-command")(lambda: print("probe ran"))
+    run = cli("probe-command")
+    assert run.code == 0 and run.out == "probe ran\n" and len(built) <= 2 and built[-1] is app
+
+
 def test_an_internal_error_is_one_line_with_exit_3(cli, monkeypatch):
     import boundcalc.api
 

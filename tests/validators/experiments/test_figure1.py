@@ -57,6 +57,20 @@ def quick_run(tmp_path_factory):
     return out, time.perf_counter() - started
 
 
+@pytest.fixture
+def no_figure(monkeypatch):
+    """The figure (matplotlib: most of a tiny run's time) is not drawn, for the tests that check
+    the cells, results, summaries and slopes only; the calls it would have drawn are recorded.
+    The figure itself is checked on the quick run (``quick_run``); each test that uses this still
+    reaches the drawing (checked at its end)."""
+    from boundcalc.validators.experiments import figure1
+
+    calls = []
+    monkeypatch.setattr(figure1, "plot_figure", lambda *args, **kwargs: calls.append(args) or [])
+    yield calls
+    assert calls, "the run never reached its figure"
+
+
 def test_quick_preset_writes_every_output_with_negative_slopes(quick_run):
     out, _ = quick_run
     for name in OUTPUTS:
@@ -114,7 +128,7 @@ def test_panel_c_bound_is_judged_against_the_measured_initial_loss_and_y2(quick_
 
 
 @pytest.mark.slow
-def test_interrupted_quick_run_resumes_to_the_same_summary(quick_run, tmp_path):
+def test_interrupted_quick_run_resumes_to_the_same_summary(quick_run, tmp_path, no_figure):
     whole, _ = quick_run
     part = run_figure1("quick", out=tmp_path / "part", progress=False, max_cells=5)
     assert len(_rows(part / "results.csv")) == 5             # stopped inside the second seed
@@ -130,7 +144,8 @@ def test_interrupted_quick_run_resumes_to_the_same_summary(quick_run, tmp_path):
 
 
 @pytest.mark.slow
-def test_seed_parts_run_apart_merge_into_the_same_summary(quick_run, tmp_path, monkeypatch):
+def test_seed_parts_run_apart_merge_into_the_same_summary(quick_run, tmp_path, monkeypatch,
+                                                          no_figure):
     """The README's recipe for several machines: ``--seeds 1-1`` and ``--seeds 2-2`` in two run
     directories, their cells copied into a third run with ``--seeds 2``, which loads them (no
     cell is computed again) and writes the same summary as one uninterrupted run."""
@@ -157,7 +172,7 @@ def test_seed_parts_run_apart_merge_into_the_same_summary(quick_run, tmp_path, m
 
 
 @pytest.mark.slow
-def test_teacher_is_built_once_per_seed(tmp_path, monkeypatch):
+def test_teacher_is_built_once_per_seed(tmp_path, monkeypatch, no_figure):
     from boundcalc.validators.experiments import figure1
 
     calls = []
@@ -173,7 +188,7 @@ def test_teacher_is_built_once_per_seed(tmp_path, monkeypatch):
 
 
 @pytest.mark.slow
-def test_parallel_jobs_report_every_cell_and_match_one_job(tmp_path, capsys):
+def test_parallel_jobs_report_every_cell_and_match_one_job(tmp_path, capsys, no_figure):
     cfg = dict(seeds=(1, 2), progress=True, **TINY)
     run_figure1("quick", out=tmp_path / "one", **cfg)
     capsys.readouterr()
@@ -297,7 +312,7 @@ def _alive(pid: int) -> bool:
 @pytest.mark.skipif(not sys.platform.startswith("linux"), reason="reads /proc")
 @pytest.mark.slow
 def test_sigkill_of_a_jobs_2_parent_leaves_no_worker_and_a_rerun_gives_the_same_numbers(
-        quick_run, tmp_path):
+        quick_run, tmp_path, no_figure):
     """``reproduce figure1 --preset quick --seeds 4 --jobs 2`` killed (SIGKILL) once the first
     cell is written: no worker is alive 5 s later, and running it again (here in-process)
     finishes the run with the numbers of the uninterrupted run. (A worker writes a seed's
@@ -344,7 +359,7 @@ def test_sigkill_of_a_jobs_2_parent_leaves_no_worker_and_a_rerun_gives_the_same_
 
 
 @pytest.mark.slow
-def test_damaged_cells_are_named_moved_aside_and_recomputed(tmp_path, capsys):
+def test_damaged_cells_are_named_moved_aside_and_recomputed(tmp_path, capsys, no_figure):
     import shutil
 
     cfg = dict(seeds=(1, 2), progress=False, **TINY)
@@ -369,7 +384,8 @@ def test_damaged_cells_are_named_moved_aside_and_recomputed(tmp_path, capsys):
 
 @pytest.mark.slow
 def test_a_cell_naming_another_width_or_holding_nan_is_moved_aside_and_recomputed(tmp_path,
-                                                                                   capsys):
+                                                                                   capsys,
+                                                                                   no_figure):
     """A cell file whose content is another width's (one seed would count twice) or holds NaN
     in a panel's metric (NaN intervals) is damaged: moved aside, computed again."""
     import shutil
@@ -397,7 +413,7 @@ def test_a_cell_naming_another_width_or_holding_nan_is_moved_aside_and_recompute
 
 
 @pytest.mark.slow
-def test_config_records_the_training_backend(tmp_path, monkeypatch, capfd):
+def test_config_records_the_training_backend(tmp_path, monkeypatch, capfd, no_figure):
     """With no working C compiler the run says so once on stderr (the two workers of --jobs 2
     included) and config.json records the torch backend and why."""
     from boundcalc.validators.kernel import cpu_kernel

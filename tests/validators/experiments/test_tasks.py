@@ -25,12 +25,27 @@ def _cells(folder: Path) -> dict[str, float]:
     return {p.stem: p.stat().st_mtime_ns for p in (folder / "cells").glob("*.json")}
 
 
+@pytest.fixture(scope="module", autouse=True)
+def no_figure():
+    """The runs of this module are compared by their cells, results, summaries, slopes and table,
+    never by their figure (matplotlib: seconds per run, in the driver): it is not drawn, and
+    each call that would have drawn it is recorded. test_figure1 checks the figure."""
+    from boundcalc.validators.experiments import figure1
+
+    calls = []
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(figure1, "plot_figure", lambda *args, **kwargs: calls.append(args) or [])
+        yield calls
+
+
 @pytest.fixture(scope="module")
-def baseline(tmp_path_factory) -> Path:
+def baseline(tmp_path_factory, no_figure) -> Path:
     from boundcalc.cli import main
 
     folder = tmp_path_factory.mktemp("jobs1") / "run"
+    drawn = len(no_figure)
     assert main([*QUICK, "--out", str(folder)]) == 0
+    assert len(no_figure) == drawn + 1  # the outputs were written up to the figure
     return folder
 
 

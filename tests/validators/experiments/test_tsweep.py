@@ -29,6 +29,17 @@ def _rows(path):
         return list(csv.DictReader(handle))
 
 
+@pytest.fixture
+def no_figure(monkeypatch):
+    """The figure (matplotlib: seconds per run) is not drawn, for the tests that compare cells,
+    summaries, slopes and tables only; each test that uses this still reaches the drawing (checked
+    at its end). The figure itself is checked on the quick run (``quick_run``)."""
+    calls = []
+    monkeypatch.setattr(tsweep, "plot_figure", lambda *args, **kwargs: calls.append(args) or [])
+    yield calls
+    assert calls, "the run never reached its figure"
+
+
 @pytest.fixture(scope="module")
 def quick_run(tmp_path_factory):
     """``boundcalc reproduce tsweep --preset quick`` once (in-process)."""
@@ -133,7 +144,8 @@ def test_table_figures_redraws_the_tsweep_figure_without_torch(quick_run, tmp_pa
 
 
 @pytest.mark.slow
-def test_a_resumed_run_recomputes_only_the_missing_cells(quick_run, tmp_path, monkeypatch):
+def test_a_resumed_run_recomputes_only_the_missing_cells(quick_run, tmp_path, monkeypatch,
+                                                        no_figure):
     out, _ = quick_run
     copy = tmp_path / "copy"
     shutil.copytree(out, copy)
@@ -187,7 +199,8 @@ def test_config_checks_and_kind_detection():
 
 
 @pytest.mark.slow
-def test_dask_executor_writes_the_files_of_the_processes_run(quick_run, cli, tmp_path):
+def test_dask_executor_writes_the_files_of_the_processes_run(quick_run, cli, tmp_path,
+                                                             no_figure):
     pytest.importorskip("distributed")
     out, _ = quick_run
     res = cli("reproduce", "tsweep", "--preset", "quick", "--device", "cpu", "--executor", "dask",
