@@ -99,6 +99,8 @@ class Experiment:
         refused: ``--set`` keys that are not settings, with why (the message).
         parallel: whether its ``run`` takes ``jobs``.
         verb: how the closing line names the work (``trained``, ``computed``).
+        needs_torch: whether computing its cells needs torch (``reproduce`` then refuses to
+            start without it, naming the experiment); tables and figures never do.
         tidy: whether its summary rows are one column per (quantity, statistic), to be made
             tidy (:func:`boundcalc.experiment_api.tidy_summary`), or one row per cell already.
         detect_params, detect_files: parameter names and output files that recognise an old run
@@ -131,6 +133,7 @@ class Experiment:
     refused: Mapping[str, str] = field(default_factory=dict)
     parallel: bool = True
     verb: str = "computed"
+    needs_torch: bool = True
     tidy: bool = True
     detect_params: tuple[str, ...] = ()
     detect_files: tuple[str, ...] = ()

@@ -156,7 +156,8 @@ def reproduce(
     elif data is not None:
         _check_option(row, "data", "--data", only=True)
     check_device(device)
-    require_torch("EXPERIMENT", f"{experiment} trains the model")
+    if row.needs_torch:
+        require_torch("EXPERIMENT", f"{experiment} trains the model")
     if set_values or config_file is not None:
         # checked before the run directory is made (this imports torch first)
         from boundcalc.validators.experiments.configure import resolve_overrides

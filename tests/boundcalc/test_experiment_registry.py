@@ -100,7 +100,8 @@ register_experiment(Experiment(
     name="toy", label="the toy experiment", cells=cells,
     cell_pattern=r"x(?P<x>\\d+)-seed(?P<seed>\\d+)", cell_fields=("x", "seed", "y"),
     finite_fields=("y",), group_columns=("x",), summarize=summarize, tables=tables,
-    config=ToyConfig, make_config=make_config, write_outputs=write_outputs, task=task))
+    config=ToyConfig, make_config=make_config, write_outputs=write_outputs, task=task,
+    needs_torch=False))
 '''
 
 #: Runs each command of the JSON list ``sys.argv[1]`` (an argv of ``boundcalc``, or ``["api",
@@ -182,6 +183,7 @@ def test_a_toy_experiment_registered_at_run_time_is_reproduced_in_process_tabled
 
 def test_the_toy_experiment_runs_on_worker_processes_and_on_an_engine_with_the_same_cells(
         tmp_path):
+    pytest.importorskip("submitit")  # the engine: the slurm extra (the lowest-pins step lacks it)
     pid, (pool, engine) = _toy(
         tmp_path, ["reproduce", "toy", "--out", "P", "--jobs", "2", "--set", "scale=2"],
         ["reproduce", "toy", "--out", "S", "--set", "scale=2", "--executor", "slurm"],
