@@ -19,6 +19,21 @@ from boundcalc.theory.catalog import STATEMENTS
 
 from boundcalc.params import ARGUMENT_NAMES, PARAMS
 
+#: The end of both toy scripts below: the module ``toy`` (defining ``toy()``) becomes the theory
+#: module of a catalog row, then the CLI runs with the script's arguments.
+_REGISTER_TOY_AND_RUN = """
+module.toy = toy
+sys.modules["boundcalc.theory.toy"] = module
+row = catalog.StatementInfo(name="toy", module="toy", routed=False, what="Toy (a test)",
+                            help="Toy (a test).", uses_step_size=False)
+catalog.STATEMENTS += (row,)
+catalog.NAMES += ("toy",)
+catalog.BY_NAME["toy"] = row
+
+from boundcalc.cli import main
+sys.exit(main(sys.argv[1:]))
+"""
+
 #: A toy statement added the documented way (a module with a builder named like the command, a
 #: catalog row), in a fresh process; then its command runs.
 _ADD_A_STATEMENT = """
@@ -37,17 +52,7 @@ def toy():
         probability=1 - S.delta,
         conditions=(Condition("m_even", sp.Eq(sp.Mod(S.m, 2), 0), "m even", "symmetric init"),),
         descriptions={"width_term": "rho_c / sqrt(m)", "doubled": "twice that"})
-module.toy = toy
-sys.modules["boundcalc.theory.toy"] = module
-row = catalog.StatementInfo(name="toy", module="toy", routed=False, what="Toy (a test)",
-                            help="Toy (a test).", uses_step_size=False)
-catalog.STATEMENTS += (row,)
-catalog.NAMES += ("toy",)
-catalog.BY_NAME["toy"] = row
-
-from boundcalc.cli import main
-sys.exit(main(sys.argv[1:]))
-"""
+""" + _REGISTER_TOY_AND_RUN
 
 
 #: A toy input added the documented way (its sympy symbol, one row in the table of params.py:
@@ -84,17 +89,7 @@ def toy():
         name="toy", title="Toy bound", summary="gamma rho_c / sqrt(m).", constants={},
         terms={}, bound={"scaled": scaled}, probability=1 - S.delta, conditions=(),
         descriptions={"scaled": "gamma rho_c / sqrt(m)"})
-module.toy = toy
-sys.modules["boundcalc.theory.toy"] = module
-row = catalog.StatementInfo(name="toy", module="toy", routed=False, what="Toy (a test)",
-                            help="Toy (a test).", uses_step_size=False)
-catalog.STATEMENTS += (row,)
-catalog.NAMES += ("toy",)
-catalog.BY_NAME["toy"] = row
-
-from boundcalc.cli import main
-sys.exit(main(sys.argv[1:]))
-"""
+""" + _REGISTER_TOY_AND_RUN
 
 
 def _run(*args: str, script: str = _ADD_A_STATEMENT) -> subprocess.CompletedProcess:
