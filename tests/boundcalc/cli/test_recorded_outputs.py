@@ -24,7 +24,9 @@ import contextlib
 import io
 import json
 import math
+import os
 import re
+import subprocess
 import sys
 from importlib.metadata import PackageNotFoundError, version
 from pathlib import Path
@@ -172,6 +174,44 @@ def test_cli_output_is_unchanged(name: str, monkeypatch: pytest.MonkeyPatch) -> 
         assert got == want  # pytest shows the diff
 
 
+#: The recordings whose numbers come from numpy's BLAS (the LeCun init norms of
+#: ``generalization --from-init``), and the OpenBLAS kernels and thread counts they are checked
+#: under. On this project's AVX2 machines OpenBLAS's Sandybridge and Prescott kernels print other
+#: last digits of these norms than its Haswell kernel, as an AVX-512 machine's kernel does, so
+#: the difference between machines is exercised on one machine.
+BLAS_COMMANDS = ("generalization", "generalization_json")
+BLAS_VARIANTS = [(core, threads) for core in ("Prescott", "Sandybridge", "Haswell")
+                 for threads in ("1", "2")]
+
+#: Runs the commands named after ``sys.argv[1]`` (this file) with its ``_run``, in a fresh
+#: process (OpenBLAS reads its kernel and thread count when numpy loads it).
+_FRESH_PROCESS = """
+import importlib.util, json, sys
+spec = importlib.util.spec_from_file_location("recorded_outputs", sys.argv[1])
+module = importlib.util.module_from_spec(spec)
+spec.loader.exec_module(module)
+print(json.dumps({name: module._run(module.COMMANDS[name]) for name in sys.argv[2:]}))
+"""
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize(("core", "threads"), BLAS_VARIANTS)
+def test_blas_dependent_outputs_match_their_recording_under_every_blas_kernel_and_thread_count(
+        core: str, threads: str, tmp_path: Path) -> None:
+    made_with = json.loads((RECORDED / "ENVIRONMENT.json").read_text(encoding="utf-8"))
+    if made_with != _environment():
+        pytest.skip(f"recorded with {made_with}, running with {_environment()}")
+    env = {**os.environ, "COLUMNS": "100", "OPENBLAS_CORETYPE": core,
+           "OPENBLAS_NUM_THREADS": threads, "OMP_NUM_THREADS": threads}
+    proc = subprocess.run([sys.executable, "-c", _FRESH_PROCESS, __file__, *BLAS_COMMANDS],
+                          cwd=tmp_path, env=env, capture_output=True, text=True, timeout=600)
+    assert proc.returncode == 0, proc.stderr
+    outputs = json.loads(proc.stdout.splitlines()[-1])
+    for name in BLAS_COMMANDS:
+        want = RECORDED.joinpath(f"{name}.txt").read_text(encoding="utf-8")
+        assert same_output(outputs[name], want), (core, threads, name, outputs[name])
+
+
 def test_recorded_comparison_ignores_only_the_last_digits_of_floats() -> None:
     """The comparison passes the AVX2 / AVX-512 difference of a recording (the last digits of the
     LeCun init norms: ``"WK0_2": 1.7172029304011218`` on one, ``…216`` on the other) and fails on
@@ -191,8 +231,6 @@ def test_recorded_comparison_ignores_only_the_last_digits_of_floats() -> None:
 
 
 if __name__ == "__main__":  # pragma: no cover - maintenance entry point
-    import os
-
     if sys.argv[1:] != ["--record"]:
         sys.exit("usage: python tests/boundcalc/cli/test_recorded_outputs.py --record")
     os.environ["COLUMNS"] = "100"
