@@ -2,10 +2,10 @@
 
 ``processes`` (this machine: ``--jobs`` worker processes, the default), ``dask`` (a Dask
 distributed scheduler, ``--dask-address`` or ``DASK_SCHEDULER_ADDRESS``, else a local cluster of
-``--jobs`` workers) or ``slurm`` (an array job through submitit, ``--slurm-*``). The options are
-typed once here and named in each command's signature; :func:`executor_settings` checks them
-(exit 2 naming the flag, the extra to install, a missing Slurm, or a Dask scheduler that does not
-answer) before any run directory is made, and returns
+at most ``--jobs`` workers) or ``slurm`` (an array job through submitit, ``--slurm-*``). The
+options are typed once here and named in each command's signature; :func:`executor_settings`
+checks them (exit 2 naming the flag, the extra to install, a missing Slurm, or a Dask scheduler
+that does not answer) before any run directory is made, and returns
 :class:`boundcalc.executors.ExecutorSettings`.
 """
 
@@ -35,8 +35,8 @@ Executor = Annotated[str, choice_option(
     "boundcalc[slurm])")]
 DaskAddress = Annotated[str | None, typer.Option(
     "--dask-address", metavar="HOST:PORT", rich_help_panel=_PANEL,
-    help="dask: the scheduler (default: $DASK_SCHEDULER_ADDRESS, else a local cluster of --jobs "
-    "worker processes)")]
+    help="dask: the scheduler (default: $DASK_SCHEDULER_ADDRESS, else a local cluster of at most "
+    "--jobs worker processes, one per task)")]
 DaskDashboard = Annotated[bool, typer.Option(
     "--dask-dashboard", rich_help_panel=_PANEL,
     help="dask: serve the local cluster's dashboard (needs bokeh) and print its address; a "

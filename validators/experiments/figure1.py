@@ -49,7 +49,7 @@ from typing import Any
 
 import torch
 
-from boundcalc.executors import Eta
+from boundcalc.executors import Eta, ExecutorSettings
 from boundcalc.files import write_atomic
 from boundcalc.rundir import RunDirectory
 from boundcalc.runs import FIGURE1_EXTRA, FIGURE1_METRICS, cell_checks
@@ -492,6 +492,7 @@ def run_figure1(preset: str = "quick", seeds: int | Iterable[int] | None = None,
         "figure1", preset, {**asdict(cfg), "eta": cfg.eta}, cfg.device, out,
         lambda run: run_cells(run, cfg, jobs=jobs, progress=progress, max_cells=max_cells),
         lambda run: write_outputs(run, cfg, figure_width), progress=progress, threads=threads,
+        executor=ExecutorSettings(jobs=jobs),
         verb="computed")
 
 

@@ -49,7 +49,7 @@ from typing import Any
 import numpy as np
 import torch
 
-from boundcalc.executors import Eta
+from boundcalc.executors import Eta, ExecutorSettings
 from boundcalc.files import write_atomic
 from boundcalc.rundir import RunDirectory, save_cell_file
 from boundcalc.runs import cell_checks
@@ -481,7 +481,8 @@ def run_figure2(preset: str = "quick", seeds: int | Iterable[int] | None = None,
     return run_experiment(
         "figure2", preset, asdict(cfg), cfg.device, out,
         lambda run: run_cells(run, cfg, jobs=jobs, progress=progress, max_cells=max_cells),
-        lambda run: write_outputs(run, cfg, figure_width), progress=progress, threads=threads)
+        lambda run: write_outputs(run, cfg, figure_width), progress=progress, threads=threads,
+        executor=ExecutorSettings(jobs=jobs))
 
 
 __all__ = [

@@ -41,6 +41,7 @@ from typing import Any
 
 import torch
 
+from boundcalc.executors import ExecutorSettings
 from boundcalc.files import write_atomic
 from boundcalc.rundir import RunDirectory, save_cell_file
 from boundcalc.runs import FIGURE1_METRICS, cell_checks, tsweep_cell_key
@@ -282,6 +283,7 @@ def run_tsweep(preset: str = "quick", seeds: int | Iterable[int] | None = None,
         "tsweep", preset, {**asdict(cfg), "eta": cfg.eta}, cfg.device, out,
         lambda run: run_cells(run, cfg, jobs=jobs, progress=progress, max_cells=max_cells),
         lambda run: write_outputs(run, cfg, figure_width), progress=progress, threads=threads,
+        executor=ExecutorSettings(jobs=jobs),
         verb="computed")
 
 

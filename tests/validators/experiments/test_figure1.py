@@ -200,6 +200,9 @@ def test_parallel_jobs_report_every_cell_and_match_one_job(tmp_path, capsys, no_
         one, two = ([{k: v for k, v in r.items() if "wall" not in k}
                      for r in _rows(tmp_path / run / name)] for run in ("one", "two"))
         assert one == two, name
+    for run, jobs in (("one", 1), ("two", 2)):  # config.json records the executor as run
+        config = json.loads((tmp_path / run / "config.json").read_text())
+        assert config["execution"]["executor"] == {"kind": "processes", "jobs": jobs}, run
 
 
 def test_slope_fit_and_config():
