@@ -120,7 +120,7 @@ ACTIVATIONS: tuple[str, ...] = ("tanh", "erf")
 
 #: Proof routes of the routed statements (``--route``), the default first. A routed statement
 #: on route ``r`` other than the default has the registry key ``<name>_<r>`` (:func:`route_key`).
-ROUTES: tuple[str, ...] = ("tight", "paper", "gradnorm")
+ROUTES: tuple[str, ...] = ("tight", "paper", "gradnorm", "joint")
 
 
 def route_key(name: str, route: object = None) -> str:

@@ -107,6 +107,14 @@ GRADNORM_DESCRIPTIONS: dict[str, str] = {
                                            "drift by Cauchy-Schwarz and ||grad R||^2 <= 4 L^2 R",
 }
 
+#: Meaning of every key of Theorem 1 on the joint route (derivations.md §7.7 without §7.10's
+#: block bounds): the tight route's lines.
+JOINT_DESCRIPTIONS: dict[str, str] = {
+    **TIGHT_DESCRIPTIONS,
+    "min_iterate": "joint route: min of the linear-drift and Cauchy-Schwarz bounds on "
+                   "min_{k<K} R(theta_k) (and on the average loss), joint (U, W) norms",
+}
+
 #: LaTeX symbol of every Theorem 1 key (the tight route renames ``linearization``).
 LATEX_NAMES: dict[str, str] = {
     "u_inf": r"u_\infty", "u_max": r"u_{\max}", "lipschitz_L": "L",
@@ -209,6 +217,7 @@ PROP2_LATEX_NAMES: dict[str, str] = {
 }
 
 __all__ = [
-    "DESCRIPTIONS", "GRADNORM_DESCRIPTIONS", "LATEX_NAMES", "LEMMA_DESCRIPTIONS",
+    "DESCRIPTIONS", "GRADNORM_DESCRIPTIONS", "JOINT_DESCRIPTIONS", "LATEX_NAMES",
+    "LEMMA_DESCRIPTIONS",
     "PROP2_DESCRIPTIONS", "PROP2_LATEX_NAMES", "TIGHT_DESCRIPTIONS",
 ]

@@ -187,6 +187,56 @@ def head_hessian_concave_bound(u: sp.Expr, a_priori: bool = True) -> sp.Expr:
             + sigma1 * (x * g * q**2 * u + g * q * sp.sqrt(1 + x**2 * q**2 * u**2)))
 
 
+def head_gradient_block_bound(u: sp.Expr, along_u: sp.Expr, along_w: sp.Expr,
+                              a_priori: bool = True) -> sp.Expr:
+    """Φ(u; a) = σ₁X√(a_U² + Q²X²u²a_W²) ≥ |Dg[h]| for every direction h = (h_U, h_W) with
+    ‖h_U‖ ≤ a_U, ‖h_W‖_F ≤ a_W, whenever ‖U‖ ≤ u (derivations.md §2.1); concave and
+    non-decreasing in s = u².
+
+    Dg[h] = σ'(z)(h_Uᵀa + UᵀG h_W q). With α = ‖a‖² ≤ X² and ‖G‖_op ≤ tr G ≤ X² − α, and
+    t = √α/X ∈ [0, 1]: |Dg[h]| ≤ σ₁X(t·a_U + (1 − t²)·QXu·a_W) ≤ σ₁X√(a_U² + Q²X²u²a_W²) by
+    Cauchy–Schwarz, since t² + (1 − t²)² ≤ 1. Never above Ĝ(u)·√(a_U² + a_W²).
+
+    Example:
+        >>> import sympy as sp
+        >>> head_gradient_block_bound(sp.Integer(2), sp.Integer(3), sp.Integer(4)).subs(
+        ...     sigma1, 1)
+        sqrt(73)
+    """
+    x, q, _ = input_geometry(a_priori)
+    return sigma1 * x * sp.sqrt(along_u**2 + q**2 * x**2 * u**2 * along_w**2)
+
+
+def head_hessian_block_bound(u: sp.Expr, first: tuple[sp.Expr, sp.Expr],
+                             second: tuple[sp.Expr, sp.Expr], a_priori: bool = True) -> sp.Expr:
+    """H(u; a, b) ≥ |D²g[h, k]| for directions with block norms ‖h_U‖ ≤ a_U, ‖h_W‖_F ≤ a_W,
+    ‖k_U‖ ≤ b_U, ‖k_W‖_F ≤ b_W, whenever ‖U‖ ≤ u (derivations.md §2.1):
+
+        H(u; a, b) = σ₂X²√((a_U² + Q²X²u²a_W²)(b_U² + Q²X²u²b_W²))
+                     + σ₁(QX²(a_U b_W + a_W b_U) + (32/27)Q²X³u·a_W b_W).
+
+    D²g[h, k] = σ''(z)Dz[h]Dz[k] + σ'(z)(h_UᵀG k_W q + k_UᵀG h_W q + UᵀD²a[h_W, k_W]) with
+    Dz[h] = h_Uᵀa + UᵀG h_W q (bounded as in :func:`head_gradient_block_bound`), |h_UᵀG k_W q| ≤
+    (X² − α)Q a_U b_W and UᵀD²a[h_W, k_W] = Σ_t s_t(e_t − ē)(e'_t − ē')Uᵀ(x_t − a), at most
+    u(X + √α)·(X² − α)Q²a_W b_W (Cauchy–Schwarz under s, Var_s(e) ≤ ‖G‖Q²a_W²), and
+    (X + √α)(X² − α) ≤ (32/27)X³ (maximum of (1 + t)²(1 − t) at t = 1/3). Concave and
+    non-decreasing in s = u² (a geometric mean of two affine functions plus a multiple of √s).
+
+    Example:
+        >>> import sympy as sp
+        >>> one = (sp.Integer(1), sp.Integer(0))
+        >>> head_hessian_block_bound(sp.Integer(5), one, one)     # U-block only: σ₂‖a‖²
+        sigma2
+    """
+    x, q, _ = input_geometry(a_priori)
+    (a_u, a_w), (b_u, b_w) = first, second
+    gradient_part = sp.sqrt((a_u**2 + q**2 * x**2 * u**2 * a_w**2)
+                            * (b_u**2 + q**2 * x**2 * u**2 * b_w**2))
+    return (sigma2 * x**2 * gradient_part
+            + sigma1 * (q * x**2 * (a_u * b_w + a_w * b_u)
+                        + sp.Rational(32, 27) * q**2 * x**3 * u * a_w * b_w))
+
+
 def head_bounds(a_priori: bool = True, event: str = "max") -> tuple[sp.Expr, sp.Expr]:
     """(G, H) of ``event``: (G(u_max), H(u_max)) for ``"max"``; (Ĝ(u_rms), H̃(u_rms)) for
     ``"average"``, which bound the head averages of ‖∇g_i‖ and ‖∇²g_i‖ on E_avg (Jensen)."""
@@ -265,8 +315,10 @@ __all__ = [
     "feedforward_max",
     "feedforward_rms",
     "head_bounds",
+    "head_gradient_block_bound",
     "head_gradient_bound",
     "head_gradient_concave_bound",
+    "head_hessian_block_bound",
     "head_hessian_bound",
     "head_hessian_concave_bound",
     "head_radius",

@@ -55,7 +55,15 @@ import sympy as sp
 from .conditions import m_even_condition
 from .event import event_radius
 from .labels import LATEX_NAMES, LEMMA_DESCRIPTIONS
-from .lemma2 import feedforward_max, head_bounds, init_head_gradient, readout_max
+from .lemma2 import (
+    feedforward_max,
+    feedforward_rms,
+    head_bounds,
+    head_gradient_block_bound,
+    head_hessian_block_bound,
+    init_head_gradient,
+    readout_max,
+)
 from .statement import Statement
 from .symbols import delta, m, rho_c, rho_u, rho_w, sigma0
 
@@ -97,6 +105,44 @@ def taylor_remainder_bound(a_priori: bool = True, event: str = "average") -> sp.
     r = attention_ffn_radius()
     return (rho_c * r * grad + (sp.Rational(1, 2) + rho_c / (3 * sp.sqrt(m))) * r**2 * hess
             ) / sp.sqrt(m)
+
+
+def displacement_blocks() -> tuple[sp.Expr, sp.Expr]:
+    """(ρ_u, ρ_w): the block radii of one head's (U, W) displacement on Ω_ρ (times 1/√m)."""
+    return rho_u, rho_w
+
+
+def linearization_error_block_bound(a_priori: bool = True) -> sp.Expr:
+    """ε_lin = m^{-1/2}(ρ_c Φ(u_rms; ρ_u, ρ_w) + ½ H(u_rms; ρ, ρ)) ≥ sup_{Ω_ρ} |f − f_lin| on
+    E_avg: Lemma 3's per-head expansion with the block bounds of derivations.md §2.1 in place of
+    G·r and ½H·r² (the tight route, §7.7 item 7).
+
+    Example:
+        >>> from boundcalc.theory.lemma3 import linearization_error_bound
+        >>> from boundcalc.theory.symbols import d, delta, m, rho_c, rho_u, rho_w, sigma1, sigma2
+        >>> point = {m: 2048, d: 8, delta: 0.05, rho_c: 3, rho_u: 3, rho_w: 3, sigma1: 1,
+        ...          sigma2: 0.7698}
+        >>> block = linearization_error_block_bound().subs(point)
+        >>> joint = linearization_error_bound(event="average").subs(point)
+        >>> round(float(block), 3), round(float(joint), 3)
+        (1.908, 3.52)
+    """
+    u = feedforward_rms(a_priori)
+    blocks = displacement_blocks()
+    return (rho_c * head_gradient_block_bound(u, *blocks, a_priori)
+            + head_hessian_block_bound(u, blocks, blocks, a_priori) / 2) / sp.sqrt(m)
+
+
+def taylor_remainder_block_bound(a_priori: bool = True) -> sp.Expr:
+    """ε_tay = m^{-1/2}(ρ_c Φ(u_rms; ρ_u, ρ_w) + (½ + ρ_c/(3√m)) H(u_rms; ρ, ρ)) on E_avg: the
+    Taylor remainder of :func:`taylor_remainder_bound` with the block bounds of derivations.md
+    §2.1 (per head |Dg_i[Δ_i]| ≤ Φ(u_i; ρ_u, ρ_w)/√m, |D²g_i[Δ_i, Δ_i]| ≤ H(u_i; ρ, ρ)/m, both
+    concave in u_i², so Jensen over the heads gives u_rms)."""
+    u = feedforward_rms(a_priori)
+    blocks = displacement_blocks()
+    return (rho_c * head_gradient_block_bound(u, *blocks, a_priori)
+            + (sp.Rational(1, 2) + rho_c / (3 * sp.sqrt(m)))
+            * head_hessian_block_bound(u, blocks, blocks, a_priori)) / sp.sqrt(m)
 
 
 def linearization_cap(a_priori: bool = True, event: str = "max") -> sp.Expr:
@@ -152,9 +198,12 @@ def lemma3() -> Statement:
 
 __all__ = [
     "attention_ffn_radius",
+    "displacement_blocks",
     "lemma3",
     "linearization_cap",
+    "linearization_error_block_bound",
     "linearization_error_bound",
+    "taylor_remainder_block_bound",
     "taylor_remainder_bound",
     "taylor_remainder_cap",
 ]

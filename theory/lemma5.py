@@ -75,10 +75,13 @@ def feature_bounds(a_priori: bool = True) -> tuple[sp.Expr, sp.Expr]:
     return sigma0 * nu_c + sigma1 * nu_u * x, sigma1 * nu_w * g * q
 
 
-def approximation_error_bound(a_priori: bool = True, attention_dof: str = "d") -> sp.Expr:
+def approximation_error_bound(a_priori: bool = True, attention_dof: str = "d",
+                              sub_gamma: bool = False) -> sp.Expr:
     """Lemma 5: ε_app = 2B₀√(ℓ/m) + s_w with probability ≥ 1 − δ (see module docstring).
 
-    ``attention_dof="one"`` uses the d-free comparison of the attention part (module docstring).
+    ``attention_dof="one"`` uses the d-free comparison of the attention part (module docstring);
+    ``sub_gamma=True`` takes the smaller of that deviation and :func:`sub_gamma_deviation`
+    (the tight route, derivations.md §5.3).
 
     Example:
         >>> from boundcalc.theory.lemma5 import approximation_error_bound
@@ -93,7 +96,32 @@ def approximation_error_bound(a_priori: bool = True, attention_dof: str = "d") -
     sub_gaussian = 4 * attention * sp.sqrt(2 * dof * ell / m)
     sub_exponential = 2 * attention * (dof + 2 * ell / m)
     attention_part = sp.Piecewise((sub_gaussian, 2 * ell / m <= dof), (sub_exponential, True))
+    if sub_gamma:
+        attention_part = sp.Min(attention_part, sub_gamma_deviation(attention, dof))
     return 2 * bounded * sp.sqrt(ell / m) + attention_part
+
+
+def sub_gamma_deviation(attention: sp.Expr, dof: sp.Expr = sp.S.One) -> sp.Expr:
+    """s_w = 4B_w√(k ℓ/m) + 2√2·B_w ℓ/m ≥ the attention part's deviation with probability
+    ≥ 1 − δ/2 over the n samples and both signs, k = ``dof`` (derivations.md §5.3).
+
+    The symmetrised log-moment generating function −k·log(1 − 2λ²B_w²) (module docstring) is at
+    most k·x/(1 − x), x = 2λ²B_w², and 1 − x = (1 − cλ)(1 + cλ) ≥ 1 − cλ with c = √2·B_w, so
+    each pair average is sub-gamma with variance factor v = 4kB_w² and scale c on both tails
+    (Boucheron, Lugosi & Massart 2013, §2.4): the mean of N = m/2 exceeds √(2vℓ/N) + cℓ/N with
+    probability ≤ e^{−ℓ}. Against the sub-Gaussian branch 4B_w√(2kℓ/m) it keeps the leading
+    term's exact constant (−log(1 − x) ≈ x) instead of doubling it.
+
+    Example:
+        >>> import sympy as sp
+        >>> from boundcalc.theory.symbols import delta, m, n
+        >>> point = {m: 2048, n: 1000, delta: sp.Rational(1, 20)}
+        >>> round(float(sub_gamma_deviation(sp.Integer(3)).subs(point)), 4)
+        0.9377
+    """
+    ell = approximation_log_factor()
+    return (4 * attention * sp.sqrt(dof * ell / m)
+            + 2 * sp.sqrt(2) * attention * ell / m)
 
 
 def approximation_probability() -> sp.Expr:
@@ -125,4 +153,5 @@ __all__ = [
     "approximation_probability",
     "feature_bounds",
     "lemma5",
+    "sub_gamma_deviation",
 ]

@@ -44,7 +44,9 @@ from .event import event_radius
 from .labels import LATEX_NAMES, LEMMA_DESCRIPTIONS
 from .lemma2 import (
     feedforward_max,
+    feedforward_rms,
     head_bounds,
+    head_gradient_block_bound,
     init_head_radius,
     input_geometry,
     lipschitz_constant,
@@ -53,7 +55,7 @@ from .lemma2 import (
 from .lemma3 import attention_ffn_radius
 from .lemma5 import feature_bounds
 from .statement import Statement
-from .symbols import d, delta, m, nu_c, nu_u, nu_w, rho_c, sigma0, sigma1
+from .symbols import d, delta, m, nu_c, nu_u, nu_w, rho_c, rho_u, rho_w, sigma0, sigma1
 
 
 def output_cap() -> sp.Expr:
@@ -62,15 +64,23 @@ def output_cap() -> sp.Expr:
     return sp.sqrt(m) * readout_max() * sigma0
 
 
-def output_envelope(a_priori: bool = True, tight: bool = False) -> sp.Expr:
+def output_envelope(a_priori: bool = True, tight: bool = False,
+                    blockwise: bool = False) -> sp.Expr:
     """F = min(σ₀ρ_c + G(u_max)·√(ρ_u² + ρ_w²), √m·c_max·σ₀) ≥ sup_{θ∈Ω_ρ} |f(X; θ)| on E_U.
 
-    ``tight``: G(u_rms) in place of G(u_max), valid on the head-average event. The second
-    argument is :func:`output_cap`.
+    ``tight``: G(u_rms) in place of G(u_max), valid on the head-average event. ``blockwise``
+    (with ``tight``): the block bound Φ(u_rms; ρ_u, ρ_w) ≥ |h_i − h_i(0)|·√m in place of
+    G(u_rms)·r (derivations.md §2.1, §6.1). The second argument is :func:`output_cap`.
     """
-    grad, _ = head_bounds(a_priori, "average" if tight else "max")
-    envelope = sigma0 * rho_c + grad * attention_ffn_radius()
-    return sp.Min(envelope, output_cap())
+    if blockwise:
+        if not tight:
+            raise ValueError("`blockwise` needs `tight` (the head-average event)")
+        first_order = head_gradient_block_bound(feedforward_rms(a_priori), rho_u, rho_w,
+                                                a_priori)
+    else:
+        grad, _ = head_bounds(a_priori, "average" if tight else "max")
+        first_order = grad * attention_ffn_radius()
+    return sp.Min(sigma0 * rho_c + first_order, output_cap())
 
 
 def approximation_cap(a_priori: bool = True, tight: bool = False) -> sp.Expr:
@@ -99,18 +109,20 @@ def label_envelope(misspecification: sp.Expr = sp.S.Zero, a_priori: bool = True,
 
 
 def residual_envelope(misspecification: sp.Expr = sp.S.Zero, a_priori: bool = True,
-                      tight: bool = False) -> sp.Expr:
-    """B = F + Y (+ ε_mis) ≥ max_j |f(X_j; θ) − y_j| for every θ ∈ Ω_ρ."""
-    return (output_envelope(a_priori, tight)
+                      tight: bool = False, blockwise: bool = False) -> sp.Expr:
+    """B = F + Y (+ ε_mis) ≥ max_j |f(X_j; θ) − y_j| for every θ ∈ Ω_ρ (F of
+    :func:`output_envelope` with ``tight`` and ``blockwise``)."""
+    return (output_envelope(a_priori, tight, blockwise)
             + label_envelope(misspecification, a_priori, tight))
 
 
 def loss_gradient_envelope(
-    misspecification: sp.Expr = sp.S.Zero, a_priori: bool = True, tight: bool = False
+    misspecification: sp.Expr = sp.S.Zero, a_priori: bool = True, tight: bool = False,
+    blockwise: bool = False,
 ) -> sp.Expr:
     """2·L·B ≥ ‖∇R̂(θ)‖ (and every minibatch gradient) on Ω_ρ, R̂ = (1/n)Σ(f − y)²."""
     lip = lipschitz_constant(a_priori, "average" if tight else "max")
-    return 2 * lip * residual_envelope(misspecification, a_priori, tight)
+    return 2 * lip * residual_envelope(misspecification, a_priori, tight, blockwise)
 
 
 def lemma6() -> Statement:

@@ -55,11 +55,19 @@ import sympy as sp
 from .catalog import ROUTES
 from .conditions import m_even_condition, rho_ge_nu_conditions
 from .event import event_radius, head_average_radius
-from .labels import DESCRIPTIONS, GRADNORM_DESCRIPTIONS, LATEX_NAMES, TIGHT_DESCRIPTIONS
+from .labels import (
+    DESCRIPTIONS,
+    GRADNORM_DESCRIPTIONS,
+    JOINT_DESCRIPTIONS,
+    LATEX_NAMES,
+    TIGHT_DESCRIPTIONS,
+)
 from .lemma2 import (
     feedforward_max,
     feedforward_rms,
     head_bounds,
+    head_gradient_block_bound,
+    head_hessian_block_bound,
     init_head_gradient,
     lipschitz_constant,
     readout_max,
@@ -68,7 +76,9 @@ from .lemma2 import (
 from .lemma3 import (
     attention_ffn_radius,
     linearization_cap,
+    linearization_error_block_bound,
     linearization_error_bound,
+    taylor_remainder_block_bound,
     taylor_remainder_bound,
     taylor_remainder_cap,
 )
@@ -81,7 +91,21 @@ from .lemma6 import (
     residual_envelope,
 )
 from .statement import Condition, Statement
-from .symbols import K, delta, eps_mis, eta, m, nu_c, nu_u, nu_w, rho_c, sigma0, u0_rms
+from .symbols import (
+    K,
+    delta,
+    eps_mis,
+    eta,
+    m,
+    nu_c,
+    nu_u,
+    nu_w,
+    rho_c,
+    rho_u,
+    rho_w,
+    sigma0,
+    u0_rms,
+)
 
 
 def initial_loss_bound(misspecification: sp.Expr = sp.S.Zero, a_priori: bool = True,
@@ -104,10 +128,19 @@ def transport_norm() -> sp.Expr:
 
 def _check_route(route: str) -> None:
     """The proof routes of Theorem 1 / Proposition 1 / Remark 9 (:data:`catalog.ROUTES`):
-    ``tight`` (the default, derivations.md §7.7), ``paper`` (the paper's skeleton, §7.1–7.5)
-    and ``gradnorm`` (the tight route plus the gradient-norm form ‖∇R̂‖² ≤ 4L²R̂, §7.9)."""
+    ``tight`` (the default, derivations.md §7.7 with the block bounds of §7.10), ``paper`` (the
+    paper's skeleton, §7.1–7.5), ``gradnorm`` (the tight route plus the gradient-norm form
+    ‖∇R̂‖² ≤ 4L²R̂, §7.9) and ``joint`` (§7.7 with joint (U, W) norms: the tight route before
+    §7.10)."""
     if route not in ROUTES:
         raise ValueError(f"`route` must be one of {ROUTES}, got {route!r}")
+
+
+def is_blockwise(route: str) -> bool:
+    """True for the routes whose per-head bounds are the block bounds of derivations.md §7.10
+    (``tight``, ``gradnorm``); ``joint`` and ``paper`` use joint (U, W) norms."""
+    _check_route(route)
+    return route in ("tight", "gradnorm")
 
 
 def change_of_feature_error_bound(a_priori: bool = True, route: str = "paper") -> sp.Expr:
@@ -117,11 +150,22 @@ def change_of_feature_error_bound(a_priori: bool = True, route: str = "paper") -
     (ρ_c + ν_c)/√m and (r + r_ν)/√m (θ̄ − θ(0) has blocks ν_c/√m and r_ν/√m), on E_U:
     m^{-1/2}[G r (ρ_c + ν_c) + (ρ_c G + H r)(r + r_ν)].
 
-    ``tight``: only the θ̄ − θ(0) half, |⟨∇f(θ) − ∇f(θ(0)), θ̄ − θ(0)⟩|, since the θ − θ(0) half is
+    ``joint``: only the θ̄ − θ(0) half, |⟨∇f(θ) − ∇f(θ(0)), θ̄ − θ(0)⟩|, since the θ − θ(0) half is
     merged into the Taylor remainder ε_tay (lemma3.taylor_remainder_bound); on E_avg:
     m^{-1/2}[G r ν_c + (ρ_c G + H̃ r) r_ν] with G = G(u_rms), H̃ = H̃(u_rms).
+
+    ``tight`` / ``gradnorm``: the same bracket with the block bounds of derivations.md §2.1
+    (θ̄ − θ(0) has per-head blocks ν_c/√m, ν_u/√m, ν_w/√m; θ − θ(0) has ρ_c/√m, ρ_u/√m,
+    ρ_w/√m), on E_avg, u = u_rms (§7.10):
+    m^{-1/2}[ν_c Φ(u; ρ_u, ρ_w) + ρ_c Φ(u; ν_u, ν_w) + H(u; (ρ_u, ρ_w), (ν_u, ν_w))].
     """
     _check_route(route)
+    if is_blockwise(route):
+        u = feedforward_rms(a_priori)
+        return (nu_c * head_gradient_block_bound(u, rho_u, rho_w, a_priori)
+                + rho_c * head_gradient_block_bound(u, nu_u, nu_w, a_priori)
+                + head_hessian_block_bound(u, (rho_u, rho_w), (nu_u, nu_w), a_priori)
+                ) / sp.sqrt(m)
     grad, hess = head_bounds(a_priori, "max" if route == "paper" else "average")
     r = attention_ffn_radius()
     r_nu = sp.sqrt(nu_u**2 + nu_w**2)
@@ -157,8 +201,8 @@ def theorem_step_size(misspecification: sp.Expr = sp.S.Zero, a_priori: bool = Tr
     ηL²B² (L and B of ``route``)."""
     tight = route != "paper"
     lip = lipschitz_constant(a_priori, "average" if tight else "max")
-    return transport_norm() / (2 * lip * residual_envelope(misspecification, a_priori, tight)
-                               * sp.sqrt(K))
+    res = residual_envelope(misspecification, a_priori, tight, is_blockwise(route))
+    return transport_norm() / (2 * lip * res * sp.sqrt(K))
 
 
 def gradient_step_size(lipschitz: sp.Expr, drift: sp.Expr) -> sp.Expr:
@@ -225,14 +269,16 @@ def build_bound(misspecification: sp.Expr = sp.S.Zero, step: sp.Expr = eta,
         a_priori: False keeps the input-geometry symbols and the measured u0_max (``paper``) or
             u0_rms (``tight``) in place of the event radius (a-posteriori bounds of the
             validators).
-        route: ``"paper"`` (derivations.md §7.1–7.5) or ``"tight"`` (§7.7).
+        route: ``"paper"`` (derivations.md §7.1–7.5), ``"tight"`` (§7.7 with §7.10),
+            ``"gradnorm"`` (§7.9) or ``"joint"`` (§7.7).
 
     Returns:
         (constants, terms, bound) dictionaries of sympy expressions.
     """
     _check_route(route)
     if route != "paper":
-        return _build_tight(misspecification, step, a_priori, route == "gradnorm")
+        return _build_tight(misspecification, step, a_priori, route == "gradnorm",
+                            is_blockwise(route))
     lip = lipschitz_constant(a_priori)
     lin_cap, app_cap = linearization_cap(a_priori, "max"), approximation_cap(a_priori)
     eps_lin = sp.Min(linearization_error_bound(a_priori), lin_cap)
@@ -265,20 +311,29 @@ def build_bound(misspecification: sp.Expr = sp.S.Zero, step: sp.Expr = eta,
 
 
 def _build_tight(misspecification: sp.Expr, step: sp.Expr, a_priori: bool,
-                 gradnorm: bool = False):
+                 gradnorm: bool = False, blockwise: bool = True):
     """The tight route (derivations.md §7.7): head-average event, Taylor remainder merged with the
     θ_k − θ(0) half of the change of feature, d-free attention parts, and the drift bounded both
-    linearly in B and by Cauchy–Schwarz (the smaller bound is reported). ``gradnorm`` (§7.9): a
-    third form with ‖∇R̂‖² ≤ 4L²R̂ (informative where ηL² < 1 − ε/B) and the step η_g."""
+    linearly in B and by Cauchy–Schwarz (the smaller bound is reported). ``blockwise`` (§7.10):
+    the per-head block bounds of §2.1 in ε_lin, ε_tay, ε_cf and F, and the sub-gamma attention
+    deviation of §5.3 in ε_app (False: the ``joint`` route). ``gradnorm`` (§7.9): a third form
+    with ‖∇R̂‖² ≤ 4L²R̂ (informative where ηL² < 1 − ε/B) and the step η_g."""
     lip = lipschitz_constant(a_priori, "average")
     lin_cap, tay_cap = linearization_cap(a_priori, "average"), taylor_remainder_cap(a_priori)
     app_cap = approximation_cap(a_priori, tight=True)
-    eps_lin = sp.Min(linearization_error_bound(a_priori, "average"), lin_cap)
-    eps_tay = sp.Min(taylor_remainder_bound(a_priori, "average"), tay_cap)
-    eps_app = sp.Min(approximation_error_bound(a_priori, attention_dof="one"), app_cap)
+    if blockwise:
+        lin, tay = linearization_error_block_bound(a_priori), taylor_remainder_block_bound(a_priori)
+    else:
+        lin = linearization_error_bound(a_priori, "average")
+        tay = taylor_remainder_bound(a_priori, "average")
+    eps_lin = sp.Min(lin, lin_cap)
+    eps_tay = sp.Min(tay, tay_cap)
+    eps_app = sp.Min(approximation_error_bound(a_priori, attention_dof="one",
+                                               sub_gamma=blockwise), app_cap)
     cf_cap = change_of_feature_cap(a_priori, "tight")
-    eps_cf = sp.Min(change_of_feature_error_bound(a_priori, "tight"), cf_cap)
-    res = residual_envelope(misspecification, a_priori, tight=True)
+    route = "tight" if blockwise else "joint"
+    eps_cf = sp.Min(change_of_feature_error_bound(a_priori, route), cf_cap)
+    res = residual_envelope(misspecification, a_priori, tight=True, blockwise=blockwise)
     drift = eps_tay + eps_app + eps_cf + misspecification
     constants = {
         "u_inf": event_radius(),
@@ -297,13 +352,13 @@ def _build_tight(misspecification: sp.Expr, step: sp.Expr, a_priori: bool,
         "eps_cf": eps_cf,
         "eps_drift": drift,
         "output_envelope_F_cap": output_cap(),
-        "output_envelope_F": output_envelope(a_priori, tight=True),
+        "output_envelope_F": output_envelope(a_priori, tight=True, blockwise=blockwise),
         "label_envelope_Y": label_envelope(misspecification, a_priori, tight=True),
         "residual_envelope_B": res,
         "trivial_bound_B2": res**2,
         "initial_loss_bound": initial_loss_bound(misspecification, a_priori, tight=True),
         "transport_norm": transport_norm(),
-        "theorem_step_size": theorem_step_size(misspecification, a_priori, "tight"),
+        "theorem_step_size": theorem_step_size(misspecification, a_priori, route),
     }
     if gradnorm:
         constants["theorem_step_size"] = gradient_step_size(lip, drift)
@@ -370,6 +425,8 @@ def route_descriptions(route: str) -> dict[str, str]:
     _check_route(route)
     if route == "gradnorm":
         return dict(GRADNORM_DESCRIPTIONS)
+    if route == "joint":
+        return dict(JOINT_DESCRIPTIONS)
     return dict(TIGHT_DESCRIPTIONS if route == "tight" else DESCRIPTIONS)
 
 
@@ -378,8 +435,8 @@ def theorem1(misspecified: bool = False, route: str = "tight") -> Statement:
 
     Args:
         misspecified: add Remark 9's term B·ε_mis (labels off the transport target by ε_mis).
-        route: ``"tight"`` (default; derivations.md §7.7), ``"paper"`` (§7.1–7.5) or
-            ``"gradnorm"`` (§7.9).
+        route: ``"tight"`` (default; derivations.md §7.7 with §7.10), ``"paper"`` (§7.1–7.5),
+            ``"gradnorm"`` (§7.9) or ``"joint"`` (§7.7 before §7.10).
 
     Example:
         >>> from boundcalc.theory.theorem1 import theorem1
@@ -435,7 +492,8 @@ __all__ = [
     "assemble_bound", "build_bound", "change_of_feature_cap",
     "change_of_feature_error_bound", "common_conditions", "gradient_norm_form",
     "gradient_step_size",
-    "initial_loss_bound", "route_descriptions", "route_events", "route_latex_names", "theorem1",
+    "initial_loss_bound", "is_blockwise", "route_descriptions", "route_events",
+    "route_latex_names", "theorem1",
     "theorem_step_size",
     "transport_norm",
 ]

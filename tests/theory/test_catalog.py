@@ -22,9 +22,9 @@ def test_catalog_lists_the_statements_in_cli_order():
     assert catalog.ROUTED == ROUTED == ("theorem1", "prop1", "remark9")
 
 
-def test_registry_holds_exactly_the_catalog_and_its_paper_and_gradnorm_routes():
+def test_registry_holds_exactly_the_catalog_and_its_paper_gradnorm_and_joint_routes():
     assert set(BUILDERS) == set(catalog.NAMES) | {f"{name}_{route}" for name in catalog.ROUTED
-                                                 for route in ("paper", "gradnorm")}
+                                                 for route in ("paper", "gradnorm", "joint")}
 
 
 def test_base_name_strips_only_a_route_suffix_of_a_routed_statement():
@@ -132,5 +132,5 @@ def test_route_key_is_the_inverse_of_base_name_and_refuses_an_unknown_route():
     for name in catalog.ROUTED:
         for route in catalog.ROUTES:
             assert catalog.base_name(catalog.route_key(name, route)) == name
-    with pytest.raises(ValueError, match="must be one of tight, paper, gradnorm, got 'fast'"):
+    with pytest.raises(ValueError, match="must be one of tight, paper, gradnorm, joint, got 'fast'"):
         catalog.route_key("theorem1", "fast")
