@@ -132,5 +132,6 @@ def test_route_key_is_the_inverse_of_base_name_and_refuses_an_unknown_route():
     for name in catalog.ROUTED:
         for route in catalog.ROUTES:
             assert catalog.base_name(catalog.route_key(name, route)) == name
-    with pytest.raises(ValueError, match="must be one of tight, paper, gradnorm, joint, got 'fast'"):
+    with pytest.raises(ValueError,
+                       match="must be one of tight, paper, gradnorm, joint, got 'fast'"):
         catalog.route_key("theorem1", "fast")

@@ -12,10 +12,13 @@ import sympy as sp
 from boundcalc.theory import get_statement
 from boundcalc.theory import symbols as S
 from boundcalc.theory.activations import get_activation
-from boundcalc.theory.lemma2 import head_bounds
+from boundcalc.theory.catalog import route_key
+from boundcalc.theory.lemma2 import feedforward_rms, head_bounds, head_gradient_block_bound
 from boundcalc.theory.lemma3 import (
     attention_ffn_radius,
+    linearization_error_block_bound,
     linearization_error_bound,
+    taylor_remainder_block_bound,
     taylor_remainder_bound,
 )
 from boundcalc.theory.lemma5 import approximation_error_bound
@@ -32,15 +35,24 @@ FIGURE1 = {S.n: 1000, S.d: 8, S.delta: sp.Rational(1, 20), S.rho_c: 3, S.rho_u: 
 
 def _uncapped(route: str) -> dict[str, sp.Expr]:
     """The lemmas' own bounds, before the cap, of every capped constant on ``route``."""
-    event = "average" if route == "tight" else "max"
+    if route == "tight":            # the block bounds of derivations.md §7.10
+        return {
+            "eps_lin": linearization_error_block_bound(),
+            "eps_app": approximation_error_bound(attention_dof="one", sub_gamma=True),
+            "eps_cf": change_of_feature_error_bound(route="tight"),
+            "output_envelope_F": S.sigma0 * S.rho_c + head_gradient_block_bound(
+                feedforward_rms(), S.rho_u, S.rho_w),
+            "eps_taylor": taylor_remainder_block_bound(),
+        }
+    event = "average" if route == "joint" else "max"
     grad, _ = head_bounds(True, event)
     out = {
         "eps_lin": linearization_error_bound(event=event),
-        "eps_app": approximation_error_bound(attention_dof="one" if route == "tight" else "d"),
+        "eps_app": approximation_error_bound(attention_dof="one" if route == "joint" else "d"),
         "eps_cf": change_of_feature_error_bound(route=route),
         "output_envelope_F": S.sigma0 * S.rho_c + grad * attention_ffn_radius(),
     }
-    if route == "tight":
+    if route == "joint":
         out["eps_taylor"] = taylor_remainder_bound()
     return out
 
@@ -49,15 +61,15 @@ def _at(expr: sp.Expr, m: int, point: dict | None = None) -> float:
     return float(sp.N(sp.sympify(expr).xreplace({**(point or FIGURE1), S.m: sp.Integer(m)}), 30))
 
 
-@pytest.mark.parametrize("route", ["tight", "paper"])
+@pytest.mark.parametrize("route", ["tight", "joint", "paper"])
 def test_every_capped_constant_is_the_smaller_of_its_lemma_bound_and_its_free_cap(route):
-    constants = get_statement("theorem1" if route == "tight" else "theorem1_paper").constants
+    constants = get_statement(route_key("theorem1", route)).constants
     for key, lemma in _uncapped(route).items():
         assert constants[key] == sp.Min(lemma, constants[f"{key}_cap"]), key
 
 
-@pytest.mark.parametrize("name", ["theorem1", "theorem1_paper", "prop1", "remark9", "prop2",
-                                  "lemma3", "lemma6"])
+@pytest.mark.parametrize("name", ["theorem1", "theorem1_paper", "theorem1_joint", "prop1",
+                                  "remark9", "prop2", "lemma3", "lemma6"])
 def test_every_cap_is_reported_beside_its_constant_with_a_meaning_line(name):
     st = get_statement(name)
     caps = [k for k in st.constants if k.endswith("_cap")]
@@ -84,8 +96,9 @@ def test_lemma5_statement_keeps_lemma5_uncapped_and_says_so():
      {"eps_lin": 28.825, "eps_taylor": 39.513, "eps_app": 24.547, "eps_cf": 52.338}),
 ])
 def test_free_caps_bind_at_small_width_on_the_figure_1_setting(m, lemma, capped):
-    constants = get_statement("theorem1").constants
-    uncapped = _uncapped("tight")
+    # the joint route (the tight route before the block bounds of derivations.md §7.10)
+    constants = get_statement("theorem1_joint").constants
+    uncapped = _uncapped("joint")
     for key, value in lemma.items():
         exact = _at(uncapped[key], m)
         assert exact == pytest.approx(value, rel=1e-4), key
@@ -105,10 +118,10 @@ def test_the_paper_route_output_envelope_is_capped_by_the_bounded_activation():
     assert _at(constants["residual_envelope_B"], 256) == pytest.approx(residual, rel=1e-12)
 
 
-@pytest.mark.parametrize("route", ["tight", "paper"])
+@pytest.mark.parametrize("route", ["tight", "joint", "paper"])
 @pytest.mark.parametrize("m", [4096, 2**20, 2**40])
 def test_free_caps_are_inactive_at_large_width(route, m):
-    constants = get_statement("theorem1" if route == "tight" else "theorem1_paper").constants
+    constants = get_statement(route_key("theorem1", route)).constants
     for key, lemma in _uncapped(route).items():
         value, cap = _at(constants[key], m), _at(constants[f"{key}_cap"], m)
         assert value == pytest.approx(_at(lemma, m), rel=1e-15) and value < cap, key
@@ -116,7 +129,7 @@ def test_free_caps_are_inactive_at_large_width(route, m):
 
 @pytest.mark.slow
 def test_capped_constants_lower_the_bound_at_small_width_and_keep_the_informative_width():
-    st = get_statement("theorem1")
+    st = get_statement("theorem1_joint")
     bound = st.bound["min_iterate"].subs(S.eta, st.constants["theorem_step_size"])
     # m = 8: 6559.7 with the lemmas' bounds alone (B eps_taylor 2637, B eps_cf 3358)
     assert _at(bound, 8) == pytest.approx(2074.0, rel=1e-3)

@@ -85,6 +85,8 @@ def test_theorem1_reports_the_trivial_bound_b_squared_next_to_its_bound():
     """R̂ ≤ B² holds on Ω_ρ for free (|f − y| ≤ B); reported so that a vacuous bound shows."""
     from boundcalc.theory.lemma6 import residual_envelope
 
-    for name, tight in (("theorem1", True), ("theorem1_paper", False)):
+    for name, tight, blockwise in (("theorem1", True, True), ("theorem1_joint", True, False),
+                                   ("theorem1_paper", False, False)):
         st = get_statement(name)
-        assert st.constants["trivial_bound_B2"] == residual_envelope(tight=tight) ** 2
+        expected = residual_envelope(tight=tight, blockwise=blockwise) ** 2
+        assert st.constants["trivial_bound_B2"] == expected
