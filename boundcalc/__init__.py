@@ -26,7 +26,7 @@ Example:
     >>> boundcalc.evaluate("theorem1", m=512, n=1000, rho=2).verdict  # above Y² = 9
     'vacuous'
     >>> boundcalc.sweep("theorem1", m=[512, 4096, 8192], n=1000, rho=2)["verdict"].tolist()
-    ['vacuous', 'vacuous', 'guaranteed']
+    ['vacuous', 'guaranteed', 'guaranteed']
 """
 
 import importlib as _importlib

@@ -7,8 +7,8 @@ Both are re-exported by the package, so ``boundcalc.evaluate(...)`` and ``boundc
 work after a plain ``import boundcalc``.
 
 The keywords are the names of :data:`boundcalc.params.PARAMS` (``m, n, d, T, delta, rho, nu,
-steps, eta, activation, batch_size, misspecification``) plus ``route`` (``"tight"`` or
-``"paper"``); a keyword not given takes its default. A number may be an int, a float or a string
+steps, eta, activation, batch_size, misspecification``) plus ``route`` (``"tight"``,
+``"paper"``, ``"gradnorm"`` or ``"joint"``); a keyword not given takes its default. A number may be an int, a float or a string
 (``"1e3"``; a float is read from its shortest text, so ``0.05`` is exactly 1/20); ``rho`` and
 ``nu`` also take a tuple of the three components, ``rho=(2, 3, 1)``. A bad value raises
 :class:`boundcalc.errors.InputError` naming the keyword (``m must be a positive even integer
@@ -17,10 +17,10 @@ steps, eta, activation, batch_size, misspecification``) plus ``route`` (``"tight
 Example:
     >>> res = evaluate("theorem1", m=512, n=1000, rho=2)
     >>> res.verdict, round(res.bound["min_iterate"], 4), res.free_bound
-    ('vacuous', 67.5693, ('initial_loss_bound', 9.0))
+    ('vacuous', 25.4128, ('initial_loss_bound', 9.0))
     >>> df = sweep("theorem1", m=[512, 4096, 8192], n=1000, rho=2)
     >>> df["bound.min_iterate"].round(2).tolist(), df["verdict"].tolist()
-    ([67.57, 9.46, 5.65], ['vacuous', 'vacuous', 'guaranteed'])
+    ([25.41, 4.38, 2.92], ['vacuous', 'guaranteed', 'guaranteed'])
 """
 
 from __future__ import annotations
@@ -136,7 +136,8 @@ def evaluate(statement: str, /, *, route: str | None = None, precision: int | No
     Args:
         statement: ``theorem1``, ``prop1``, ``remark9``, ``lemma2``, ``lemma3``, ``lemma5``,
             ``lemma6``, ``event`` or ``prop2``.
-        route: ``"tight"`` (default) or ``"paper"`` (theorem1, prop1, remark9 only).
+        route: ``"tight"`` (default), ``"paper"``, ``"gradnorm"`` or ``"joint"`` (theorem1,
+            prop1, remark9 only).
         precision: significant digits of the mpmath evaluation (10 to 1000; default 20).
         exact: give the mpmath values instead of Python floats.
         alpha: prop2 only: the IndRNN's recurrent scale (default 3/2).

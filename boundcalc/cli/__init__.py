@@ -19,7 +19,7 @@ Commands (``boundcalc COMMAND --help`` shows each one's flags and runnable examp
   smallest even m at which Theorem 1's bound is non-vacuous (min_iterate < min(B², Y²));
 * ``explain STATEMENT``: the statement, its symbol glossary, every formula and condition.
 
-``--route tight|paper|gradnorm`` (default ``tight``) picks the proof route of Theorem 1,
+``--route tight|paper|gradnorm|joint`` (default ``tight``) picks the proof route of Theorem 1,
 Proposition 1 and Remark 9 (``theorem1``, ``prop1``, ``remark9``, and ``sweep`` / ``width`` /
 ``steps`` / ``explain`` on them); every output names its route. Statements with the free bounds
 B² (R̂ ≤ B² on Ω_ρ) and Y² (R̂(θ_0) ≤ Y², f(θ(0)) = 0) (those three and ``prop2``) get a verdict:

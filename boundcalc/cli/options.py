@@ -118,8 +118,9 @@ StrictOpt = Annotated[bool, typer.Option("--strict", help="exit 1 unless the ver
                                          rich_help_panel=OUTPUT_PANEL)]
 RouteOpt = Annotated[str | None, choice_option(
     "--route", choices=ROUTES, help="proof route: tight (head-average event, Cauchy-Schwarz "
-    "drift; derivations.md §7.7), paper (the paper's route, §7.1-7.5) or gradnorm (tight plus "
-    "||grad R||^2 <= 4 L^2 R, step eta_g; §7.9)",
+    "drift, per-head block bounds; derivations.md §7.7, §7.10), paper (the paper's route, "
+    "§7.1-7.5), gradnorm (tight plus ||grad R||^2 <= 4 L^2 R, step eta_g; §7.9) or joint (tight "
+    "with joint (U, W) norms: its numbers before §7.10)",
     show_default="tight", panel=PARAMS_PANEL)]
 TargetOpt = Annotated[str, typer.Option("--target", help="the value to get under (> 0)",
                                         metavar="VALUE", rich_help_panel=PARAMS_PANEL,

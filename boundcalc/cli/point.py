@@ -122,8 +122,9 @@ _VERDICT_DOC = (
 
 
 _ROUTE_DOC = (
-    "\n\n--route tight (default), paper or gradnorm: the proof route. The tight route "
-    "(derivations.md §7.7) reports min_iterate = min(min_iterate_linear_drift, "
+    "\n\n--route tight (default), paper, gradnorm or joint: the proof route. The tight route "
+    "(derivations.md §7.7, with the per-head block bounds of §7.10; joint: without them) "
+    "reports min_iterate = min(min_iterate_linear_drift, "
     "min_iterate_cauchy_schwarz) and names the active drift bound (JSON `active_drift_bound`); "
     "gradnorm (§7.9) adds min_iterate_gradient_cauchy_schwarz (||grad R||^2 <= 4 L^2 R; valid "
     "for every eta, informative for eta L^2 < 1 - eps/B) and takes the step eta_g by default; "

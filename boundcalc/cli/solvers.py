@@ -118,7 +118,7 @@ _WIDTH_HELP = (
     "the even integers between the last vacuous and the first non-vacuous grid width, then the "
     "exact mpmath evaluator confirms m non-vacuous and m − 2 vacuous (the same search as the "
     "point commands' nonvacuous_from_m). Exit 1 if no m up to 2^62 is non-vacuous.\n\n"
-    "--route tight (default), paper or gradnorm: the proof route of Theorem 1."
+    "--route tight (default), paper, gradnorm or joint: the proof route of Theorem 1."
 )
 
 
@@ -271,7 +271,8 @@ _STEPS_HELP = (
     "At the theorem's step size η* = ‖ν‖/(2LB√K) the term is ‖ν‖LB/√K, so K = "
     "⌈(‖ν‖LB/target)²⌉; at a fixed --eta it is ‖ν‖²/(4ηK) + ηL²B², reachable only if "
     "ηL²B² < target (else exit 1). K and K − 1 are re-checked with the exact evaluator.\n\n"
-    "--route tight (default), paper or gradnorm: the proof route of Theorem 1 (L and B are the "
+    "--route tight (default), paper, gradnorm or joint: the proof route of Theorem 1 (L and B "
+    "are the "
     "route's)."
 )
 

@@ -73,7 +73,7 @@ _SWEEP_HELP = (
     "not_guaranteed (a condition fails), or overflow (a value beyond the float64 range: the "
     "cell says overflow; other statements get the column only then); --strict exits 1 unless "
     "every row is guaranteed. "
-    "--route tight|paper|gradnorm (theorem1, prop1, remark9 only; default tight) picks the "
+    "--route tight|paper|gradnorm|joint (theorem1, prop1, remark9 only; default tight) picks the "
     "proof route, named in the `route` column and the title. --alpha (prop2 only; default "
     "1.5) sweeps the IndRNN's recurrent scale, shown in an `alpha` column."
 )

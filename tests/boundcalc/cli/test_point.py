@@ -103,7 +103,7 @@ def test_table_shows_every_input_with_its_source(cli):
     assert "given (--m)" in run.out
     assert "default" in run.out
     assert "theorem step size eta*" in run.out
-    assert "VACUOUS" in run.out and "NOT GUARANTEED" not in run.out  # 67.57 ≥ Y² = 9
+    assert "VACUOUS" in run.out and "NOT GUARANTEED" not in run.out  # 25.41 ≥ Y² = 9
     informative = cli("theorem1", "--m", "8192", "--n", "1000", "--rho", "2")
     assert "GUARANTEED" in informative.out and "NOT GUARANTEED" not in informative.out
 
