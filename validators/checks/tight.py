@@ -1,5 +1,5 @@
-"""Measurements that try to falsify the tight route's constants (docs/derivations.md §1.1, §5.1,
-§6.1, §7.7).
+"""Measurements that try to falsify the tight route's constants (docs/derivations.md §1.1, §2.1,
+§5.1, §6.1, §7.7, §7.10).
 
 The tight route of Theorem 1 (statement ``theorem1``; ``theorem1_paper`` is the paper's route)
 replaces the max-over-heads event E_U by the head-average event
@@ -7,20 +7,36 @@ replaces the max-over-heads event E_U by the head-average event
     E_avg = {√((1/m)Σ_i ‖U_i(0)‖²) ≤ ū},  P(E_avg) ≥ 1 − δ  (Laurent–Massart, χ²_{dm/2}),
 
 and on it claims, for every W(0), every U(0) in E_avg, every θ ∈ Ω_ρ and every input with token
-norms ≤ 1 and ‖q‖ ≤ 1 (u_rms = ū + ρ_u/√m; the records are named ``tight.<constant>``):
+norms ≤ 1 and ‖q‖ ≤ 1 (u_rms = ū + ρ_u/√m; the records are named ``tight.<constant>``; every
+bound is read from ``evaluate('theorem1')``, whose default route ``tight`` builds ε_lin, ε_tay,
+ε_cf and F from the per-head *block* bounds Φ and H of derivations.md §2.1, below; the joint-norm
+forms of before live on as route ``joint``):
 
 ==================  ===============================================================================
 constant            claim
 ==================  ===============================================================================
 L                   ‖∇_θ f(X; θ)‖ ≤ √(σ₀² + c_max² G(u_rms)²)
-ε_lin               |f(θ) − f_lin(θ)| ≤ ε_lin(event="average")
-ε_tay               |[f_lin − f](θ) + ⟨∇f(θ) − ∇f(θ(0)), θ − θ(0)⟩| ≤ ε_tay
-ε_cf                |⟨∇f(θ) − ∇f(θ(0)), θ̄ − θ(0)⟩| ≤ ε_cf for every θ̄ − θ(0) with per-head blocks
-                    |Δc_i| ≤ ν_c/√m, ‖(ΔU_i, ΔW_i)‖ ≤ r_ν/√m (r_ν = √(ν_u² + ν_w²))
-F                   |f(X; θ)| ≤ min(σ₀ρ_c + G(u_rms) r, √m c_max σ₀) (symmetric init, f(θ(0)) = 0)
+ε_lin               |f(θ) − f_lin(θ)| ≤ ε_lin = min(m^{-1/2}(ρ_c Φ(u_rms; ρ_u, ρ_w)
+                    + ½H(u_rms; ρ, ρ)), cap)
+ε_tay               |[f_lin − f](θ) + ⟨∇f(θ) − ∇f(θ(0)), θ − θ(0)⟩| ≤ ε_tay (block form, capped)
+ε_cf                |⟨∇f(θ) − ∇f(θ(0)), θ̄ − θ(0)⟩| ≤ ε_cf = min(m^{-1/2}[ν_c Φ(u_rms; ρ_u, ρ_w)
+                    + ρ_c Φ(u_rms; ν_u, ν_w) + H(u_rms; (ρ_u, ρ_w), (ν_u, ν_w))], cap) for every
+                    θ̄ − θ(0) with SEPARATE per-head blocks |Δc_i| ≤ ν_c/√m, ‖ΔU_i‖ ≤ ν_u/√m,
+                    ‖ΔW_i‖_F ≤ ν_w/√m (what the transport gives; not the joint ball of radius r_ν)
+F                   |f(X; θ)| ≤ min(σ₀ρ_c + Φ(u_rms; ρ_u, ρ_w), √m c_max σ₀) (symmetric init,
+                    f(θ(0)) = 0)
 Y                   |f*(X)| ≤ σ₀ν_c + σ₁ν_u + σ₁ν_w, through E_U‖G U‖ ≤ ‖G‖_F ≤ tr G ≤ 1
-ε_app (d-free)      max_j |f_lin(X_j; θ̄) − f*(X_j)| ≤ ε_app(attention_dof="one") w.p. ≥ 1 − δ
+ε_app (d-free)      max_j |f_lin(X_j; θ̄) − f*(X_j)| ≤ ε_app(attention_dof="one", sub_gamma=True)
+                    w.p. ≥ 1 − δ
+Φ (one head)        |Dg[h]| ≤ Φ(u; a) = σ₁√(a_U² + u²a_W²) for ‖h_U‖ ≤ a_U, ‖h_W‖_F ≤ a_W, ‖U‖ ≤ u
+H (one head)        |D²g[h, k]| ≤ H(u; a, b) (block norms a of h, b of k; lemma2's
+                    ``head_hessian_block_bound``)
 ==================  ===============================================================================
+
+Φ and H, of one head g(U, W) = σ(Uᵀa(W)), are falsified directly at u = u_rms by
+:mod:`boundcalc.validators.checks.head_blocks` (records ``tight.head_gradient_block`` and
+``tight.head_hessian_block``, one per pair of block radii: (ρ_u, ρ_w), (ν_u, ν_w) and extreme
+ratios; the bound is the formula at the maximiser's block norms).
 
 The deterministic constants (L, ε_lin, ε_tay, ε_cf, F) are measured by the adversarial schedule
 of :func:`boundcalc.validators.checks.search.drive` over θ ∈ Ω_ρ, W(0), the inputs and U(0) in the
@@ -29,11 +45,13 @@ paper route's searches use the per-head ball ‖U_i(0)‖ ≤ u_∞), under the 
 and i + m/2 share U(0), W(0) and carry c, −c, as E_avg is stated for) and, for L, ε_lin, ε_tay and
 ε_cf, whose derivations never use the pairing, also over m unpaired heads with the same mean
 (a superset). ε_cf's θ̄ needs no search:
-the bracket is linear in θ̄ − θ(0), so its supremum over the product of per-head sets is exact,
+the bracket is linear in θ̄ − θ(0), so its supremum over the product of per-head block sets is
+exact,
 
-    sup |⟨D, θ̄ − θ(0)⟩| = Σ_i [(ν_c/√m)|D_{c,i}| + (r_ν/√m)‖D_{(U,W),i}‖],  D = ∇f(θ) − ∇f(θ(0)),
+    sup |⟨D, θ̄ − θ(0)⟩| = Σ_i [(ν_c/√m)|D_{c,i}| + (ν_u/√m)‖D_{U,i}‖ + (ν_w/√m)‖D_{W,i}‖_F],
 
-attained by θ̄_i − θ_i(0) = (ν_c/√m)·sign(D_{c,i}), (r_ν/√m)·D_{(U,W),i}/‖D_{(U,W),i}‖
+D = ∇f(θ) − ∇f(θ(0)), attained by each block of θ̄_i − θ_i(0) along its own block of D:
+(ν_c/√m)·sign(D_{c,i}), (ν_u/√m)·D_{U,i}/‖D_{U,i}‖, (ν_w/√m)·D_{W,i}/‖D_{W,i}‖_F
 (:func:`change_of_feature_direction`; a test checks the value against autograd at that θ̄).
 The probability claims (E_avg, the d-free ε_app) are measured as violation rates over many seeded
 inits (:func:`validate_head_average_event`; ε_app by
@@ -73,6 +91,7 @@ from boundcalc.validation_settings import ValidationSettings
 from ..device import resolve_device, resolve_dtype
 from ..model import Activation, Params, get_activation, head_features, init_params
 from .ascent import SearchResult
+from .head_blocks import head_block_records
 from .label_envelope import (
     DEFAULT_DRAWS,
     search_label_attention,
@@ -256,10 +275,10 @@ def per_head_taylor_terms(space: SearchSpace, cfg: Config, act: Activation) -> T
 
 
 def gradient_change_blocks(space: SearchSpace, cfg: Config,
-                           act: Activation) -> tuple[Tensor, Tensor]:
+                           act: Activation) -> tuple[Tensor, Tensor, Tensor]:
     """Per head, the blocks of D = ∇_θ f(θ) − ∇_θ f(θ(0)) (Lemma 1): D_c (S, n, m) and the
-    (U, W) block's norm ‖D_{(U,W),i}‖ (S, n, m), where ‖D_W‖_F = ‖c σ' G U − c(0)σ'(0)G(0)U(0)‖·‖q‖
-    (both rank one along the same q)."""
+    norms ‖D_{U,i}‖ and ‖D_{W,i}‖_F (S, n, m) of the U and W blocks, where
+    ‖D_W‖_F = ‖c σ' G U − c(0)σ'(0)G(0)U(0)‖·‖q‖ (both rank one along the same q)."""
     theta, theta0, q = theta_of(space, cfg), init_of(space, cfg), queries_of(space, cfg)
     F, F0 = _features(space, theta, cfg, act), _features(space, theta0, cfg, act)
     root = math.sqrt(space.m)
@@ -268,25 +287,26 @@ def gradient_change_blocks(space: SearchSpace, cfg: Config,
     du = lead * F.a - lead0 * F0.a                                    # (S, n, m, d)
     dw = lead * F.GU - lead0 * F0.GU
     q2 = (q * q).sum(-1, keepdim=True)                                 # (S, n, 1)
-    uw2 = (du * du).sum(-1) + (dw * dw).sum(-1) * q2
-    return (F.h - F0.h) / root, torch.sqrt(uw2.clamp_min(1e-300)) / root
+    u2, w2 = (du * du).sum(-1), (dw * dw).sum(-1) * q2
+    return ((F.h - F0.h) / root, torch.sqrt(u2.clamp_min(1e-300)) / root,
+            torch.sqrt(w2.clamp_min(1e-300)) / root)
 
 
 def per_head_change_of_feature(space: SearchSpace, cfg: Config, act: Activation,
                                nu: tuple[float, float, float]) -> Tensor:
-    """(S, n, m): (ν_c/√m)|D_{c,i}| + (r_ν/√m)‖D_{(U,W),i}‖, whose sum over heads is the exact
-    sup over θ̄ of |⟨∇f(θ) − ∇f(θ(0)), θ̄ − θ(0)⟩| (module docstring)."""
-    dc, duw = gradient_change_blocks(space, cfg, act)
+    """(S, n, m): (ν_c/√m)|D_{c,i}| + (ν_u/√m)‖D_{U,i}‖ + (ν_w/√m)‖D_{W,i}‖_F, whose sum over
+    heads is the exact sup over θ̄ of |⟨∇f(θ) − ∇f(θ(0)), θ̄ − θ(0)⟩| (module docstring)."""
+    dc, du, dw = gradient_change_blocks(space, cfg, act)
     root = math.sqrt(space.m)
-    r_nu = math.hypot(nu[1], nu[2])
-    return (nu[0] / root) * dc.abs() + (r_nu / root) * duw
+    return (nu[0] / root) * dc.abs() + (nu[1] / root) * du + (nu[2] / root) * dw
 
 
 def change_of_feature_direction(space: SearchSpace, cfg: Config, act: Activation,
                                 nu: tuple[float, float, float], sample: int = 0) -> Params:
     """The θ̄ − θ(0) (blocks (S, m, …)) that attains the change-of-feature supremum of
     :func:`per_head_change_of_feature` at input ``sample``: per head
-    (ν_c/√m)·sign(D_c), (r_ν/√m)·D_(U,W)/‖D_(U,W)‖ (D = ∇f(θ) − ∇f(θ(0)), Lemma 1)."""
+    (ν_c/√m)·sign(D_c), (ν_u/√m)·D_U/‖D_U‖, (ν_w/√m)·D_W/‖D_W‖_F (D = ∇f(θ) − ∇f(θ(0)),
+    Lemma 1)."""
     theta, theta0, q = theta_of(space, cfg), init_of(space, cfg), queries_of(space, cfg)
     F, F0 = _features(space, theta, cfg, act), _features(space, theta0, cfg, act)
     root = math.sqrt(space.m)
@@ -297,11 +317,10 @@ def change_of_feature_direction(space: SearchSpace, cfg: Config, act: Activation
     du = (lead * F.a[:, j] - lead0 * F0.a[:, j]) / root                 # (S, m, d)
     gw = (lead * F.GU[:, j] - lead0 * F0.GU[:, j]) / root
     dw = gw.unsqueeze(-1) * q[:, j].unsqueeze(1).unsqueeze(2)           # (S, m, d, d)
-    norm = torch.sqrt((du * du).sum(-1) + (dw * dw).sum((-2, -1))).clamp_min(1e-300)
-    r_nu = math.hypot(nu[1], nu[2])
-    scale = (r_nu / root) / norm
-    return Params((nu[0] / root) * torch.sign(dcb), du * scale.unsqueeze(-1),
-                  dw * scale.unsqueeze(-1).unsqueeze(-1))
+    scale_u = (nu[1] / root) / torch.sqrt((du * du).sum(-1)).clamp_min(1e-300)
+    scale_w = (nu[2] / root) / torch.sqrt((dw * dw).sum((-2, -1))).clamp_min(1e-300)
+    return Params((nu[0] / root) * torch.sign(dcb), du * scale_u.unsqueeze(-1),
+                  dw * scale_w.unsqueeze(-1).unsqueeze(-1))
 
 
 # ----------------------------------------------------------------------------------------------
@@ -398,6 +417,10 @@ def validate_tight(m: int, d: int, T: int, rho: object, *, nu: object = "1",
     * ``tight.eps_taylor`` — max |f(θ(0)) − f(θ) + ⟨∇f(θ), θ − θ(0)⟩|;
     * ``tight.eps_cf`` — max over θ of the exact sup over θ̄ of |⟨∇f(θ) − ∇f(θ(0)), θ̄ − θ(0)⟩|;
     * ``tight.output_envelope_F`` — max |f| (f(θ(0)) = 0);
+    * ``tight.head_gradient_block``, ``tight.head_hessian_block`` — one head's max |Dg[h]| / Φ
+      and |D²g[h, k]| / H at u = u_rms, one record per pair of block radii
+      (:func:`~boundcalc.validators.checks.head_blocks.head_block_records`; ``samples`` inputs
+      per start);
     * ``tight.label_attention`` — sup of E_U‖G U‖·‖q‖ against 1 (exact at the maximiser);
     * ``tight.label_envelope_Y`` — sup over inputs of sup_v f*(X) against Y (Monte Carlo).
     """
@@ -451,6 +474,11 @@ def validate_tight(m: int, d: int, T: int, rho: object, *, nu: object = "1",
         res = search_output(space, act, seed=seed + 4, **kw)
         add("tight.output_envelope_F", "adversarial", res.value, space,
             select(res.config, res.argmax))
+        # --- the per-head block bounds Φ and H behind ε_lin, ε_tay, ε_cf, F --------------------
+        records.extend(head_block_records(d, T, bounds["u_rms"], act, rho_f, nu_f, settings,
+                                          starts=starts, steps=steps, seed=seed,
+                                          samples=samples, dtype=dt, device=dev,
+                                          keep_argmax=keep_argmax))
         # --- Y (no θ: two heads carry the inputs' variables) ------------------------------------
         yspace = SearchSpace(m=2, d=d, T=T, rho=rho_f, u_inf=u_bar, query=query,
                              symmetric=True, init_event="average")
