@@ -8,7 +8,8 @@ work after a plain ``import boundcalc``.
 
 The keywords are the names of :data:`boundcalc.params.PARAMS` (``m, n, d, T, delta, rho, nu,
 steps, eta, activation, batch_size, misspecification``) plus ``route`` (``"tight"``,
-``"paper"``, ``"gradnorm"`` or ``"joint"``); a keyword not given takes its default. A number may be an int, a float or a string
+``"paper"``, ``"gradnorm"`` or ``"joint"``); a keyword not given takes its default. A number
+may be an int, a float or a string
 (``"1e3"``; a float is read from its shortest text, so ``0.05`` is exactly 1/20); ``rho`` and
 ``nu`` also take a tuple of the three components, ``rho=(2, 3, 1)``. A bad value raises
 :class:`boundcalc.errors.InputError` naming the keyword (``m must be a positive even integer
