@@ -121,10 +121,11 @@ def _sections(data: Mapping[str, Any]) -> list[_Section]:
 
 
 def _max_event_apart(data: Mapping[str, Any], sections: list[_Section]) -> list[_Section]:
-    """On the tight route, the :data:`MAX_EVENT_CONSTANTS` move from the constants to a section
-    of their own right after them, so that no reader takes them for part of the statement."""
+    """On the tight and joint routes, the :data:`MAX_EVENT_CONSTANTS` move from the constants to a
+    section of their own right after them, so that no reader takes them for part of the
+    statement."""
     statement = data.get("statement")
-    if not (isinstance(statement, Mapping) and statement.get("route") == "tight"):
+    if not (isinstance(statement, Mapping) and statement.get("route") in ("tight", "joint")):
         return sections
     out = []
     for sec in sections:

@@ -37,9 +37,10 @@ class StatementInfo:
         name: the CLI command and registry key (``theorem1``, ``lemma2`` ...).
         module: the module of :mod:`boundcalc.theory` whose function ``name`` builds the
             :class:`~boundcalc.theory.statement.Statement` (``boundcalc.theory.<module>.<name>``).
-        routed: True when the statement has a proof route (``--route tight|paper|gradnorm``);
-            its builder then takes ``route`` and the registry also holds ``<name>_paper`` and
-            ``<name>_gradnorm``.
+        routed: True when the statement has a proof route
+            (``--route tight|paper|gradnorm|joint``);
+            its builder then takes ``route`` and the registry also holds ``<name>_paper``,
+            ``<name>_gradnorm`` and ``<name>_joint``.
         what: the result as the command's ``--help`` names it ("Evaluate {what} at one parameter
             point: ...").
         help: the one-line help of the command (its line in ``boundcalc --help``).

@@ -2,10 +2,11 @@
 
 The statements and their modules come from the statement table :mod:`boundcalc.theory.catalog`:
 the builder of statement ``name`` is the function ``name`` of module
-``boundcalc.theory.<module>``. A routed statement (a proof route, ``--route``) is registered twice:
-``name`` on its default route (``tight``), ``<name>_paper`` on the paper's route and
-``<name>_gradnorm`` on the gradient-norm route (the keys of
-:func:`boundcalc.theory.catalog.route_key`).
+``boundcalc.theory.<module>``. A routed statement (a proof route, ``--route``) is registered once
+per route:
+``name`` on its default route (``tight``), ``<name>_paper`` on the paper's route,
+``<name>_gradnorm`` on the gradient-norm route and ``<name>_joint`` on the tight route without its
+block bounds (the keys of :func:`boundcalc.theory.catalog.route_key`).
 """
 
 from __future__ import annotations
@@ -20,7 +21,7 @@ from .statement import Statement
 
 def _builders() -> dict[str, Callable[[], Statement]]:
     """Every statement of the catalog, in catalog order, then the ``<name>_paper`` routes, then
-    the ``<name>_gradnorm`` routes."""
+    the ``<name>_gradnorm`` and ``<name>_joint`` routes."""
     builders: dict[str, Callable[[], Statement]] = {}
     for row in STATEMENTS:
         builders[row.name] = getattr(import_module(f"{__package__}.{row.module}"), row.name)

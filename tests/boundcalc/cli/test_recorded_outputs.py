@@ -45,6 +45,10 @@ COMMANDS: dict[str, list[str]] = {
     "theorem1_paper_route": ["theorem1", "--m", "256", "--n", "1000", "--d", "8", "--rho", "3",
                              "--nu", "3", "--route", "paper"],
     "theorem1_json": ["theorem1", "--m", "256", "--format", "json"],
+    # the tight route before its block bounds: the numbers theorem1_default / theorem1_json
+    # printed on the default route until then (only the route's name differs)
+    "theorem1_joint_route": ["theorem1", "--route", "joint"],
+    "theorem1_joint_json": ["theorem1", "--m", "256", "--format", "json", "--route", "joint"],
     "theorem1_csv": ["theorem1", "--m", "64", "--format", "csv"],
     "theorem1_markdown": ["theorem1", "--format", "markdown"],
     "theorem1_latex": ["theorem1", "--format", "latex"],
