@@ -200,7 +200,8 @@ FALSIFIERS: tuple[Falsifier, ...] = (
     Falsifier("remark3", "checks.remark3", "cell", True,
               "‖X J Xᵀ‖ and sup ‖∇f‖ as T grows: one T-free bound at every T"),
     Falsifier("tight", "checks.tight", "cell", True,
-              "the tight route's L, ε_lin, ε_tay, ε_cf, F and Y on the head-average event"),
+              "the tight route's L, ε_lin, ε_tay, ε_cf, F, Y and per-head block bounds Φ, H on "
+              "the head-average event"),
     Falsifier("theorem1", "checks.training", "theorem1_cell", True,
               "a ProjGD run against Theorem 1's (and Remark 9's) bounds on both routes"),
     Falsifier("prop1", "checks.training", "prop1_cell", True,

@@ -51,7 +51,8 @@ computing a "running for" line with its ETA.
 
 STATEMENT: event, lemma2, lemma3, lemma5, lemma6, remark3, tight, theorem1, prop1, all (these nine:
 the Transformer paper's statements; tight = the tight route's L, eps_lin, eps_taylor, eps_cf, F
-and Y with U(0) in the head-average ball), prop2 or generalization (several may be given).
+and Y with U(0) in the head-average ball, and its per-head block bounds Phi and H), prop2 or
+generalization (several may be given).
 
 prop2 (Proposition 2, the IndRNN of App. B.1; not part of all): the per-unit gradient and Hessian
 constants G_T, H_T, the Lipschitz constant L and eps_lin of the derived IndRNN bound against the
