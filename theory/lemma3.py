@@ -115,7 +115,7 @@ def displacement_blocks() -> tuple[sp.Expr, sp.Expr]:
 def linearization_error_block_bound(a_priori: bool = True) -> sp.Expr:
     """ε_lin = m^{-1/2}(ρ_c Φ(u_rms; ρ_u, ρ_w) + ½ H(u_rms; ρ, ρ)) ≥ sup_{Ω_ρ} |f − f_lin| on
     E_avg: Lemma 3's per-head expansion with the block bounds of derivations.md §2.1 in place of
-    G·r and ½H·r² (the tight route, §7.7 item 7).
+    G·r and ½H·r² (the tight route, §7.10 item 3).
 
     Example:
         >>> from boundcalc.theory.lemma3 import linearization_error_bound
@@ -127,10 +127,7 @@ def linearization_error_block_bound(a_priori: bool = True) -> sp.Expr:
         >>> round(float(block), 3), round(float(joint), 3)
         (1.908, 3.52)
     """
-    u = feedforward_rms(a_priori)
-    blocks = displacement_blocks()
-    return (rho_c * head_gradient_block_bound(u, *blocks, a_priori)
-            + head_hessian_block_bound(u, blocks, blocks, a_priori) / 2) / sp.sqrt(m)
+    return _block_expansion(sp.Rational(1, 2), a_priori)
 
 
 def taylor_remainder_block_bound(a_priori: bool = True) -> sp.Expr:
@@ -138,11 +135,17 @@ def taylor_remainder_block_bound(a_priori: bool = True) -> sp.Expr:
     Taylor remainder of :func:`taylor_remainder_bound` with the block bounds of derivations.md
     §2.1 (per head |Dg_i[Δ_i]| ≤ Φ(u_i; ρ_u, ρ_w)/√m, |D²g_i[Δ_i, Δ_i]| ≤ H(u_i; ρ, ρ)/m, both
     concave in u_i², so Jensen over the heads gives u_rms)."""
+    return _block_expansion(sp.Rational(1, 2) + rho_c / (3 * sp.sqrt(m)), a_priori)
+
+
+def _block_expansion(hessian_weight: sp.Expr, a_priori: bool) -> sp.Expr:
+    """m^{-1/2}(ρ_c Φ(u_rms; ρ_u, ρ_w) + w·H(u_rms; ρ, ρ)), w = ``hessian_weight``: the per-head
+    expansion shared by the block forms of ε_lin (w = ½) and ε_tay (w = ½ + ρ_c/(3√m))."""
     u = feedforward_rms(a_priori)
     blocks = displacement_blocks()
     return (rho_c * head_gradient_block_bound(u, *blocks, a_priori)
-            + (sp.Rational(1, 2) + rho_c / (3 * sp.sqrt(m)))
-            * head_hessian_block_bound(u, blocks, blocks, a_priori)) / sp.sqrt(m)
+            + hessian_weight * head_hessian_block_bound(u, blocks, blocks, a_priori)
+            ) / sp.sqrt(m)
 
 
 def linearization_cap(a_priori: bool = True, event: str = "max") -> sp.Expr:

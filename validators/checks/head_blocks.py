@@ -27,13 +27,13 @@ project's projected ascent (:func:`boundcalc.validators.checks.search.drive`) on
 :class:`~boundcalc.validators.checks.space.SearchSpace` of two heads that share (U(0), W(0))
 (``symmetric``) and have ρ = (0, √2, √2), so that every per-head displacement block lies in a unit
 ball: U = ``U0`` (‖U‖ ≤ u, the init ball of radius u), W = ``W0`` (free), the tokens ``X`` and the
-query ``q`` (unit balls), and the unit-scaled directions ĥ = head 0's (``dU``, ``dW``), k̂ = head
-1's, with h = (a_U ĥ_U, a_W ĥ_W), k = (b_U k̂_U, b_W k̂_W). Each start ascends on the ratio
-|Dg[h]| / Φ(u; ‖h_U‖, ‖h_W‖_F) (or |D²g[h, k]| / H at the four block norms of h and k), the
-bound evaluated at the point's *own* block norms: the claim holds for every pair of block radii,
-so this is at least as strong as the ratio at the radii (a_U, a_W) themselves, and a block radius
-0 pins its block to 0 exactly (the extreme pairs (1, 0), (0, 1)). Batched over starts and
-samples; no Python loop over either.
+query ``q`` (unit balls), and the directions built from head 0's (``dU``, ``dW``) and head 1's
+blocks, each block rescaled onto the sphere of its radius: h = (a_U ĥ_U/‖ĥ_U‖, a_W ĥ_W/‖ĥ_W‖_F),
+k likewise with (b_U, b_W). Dg[h] is linear and D²g[h, k] bilinear in each block, so their
+suprema over the block balls lie on these spheres; a radius 0 pins its block to 0 exactly (the
+extreme pairs (1, 0), (0, 1)). Each start ascends on the ratio |Dg[h]| / Φ(u; ‖h_U‖, ‖h_W‖_F) (or
+|D²g[h, k]| / H at the four block norms of h and k), i.e. the bound at the radii. Batched over
+starts and samples; no Python loop over either.
 
 Records (:func:`head_block_records`, called by
 :func:`~boundcalc.validators.checks.tight.validate_tight`): ``tight.head_gradient_block`` and
@@ -245,8 +245,9 @@ def search_head_gradient_block(d: int, T: int, u: float, act: Activation,
                                seed: int, samples: int = 1, dtype: torch.dtype = torch.float64,
                                device: str | torch.device = "cpu", scale: float = 1.0,
                                restarts: int = 1) -> tuple[SearchResult, dict]:
-    """Projected ascent on |Dg[h]| / (scale·Φ(u; ‖h_U‖, ‖h_W‖_F)) over ‖h_U‖ ≤ a_U,
-    ‖h_W‖_F ≤ a_W (``blocks``), ‖U‖ ≤ u, W, tokens and q (module docstring).
+    """Projected ascent on |Dg[h]| / (scale·Φ(u; ‖h_U‖, ‖h_W‖_F)) over ‖h_U‖ = a_U,
+    ‖h_W‖_F = a_W (``blocks``; the sup over the balls lies there), ‖U‖ ≤ u, W, tokens and q
+    (module docstring).
 
     Returns the :class:`SearchResult` and a dict with the maximiser's ``measured`` |Dg[h]|,
     ``bound`` (scale·Φ at its block norms), ``h_norms``, ``U_norm`` and the ``point`` itself
@@ -271,7 +272,8 @@ def search_head_hessian_block(d: int, T: int, u: float, act: Activation,
                               device: str | torch.device = "cpu", scale: float = 1.0,
                               restarts: int = 1) -> tuple[SearchResult, dict]:
     """Projected ascent on |D²g[h, k]| / (scale·H(u; ‖h‖ blocks, ‖k‖ blocks)) over h, k with
-    block norms at most ``first`` = (a_U, a_W) and ``second`` = (b_U, b_W), ‖U‖ ≤ u, W, tokens
+    block norms ``first`` = (a_U, a_W) and ``second`` = (b_U, b_W) (the sup over the balls lies
+    on these spheres), ‖U‖ ≤ u, W, tokens
     and q (module docstring). Returns what :func:`search_head_gradient_block` returns, plus the
     maximiser's ``k_norms`` (and k in ``point``).
 
