@@ -287,18 +287,17 @@ def train_gd(params0: EncoderParams, X: Tensor, y: Tensor, *, steps: int, lr: fl
     phis, train, test, dist = [], [], [], []
 
     def record(p: list[Tensor]) -> None:
+        # kept on the device and read once at the end: no host synchronisation per epoch
         with torch.no_grad():
             ep = EncoderParams(*p)
             f = chunked(lambda Xc: forward(ep, Xc), X, c_train)
-            phis.append(float(0.5 * ((f - y) ** 2).sum()))
-            train.append(float(eval_loss_value(f, y, eval_loss)))
+            phis.append(0.5 * ((f - y) ** 2).sum())
+            train.append(eval_loss_value(f, y, eval_loss))
             if has_test:
                 f_test = chunked(lambda Xc: forward(ep, Xc), X_test, c_test)
-                test.append(float(eval_loss_value(f_test, y_test, eval_loss)))
-            else:
-                test.append(math.nan)
-            dist.append([float(torch.linalg.vector_norm((a - b).reshape(-1)))
-                         for a, b in zip(p, theta0, strict=True)])
+                test.append(eval_loss_value(f_test, y_test, eval_loss))
+            dist.append(torch.stack([torch.linalg.vector_norm((a - b).reshape(-1))
+                                     for a, b in zip(p, theta0, strict=True)]))
 
     record(params)
     for _ in range(steps):
@@ -313,12 +312,16 @@ def train_gd(params0: EncoderParams, X: Tensor, y: Tensor, *, steps: int, lr: fl
             for p, g in zip(params, grads, strict=True):
                 p -= lr * g
         record(params)
+
+    def host(values: list[Tensor]) -> Tensor:
+        return torch.stack(values).to(torch.float64).cpu()
+
     return EncoderRun(
         objective=objective, eval_loss=eval_loss, lr=float(lr),
-        phi=torch.tensor(phis, dtype=torch.float64),
-        train_loss=torch.tensor(train, dtype=torch.float64),
-        test_loss=torch.tensor(test, dtype=torch.float64),
-        distance=torch.tensor(dist, dtype=torch.float64),
+        phi=host(phis), train_loss=host(train),
+        test_loss=host(test) if has_test else torch.full((steps + 1,), math.nan,
+                                                         dtype=torch.float64),
+        distance=host(dist),
         params=EncoderParams(*(p.detach() for p in params)),
     )
 

@@ -9,6 +9,7 @@ scale, the student of every head and the (m, S) readout matrix.
 
 from __future__ import annotations
 
+import functools
 import math
 from collections.abc import Sequence
 from typing import NamedTuple
@@ -41,6 +42,11 @@ class StudentSplit(NamedTuple):
 def student_split(c: Tensor, widths: tuple[int, ...], n: int) -> StudentSplit:
     """The :class:`StudentSplit` of readout c (m,) into students of ``widths``, for n samples.
 
+    Everything but cs and the readout depends on (widths, n, dtype, device) alone and is built
+    once (:func:`_split_constants`), so a training loop's per-step split is two element-wise
+    operations on the device: no host-to-device copy and no host synchronisation (which also
+    lets a CUDA graph capture the step).
+
     Example:
         >>> split = student_split(torch.ones(6, dtype=torch.float64), (2, 4), n=10)
         >>> split.head_student.tolist(), [round(v, 3) for v in split.cs.tolist()]
@@ -49,21 +55,34 @@ def student_split(c: Tensor, widths: tuple[int, ...], n: int) -> StudentSplit:
     if len(widths) == 1:
         return StudentSplit(widths, c / math.sqrt(widths[0]),
                             2.0 / (n * math.sqrt(widths[0])), None, None)
-    dt, dev = c.dtype, c.device
-    head_student = per_head(range(len(widths)), widths, torch.int64, dev)
-    root = per_head([math.sqrt(w) for w in widths], widths, dt, dev)
-    scale = per_head([2.0 / (n * math.sqrt(w)) for w in widths], widths, dt, dev)
+    head_student, root, scale, member = _split_constants(tuple(widths), int(n), c.dtype, c.device)
     cs = c / root
-    readout = torch.zeros(c.shape[0], len(widths), dtype=dt, device=dev)
-    readout[torch.arange(c.shape[0], device=dev), head_student] = cs
+    readout = torch.where(member, cs.unsqueeze(1), torch.zeros((), dtype=c.dtype, device=c.device))
     return StudentSplit(widths, cs, scale, head_student, readout)
+
+
+@functools.lru_cache(maxsize=32)
+def _split_constants(widths: tuple[int, ...], n: int, dtype: torch.dtype, device: torch.device
+                     ) -> tuple[Tensor, Tensor, Tensor, Tensor]:
+    """(head_student (m,), √m_s per head (m,), 2/(n√m_s) per head (m,), member (m, S) with
+    member[i, s] = [head i belongs to student s]) on ``device``: the θ-independent part of a
+    split, cached."""
+    head_student = per_head(range(len(widths)), widths, torch.int64, device)
+    root = per_head([math.sqrt(w) for w in widths], widths, dtype, device)
+    scale = per_head([2.0 / (n * math.sqrt(w)) for w in widths], widths, dtype, device)
+    member = head_student.unsqueeze(1) == torch.arange(len(widths), device=device)
+    return head_student, root, scale, member
 
 
 def per_head(values: Sequence[float], widths: Sequence[int], dtype: torch.dtype,
              device: torch.device) -> Tensor:
-    """(Σ m_s,) tensor with ``values[s]`` repeated m_s times: a per-student value per head."""
-    return torch.repeat_interleave(torch.tensor(list(values), dtype=dtype, device=device),
-                                   torch.tensor(list(widths), device=device))
+    """(Σ m_s,) tensor with ``values[s]`` repeated m_s times: a per-student value per head.
+
+    Built on the host and copied once (a repeat on the device would synchronise to learn the
+    output size)."""
+    host = torch.repeat_interleave(torch.tensor(list(values), dtype=dtype),
+                                   torch.tensor(list(widths)))
+    return host.to(device)
 
 
 def check_widths(widths, m: int) -> tuple[int, ...]:

@@ -42,6 +42,7 @@ import torch
 from torch import Tensor
 
 from .model import Activation, Params
+from .step_graphs import run_steps
 from .student_split import per_head
 from .train import (
     TrainResult,
@@ -145,39 +146,49 @@ def train_students(students: Sequence[Params], X: Tensor, q: Tensor, y: Tensor,
     radius_hist = torch.empty(K, 3, S, dtype=dt, device=dev)
     dist_hist = torch.empty(K, 3, S, dtype=dt, device=dev)
     total = Params(*(torch.zeros_like(t) for t in params0))
-    theta = params0.clone()
+    theta = params0.clone()          # the iterate θ_k, updated in place (see step_graphs)
+    k_dev = torch.zeros(1, dtype=torch.int64, device=dev)
 
     def loss_of(p: Params) -> Tensor:
         return full_loss(p, X, q, y, act, chunk, inputs, backend, widths=widths)
 
+    def step() -> None:
+        loss_k, g, _ = fused_loss_and_gradient(theta, X, q, y, act, chunk=chunk,
+                                               inputs=inputs, backend=backend, widths=widths)
+        loss_hist.index_copy_(0, k_dev, loss_k.unsqueeze(0))
+        grad_hist.index_copy_(0, k_dev, torch.stack([
+            per_student_sum(g.c * g.c), per_student_sum((g.U * g.U).sum(-1)),
+            per_student_sum((g.W * g.W).flatten(1).sum(-1))]).sqrt().unsqueeze(0))
+        dc, dU, dW = theta - params0
+        dU_norm, dW_norm = dU.norm(dim=-1), dW.flatten(1).norm(dim=-1)
+        radius_hist.index_copy_(0, k_dev, torch.stack([
+            per_student_max(dc.abs() * root_m), per_student_max(dU_norm * root_m),
+            per_student_max(dW_norm * root_m)]).unsqueeze(0))
+        dist_hist.index_copy_(0, k_dev, torch.stack([
+            per_student_sum(dc * dc), per_student_sum(dU_norm ** 2),
+            per_student_sum(dW_norm ** 2)]).sqrt().unsqueeze(0))
+        for acc_t, t in zip(total, theta, strict=True):
+            acc_t.add_(t)
+        new = Params(*(t - eta * gt for t, gt in zip(theta, g, strict=True)))
+        if radii is not None:
+            new = _project_heads(new, params0, radii)
+        for t, t_new in zip(theta, new, strict=True):
+            t.copy_(t_new)
+        k_dev.add_(1)
+
     threads = small_work_threads(n * X.shape[1] * params0.width, dev)
     with intra_op_threads(threads):
         start = last_report = time.perf_counter()
-        for k in range(K):
-            loss_k, g, _ = fused_loss_and_gradient(theta, X, q, y, act, chunk=chunk,
-                                                   inputs=inputs, backend=backend,
-                                                   widths=widths)
-            loss_hist[k] = loss_k
-            grad_hist[k] = torch.stack([per_student_sum(g.c * g.c),
-                                        per_student_sum((g.U * g.U).sum(-1)),
-                                        per_student_sum((g.W * g.W).flatten(1).sum(-1))]).sqrt()
-            dc, dU, dW = theta - params0
-            dU_norm, dW_norm = dU.norm(dim=-1), dW.flatten(1).norm(dim=-1)
-            radius_hist[k] = torch.stack([per_student_max(dc.abs() * root_m),
-                                          per_student_max(dU_norm * root_m),
-                                          per_student_max(dW_norm * root_m)])
-            dist_hist[k] = torch.stack([per_student_sum(dc * dc), per_student_sum(dU_norm ** 2),
-                                        per_student_sum(dW_norm ** 2)]).sqrt()
-            for acc_t, t in zip(total, theta, strict=True):
-                acc_t.add_(t)
-            theta = Params(*(t - eta * gt for t, gt in zip(theta, g, strict=True)))
-            if radii is not None:
-                theta = _project_heads(theta, params0, radii)
-            if progress is not None and k + 1 < K:
+
+        def after(k: int) -> None:
+            nonlocal last_report
+            if progress is not None and k < K:
                 now = time.perf_counter()
                 if now - last_report >= progress_every_s:
                     last_report = now
-                    progress(k + 1, K, now - start)
+                    progress(k, K, now - start)
+
+        loop = run_steps(step, K, dev, after=after)
         if dev.type == "cuda":
             torch.cuda.synchronize(dev)
     seconds = time.perf_counter() - start
@@ -188,7 +199,8 @@ def train_students(students: Sequence[Params], X: Tensor, q: Tensor, y: Tensor,
     radius_cpu, dist_cpu = radius_hist.cpu(), dist_hist.cpu()
     config = {"algorithm": "ProjGD", "projected": rho_t is not None, "gradient": "fused",
               "backend": used_backend, "device": str(dev),
-              "dtype": str(dt).replace("torch.", ""), "students": list(widths)}
+              "dtype": str(dt).replace("torch.", ""), "students": list(widths),
+              "loop": loop}
     out, lo = [], 0
     for s, m in enumerate(widths):
         part = slice(lo, lo + m)

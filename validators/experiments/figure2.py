@@ -58,6 +58,7 @@ from boundcalc.stats import mean_ci95
 from .. import indrnn
 from ..data.ar_task import context_floats_per_sample, data_seed, make_ar_data
 from ..model import Params, forward, get_activation, head_features, init_params, last_token_query
+from ..step_graphs import run_steps
 from .experiment import pool_threads, run_experiment
 from .plots import FIGURE2_WIDTH, check_width
 from .workers import worker_pool
@@ -250,13 +251,24 @@ def train_group(model: str, L: int, seeds: Sequence[int], cfg: Figure2Config
         step = torch.func.vmap(step)
     K = cfg.steps
     history = torch.empty(K + 1, 4, len(seeds), dtype=torch.float64, device=dev)
+    params = type(params)(*(p.clone() for p in params))   # θ_k, updated in place
+    k_dev = torch.zeros(1, dtype=torch.int64, device=dev)
+
+    def measure() -> Any:
+        loss, grad, jac, block, val = step(params, *tensors)
+        row = torch.stack([loss, jac, block, val]).double().reshape(1, 4, -1)
+        history.index_copy_(0, k_dev, row)
+        return grad
+
+    def gd_step() -> None:            # record θ_k, then θ_{k+1} = θ_k − η ∇R̂(θ_k)
+        grad = measure()
+        for p, g in zip(params, grad, strict=True):
+            p.copy_(p - cfg.lr * g)
+        k_dev.add_(1)
+
     with torch.no_grad():
-        for k in range(K + 1):
-            loss, grad, jac, block, val = step(params, *tensors)
-            history[k] = torch.stack([loss, jac, block, val]).double().reshape(4, -1)
-            if k < K:
-                params = type(params)(*(p - cfg.lr * g for p, g in zip(params, grad,
-                                                                         strict=True)))
+        run_steps(gd_step, K, dev)
+        measure()                     # the last iterate θ_K
     hist = history.cpu().numpy()
     wall = round((time.perf_counter() - started) / len(seeds), 3)
     records = []

@@ -1,0 +1,112 @@
+#!/usr/bin/env bash
+# The GPU checks of the project in one script: the CUDA tests, the per-step timings of every
+# experiment (benchmarks/gpu_steps.py) and the paper presets on --device cuda, each stage under
+# its own time limit so that one slow stage cannot take the others' time.
+#
+#   bash benchmarks/device_check.sh [STAGE ...]     # default: every stage, in this order
+#
+# Stages: env tests steps figure1 figure2 table1 tsweep validate cpu_bits.
+# Limits (seconds) come from LIMIT_<STAGE> (e.g. LIMIT_FIGURE2=300); a stage that reaches its limit
+# is stopped and its run directory keeps every finished cell (runs resume), so its progress lines
+# and cell times say how far it got. Results go to $OUT (default /tmp/device-check): log.txt,
+# gpu_steps.json, runs.tar.gz (each run's config, results, summary, slopes, figures, tables).
+# Runs on a machine with the project's dependencies installed (torch with CUDA, typer, sympy,
+# pandas, matplotlib, pytest); the package itself is installed from this checkout, offline.
+set -u
+cd "$(dirname "$0")/.."
+OUT="${OUT:-/tmp/device-check}"
+RUNS="${RUNS:-/tmp/device-check-runs}"
+mkdir -p "$OUT" "$RUNS"
+export PYTHONUNBUFFERED=1
+PY="${PYTHON:-python3}"
+stages=("$@")
+[ ${#stages[@]} -eq 0 ] && stages=(env tests steps figure1 figure2 table1 tsweep validate)
+
+say() { echo "== $(date +%H:%M:%S) $*"; }
+limit() { local v="LIMIT_${1^^}"; echo "${!v:-$2}"; }
+timed() {   # timed STAGE DEFAULT_LIMIT CMD...: run CMD under the stage's limit, print wall time
+    local stage="$1" lim; lim="$(limit "$1" "$2")"; shift 2
+    say "$stage: $* (limit ${lim}s)"
+    local t0=$SECONDS rc=0
+    timeout --signal=INT --kill-after=20 "$lim" "$@" || rc=$?
+    say "$stage: exit $rc after $((SECONDS - t0)) s$([ $rc -eq 124 ] && echo ' (limit reached)')"
+}
+
+run_stage() {
+    case "$1" in
+    env)
+        nvidia-smi --query-gpu=name,memory.total,driver_version --format=csv
+        "$PY" -c "import torch, sys; print(sys.version.split()[0], torch.__version__, \
+torch.version.cuda, torch.cuda.get_device_name())"
+        grep -m1 "model name" /proc/cpuinfo
+        echo "cpu flags: $(grep -m1 -o -w 'avx512f\|avx2' /proc/cpuinfo | sort -u | tr '\n' ' ')"
+        "$PY" -m pip install -q --no-deps --no-build-isolation --no-index . 2>&1 | tail -2
+        "$PY" -c "import boundcalc, boundcalc.validators; print('boundcalc', boundcalc.__version__)"
+        ;;
+    tests)
+        timed tests 300 "$PY" -m pytest -q -p no:cacheprovider -n 4 -rs \
+            tests/validators/test_cuda_paths.py \
+            tests/validators/test_train.py::test_cuda_training_matches_cpu \
+            tests/validators/checks/test_lemmas.py::test_device_argument_is_honoured_on_cuda \
+            tests/validators/checks/test_certify.py::test_cuda_gives_the_cpu_chain
+        ;;
+    steps)
+        timed steps 240 "$PY" benchmarks/gpu_steps.py --json "$OUT/gpu_steps.json"
+        ;;
+    figure1)
+        timed figure1 180 "$PY" -m boundcalc reproduce figure1 --preset paper --device cuda \
+            --jobs "${JOBS_FIGURE1:-4}" --out "$RUNS/figure1-paper"
+        cat "$RUNS/figure1-paper/slopes.csv" 2>/dev/null
+        ;;
+    figure2)
+        timed figure2 300 "$PY" -m boundcalc reproduce figure2 --preset paper --device cuda \
+            --jobs "${JOBS_FIGURE2:-2}" --out "$RUNS/figure2-paper"
+        cat "$RUNS/figure2-paper/summary.csv" 2>/dev/null | cut -c1-160
+        ;;
+    table1)
+        if [ ! -d "$RUNS/mnist-shaped" ]; then
+            "$PY" - "$RUNS/mnist-shaped" <<'EOF'
+import sys
+from pathlib import Path
+
+import numpy as np
+from boundcalc.validators.data.mnist import synthetic_digits, write_idx
+
+folder = Path(sys.argv[1])
+folder.mkdir(parents=True)
+images, labels = synthetic_digits(70000, seed=0)
+images = np.rint(images).astype(np.uint8)
+# the real files' share of digits 0 and 1 (≈ 21 %): the other images get labels 2–9
+rng = np.random.default_rng(1)
+other = rng.random(70000) > 0.2111
+labels = np.where(other, 2 + rng.integers(0, 8, 70000), labels)
+for split, part in (("train", slice(0, 60000)), ("t10k", slice(60000, 70000))):
+    write_idx(folder / f"{split}-images-idx3-ubyte", images[part])
+    write_idx(folder / f"{split}-labels-idx1-ubyte", labels[part].astype(np.uint8))
+print("generated MNIST-shaped IDX files:", images.shape, np.bincount(labels))
+EOF
+        fi
+        timed table1 300 "$PY" -m boundcalc reproduce table1 --preset paper --device cuda \
+            --data "$RUNS/mnist-shaped" --out "$RUNS/table1-paper"
+        ;;
+    tsweep)
+        timed tsweep 300 "$PY" -m boundcalc reproduce tsweep --preset paper --device cuda \
+            --jobs "${JOBS_TSWEEP:-2}" --out "$RUNS/tsweep-paper"
+        ;;
+    validate)
+        timed validate 200 "$PY" -m boundcalc validate all --m 16 --n 64 --rho 2 --device cuda
+        timed certify 120 "$PY" -m boundcalc validate theorem1 --certify --m 64 --n 256 --device cuda
+        ;;
+    cpu_bits)   # the CPU's bit-sensitive tests on this machine's processor (no GPU)
+        CUDA_VISIBLE_DEVICES="" timed cpu_bits 300 "$PY" -m pytest -q -p no:cacheprovider \
+            -n 4 tests/boundcalc/cli/test_recorded_outputs.py tests/test_docstring_examples.py
+        ;;
+    *) echo "unknown stage $1"; return 2 ;;
+    esac
+}
+
+for stage in "${stages[@]}"; do
+    run_stage "$stage" 2>&1 | tee -a "$OUT/log.txt"
+done
+tar -czf "$OUT/runs.tar.gz" -C "$RUNS" --exclude='cells' --exclude='*.npz' . 2>/dev/null
+say "done; $(du -sh "$OUT/runs.tar.gz" | cut -f1) of runs in $OUT/runs.tar.gz"
