@@ -5,7 +5,7 @@
 #
 #   bash benchmarks/device_check.sh [STAGE ...]     # default: every stage, in this order
 #
-# Stages: env tests steps figure1 figure2 table1 tsweep validate cpu_bits.
+# Stages: env tests steps profile figure1 figure2 table1 tsweep validate cpu_bits.
 # Limits (seconds) come from LIMIT_<STAGE> (e.g. LIMIT_FIGURE2=300); a stage that reaches its limit
 # is stopped and its run directory keeps every finished cell (runs resume), so its progress lines
 # and cell times say how far it got. Results go to $OUT (default /tmp/device-check): log.txt,
@@ -20,7 +20,7 @@ mkdir -p "$OUT" "$RUNS"
 export PYTHONUNBUFFERED=1
 PY="${PYTHON:-python3}"
 stages=("$@")
-[ ${#stages[@]} -eq 0 ] && stages=(env tests steps figure1 figure2 table1 tsweep validate)
+[ ${#stages[@]} -eq 0 ] && stages=(env tests steps profile figure1 figure2 table1 tsweep validate)
 
 say() { echo "== $(date +%H:%M:%S) $*"; }
 limit() { local v="LIMIT_${1^^}"; echo "${!v:-$2}"; }
@@ -52,6 +52,9 @@ torch.version.cuda, torch.cuda.get_device_name())"
         ;;
     steps)
         timed steps 240 "$PY" benchmarks/gpu_steps.py --json "$OUT/gpu_steps.json"
+        ;;
+    profile)
+        timed profile 120 "$PY" benchmarks/gpu_profile.py
         ;;
     figure1)
         timed figure1 180 "$PY" -m boundcalc reproduce figure1 --preset paper --device cuda \
