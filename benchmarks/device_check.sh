@@ -40,7 +40,7 @@ run_stage() {
 torch.version.cuda, torch.cuda.get_device_name())"
         grep -m1 "model name" /proc/cpuinfo
         echo "cpu flags: $(grep -m1 -o -w 'avx512f\|avx2' /proc/cpuinfo | sort -u | tr '\n' ' ')"
-        "$PY" -m pip install -q --no-deps --no-build-isolation --no-index . 2>&1 | tail -2
+        "$PY" -m pip install -q --no-deps --no-build-isolation --no-index -e . 2>&1 | tail -2
         "$PY" -c "import boundcalc, boundcalc.validators; print('boundcalc', boundcalc.__version__)"
         ;;
     tests)
@@ -111,5 +111,5 @@ EOF
 for stage in "${stages[@]}"; do
     run_stage "$stage" 2>&1 | tee -a "$OUT/log.txt"
 done
-tar -czf "$OUT/runs.tar.gz" -C "$RUNS" --exclude='cells' --exclude='*.npz' . 2>/dev/null
+tar -czf "$OUT/runs.tar.gz" -C "$RUNS" --exclude=cells --exclude="*.npz" --exclude=mnist-shaped . 2>/dev/null
 say "done; $(du -sh "$OUT/runs.tar.gz" | cut -f1) of runs in $OUT/runs.tar.gz"
