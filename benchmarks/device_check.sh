@@ -9,7 +9,7 @@
 # Limits (seconds) come from LIMIT_<STAGE> (e.g. LIMIT_FIGURE2=300); a stage that reaches its limit
 # is stopped and its run directory keeps every finished cell (runs resume), so its progress lines
 # and cell times say how far it got. Results go to $OUT (default /tmp/device-check): log.txt,
-# gpu_steps.json, runs.tar.gz (each run's config, results, summary, slopes, figures, tables).
+# gpu_steps.json, runs.tar.gz (each run's config, cells, results, summary, slopes, figures, tables).
 # Runs on a machine with the project's dependencies installed (torch with CUDA, typer, sympy,
 # pandas, matplotlib, pytest); the package itself is installed from this checkout, offline.
 set -u
@@ -111,5 +111,11 @@ EOF
 for stage in "${stages[@]}"; do
     run_stage "$stage" 2>&1 | tee -a "$OUT/log.txt"
 done
-tar -czf "$OUT/runs.tar.gz" -C "$RUNS" --exclude=cells --exclude="*.npz" --exclude=mnist-shaped . 2>/dev/null
+# cells too (a run split by seeds over several sessions is gathered from its cells), unless that
+# makes the archive larger than what comes back from the device (16 MiB a file)
+tar -czf "$OUT/runs.tar.gz" -C "$RUNS" --exclude="*.npz" --exclude=mnist-shaped . 2>/dev/null
+if [ "$(stat -c %s "$OUT/runs.tar.gz")" -gt 15000000 ]; then
+    tar -czf "$OUT/runs.tar.gz" -C "$RUNS" --exclude=cells --exclude="*.npz" \
+        --exclude=mnist-shaped . 2>/dev/null
+fi
 say "done; $(du -sh "$OUT/runs.tar.gz" | cut -f1) of runs in $OUT/runs.tar.gz"
