@@ -14,6 +14,10 @@ the product of per-head balls uses each head's own radii ρ/√m_s. Per step the
 once for all students instead of once per student, and the per-step Python and launch overhead
 is paid once.
 
+On CUDA the K steps are replays of one captured CUDA graph of the step
+(:func:`boundcalc.validators.step_graphs.run_steps`; ``config["loop"]`` says ``graph`` or
+``eager``), with the numbers of the eager steps.
+
 Every number is that of :func:`boundcalc.validators.train.proj_gd` run on each student alone:
 on the compiled CPU kernel the losses and gradients are the same bit for bit (same blocks of
 heads, same order of every sum), the projection and the update are the same element-wise

@@ -214,6 +214,8 @@ def train_group(model: str, L: int, seeds: Sequence[int], cfg: Figure2Config
     docstring). Several seeds are trained as one batched computation (``torch.func.vmap`` over a
     leading seed axis) — this changes nothing but the floating-point rounding, which is why the
     grouping (``cfg.seed_batch``) is part of the run's parameters; a single seed runs unbatched.
+    On CUDA the steps are replays of one captured CUDA graph
+    (:func:`boundcalc.validators.step_graphs.run_steps`), with the numbers of the eager steps.
     A run whose loss becomes non-finite is kept with ``diverged = True`` and metrics over its
     finite iterates.
     """
