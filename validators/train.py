@@ -48,6 +48,7 @@ from torch import Tensor
 
 from .kernel import cpu_kernel
 from .model import Activation, Params, get_activation, loss_and_gradient, project
+from .step_graphs import run_steps
 from .student_split import StudentSplit, check_widths, student_split
 
 _LOG2E = 1.0 / math.log(2.0)   # exp(z) = 2^(z log₂e): the softmax uses exp2, cheaper than exp
@@ -539,35 +540,51 @@ def train(params0: Params, X: Tensor, q: Tensor, y: Tensor, act: Activation | st
     dist_hist = torch.empty(K, 3, dtype=dt, device=dev)
     total = Params(*(torch.zeros_like(t) for t in params0))
     gen = torch.Generator().manual_seed(int(seed)) if sgd else None
-    theta = params0.clone()
+    theta = params0.clone()          # θ_k, updated in place (see step_graphs)
+    k_dev = torch.zeros(1, dtype=torch.int64, device=dev)
+
+    def record_and_update(loss_b: Tensor, g: Params) -> None:
+        """The records of step k and θ_{k+1} = Π(θ_k − η g), in place."""
+        batch_hist.index_copy_(0, k_dev, loss_b.reshape(1))
+        grad_hist.index_copy_(0, k_dev, torch.stack([g.c.norm(), g.U.norm(), g.W.norm()])
+                              .unsqueeze(0))
+        dc, dU, dW = theta - params0
+        dU_norm, dW_norm = dU.norm(dim=-1), dW.flatten(1).norm(dim=-1)
+        radius_hist.index_copy_(0, k_dev, (torch.stack([dc.abs().max(), dU_norm.max(),
+                                                         dW_norm.max()]) * root_m).unsqueeze(0))
+        dist_hist.index_copy_(0, k_dev, torch.stack([dc.norm(), dU_norm.norm(), dW_norm.norm()])
+                              .unsqueeze(0))
+        for acc_t, t in zip(total, theta, strict=True):
+            acc_t.add_(t)
+        new = Params(*(t - eta * gt for t, gt in zip(theta, g, strict=True)))
+        if rho_t is not None:
+            new = project(new, params0, rho_t)
+        for t, t_new in zip(theta, new, strict=True):
+            t.copy_(t_new)
+        k_dev.add_(1)
+
+    def gd_step() -> None:           # full batch: the same data every step (graph-capturable)
+        loss_b, g, _ = step_grad(theta, X, q, y, inputs)
+        loss_hist.index_copy_(0, k_dev, loss_b.reshape(1))
+        record_and_update(loss_b, g)
+
     threads = small_work_threads(n * X.shape[1] * params0.width, dev)
+    loop = "eager"
     with intra_op_threads(threads):
         start = time.perf_counter()
-        for k in range(K):
-            if sgd:
-                idx = minibatch_indices(n, b, gen).to(dev)
-                if inputs is None:
-                    Xb, qb, inputs_b = X[idx], q[idx], None
-                else:
-                    inputs_b = FusedInputs(*(t[idx] for t in inputs))
-                    Xb, qb = inputs_b.X, inputs_b.q
-                loss_b, g, _ = step_grad(theta, Xb, qb, y[idx], inputs_b)
-                if record_full_loss:
-                    loss_hist[k] = full_loss(theta, X, q, y, act, chunk, inputs, backend)
+        if not sgd:
+            loop = run_steps(gd_step, K, dev)
+        for k in range(K if sgd else 0):   # minibatches drawn on the host: eager steps
+            idx = minibatch_indices(n, b, gen).to(dev)
+            if inputs is None:
+                Xb, qb, inputs_b = X[idx], q[idx], None
             else:
-                loss_b, g, _ = step_grad(theta, X, q, y, inputs)
-                loss_hist[k] = loss_b
-            batch_hist[k] = loss_b
-            grad_hist[k] = torch.stack([g.c.norm(), g.U.norm(), g.W.norm()])
-            dc, dU, dW = theta - params0
-            dU_norm, dW_norm = dU.norm(dim=-1), dW.flatten(1).norm(dim=-1)
-            radius_hist[k] = torch.stack([dc.abs().max(), dU_norm.max(), dW_norm.max()]) * root_m
-            dist_hist[k] = torch.stack([dc.norm(), dU_norm.norm(), dW_norm.norm()])
-            for acc_t, t in zip(total, theta, strict=True):
-                acc_t.add_(t)
-            theta = Params(*(t - eta * gt for t, gt in zip(theta, g, strict=True)))
-            if rho_t is not None:
-                theta = project(theta, params0, rho_t)
+                inputs_b = FusedInputs(*(t[idx] for t in inputs))
+                Xb, qb = inputs_b.X, inputs_b.q
+            loss_b, g, _ = step_grad(theta, Xb, qb, y[idx], inputs_b)
+            if record_full_loss:
+                loss_hist[k] = full_loss(theta, X, q, y, act, chunk, inputs, backend)
+            record_and_update(loss_b, g)
         if dev.type == "cuda":
             torch.cuda.synchronize(dev)
     seconds = time.perf_counter() - start
@@ -587,7 +604,7 @@ def train(params0: Params, X: Tensor, q: Tensor, y: Tensor, act: Activation | st
         steps=K, eta=float(eta), rho=rho_t, batch_size=b, seconds=seconds,
         config={"algorithm": "ProjSGD" if sgd else "ProjGD",
                 "projected": rho_t is not None, "gradient": gradient,
-                "backend": used_backend,
+                "backend": used_backend, "loop": loop,
                 "device": str(dev), "dtype": str(dt).replace("torch.", "")},
     )
 

@@ -100,3 +100,25 @@ def test_experiment_cells_on_cuda_match_the_cpu(name, tmp_path):
     b = gpu.cells.sort_values(keys).reset_index(drop=True)
     for metric in ("lin_error", "app_error", "min_train_loss"):
         assert b[metric].to_numpy() == pytest.approx(a[metric].to_numpy(), rel=1e-8), metric
+
+
+def test_proj_gd_on_cuda_replays_a_graph_with_the_cpu_numbers(monkeypatch):
+    from boundcalc.validators.train import proj_gd
+
+    X = synthetic_inputs(80, 6, 3, seed=4, dtype=torch.float64)
+    q = last_token_query(X)
+    y = 0.3 * torch.sin(torch.arange(80, dtype=torch.float64))
+    p0 = init_params(8, 3, seed=5, dtype=torch.float64)
+
+    def run(device: str):
+        return proj_gd(p0.to(device=device), X.to(device), q.to(device), y.to(device), "tanh",
+                       steps=10, eta=0.5, rho=2.0, backend="torch")
+
+    cpu, gpu = run("cpu"), run("cuda")
+    monkeypatch.setenv(GRAPHS_ENV, "0")
+    eager = run("cuda")
+    assert (gpu.config["loop"], eager.config["loop"]) == ("graph", "eager")
+    for name in ("loss", "grad_norm", "radius", "distance"):
+        assert _rel(getattr(gpu, name), getattr(cpu, name)) < 1e-10, name
+        assert _rel(getattr(gpu, name), getattr(eager, name)) < 1e-12, name
+    assert _rel(gpu.params.W, cpu.params.W) < 1e-10
