@@ -37,7 +37,7 @@ from __future__ import annotations
 
 import math
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from concurrent.futures import ThreadPoolExecutor
 from contextlib import contextmanager
 from dataclasses import dataclass, field
@@ -554,13 +554,8 @@ def train(params0: Params, X: Tensor, q: Tensor, y: Tensor, act: Activation | st
                                                          dW_norm.max()]) * root_m).unsqueeze(0))
         dist_hist.index_copy_(0, k_dev, torch.stack([dc.norm(), dU_norm.norm(), dW_norm.norm()])
                               .unsqueeze(0))
-        for acc_t, t in zip(total, theta, strict=True):
-            acc_t.add_(t)
-        new = Params(*(t - eta * gt for t, gt in zip(theta, g, strict=True)))
-        if rho_t is not None:
-            new = project(new, params0, rho_t)
-        for t, t_new in zip(theta, new, strict=True):
-            t.copy_(t_new)
+        descend_in_place(theta, total, g, eta, None if rho_t is None
+                         else lambda p: project(p, params0, rho_t))
         k_dev.add_(1)
 
     def gd_step() -> None:           # full batch: the same data every step (graph-capturable)
@@ -609,6 +604,20 @@ def train(params0: Params, X: Tensor, q: Tensor, y: Tensor, act: Activation | st
     )
 
 
+def descend_in_place(theta: Params, total: Params, g: Params, eta: float,
+                     projection: Callable[[Params], Params] | None) -> None:
+    """One step of (projected) gradient descent written into θ's own tensors: total += θ_k, then
+    θ_{k+1} = projection(θ_k − η g) (no projection for None). In place, so that a CUDA graph of
+    the step replays it (:mod:`boundcalc.validators.step_graphs`)."""
+    for acc_t, t in zip(total, theta, strict=True):
+        acc_t.add_(t)
+    new = Params(*(t - eta * gt for t, gt in zip(theta, g, strict=True)))
+    if projection is not None:
+        new = projection(new)
+    for t, t_new in zip(theta, new, strict=True):
+        t.copy_(t_new)
+
+
 def proj_gd(params0: Params, X: Tensor, q: Tensor, y: Tensor, act: Activation | str, *,
             steps: int, eta: float, rho=None, project: bool = True, **kwargs) -> TrainResult:
     """ProjGD (full batch): θ_{k+1} = Π_{Ω_ρ}(θ_k − η∇R̂(θ_k)) (Theorem 1). See :func:`train`."""
@@ -625,7 +634,7 @@ def proj_sgd(params0: Params, X: Tensor, q: Tensor, y: Tensor, act: Activation |
 
 
 __all__ = [
-    "BACKENDS", "SMALL_STEP_ENTRIES", "TrainResult", "default_chunk", "full_loss",
-    "fused_loss_and_gradient", "intra_op_threads", "minibatch_indices", "proj_gd", "proj_sgd",
-    "small_work_threads", "train",
+    "BACKENDS", "SMALL_STEP_ENTRIES", "TrainResult", "default_chunk", "descend_in_place",
+    "full_loss", "fused_loss_and_gradient", "intra_op_threads", "minibatch_indices", "proj_gd",
+    "proj_sgd", "small_work_threads", "train",
 ]

@@ -54,6 +54,7 @@ from .train import (
     check_backend,
     check_rho,
     check_steps_and_eta,
+    descend_in_place,
     full_loss,
     fused_inputs,
     fused_loss_and_gradient,
@@ -171,13 +172,8 @@ def train_students(students: Sequence[Params], X: Tensor, q: Tensor, y: Tensor,
         dist_hist.index_copy_(0, k_dev, torch.stack([
             per_student_sum(dc * dc), per_student_sum(dU_norm ** 2),
             per_student_sum(dW_norm ** 2)]).sqrt().unsqueeze(0))
-        for acc_t, t in zip(total, theta, strict=True):
-            acc_t.add_(t)
-        new = Params(*(t - eta * gt for t, gt in zip(theta, g, strict=True)))
-        if radii is not None:
-            new = _project_heads(new, params0, radii)
-        for t, t_new in zip(theta, new, strict=True):
-            t.copy_(t_new)
+        descend_in_place(theta, total, g, eta, None if radii is None
+                         else lambda p: _project_heads(p, params0, radii))
         k_dev.add_(1)
 
     threads = small_work_threads(n * X.shape[1] * params0.width, dev)
