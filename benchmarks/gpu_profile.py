@@ -23,7 +23,7 @@ import torch
 from torch.profiler import ProfilerActivity, profile
 
 sys.path.insert(0, os.path.dirname(__file__))
-from gpu_steps import _figure1_run, _figure2_run  # noqa: E402
+from gpu_steps import figure1_step_runner, figure2_step_runner  # noqa: E402
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -33,11 +33,11 @@ def main(argv: list[str] | None = None) -> int:
     os.environ["BOUNDCALC_CUDA_GRAPHS"] = "0"
     dev = torch.device("cuda")
     cases = [("figure1 step (one seed, 504 heads, float64)",
-              lambda: _figure1_run(dev, 16, (8, 16, 32, 64, 128, 256), torch.float64), 20),
+              lambda: figure1_step_runner(dev, 16, (8, 16, 32, 64, 128, 256), torch.float64), 20),
              ("figure2 transformer L=96 (20 seeds, float32)",
-              lambda: _figure2_run(dev, "transformer", 96), 5),
+              lambda: figure2_step_runner(dev, "transformer", 96), 5),
              ("figure2 indrnn L=96 (20 seeds, float32)",
-              lambda: _figure2_run(dev, "indrnn", 96), 5)]
+              lambda: figure2_step_runner(dev, "indrnn", 96), 5)]
     for label, factory, steps in cases:
         run = factory()
         run(2)                                   # warm-up

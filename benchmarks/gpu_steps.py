@@ -78,7 +78,7 @@ def _per_step(run, short: int, long: int) -> float:
     return best
 
 
-def _figure1_run(dev, T: int, widths, dtype, n_train: int = 4000):
+def figure1_step_runner(dev, T: int, widths, dtype, n_train: int = 4000):
     from boundcalc.validators.data.inputs import synthetic_inputs
     from boundcalc.validators.model import init_params, last_token_query
     from boundcalc.validators.train_students import train_students
@@ -93,7 +93,7 @@ def _figure1_run(dev, T: int, widths, dtype, n_train: int = 4000):
     return run
 
 
-def _figure2_run(dev, model: str, L: int):
+def figure2_step_runner(dev, model: str, L: int):
     from boundcalc.validators.experiments.figure2 import PRESETS, train_group
 
     cfg = replace(PRESETS["paper"], device=str(dev))
@@ -103,7 +103,7 @@ def _figure2_run(dev, model: str, L: int):
     return run
 
 
-def _table1_run(dev, d_m: int = 4096, N: int = 10000):
+def table1_step_runner(dev, d_m: int = 4096, N: int = 10000):
     from boundcalc.validators.encoder import lecun_init, train_gd
 
     gen = torch.Generator().manual_seed(0)
@@ -124,17 +124,17 @@ def cases(dev):
     f64 = torch.float64
     return [
         ("figure1", "one seed, 6 widths, T=16, float64",
-         lambda: _figure1_run(dev, 16, (8, 16, 32, 64, 128, 256), f64), 20, 120, 4000, 10),
+         lambda: figure1_step_runner(dev, 16, (8, 16, 32, 64, 128, 256), f64), 20, 120, 4000, 10),
         ("figure2", "transformer L=96, 20 seeds, float32",
-         lambda: _figure2_run(dev, "transformer", 96), 10, 60, 5000, None),
+         lambda: figure2_step_runner(dev, "transformer", 96), 10, 60, 5000, None),
         ("figure2", "indrnn L=96, 20 seeds, float32",
-         lambda: _figure2_run(dev, "indrnn", 96), 10, 40, 5000, None),
+         lambda: figure2_step_runner(dev, "indrnn", 96), 10, 40, 5000, None),
         ("figure2", "indrnn L=4, 20 seeds, float32",
-         lambda: _figure2_run(dev, "indrnn", 4), 10, 110, 5000, None),
+         lambda: figure2_step_runner(dev, "indrnn", 4), 10, 110, 5000, None),
         ("table1", "d_m=4096, N=10000 epoch, float32",
-         lambda: _table1_run(dev), 1, 4, 1000, None),
+         lambda: table1_step_runner(dev), 1, 4, 1000, None),
         ("tsweep", "one seed, m=64+256, T=1024, float64",
-         lambda: _figure1_run(dev, 1024, (64, 256), f64), 5, 25, 4000, 10),
+         lambda: figure1_step_runner(dev, 1024, (64, 256), f64), 5, 25, 4000, 10),
     ]
 
 

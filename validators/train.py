@@ -563,23 +563,27 @@ def train(params0: Params, X: Tensor, q: Tensor, y: Tensor, act: Activation | st
         loss_hist.index_copy_(0, k_dev, loss_b.reshape(1))
         record_and_update(loss_b, g)
 
+    def sgd_step(k: int) -> None:    # the minibatch is drawn on the host: an eager step
+        idx = minibatch_indices(n, b, gen).to(dev)
+        if inputs is None:
+            Xb, qb, inputs_b = X[idx], q[idx], None
+        else:
+            inputs_b = FusedInputs(*(t[idx] for t in inputs))
+            Xb, qb = inputs_b.X, inputs_b.q
+        loss_b, g, _ = step_grad(theta, Xb, qb, y[idx], inputs_b)
+        if record_full_loss:
+            loss_hist[k] = full_loss(theta, X, q, y, act, chunk, inputs, backend)
+        record_and_update(loss_b, g)
+
     threads = small_work_threads(n * X.shape[1] * params0.width, dev)
     loop = "eager"
     with intra_op_threads(threads):
         start = time.perf_counter()
-        if not sgd:
+        if sgd:
+            for k in range(K):
+                sgd_step(k)
+        else:
             loop = run_steps(gd_step, K, dev)
-        for k in range(K if sgd else 0):   # minibatches drawn on the host: eager steps
-            idx = minibatch_indices(n, b, gen).to(dev)
-            if inputs is None:
-                Xb, qb, inputs_b = X[idx], q[idx], None
-            else:
-                inputs_b = FusedInputs(*(t[idx] for t in inputs))
-                Xb, qb = inputs_b.X, inputs_b.q
-            loss_b, g, _ = step_grad(theta, Xb, qb, y[idx], inputs_b)
-            if record_full_loss:
-                loss_hist[k] = full_loss(theta, X, q, y, act, chunk, inputs, backend)
-            record_and_update(loss_b, g)
         if dev.type == "cuda":
             torch.cuda.synchronize(dev)
     seconds = time.perf_counter() - start
