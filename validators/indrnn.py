@@ -16,10 +16,14 @@ readout, and everything the experiment and the Proposition 2 checks need from it
   linearization f_lin(θ) = f(θ(0)) + ⟨∇f(θ(0)), θ − θ(0)⟩ (Definition 3 for the IndRNN).
 
 Each unit only sees its own state, so every quantity is vectorised over samples and units; the
-recurrence itself is a Python loop over the T time steps (unavoidable, and T ≤ 97 here). Every
-function is differentiable by autograd, so tests compare the closed forms with it.
+recurrence itself is a Python loop over the T time steps (unavoidable, and T ≤ 97 here). The
+closed forms are checked against autograd of :func:`forward`, which writes nothing in place;
+:func:`trajectory` and the gradients write into preallocated time-major buffers (``out=``),
+which autograd and ``vmap`` do not follow — they take leading batch axes instead.
 
-Shapes: c (m,), W (m, d), u (m,), X (n, T, d), y (n,).
+Shapes: c (m,), W (m, d), u (m,), X (n, T, d), y (n,); :func:`trajectory`, :func:`forward`,
+:func:`loss_and_gradient` and :func:`loss_gradient_and_jacobian_u` also take leading batch axes
+(c (..., m), W (..., m, d), u (..., m), X (..., n, T, d), y (..., n)).
 """
 
 from __future__ import annotations
@@ -98,13 +102,15 @@ def init_indrnn(m: int, d: int, *, seed: int, alpha: float = DEFAULT_ALPHA,
 
 
 class Trajectory(NamedTuple):
-    """One forward pass, time-major: σ'(z_t) (T, n, m), the states h_{t−1} (T, n, m) (h_0 = 0
-    first), the final state h_T (n, m) and, if asked, b_T = ∂h_T/∂u (n, m)."""
+    """One forward pass, time-major: σ'(z_t) (T, ..., n, m), the states h_{t−1} (T, ..., n, m)
+    (h_0 = 0 first), the final state h_T (..., n, m), if asked b_T = ∂h_T/∂u (..., n, m), and the
+    inputs time-major, X_t (T, ..., n, d)."""
 
     dz: Tensor
     h_prev: Tensor
     h_last: Tensor
     b_last: Tensor | None
+    X_time: Tensor
 
 
 def _step(act: Activation, z: Tensor) -> tuple[Tensor, Tensor]:
@@ -113,31 +119,54 @@ def _step(act: Activation, z: Tensor) -> tuple[Tensor, Tensor]:
     return h, (1.0 - h * h) if act.name == "tanh" else act.d1(z)
 
 
+def _time_major(X: Tensor) -> Tensor:
+    """(..., n, T, d) → (T, ..., n, d), contiguous: every step reads one block."""
+    return X.movedim(-2, 0).contiguous()
+
+
 def trajectory(params: IndRNNParams, X: Tensor, act: Activation,
                tangent_u: bool = False) -> Trajectory:
     """Run the recurrence (eqs. 48–49) for all samples and units; keep what BPTT needs.
 
-    The input drive w_iᵀx_t of all time steps is one matmul, laid out time-major so that every
-    step reads and writes contiguous (n, m) blocks; the loop over t does O(n·m) work. With
-    ``tangent_u`` the forward-mode derivative b_t = ∂h_t/∂u (per unit) is carried along.
+    The input drive w_iᵀx_t of all time steps is one (batched) product, laid out time-major so
+    that every step reads and writes contiguous (n, m) blocks; the loop over t does O(n·m) work
+    in three kernels (z_t = drive_t + u ⊙ h_{t−1} in one ``addcmul``, σ(z_t) and σ'(z_t),
+    written straight into the stored states), two more with ``tangent_u``, which carries the
+    forward-mode derivative b_t = ∂h_t/∂u (per unit).
+
+    Leading batch axes are allowed: c (..., m), W (..., m, d), u (..., m) with X (..., n, T, d)
+    train several independent networks (figure 2's seeds) in the same kernels.
     """
     _, W, u = params
-    drive = torch.einsum("ntd,md->tnm", X, W)               # w_iᵀ x_t       (T, n, m)
-    h = X.new_zeros(drive.shape[1:])
-    b = X.new_zeros(drive.shape[1:]) if tangent_u else None
-    dzs, hs = [], []
-    for t in range(drive.shape[0]):
-        hs.append(h)
-        h_next, d1 = _step(act, drive[t] + u * h)
-        if b is not None:
-            b = d1 * (h + u * b)
-        dzs.append(d1)
-        h = h_next
-    return Trajectory(torch.stack(dzs), torch.stack(hs), h, b)
+    X_time = _time_major(X)                                   # (T, ..., n, d)
+    drive = torch.matmul(X_time, W.transpose(-1, -2))         # w_iᵀ x_t   (T, ..., n, m)
+    T, shape = drive.shape[0], drive.shape[1:]
+    u_row = u.unsqueeze(-2)                                   # (..., 1, m)
+    states = drive.new_empty((T + 1, *shape))                 # h_0 … h_T
+    states[0].zero_()
+    dz = drive.new_empty((T, *shape))
+    z = drive.new_empty(shape)
+    b = drive.new_zeros(shape) if tangent_u else None
+    one = drive.new_ones(())
+    is_tanh = act.name == "tanh"
+    for t in range(T):
+        torch.addcmul(drive[t], u_row, states[t], out=z)
+        if is_tanh:                                           # σ' = 1 − σ² reuses σ(z)
+            torch.tanh(z, out=states[t + 1])
+            torch.addcmul(one, states[t + 1], states[t + 1], value=-1, out=dz[t])
+        else:
+            states[t + 1].copy_(act.fn(z))
+            dz[t].copy_(act.d1(z))
+        if b is not None:                                     # b_t = σ'(z_t)(h_{t−1} + u b_{t−1})
+            torch.addcmul(states[t], u_row, b, out=b).mul_(dz[t])
+    return Trajectory(dz, states[:T], states[T], b, X_time)
 
 
 def forward(params: IndRNNParams, X: Tensor, act: Activation) -> Tensor:
-    """f(X_j; θ) = m^{-1/2} Σ_i c_i h_{T,i}(X_j) for every sample j: shape (n,).
+    """f(X_j; θ) = m^{-1/2} Σ_i c_i h_{T,i}(X_j) for every sample j: shape (..., n).
+
+    Differentiable by autograd (no in-place writes); leading batch axes as in
+    :func:`trajectory`.
 
     Example:
         >>> from boundcalc.validators.model import get_activation
@@ -147,31 +176,38 @@ def forward(params: IndRNNParams, X: Tensor, act: Activation) -> Tensor:
         True
     """
     _, W, u = params
-    drive = torch.einsum("ntd,md->tnm", X, W)
-    h = X.new_zeros(drive.shape[1:])
+    drive = torch.matmul(_time_major(X), W.transpose(-1, -2))
+    u_row = u.unsqueeze(-2)
+    h = drive.new_zeros(drive.shape[1:])
     for t in range(drive.shape[0]):
-        h = act.fn(drive[t] + u * h)
-    return h @ params.c / math.sqrt(params.width)
+        h = act.fn(torch.addcmul(drive[t], u_row, h))
+    return _readout(h, params.c)
+
+
+def _readout(h: Tensor, c: Tensor) -> Tensor:
+    """m^{-1/2} Σ_i c_i h_i: (..., n, m), (..., m) → (..., n)."""
+    return torch.matmul(h, c.unsqueeze(-1)).squeeze(-1) / math.sqrt(c.shape[-1])
 
 
 def _loss_gradient(params: IndRNNParams, X: Tensor, y: Tensor, act: Activation,
                    tangent_u: bool):
     traj = trajectory(params, X, act, tangent_u)
-    scale = 1.0 / math.sqrt(params.width)
-    pred = (traj.h_last @ params.c) * scale
+    c = params.c
+    scale = 1.0 / math.sqrt(c.shape[-1])
+    pred = _readout(traj.h_last, c)
     resid = pred - y
-    w = (2.0 / y.shape[0]) * resid                           # ∂R̂/∂f_j          (n,)
-    grad_c = (w @ traj.h_last) * scale
-    delta = w.unsqueeze(-1) * (params.c * scale)             # ∂R̂/∂h_T          (n, m)
-    dzs = []                                                 # ∂R̂/∂z_t, t = T … 1
-    for t in range(traj.dz.shape[0] - 1, -1, -1):
-        dz_t = delta * traj.dz[t]
-        dzs.append(dz_t)
-        delta = dz_t * params.u                              # ∂z_t/∂h_{t−1} = u
-    dz = torch.stack(dzs[::-1])                              # (T, n, m)
-    grad_u = (dz * traj.h_prev).sum(dim=(0, 1))
-    grad_W = torch.einsum("tnm,ntd->md", dz, X)
-    return (resid**2).mean(), IndRNNParams(grad_c, grad_W, grad_u), pred, traj
+    w = (2.0 / y.shape[-1]) * resid                          # ∂R̂/∂f_j          (..., n)
+    grad_c = torch.matmul(w.unsqueeze(-2), traj.h_last).squeeze(-2) * scale
+    delta = w.unsqueeze(-1) * (c * scale).unsqueeze(-2)      # ∂R̂/∂h_T          (..., n, m)
+    dz = traj.dz                                             # σ'(z_t), overwritten in place
+    u_row = params.u.unsqueeze(-2)
+    for t in range(dz.shape[0] - 1, -1, -1):                 # ∂R̂/∂z_t, t = T … 1
+        delta = dz[t].mul_(delta) * u_row                    # ∂z_t/∂h_{t−1} = u
+    # ∇_W = Σ_t dz_tᵀ X_t: one product per time step (batched), then the sum over t — the
+    # products over samples alone keep the GPU busy, one product over (t, samples) would not
+    grad_W = torch.matmul(dz.transpose(-1, -2), traj.X_time).sum(0)
+    grad_u = dz.mul_(traj.h_prev).sum(0).sum(-2)             # Σ_t Σ_j dz_t ⊙ h_{t−1}
+    return (resid**2).mean(-1), IndRNNParams(grad_c, grad_W, grad_u), pred, traj
 
 
 def loss_and_gradient(params: IndRNNParams, X: Tensor, y: Tensor,
@@ -198,7 +234,7 @@ def loss_gradient_and_jacobian_u(params: IndRNNParams, X: Tensor, y: Tensor, act
     ‖∂f_j/∂u‖² = (1/m) Σ_i c_i² b_{T,ji}² with b_t = σ'(z_t)(h_{t−1} + u b_{t−1}) (forward mode).
     """
     loss, grad, pred, traj = _loss_gradient(params, X, y, act, tangent_u=True)
-    jac = torch.sqrt(((params.c * traj.b_last) ** 2).sum(-1) / params.width)
+    jac = torch.sqrt(((params.c.unsqueeze(-2) * traj.b_last) ** 2).sum(-1) / params.c.shape[-1])
     return loss, grad, pred, jac
 
 
@@ -206,7 +242,7 @@ def jacobian_u_norm(params: IndRNNParams, X: Tensor, act: Activation) -> Tensor:
     """‖∇_u f(X_j; θ)‖ for every sample j (n,), by forward mode (see
     :func:`loss_gradient_and_jacobian_u`)."""
     traj = trajectory(params, X, act, tangent_u=True)
-    return torch.sqrt(((params.c * traj.b_last) ** 2).sum(-1) / params.width)
+    return torch.sqrt(((params.c.unsqueeze(-2) * traj.b_last) ** 2).sum(-1) / params.c.shape[-1])
 
 
 class UnitTangents(NamedTuple):

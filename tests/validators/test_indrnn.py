@@ -179,3 +179,25 @@ def test_eps_lin_bound_is_at_most_its_free_cap_which_the_measurement_respects(al
     assert row["bound_over_free_cap"] == pytest.approx(row["bound"] / row["free_cap"])
     assert row["bound_over_free_cap"] < 0.5
     assert all("free_cap" not in r for q, r in rows.items() if q != "eps_lin")
+
+
+def test_a_leading_seed_axis_gives_each_networks_own_numbers():
+    # figure 2 trains its seeds as one computation over a leading axis; each network's loss,
+    # gradient, predictions and Jacobian norms must be those of the network alone
+    nets = [_perturbed(indrnn.init_indrnn(8, 5, seed=s), 0.2, s) for s in range(3)]
+    gen = torch.Generator().manual_seed(7)
+    X = torch.randn(3, 6, 10, 5, generator=gen, dtype=torch.float64)
+    y = torch.randn(3, 6, generator=gen, dtype=torch.float64)
+    stacked = indrnn.IndRNNParams(*(torch.stack(t) for t in zip(*nets, strict=True)))
+    loss, grad, pred, jac = indrnn.loss_gradient_and_jacobian_u(stacked, X, y, ACT)
+    assert loss.shape == (3,) and grad.W.shape == (3, 8, 5) and jac.shape == (3, 6)
+    forward = indrnn.forward(stacked, X, ACT)
+    for s, net in enumerate(nets):
+        loss_s, grad_s, pred_s, jac_s = indrnn.loss_gradient_and_jacobian_u(net, X[s], y[s], ACT)
+        torch.testing.assert_close(loss[s], loss_s, rtol=1e-12, atol=0)
+        for batched, alone in zip(grad, grad_s, strict=True):
+            torch.testing.assert_close(batched[s], alone, rtol=1e-12, atol=1e-15)
+        torch.testing.assert_close(pred[s], pred_s, rtol=1e-12, atol=1e-15)
+        torch.testing.assert_close(jac[s], jac_s, rtol=1e-12, atol=1e-15)
+        torch.testing.assert_close(forward[s], indrnn.forward(net, X[s], ACT),
+                                   rtol=1e-12, atol=1e-15)

@@ -192,17 +192,18 @@ def _stack(items: list[Any]) -> Any:
 
 
 def _step_function(model: str, act):
-    """(θ, X, y, X_val, y_val) ↦ (R̂, ∇R̂, J(θ), ‖∇_P R̂‖, validation MSE) for one seed."""
+    """(θ, X, y, X_val, y_val) ↦ (R̂, ∇R̂, J(θ), ‖∇_P R̂‖, validation MSE) for one seed; the
+    IndRNN's also for a leading seed axis (the Transformer's is batched by ``vmap``)."""
     if model == "transformer":
         def step(p, X, y, Xv, yv):
             loss, grad, jac = transformer_quantities(p, X, last_token_query(X), y, act)
             val = ((forward(p, Xv, last_token_query(Xv), act) - yv) ** 2).mean()
             return loss, grad, torch.sqrt((jac * jac).mean()), grad.W.norm(), val
-    else:
+    else:   # batched natively: a leading seed axis runs through the same kernels
         def step(p, X, y, Xv, yv):
             loss, grad, _, jac = indrnn.loss_gradient_and_jacobian_u(p, X, y, act)
-            val = ((indrnn.forward(p, Xv, act) - yv) ** 2).mean()
-            return loss, grad, torch.sqrt((jac * jac).mean()), grad.u.norm(), val
+            val = ((indrnn.forward(p, Xv, act) - yv) ** 2).mean(-1)
+            return (loss, grad, torch.sqrt((jac * jac).mean(-1)), grad.u.norm(dim=-1), val)
     return step
 
 
@@ -211,8 +212,9 @@ def train_group(model: str, L: int, seeds: Sequence[int], cfg: Figure2Config
     """Train the (model, L, seed) cells of ``seeds`` together and return one record per seed.
 
     Plain GD for ``cfg.steps`` steps; every metric is taken at all K + 1 iterates (see the module
-    docstring). Several seeds are trained as one batched computation (``torch.func.vmap`` over a
-    leading seed axis) — this changes nothing but the floating-point rounding, which is why the
+    docstring). Several seeds are trained as one batched computation over a leading seed axis
+    (the Transformer's step under ``torch.func.vmap``; the IndRNN's functions take the axis
+    themselves) — this changes nothing but the floating-point rounding, which is why the
     grouping (``cfg.seed_batch``) is part of the run's parameters; a single seed runs unbatched.
     On CUDA the steps are replays of one captured CUDA graph
     (:func:`boundcalc.validators.step_graphs.run_steps`), with the numbers of the eager steps.
@@ -250,7 +252,8 @@ def train_group(model: str, L: int, seeds: Sequence[int], cfg: Figure2Config
     else:
         params = _stack(inits)
         tensors = tuple(_stack([dt[i] for dt in datas]) for i in range(4))
-        step = torch.func.vmap(step)
+        if model == "transformer":
+            step = torch.func.vmap(step)
     K = cfg.steps
     history = torch.empty(K + 1, 4, len(seeds), dtype=torch.float64, device=dev)
     params = type(params)(*(p.clone() for p in params))   # θ_k, updated in place
