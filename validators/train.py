@@ -36,6 +36,7 @@ itself with ``gradient="closed"``. ``TrainResult.config["backend"]`` says which 
 from __future__ import annotations
 
 import math
+import os
 import time
 from collections.abc import Callable, Iterator
 from concurrent.futures import ThreadPoolExecutor
@@ -178,7 +179,7 @@ def _fused_range(students: StudentSplit, Wq_map: Tensor, Ut: Tensor, inputs: Fus
     # unless some e_t is large (S > 2⁶⁴, then the chunk is redone with the max). Elsewhere the
     # max is always subtracted (no per-chunk synchronisation).
     by_last = dev.type == "cpu"
-    chunks = zip(*(t[lo:hi].split(b) for t in (*inputs, y, preds)), strict=True)
+    chunks = zip(*(t[lo:hi].split(b) for t in (*inputs[:4], y, preds)), strict=True)
     for Xc, XT1c, qc, Xsc, yc, f in chunks:
         bb = Xc.shape[0]
         if views is None or bb < b:     # fixed views of the reused buffers
@@ -226,26 +227,123 @@ def _fused_range(students: StudentSplit, Wq_map: Tensor, Ut: Tensor, inputs: Fus
     return loss, grad_c, None if acc_a is None else acc_a.sum(dim=0), acc_W
 
 
+def _fused_range_moments(students: StudentSplit, Wq_map: Tensor, U: Tensor,
+                         inputs: FusedInputs, y: Tensor, act: Activation, preds: Tensor,
+                         lo: int, hi: int, b: int, need_grad: bool
+                         ) -> tuple[Tensor, Tensor | None, Tensor | None, Tensor | None]:
+    """:func:`_fused_range` organised for accelerators: three passes over (b, m, T) per chunk.
+
+    Same sums, returned in the same layout, from the normalised softmax s = softmax_t(z) (so
+    S = 1) and the token moments (:func:`token_moments`): with Wq (b, m, d) = W_i q_j (natural
+    units here: ``Wq_map`` without log₂e),
+
+        z = Wq Xᵀ                        (b, m, T), one batched product
+        s = softmax_t(z)                 one fused kernel (max, exp, sum, divide)
+        [M | a] = s [x xᵀ | x]           (b, m, d² + d), one batched product:
+                                         M_i = Σ_t s_t x_t x_tᵀ, a_i = Σ_t s_t x_t
+        pre_i = U_iᵀa_i,  Xᵀ(s∘P)_i = M_i U_i,  G_iU_i = M_i U_i − pre_i a_i  (Remark 3)
+
+    since Σ_t s_t x_t (x_tᵀU_i) = M_i U_i. The chunked passes of :func:`_fused_range` read or
+    write the (b, T, m) arrays twelve times (logits, max, shift, exp, two products, P, e∘P);
+    here they are written twice and read three times, and the max shift needs no
+    synchronisation with the host (CUDA graphs). ``U`` is (m, d).
+    """
+    m, d = U.shape
+    dt, dev = U.dtype, U.device
+    cs, single = students.cs, students.count == 1
+    b = max(1, min(b, hi - lo))
+    grad_c = acc_a = acc_W = None
+    if need_grad:
+        grad_c = torch.zeros(m, dtype=dt, device=dev)
+        acc_a = torch.zeros(m, d, dtype=dt, device=dev)         # Σ κ̃ ∘ a, as (m, d)
+        acc_W = torch.zeros(d, d * m, dtype=dt, device=dev)     # [e, (a, i)]
+    is_tanh = act.name == "tanh"
+    one = torch.ones((), dtype=dt, device=dev)
+    XT = inputs.XT1[:, :d]                                      # Xᵀ (n, d, T), a view
+    chunks = zip(*(t[lo:hi].split(b) for t in (XT, inputs.moments, inputs.q, y, preds)),
+                 strict=True)
+    for XTc, Mc, qc, yc, f in chunks:
+        bb = qc.shape[0]
+        Wq = torch.mm(qc, Wq_map).view(bb, m, d)               # W_i q_j
+        s = torch.softmax(torch.bmm(Wq, XTc), dim=-1)          # (bb, m, T)
+        R = torch.bmm(s, Mc)                                   # [M | a]  (bb, m, d² + d)
+        a = R[..., d * d:]
+        pre = (a * U).sum(-1)                                  # (bb, m)
+        h = act.fn(pre)
+        if single:
+            torch.mv(h, cs, out=f[:, 0])
+        else:
+            torch.mm(h, students.readout, out=f)
+        if not need_grad:
+            continue
+        if single:
+            r = f[:, 0] - yc
+            grad_c.addmv_(h.t(), r)
+            r_head = r.unsqueeze(1)
+        else:
+            r_head = (f - yc.unsqueeze(1))[:, students.head_student]
+            grad_c.add_((h * r_head).sum(0))
+        kap = torch.addcmul(one, h, h, value=-1) if is_tanh else act.d1(pre)
+        kap = (kap * r_head).unsqueeze(-1)                     # κ̃ (bb, m, 1)
+        MU = (R[..., :d * d].view(bb, m, d, d) * U.unsqueeze(1)).sum(-1)   # M_i U_i
+        GU = torch.addcmul(MU, pre.unsqueeze(-1), a, value=-1)  # G_iU_i   (bb, m, d)
+        acc_W.addmm_(qc.t(), (GU * kap).transpose(1, 2).reshape(bb, d * m))
+        acc_a.add_((a * kap).sum(0))
+    r = preds[lo:hi] - y[lo:hi].unsqueeze(1)
+    loss = (r[:, 0] @ r[:, 0]).unsqueeze(0) if single else (r * r).sum(0)
+    return loss, grad_c, None if acc_a is None else acc_a.t(), acc_W
+
+
 class FusedInputs(NamedTuple):
     """The θ-independent inputs of :func:`fused_loss_and_gradient`, built once per data set.
 
     X (n, T, d) and q (n, d) contiguous; XT1 = [Xᵀ; 1ᵀ] (n, d+1, T): the all-ones row makes
     the second products also return Σ_t e_t and Σ_t e_t P_t (see the function); X_shift =
-    X − x_T (n, T, d), every token minus the sample's last one, for the shifted logits.
+    X − x_T (n, T, d), every token minus the sample's last one, for the shifted logits;
+    ``moments`` (n, T, d² + d) = [x_t x_tᵀ (flattened), x_t] per token, for the accelerators'
+    organisation (:func:`uses_token_moments`; None where it is not used).
     """
 
     X: Tensor
     XT1: Tensor
     q: Tensor
     X_shift: Tensor
+    moments: Tensor | None = None
 
 
-def fused_inputs(X: Tensor, q: Tensor) -> FusedInputs:
-    """:class:`FusedInputs` of (X, q) — pass it as ``inputs=`` to reuse it across steps."""
+def token_moments(X: Tensor) -> Tensor:
+    """[x_t x_tᵀ, x_t] per token, (n, T, d² + d): M_i = Σ_t s_t x_t x_tᵀ and a_i = Σ_t s_t x_t
+    of every head come out of one product of the softmax weights with it."""
+    n, T, d = X.shape
+    outer = (X.unsqueeze(-1) * X.unsqueeze(-2)).reshape(n, T, d * d)
+    return torch.cat([outer, X], dim=-1).contiguous()
+
+
+#: Largest token dimension d for the token-moments organisation: its product has d² + d
+#: columns per head (72 at d = 8), and past d ≈ 12 that work outweighs the passes it saves.
+TOKEN_MOMENTS_MAX_D = 12
+
+
+def uses_token_moments(device: torch.device | str, d: int) -> bool:
+    """Whether the torch path of :func:`fused_loss_and_gradient` runs the token-moments
+    organisation (:func:`_fused_range_moments`) for tokens of dimension d: on accelerators for
+    d ≤ :data:`TOKEN_MOMENTS_MAX_D`, unless the environment sets ``BOUNDCALC_TOKEN_MOMENTS=0``;
+    on the CPU never (the compiled kernel, or the chunked passes that fit its caches)."""
+    if torch.device(device).type == "cpu" or int(d) > TOKEN_MOMENTS_MAX_D:
+        return False
+    return os.environ.get("BOUNDCALC_TOKEN_MOMENTS", "1") != "0"
+
+
+def fused_inputs(X: Tensor, q: Tensor, moments: bool | None = None) -> FusedInputs:
+    """:class:`FusedInputs` of (X, q) — pass it as ``inputs=`` to reuse it across steps.
+    ``moments`` (None: :func:`uses_token_moments` of X's device) adds :func:`token_moments`."""
     n, T, _ = X.shape
     ones = torch.ones(n, 1, T, dtype=X.dtype, device=X.device)
+    if moments is None:
+        moments = uses_token_moments(X.device, X.shape[-1])
     return FusedInputs(X.contiguous(), torch.cat([X.transpose(1, 2), ones], dim=1),
-                       q.contiguous(), X - X[:, -1:, :])
+                       q.contiguous(), X - X[:, -1:, :],
+                       token_moments(X) if moments else None)
 
 
 def fused_loss_and_gradient(params: Params, X: Tensor, q: Tensor, y: Tensor,
@@ -294,7 +392,10 @@ def fused_loss_and_gradient(params: Params, X: Tensor, q: Tensor, y: Tensor,
     intra-op thread count) processed by a thread pool with torch's intra-op threads set to 1
     for the duration of the call (restored afterwards): the many small per-chunk operations then
     never wait at OpenMP barriers, which matters on a small, shared machine. The partial sums
-    are added in a fixed order, so results are deterministic. On accelerators one pass is used.
+    are added in a fixed order, so results are deterministic. On accelerators one pass is used,
+    and for d ≤ :data:`TOKEN_MOMENTS_MAX_D` it is organised around the token moments instead
+    (:func:`uses_token_moments`: the normalised softmax and one product with [x xᵀ, x], the
+    same sums to rounding, about a third of the traffic over the (b, T, m) arrays).
 
     Shapes: params c (m,), U (m, d), W (m, d, d); X (n, T, d); q (n, d); y (n,).
     """
@@ -339,14 +440,23 @@ def fused_loss_and_gradient(params: Params, X: Tensor, q: Tensor, y: Tensor,
     else:
         chunks = -(-n // b)
         workers = int(min(workers, chunks)) if dev.type == "cpu" else 1
-        if inputs is None:
-            inputs = fused_inputs(X, q)
-        Wq_map = (W.permute(2, 1, 0) * _LOG2E).reshape(d, d * m)   # [e, (a, i)] = log₂e W[i,a,e]
-        Ut = U.t().contiguous()
+        moments = uses_token_moments(dev, d)
+        if inputs is None or (moments and inputs.moments is None):
+            inputs = fused_inputs(X, q, moments=moments)
+        if moments:
+            Wq_map = W.permute(2, 0, 1).reshape(d, m * d)          # [e, (i, a)] = W[i, a, e]
 
-        def run(lo_hi):
-            return _fused_range(students, Wq_map, Ut, inputs, y, act, preds, lo_hi[0],
-                                lo_hi[1], b, need_grad)
+            def run(lo_hi):
+                return _fused_range_moments(students, Wq_map, U, inputs, y, act, preds,
+                                            lo_hi[0], lo_hi[1], b, need_grad)
+        else:
+            # [e, (a, i)] = log₂e W[i, a, e]
+            Wq_map = (W.permute(2, 1, 0) * _LOG2E).reshape(d, d * m)
+            Ut = U.t().contiguous()
+
+            def run(lo_hi):
+                return _fused_range(students, Wq_map, Ut, inputs, y, act, preds, lo_hi[0],
+                                    lo_hi[1], b, need_grad)
 
     # contiguous ranges with whole chunks, as equal as possible
     cuts = [b * (chunks * k // workers) for k in range(workers)] + [n]
@@ -568,7 +678,7 @@ def train(params0: Params, X: Tensor, q: Tensor, y: Tensor, act: Activation | st
         if inputs is None:
             Xb, qb, inputs_b = X[idx], q[idx], None
         else:
-            inputs_b = FusedInputs(*(t[idx] for t in inputs))
+            inputs_b = FusedInputs(*(None if t is None else t[idx] for t in inputs))
             Xb, qb = inputs_b.X, inputs_b.q
         loss_b, g, _ = step_grad(theta, Xb, qb, y[idx], inputs_b)
         if record_full_loss:

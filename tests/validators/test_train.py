@@ -6,6 +6,7 @@ import math
 
 import pytest
 import torch
+from boundcalc.validators import train as train_module
 from boundcalc.validators.data.inputs import synthetic_inputs
 from boundcalc.validators.model import (
     Params,
@@ -134,6 +135,52 @@ def test_fused_logits_shifted_by_the_last_token_fall_back_to_the_max_per_chunk()
     z = torch.einsum("ntd,mde,ne->nmt", X, p0.W, q)
     spread = (z.amax(-1) - z[:, :, -1]) / math.log(2.0)
     assert float(spread[:4].max()) > 64 > float(spread[4:].max())   # the case is exercised
+
+
+@pytest.mark.parametrize("activation", ["tanh", "erf"])
+@pytest.mark.parametrize("widths", [None, (2, 4)])
+def test_token_moments_path_gives_the_chunked_pass_numbers(monkeypatch, activation, widths):
+    # the accelerators' organisation of the fused pass (softmax, then one product with the
+    # token moments [x xᵀ, x]), forced on the CPU: the same loss, gradient and predictions as
+    # the chunked passes and as the closed form, also where logits are far apart (×40 tokens)
+    X, q, y, p0 = _problem(n=30, m=6, d=3, T=7)
+    X = X.clone()
+    X[:5] *= 40.0
+    q = last_token_query(X)
+    p = _moved(p0)
+    act = get_activation(activation)
+    chunked = fused_loss_and_gradient(p, X, q, y, act, chunk=8, backend="torch", widths=widths)
+    assert fused_inputs(X, q).moments is None                     # not built on the CPU
+    monkeypatch.setattr(train_module, "uses_token_moments", lambda device, d: True)
+    calls = []
+    moments_range = train_module._fused_range_moments
+    monkeypatch.setattr(train_module, "_fused_range_moments",
+                        lambda *args: calls.append(1) or moments_range(*args))
+    inputs = fused_inputs(X, q)
+    assert inputs.moments.shape == (30, 7, 12)
+    for chunk in (8, None):
+        loss, grad, pred = fused_loss_and_gradient(p, X, q, y, act, chunk=chunk, inputs=inputs,
+                                                   backend="torch", widths=widths)
+        torch.testing.assert_close(loss, chunked[0], rtol=1e-12, atol=0)
+        torch.testing.assert_close(pred, chunked[2], rtol=1e-12, atol=1e-14)
+        for a, b in zip(grad, chunked[1], strict=True):
+            torch.testing.assert_close(a, b, rtol=1e-10, atol=1e-12 * float(b.abs().max()))
+    assert calls                                                  # the path ran
+    if widths is None:
+        ref_loss, ref_grad, _ = loss_and_gradient(p, X, q, y, act)
+        torch.testing.assert_close(loss, ref_loss, rtol=1e-10, atol=0)
+        for a, b in zip(grad, ref_grad, strict=True):
+            torch.testing.assert_close(a, b, rtol=1e-9, atol=1e-12 * float(b.abs().max()))
+
+
+def test_token_moments_are_used_on_accelerators_for_small_token_dimensions(monkeypatch):
+    monkeypatch.delenv("BOUNDCALC_TOKEN_MOMENTS", raising=False)
+    assert train_module.uses_token_moments("cuda", 8)
+    assert train_module.uses_token_moments("cuda", train_module.TOKEN_MOMENTS_MAX_D)
+    assert not train_module.uses_token_moments("cuda", train_module.TOKEN_MOMENTS_MAX_D + 1)
+    assert not train_module.uses_token_moments("cpu", 8)
+    monkeypatch.setenv("BOUNDCALC_TOKEN_MOMENTS", "0")
+    assert not train_module.uses_token_moments("cuda", 8)
 
 
 def test_projgd_repeats_bitwise():
