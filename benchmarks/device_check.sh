@@ -5,13 +5,19 @@
 #
 #   bash benchmarks/device_check.sh [STAGE ...]     # default: every stage, in this order
 #
-# Stages: env tests steps profile figure1 figure2 table1 tsweep validate cpu_bits.
+# Stages: env tests steps profile figure1 figure2 table1 tsweep tsweep_seed validate certify
+# cpu_bits cpu_tests cpu_wait.
 # Limits (seconds) come from LIMIT_<STAGE> (e.g. LIMIT_FIGURE2=300); a stage that reaches its limit
 # is stopped and its run directory keeps every finished cell (runs resume), so its progress lines
-# and cell times say how far it got. Results go to $OUT (default /tmp/device-check): log.txt,
-# gpu_steps.json, runs.tar.gz (each run's config, cells, results, summary, slopes, figures, tables).
+# and cell times say how far it got. DEADLINE (seconds from the start, default none) caps every
+# limit so that the whole script ends in time (what is left goes to the later stages).
+# Results go to $OUT (default /tmp/device-check): log.txt, gpu_steps.json, cpu_tests.txt,
+# runs.tar.gz (each run's config, cells, results, summary, slopes, figures, tables).
 # Runs on a machine with the project's dependencies installed (torch with CUDA, typer, sympy,
 # pandas, matplotlib, pytest); the package itself is installed from this checkout, offline.
+# cpu_tests starts the whole test suite on the host's CPU in the background (CUDA hidden), with
+# the libraries the recorded outputs were made with, installed offline from the wheels in .wheels/
+# (`pip download` them for the device's Python first); cpu_wait waits for it.
 set -u
 cd "$(dirname "$0")/.."
 OUT="${OUT:-/tmp/device-check}"
@@ -20,10 +26,23 @@ mkdir -p "$OUT" "$RUNS"
 export PYTHONUNBUFFERED=1
 PY="${PYTHON:-python3}"
 stages=("$@")
-[ ${#stages[@]} -eq 0 ] && stages=(env tests steps profile figure1 figure2 table1 tsweep validate)
+[ ${#stages[@]} -eq 0 ] && stages=(env tests steps profile figure1 figure2 table1 tsweep validate
+                                   certify)
 
 say() { echo "== $(date +%H:%M:%S) $*"; }
-limit() { local v="LIMIT_${1^^}"; echo "${!v:-$2}"; }
+limit() {   # the stage's limit, capped by what is left before DEADLINE (10 s kept for the archive)
+    local v="LIMIT_${1^^}" lim
+    lim="${!v:-$2}"
+    if [ -n "${DEADLINE:-}" ]; then
+        local left=$((DEADLINE - SECONDS - 10))
+        [ "$left" -lt "$lim" ] && lim=$left
+        [ "$lim" -lt 1 ] && lim=1
+    fi
+    echo "$lim"
+}
+CPU_WHEELS=(numpy==2.4.6 pandas==3.1.1 sympy==1.14.0 mpmath==1.3.0 typer==0.29.2 click==8.5.1
+            rich==15.0.0 hypothesis==6.170.17 dask==2026.8.0 distributed==2026.8.0
+            submitit==1.5.4 pytest==9.2.0 pytest-xdist==3.8.0)
 timed() {   # timed STAGE DEFAULT_LIMIT CMD...: run CMD under the stage's limit, print wall time
     local stage="$1" lim; lim="$(limit "$1" "$2")"; shift 2
     say "$stage: $* (limit ${lim}s)"
@@ -51,10 +70,11 @@ torch.version.cuda, torch.cuda.get_device_name())"
             tests/validators/checks/test_certify.py::test_cuda_gives_the_cpu_chain
         ;;
     steps)
-        timed steps 240 "$PY" benchmarks/gpu_steps.py --json "$OUT/gpu_steps.json"
+        timed steps 240 "$PY" benchmarks/gpu_steps.py --json "$OUT/gpu_steps.json" \
+            --only "${STEPS_ONLY:-figure1,figure2,table1,tsweep}" --modes "${STEPS_MODES:-eager,graph}"
         ;;
     profile)
-        timed profile 120 "$PY" benchmarks/gpu_profile.py
+        timed profile 120 "$PY" benchmarks/gpu_profile.py --only "${PROFILE_ONLY:-figure1,figure2,tsweep}"
         ;;
     figure1)
         timed figure1 180 "$PY" -m boundcalc reproduce figure1 --preset paper --device cuda \
@@ -96,9 +116,31 @@ EOF
         timed tsweep 300 "$PY" -m boundcalc reproduce tsweep --preset paper --device cuda \
             --jobs "${JOBS_TSWEEP:-2}" --out "$RUNS/tsweep-paper"
         ;;
+    tsweep_seed)   # the paper preset's cells of one seed (a tenth of the preset)
+        timed tsweep_seed 300 "$PY" -m boundcalc reproduce tsweep --preset paper --device cuda \
+            --seeds "${TSWEEP_SEED:-1}" --out "$RUNS/tsweep-paper-seed${TSWEEP_SEED:-1}"
+        ;;
     validate)
         timed validate 200 "$PY" -m boundcalc validate all --m 16 --n 64 --rho 2 --device cuda
+        ;;
+    certify)
         timed certify 120 "$PY" -m boundcalc validate theorem1 --certify --m 64 --n 256 --device cuda
+        ;;
+    cpu_tests)
+        rm -rf /tmp/cpu-site
+        "$PY" -m pip install -q --no-index --find-links .wheels --target /tmp/cpu-site \
+            "${CPU_WHEELS[@]}" 2>&1 | tail -3
+        local lim; lim="$(limit cpu_tests 420)"
+        say "cpu_tests: the whole suite on the CPU in the background (limit ${lim}s)"
+        ( PYTHONPATH=/tmp/cpu-site CUDA_VISIBLE_DEVICES="" timeout --signal=INT --kill-after=15 \
+            "$lim" "$PY" -m pytest -q -p no:cacheprovider -n "${CPU_WORKERS:-6}" \
+            --dist worksteal --durations=10 > "$OUT/cpu_tests.txt" 2>&1
+          echo "exit $? after $((SECONDS - T0_CPU)) s" >> "$OUT/cpu_tests.txt" ) &
+        CPU_PID=$!
+        ;;
+    cpu_wait)
+        [ -n "${CPU_PID:-}" ] && wait "$CPU_PID"
+        tail -4 "$OUT/cpu_tests.txt" 2>/dev/null
         ;;
     cpu_bits)   # the CPU's bit-sensitive tests on this machine's processor (no GPU)
         CUDA_VISIBLE_DEVICES="" timed cpu_bits 300 "$PY" -m pytest -q -p no:cacheprovider \
@@ -108,8 +150,15 @@ EOF
     esac
 }
 
+T0_CPU=$SECONDS
 for stage in "${stages[@]}"; do
-    run_stage "$stage" 2>&1 | tee -a "$OUT/log.txt"
+    if [ "$stage" = cpu_tests ] || [ "$stage" = cpu_wait ]; then   # not in a pipeline's
+        # subshell: the background job is this shell's, to wait for
+        run_stage "$stage" >> "$OUT/log.txt" 2>&1
+        tail -4 "$OUT/log.txt"
+    else
+        run_stage "$stage" 2>&1 | tee -a "$OUT/log.txt"
+    fi
 done
 # cells too (a run split by seeds over several sessions is gathered from its cells), unless that
 # makes the archive larger than what comes back from the device (16 MiB a file)

@@ -5,6 +5,7 @@ Usage (from the repository root, after ``pip install -e .``, on a machine with a
     python benchmarks/gpu_steps.py                 # every experiment, cuda
     python benchmarks/gpu_steps.py --only figure2  # one of figure1, figure2, table1, tsweep
     python benchmarks/gpu_steps.py --json out.json
+    python benchmarks/gpu_steps.py --only tsweep --modes graph,chunked
 
 Per experiment the step is the project's own code at the paper preset's sizes (figure 1: one
 seed's 504 heads, n_train = 4000, T = 16, float64; figure 2: one (model, L) group of 20 seeds,
@@ -17,6 +18,8 @@ steps after the warm-up replay one captured graph; table 1's GD epochs are timed
 their autograd pass is not captured). The yardstick is the device's own rate: a
 large matrix product in the step's dtype (TFLOP/s) and a device-to-device copy (GB/s), printed
 first. The estimate of a preset's training time is the per-step time times its steps and groups.
+``chunked`` times figure 1's and the T sweep's steps with the fused pass organised as on the CPU
+(``BOUNDCALC_TOKEN_MOMENTS=0``) instead of the accelerators' token-moments organisation.
 """
 
 from __future__ import annotations
@@ -141,24 +144,32 @@ def cases(dev):
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--device", default="cuda")
-    parser.add_argument("--only", default=None)
+    parser.add_argument("--only", default=None, help="comma-separated experiments")
     parser.add_argument("--json", default=None)
+    parser.add_argument("--modes", default="eager,graph",
+                        help="comma-separated: eager, graph (replays), chunked (replays of the "
+                             "fused pass's chunked organisation, BOUNDCALC_TOKEN_MOMENTS=0)")
     args = parser.parse_args(argv)
     dev = torch.device(args.device)
     report = {"device": torch.cuda.get_device_name(dev) if dev.type == "cuda" else "cpu",
               "torch": torch.__version__, **_yardsticks(dev), "steps": []}
     print(json.dumps({k: v for k, v in report.items() if k != "steps"}), flush=True)
     for name, label, factory, short, long, preset_steps, groups in cases(dev):
-        if args.only and name != args.only:
+        if args.only and name not in args.only.split(","):
             continue
         row = {"experiment": name, "case": label}
-        for mode in (("eager",) if name == "table1" else ("eager", "graph")):
+        for mode in args.modes.split(","):
+            if (name == "table1" and mode != "eager") or (
+                    mode == "chunked" and name not in ("figure1", "tsweep")):
+                continue
             os.environ["BOUNDCALC_CUDA_GRAPHS"] = "0" if mode == "eager" else "1"
+            os.environ["BOUNDCALC_TOKEN_MOMENTS"] = "0" if mode == "chunked" else "1"
             try:
                 row[f"{mode}_ms"] = 1e3 * _per_step(factory(), short, long)
             except Exception as exc:  # report and go on to the next case
                 row[f"{mode}_error"] = f"{type(exc).__name__}: {str(exc)[:300]}"
-        os.environ.pop("BOUNDCALC_CUDA_GRAPHS", None)
+        for var in ("BOUNDCALC_CUDA_GRAPHS", "BOUNDCALC_TOKEN_MOMENTS"):
+            os.environ.pop(var, None)
         best = min(row.get("eager_ms", math.inf), row.get("graph_ms", math.inf))
         if math.isfinite(best) and groups:
             row["preset_training_s_sequential"] = best * preset_steps * groups / 1e3
