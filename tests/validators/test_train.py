@@ -151,7 +151,7 @@ def test_token_moments_path_gives_the_chunked_pass_numbers(monkeypatch, activati
     act = get_activation(activation)
     chunked = fused_loss_and_gradient(p, X, q, y, act, chunk=8, backend="torch", widths=widths)
     assert fused_inputs(X, q).moments is None                     # not built on the CPU
-    monkeypatch.setattr(train_module, "uses_token_moments", lambda device, d: True)
+    monkeypatch.setattr(train_module, "uses_token_moments", lambda device, d, T: True)
     calls = []
     moments_range = train_module._fused_range_moments
     monkeypatch.setattr(train_module, "_fused_range_moments",
@@ -173,14 +173,19 @@ def test_token_moments_path_gives_the_chunked_pass_numbers(monkeypatch, activati
             torch.testing.assert_close(a, b, rtol=1e-9, atol=1e-12 * float(b.abs().max()))
 
 
-def test_token_moments_are_used_on_accelerators_for_small_token_dimensions(monkeypatch):
+def test_token_moments_are_used_on_accelerators_for_long_sequences_of_small_tokens(
+        monkeypatch):
     monkeypatch.delenv("BOUNDCALC_TOKEN_MOMENTS", raising=False)
-    assert train_module.uses_token_moments("cuda", 8)
-    assert train_module.uses_token_moments("cuda", train_module.TOKEN_MOMENTS_MAX_D)
-    assert not train_module.uses_token_moments("cuda", train_module.TOKEN_MOMENTS_MAX_D + 1)
-    assert not train_module.uses_token_moments("cpu", 8)
+    largest = train_module.TOKEN_MOMENTS_MAX_D
+    assert train_module.uses_token_moments("cuda", 8, 1024)
+    assert train_module.uses_token_moments("cuda", 8, 72)            # T = d² + d
+    assert not train_module.uses_token_moments("cuda", 8, 71)        # short sequences: chunked
+    assert not train_module.uses_token_moments("cuda", 8, 16)
+    assert train_module.uses_token_moments("cuda", largest, 10**4)
+    assert not train_module.uses_token_moments("cuda", largest + 1, 10**4)
+    assert not train_module.uses_token_moments("cpu", 8, 1024)
     monkeypatch.setenv("BOUNDCALC_TOKEN_MOMENTS", "0")
-    assert not train_module.uses_token_moments("cuda", 8)
+    assert not train_module.uses_token_moments("cuda", 8, 1024)
 
 
 def test_projgd_repeats_bitwise():
