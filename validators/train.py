@@ -146,6 +146,27 @@ def _cpu_pool(workers: int) -> ThreadPoolExecutor:
     return _POOLS[workers]
 
 
+def _readout_residuals(students: StudentSplit, h: Tensor, f: Tensor, y: Tensor,
+                       grad_c: Tensor | None) -> Tensor | None:
+    """Write f_js = Σ_{i∈s} c_i/√m_s h_ji into ``f`` (b, S); with ``grad_c`` (m,), add
+    Σ_j r_{j,s(i)} h_ji to it and return the residual of each head's student, r_{j,s(i)}
+    ((b, 1) for one student, else (b, m)); None without."""
+    single = students.count == 1
+    if single:
+        torch.mv(h, students.cs, out=f[:, 0])
+    else:
+        torch.mm(h, students.readout, out=f)
+    if grad_c is None:
+        return None
+    if single:
+        r = f[:, 0] - y
+        grad_c.addmv_(h.t(), r)
+        return r.unsqueeze(1)
+    r_head = (f - y.unsqueeze(1))[:, students.head_student]
+    grad_c.add_((h * r_head).sum(0))
+    return r_head
+
+
 def _fused_range(students: StudentSplit, Wq_map: Tensor, Ut: Tensor, inputs: FusedInputs,
                  y: Tensor, act: Activation, preds: Tensor, lo: int, hi: int, b: int,
                  need_grad: bool) -> tuple[Tensor, Tensor | None, Tensor | None, Tensor | None]:
@@ -160,7 +181,7 @@ def _fused_range(students: StudentSplit, Wq_map: Tensor, Ut: Tensor, inputs: Fus
     m, d = Ut.shape[1], Ut.shape[0]
     T = inputs.X.shape[1]
     dt, dev = Ut.dtype, Ut.device
-    cs, single = students.cs, students.count == 1
+    single = students.count == 1
     b = max(1, min(b, hi - lo))
     Wq = torch.empty(b, d, m, dtype=dt, device=dev)
     zp = torch.empty(2, b, T, m, dtype=dt, device=dev)
@@ -202,19 +223,9 @@ def _fused_range(students: StudentSplit, Wq_map: Tensor, Ut: Tensor, inputs: Fus
         torch.bmm(XT1c, P, out=R1)                         # [Xᵀ(e∘P) ; Σ_t e_t P_t]
         pre = eP / S                                       # (bb, m)
         h = act.fn(pre)
-        if single:
-            torch.mv(h, cs, out=f[:, 0])
-        else:
-            torch.mm(h, students.readout, out=f)          # f_js = Σ_{i∈s} c_i/√m_s h_ji
+        r_head = _readout_residuals(students, h, f, yc, grad_c)
         if not need_grad:
             continue
-        if single:
-            r = f[:, 0] - yc
-            grad_c.addmv_(h.t(), r)
-            r_head = r.unsqueeze(1)
-        else:
-            r_head = (f - yc.unsqueeze(1))[:, students.head_student]   # r_js of head i's s
-            grad_c.add_((h * r_head).sum(0))
         kap = torch.addcmul(one, h, h, value=-1) if is_tanh else act.d1(pre)
         kap.div_(S).mul_(r_head)                           # κ̃ / S
         torch.addcmul(eB, pre.unsqueeze(1), ea, value=-1, out=G)   # S·G_iU_i = S·(Xᵀ(s∘P) − pre a)
@@ -250,7 +261,7 @@ def _fused_range_moments(students: StudentSplit, Wq_map: Tensor, U: Tensor,
     """
     m, d = U.shape
     dt, dev = U.dtype, U.device
-    cs, single = students.cs, students.count == 1
+    single = students.count == 1
     b = max(1, min(b, hi - lo))
     grad_c = acc_a = acc_W = None
     if need_grad:
@@ -270,19 +281,9 @@ def _fused_range_moments(students: StudentSplit, Wq_map: Tensor, U: Tensor,
         a = R[..., d * d:]
         pre = (a * U).sum(-1)                                  # (bb, m)
         h = act.fn(pre)
-        if single:
-            torch.mv(h, cs, out=f[:, 0])
-        else:
-            torch.mm(h, students.readout, out=f)
+        r_head = _readout_residuals(students, h, f, yc, grad_c)
         if not need_grad:
             continue
-        if single:
-            r = f[:, 0] - yc
-            grad_c.addmv_(h.t(), r)
-            r_head = r.unsqueeze(1)
-        else:
-            r_head = (f - yc.unsqueeze(1))[:, students.head_student]
-            grad_c.add_((h * r_head).sum(0))
         kap = torch.addcmul(one, h, h, value=-1) if is_tanh else act.d1(pre)
         kap = (kap * r_head).unsqueeze(-1)                     # κ̃ (bb, m, 1)
         MU = (R[..., :d * d].view(bb, m, d, d) * U.unsqueeze(1)).sum(-1)   # M_i U_i
