@@ -17,7 +17,10 @@
 # pandas, matplotlib, pytest); the package itself is installed from this checkout, offline.
 # cpu_tests starts the whole test suite on the host's CPU in the background (CUDA hidden), with
 # the libraries the recorded outputs were made with, installed offline from the wheels in .wheels/
-# (`pip download` them for the device's Python first); cpu_wait waits for it.
+# (an ignored folder, carried to the device), downloaded first for the device's Python, e.g.
+#   pip download -d .wheels --python-version 3.12 --only-binary=:all: \
+#       --platform manylinux_2_28_x86_64 --platform manylinux2014_x86_64 <CPU_WHEELS below>
+# (numpy, pandas, sympy, the test tools: ≈ 46 MB); cpu_wait waits for it.
 set -u
 cd "$(dirname "$0")/.."
 OUT="${OUT:-/tmp/device-check}"
