@@ -17,7 +17,7 @@ from typing import NamedTuple
 import torch
 from torch import Tensor
 
-__all__ = ["StudentSplit", "check_widths", "per_head", "student_split"]
+__all__ = ["StudentSplit", "check_widths", "per_head", "split_constants", "student_split"]
 
 
 class StudentSplit(NamedTuple):
@@ -43,7 +43,7 @@ def student_split(c: Tensor, widths: tuple[int, ...], n: int) -> StudentSplit:
     """The :class:`StudentSplit` of readout c (m,) into students of ``widths``, for n samples.
 
     Everything but cs and the readout depends on (widths, n, dtype, device) alone and is built
-    once (:func:`_split_constants`), so a training loop's per-step split is two element-wise
+    once (:func:`split_constants`), so a training loop's per-step split is two element-wise
     operations on the device: no host-to-device copy and no host synchronisation (which also
     lets a CUDA graph capture the step).
 
@@ -55,18 +55,18 @@ def student_split(c: Tensor, widths: tuple[int, ...], n: int) -> StudentSplit:
     if len(widths) == 1:
         return StudentSplit(widths, c / math.sqrt(widths[0]),
                             2.0 / (n * math.sqrt(widths[0])), None, None)
-    head_student, root, scale, member = _split_constants(tuple(widths), int(n), c.dtype, c.device)
+    head_student, root, scale, member = split_constants(tuple(widths), int(n), c.dtype, c.device)
     cs = c / root
     readout = torch.where(member, cs.unsqueeze(1), torch.zeros((), dtype=c.dtype, device=c.device))
     return StudentSplit(widths, cs, scale, head_student, readout)
 
 
 @functools.lru_cache(maxsize=32)
-def _split_constants(widths: tuple[int, ...], n: int, dtype: torch.dtype, device: torch.device
+def split_constants(widths: tuple[int, ...], n: int, dtype: torch.dtype, device: torch.device
                      ) -> tuple[Tensor, Tensor, Tensor, Tensor]:
     """(head_student (m,), √m_s per head (m,), 2/(n√m_s) per head (m,), member (m, S) with
     member[i, s] = [head i belongs to student s]) on ``device``: the θ-independent part of a
-    split, cached."""
+    split, cached (shared: read, never write, the returned tensors)."""
     head_student = per_head(range(len(widths)), widths, torch.int64, device)
     root = per_head([math.sqrt(w) for w in widths], widths, dtype, device)
     scale = per_head([2.0 / (n * math.sqrt(w)) for w in widths], widths, dtype, device)

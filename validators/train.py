@@ -759,7 +759,8 @@ def proj_sgd(params0: Params, X: Tensor, q: Tensor, y: Tensor, act: Activation |
 
 
 __all__ = [
-    "BACKENDS", "SMALL_STEP_ENTRIES", "TrainResult", "default_chunk", "descend_in_place",
-    "full_loss", "fused_loss_and_gradient", "intra_op_threads", "minibatch_indices", "proj_gd",
-    "proj_sgd", "small_work_threads", "train",
+    "BACKENDS", "SMALL_STEP_ENTRIES", "TOKEN_MOMENTS_MAX_D", "FusedInputs", "TrainResult",
+    "default_chunk", "descend_in_place", "full_loss", "fused_inputs", "fused_loss_and_gradient",
+    "intra_op_threads", "minibatch_indices", "proj_gd", "proj_sgd", "small_work_threads",
+    "token_moments", "train", "uses_token_moments",
 ]

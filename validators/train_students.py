@@ -47,7 +47,7 @@ from torch import Tensor
 
 from .model import Activation, Params
 from .step_graphs import run_steps
-from .student_split import per_head
+from .student_split import per_head, split_constants
 from .train import (
     TrainResult,
     as_activation,
@@ -134,8 +134,7 @@ def train_students(students: Sequence[Params], X: Tensor, q: Tensor, y: Tensor,
     used_backend = ("torch" if backend == "torch"
                     else "kernel" if kernel_for(act, dt, dev, d) is not None else "torch")
     inputs = fused_inputs(X, q) if used_backend == "torch" else None
-    head_student = per_head(range(S), widths, torch.int64, dev)
-    root_m = per_head([math.sqrt(m) for m in widths], widths, dt, dev)
+    head_student, root_m, _, _ = split_constants(widths, n, dt, dev)
     radii = None if rho_t is None else tuple(
         per_head([float(r) / math.sqrt(m) for m in widths], widths, dt, dev) for r in rho_t)
 
