@@ -47,7 +47,7 @@ from typing import NamedTuple
 import torch
 from torch import Tensor
 
-from .kernel import cpu_kernel
+from .kernel import cpu_kernel, gpu_kernel
 from .model import Activation, Params, get_activation, loss_and_gradient, project
 from .step_graphs import run_steps
 from .student_split import StudentSplit, check_widths, student_split
@@ -240,7 +240,7 @@ def _fused_range(students: StudentSplit, Wq_map: Tensor, Ut: Tensor, inputs: Fus
 
 def _fused_range_moments(students: StudentSplit, Wq_map: Tensor, U: Tensor,
                          inputs: FusedInputs, y: Tensor, act: Activation, preds: Tensor,
-                         lo: int, hi: int, b: int, need_grad: bool
+                         lo: int, hi: int, b: int, need_grad: bool, triton: bool = False
                          ) -> tuple[Tensor, Tensor | None, Tensor | None, Tensor | None]:
     """:func:`_fused_range` organised for accelerators: three passes over (b, m, T) per chunk.
 
@@ -258,6 +258,10 @@ def _fused_range_moments(students: StudentSplit, Wq_map: Tensor, U: Tensor,
     write the (b, T, m) arrays twelve times (logits, max, shift, exp, two products, P, e∘P);
     here they are written twice and read three times, and the max shift needs no
     synchronisation with the host (CUDA graphs). ``U`` is (m, d).
+
+    With ``triton``, a and M_iU_i come from the Triton kernel instead
+    (:func:`boundcalc.validators.kernel.gpu_kernel.softmax_token_sums`: one pass over the
+    tokens with the online softmax, no (b, m, T) array and no token moments).
     """
     m, d = U.shape
     dt, dev = U.dtype, U.device
@@ -271,14 +275,19 @@ def _fused_range_moments(students: StudentSplit, Wq_map: Tensor, U: Tensor,
     is_tanh = act.name == "tanh"
     one = torch.ones((), dtype=dt, device=dev)
     XT = inputs.XT1[:, :d]                                      # Xᵀ (n, d, T), a view
-    chunks = zip(*(t[lo:hi].split(b) for t in (XT, inputs.moments, inputs.q, y, preds)),
-                 strict=True)
-    for XTc, Mc, qc, yc, f in chunks:
-        bb = qc.shape[0]
+    for start in range(lo, hi, b):
+        stop = min(start + b, hi)
+        bb = stop - start
+        qc, yc, f = inputs.q[start:stop], y[start:stop], preds[start:stop]
         Wq = torch.mm(qc, Wq_map).view(bb, m, d)               # W_i q_j
-        s = torch.softmax(torch.bmm(Wq, XTc), dim=-1)          # (bb, m, T)
-        R = torch.bmm(s, Mc)                                   # [M | a]  (bb, m, d² + d)
-        a = R[..., d * d:]
+        MU = None
+        if triton:
+            a, MU = gpu_kernel.softmax_token_sums(inputs.X[start:stop], Wq,
+                                                  U if need_grad else None)
+        else:
+            s = torch.softmax(torch.bmm(Wq, XT[start:stop]), dim=-1)   # (bb, m, T)
+            R = torch.bmm(s, inputs.moments[start:stop])       # [M | a]  (bb, m, d² + d)
+            a = R[..., d * d:]
         pre = (a * U).sum(-1)                                  # (bb, m)
         h = act.fn(pre)
         r_head = _readout_residuals(students, h, f, yc, grad_c)
@@ -286,7 +295,8 @@ def _fused_range_moments(students: StudentSplit, Wq_map: Tensor, U: Tensor,
             continue
         kap = torch.addcmul(one, h, h, value=-1) if is_tanh else act.d1(pre)
         kap = (kap * r_head).unsqueeze(-1)                     # κ̃ (bb, m, 1)
-        MU = (R[..., :d * d].view(bb, m, d, d) * U.unsqueeze(1)).sum(-1)   # M_i U_i
+        if MU is None:
+            MU = (R[..., :d * d].view(bb, m, d, d) * U.unsqueeze(1)).sum(-1)   # M_i U_i
         GU = torch.addcmul(MU, pre.unsqueeze(-1), a, value=-1)  # G_iU_i   (bb, m, d)
         acc_W.addmm_(qc.t(), (GU * kap).transpose(1, 2).reshape(bb, d * m))
         acc_a.add_((a * kap).sum(0))
@@ -351,7 +361,8 @@ def fused_inputs(X: Tensor, q: Tensor, moments: bool | None = None) -> FusedInpu
     n, T, _ = X.shape
     ones = torch.ones(n, 1, T, dtype=X.dtype, device=X.device)
     if moments is None:
-        moments = uses_token_moments(X.device, X.shape[-1], X.shape[1])
+        moments = (uses_token_moments(X.device, X.shape[-1], X.shape[1])
+                   and not gpu_kernel.uses_triton_kernel(X.device, X.shape[-1], X.dtype))
     return FusedInputs(X.contiguous(), torch.cat([X.transpose(1, 2), ones], dim=1),
                        q.contiguous(), X - X[:, -1:, :],
                        token_moments(X) if moments else None)
@@ -406,7 +417,10 @@ def fused_loss_and_gradient(params: Params, X: Tensor, q: Tensor, y: Tensor,
     are added in a fixed order, so results are deterministic. On accelerators one pass is used,
     and for long sequences (T ≥ d² + d, d ≤ :data:`TOKEN_MOMENTS_MAX_D`) it is organised around
     the token moments instead (:func:`uses_token_moments`: the normalised softmax and one
-    product with [x xᵀ, x]; the same sums to rounding, less than half the traffic).
+    product with [x xᵀ, x]; the same sums to rounding, less than half the traffic). With
+    ``BOUNDCALC_TRITON=1``, where Triton runs (:func:`~boundcalc.validators.kernel.gpu_kernel.
+    uses_triton_kernel`), the softmax-weighted sums come from one Triton kernel over the tokens
+    instead, all samples in one launch unless ``chunk`` is given.
 
     Shapes: params c (m,), U (m, d), W (m, d, d); X (n, T, d); q (n, d); y (n,).
     """
@@ -449,17 +463,20 @@ def fused_loss_and_gradient(params: Params, X: Tensor, q: Tensor, y: Tensor,
             return cpu_kernel.kernel_range(kernel, Xk[lo:hi], qk[lo:hi], yk[lo:hi], layout,
                                            preds[lo:hi], need_grad)
     else:
+        triton = gpu_kernel.uses_triton_kernel(dev, d, dt)
+        moments = not triton and uses_token_moments(dev, d, T)
+        if triton and chunk is None:
+            b = n                     # no (b, m, T) array: one launch for every sample
         chunks = -(-n // b)
         workers = int(min(workers, chunks)) if dev.type == "cpu" else 1
-        moments = uses_token_moments(dev, d, T)
         if inputs is None or (moments and inputs.moments is None):
             inputs = fused_inputs(X, q, moments=moments)
-        if moments:
+        if triton or moments:
             Wq_map = W.permute(2, 0, 1).reshape(d, m * d)          # [e, (i, a)] = W[i, a, e]
 
             def run(lo_hi):
                 return _fused_range_moments(students, Wq_map, U, inputs, y, act, preds,
-                                            lo_hi[0], lo_hi[1], b, need_grad)
+                                            lo_hi[0], lo_hi[1], b, need_grad, triton)
         else:
             # [e, (a, i)] = log₂e W[i, a, e]
             Wq_map = (W.permute(2, 1, 0) * _LOG2E).reshape(d, d * m)

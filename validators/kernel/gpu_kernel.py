@@ -1,0 +1,264 @@
+"""A Triton kernel for the softmax-weighted token sums of the fused step, one pass over the tokens.
+
+Per sample j and head i, with the logits z_jit = x_jtᵀ w_ji (w_ji = W_i q_j), the softmax
+s_jit = softmax_t(z_ji) and P_jit = x_jtᵀ U_i, the fused training step
+(:func:`boundcalc.validators.train.fused_loss_and_gradient`) needs two d-vectors:
+
+    a_ji  = Σ_t s_jit x_jt                 (the attention output; pre_ji = U_iᵀ a_ji)
+    MU_ji = Σ_t s_jit P_jit x_jt           (M_ji U_i with M_ji = Σ_t s_jit x_jt x_jtᵀ)
+
+and then G_ji U_i = MU_ji − pre_ji a_ji (docs/derivations.md, Remark 3). The torch organisations
+write the (samples × heads × tokens) logits and softmax to memory and read them back several times;
+at the T sweep's T = 1024 with 320 heads that array is 10.5 GB a step in float64, and moving it
+is what bounds the step on a GPU. This kernel never writes it: each program takes one sample and
+a block of heads, walks the tokens in tiles, and keeps the running sums in registers with the
+online softmax,
+
+    μ' = max(μ, max_{t∈tile} z_t),   S' = e^{μ−μ'} S + Σ_{t∈tile} e^{z_t−μ'},
+    A' = e^{μ−μ'} A + Σ_{t∈tile} e^{z_t−μ'} x_t,   B' = e^{μ−μ'} B + Σ_{t∈tile} e^{z_t−μ'} P_t x_t,
+
+so that after the last tile a = A/S and MU = B/S exactly (each sum is rescaled to the final max;
+the first tile starts from μ = −∞, S = A = B = 0). The same sums as the torch organisations,
+accumulated in another order: equal to rounding (tests/validators/kernel/test_gpu_kernel.py
+compares them at rtol 1e-12 in float64).
+
+It runs where Triton compiles for the device (CUDA), for float32 and float64 and d ≤
+:data:`MAX_D`; on the CPU it runs only under Triton's interpreter (``TRITON_INTERPRET=1``), which
+is how the tests check it without a GPU. Training uses it only when ``BOUNDCALC_TRITON=1`` (not
+yet the default: its speed against the token-moments organisation has still to be measured on a
+GPU, ``benchmarks/gpu_steps.py --modes triton``) and after a first call on the device has matched
+:func:`softmax_token_sums_reference` on a small problem (:func:`uses_triton_kernel`); where either
+fails, one note on stderr says why and training keeps the torch organisations.
+
+Example (runs anywhere; the reference is plain torch):
+    >>> import torch
+    >>> X = torch.tensor([[[1.0, 0.0], [0.0, 1.0]]])          # one sample, T = 2, d = 2
+    >>> Wq = torch.tensor([[[0.0, 0.0]]])                      # one head, equal logits
+    >>> a, MU = softmax_token_sums_reference(X, Wq, torch.tensor([[2.0, 0.0]]))
+    >>> a.tolist(), MU.tolist()
+    ([[[0.5, 0.5]]], [[[1.0, 0.0]]])
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+import threading
+from typing import Any
+
+import torch
+from torch import Tensor
+
+#: Largest token dimension d the kernel takes (the d-axis is one register block, padded to a
+#: power of two).
+MAX_D = 16
+#: Heads and tokens per tile of a program (the running sums are (heads, d) registers; the
+#: tile's products are (heads, tokens, d)).
+BLOCK_HEADS = 16
+BLOCK_TOKENS = 32
+#: Warps (of 32 threads) per program on the GPU.
+NUM_WARPS = 4
+
+_LOCK = threading.Lock()
+_KERNEL: list[Any] = []                  # the jitted kernel, once defined
+_CHECKED: dict[tuple[str, torch.dtype, int], str | None] = {}   # self-check: None = passed
+_NOTED: set[str] = set()
+
+
+def interpreting() -> bool:
+    """Whether Triton's interpreter is on (``TRITON_INTERPRET=1``): the kernel then runs on
+    CPU tensors, slowly, with numpy — for tests. Triton reads the variable when it is first
+    imported, so it must be set before that."""
+    return os.environ.get("TRITON_INTERPRET", "0") not in ("", "0")
+
+
+def triton_unavailable_reason(device: torch.device | str, d: int, dtype: torch.dtype
+                              ) -> str | None:
+    """Why the kernel cannot run for tokens of dimension ``d`` in ``dtype`` on ``device``
+    (None when it can).
+
+    >>> print(triton_unavailable_reason("cuda", 40, torch.float64))
+    d = 40 is above the kernel's largest token dimension 16
+    """
+    if int(d) > MAX_D or int(d) < 1:
+        return f"d = {int(d)} is above the kernel's largest token dimension {MAX_D}"
+    if dtype not in (torch.float32, torch.float64):
+        return f"dtype {dtype} is not float32 or float64"
+    if torch.device(device).type != "cuda" and not interpreting():
+        return "Triton compiles for CUDA devices only (on the CPU only under TRITON_INTERPRET=1)"
+    try:
+        import triton  # noqa: F401
+    except ImportError:
+        return "Triton is not installed"
+    return None
+
+
+def _kernel() -> Any:
+    """The jitted kernel, defined on first use (Triton imported then)."""
+    with _LOCK:
+        if not _KERNEL:
+            _KERNEL.append(_define_kernel())
+        return _KERNEL[0]
+
+
+def _define_kernel() -> Any:
+    import triton
+    import triton.language as tl
+
+    @triton.jit
+    def softmax_token_sums_kernel(x_ptr, wq_ptr, u_ptr, a_ptr, mu_ptr, T, m, d,
+                                  BLOCK_H: tl.constexpr, BLOCK_T: tl.constexpr,
+                                  BLOCK_D: tl.constexpr, WITH_MU: tl.constexpr):
+        # program (j, block of heads): x (b, T, d), wq / a / mu (b, m, d), u (m, d), contiguous
+        j = tl.program_id(0).to(tl.int64)
+        heads = tl.program_id(1) * BLOCK_H + tl.arange(0, BLOCK_H)
+        dims = tl.arange(0, BLOCK_D)
+        d_ok = dims[None, :] < d
+        hd_ok = (heads[:, None] < m) & d_ok
+        rows = (j * m + heads[:, None]) * d + dims[None, :]                 # (H, D)
+        w = tl.load(wq_ptr + rows, mask=hd_ok, other=0.0)
+        u = tl.load(u_ptr + heads[:, None] * d + dims[None, :], mask=hd_ok, other=0.0)
+        top = tl.full((BLOCK_H,), float("-inf"), w.dtype)                  # μ
+        total = tl.zeros((BLOCK_H,), w.dtype)                               # S
+        acc_a = tl.zeros((BLOCK_H, BLOCK_D), w.dtype)                       # A
+        acc_mu = tl.zeros((BLOCK_H, BLOCK_D), w.dtype)                      # B
+        x_row = x_ptr + j * T * d
+        for t0 in range(0, T, BLOCK_T):
+            toks = t0 + tl.arange(0, BLOCK_T)
+            t_ok = toks < T
+            x = tl.load(x_row + toks[:, None] * d + dims[None, :], mask=t_ok[:, None] & d_ok,
+                        other=0.0)                                          # (T', D)
+            z = tl.sum(w[:, None, :] * x[None, :, :], axis=2)                # (H, T')
+            z = tl.where(t_ok[None, :], z, float("-inf"))
+            new_top = tl.maximum(top, tl.max(z, axis=1))
+            rescale = tl.exp(top - new_top)
+            e = tl.exp(z - new_top[:, None])
+            total = total * rescale + tl.sum(e, axis=1)
+            acc_a = acc_a * rescale[:, None] + tl.sum(e[:, :, None] * x[None, :, :], axis=1)
+            if WITH_MU:
+                p = tl.sum(u[:, None, :] * x[None, :, :], axis=2)            # P (H, T')
+                acc_mu = (acc_mu * rescale[:, None]
+                          + tl.sum((e * p)[:, :, None] * x[None, :, :], axis=1))
+            top = new_top
+        tl.store(a_ptr + rows, acc_a / total[:, None], mask=hd_ok)
+        if WITH_MU:
+            tl.store(mu_ptr + rows, acc_mu / total[:, None], mask=hd_ok)
+
+    return softmax_token_sums_kernel
+
+
+def _check_shapes(X: Tensor, Wq: Tensor, U: Tensor | None) -> tuple[int, int, int, int]:
+    if X.dim() != 3 or Wq.dim() != 3 or X.shape[0] != Wq.shape[0] or X.shape[2] != Wq.shape[2]:
+        raise ValueError(f"`X` (b, T, d) and `Wq` (b, m, d) do not match: {tuple(X.shape)}, "
+                         f"{tuple(Wq.shape)}")
+    b, T, d = X.shape
+    m = Wq.shape[1]
+    if U is not None and tuple(U.shape) != (m, d):
+        raise ValueError(f"`U` must be (m, d) = {(m, d)}, got {tuple(U.shape)}")
+    return b, T, d, m
+
+
+def softmax_token_sums_reference(X: Tensor, Wq: Tensor, U: Tensor | None = None
+                                 ) -> tuple[Tensor, Tensor | None]:
+    """(a, MU) of the module docstring in plain torch, through the (b, m, T) softmax.
+
+    Shapes: X (b, T, d), Wq (b, m, d) = W_i q_j per sample and head, U (m, d) or None;
+    returns a (b, m, d) and MU (b, m, d), or None without U.
+    """
+    _check_shapes(X, Wq, U)
+    s = torch.softmax(torch.bmm(Wq, X.transpose(1, 2)), dim=-1)          # (b, m, T)
+    a = torch.bmm(s, X)
+    if U is None:
+        return a, None
+    P = torch.einsum("btd,md->bmt", X, U)
+    return a, torch.bmm(s * P, X)
+
+
+def softmax_token_sums(X: Tensor, Wq: Tensor, U: Tensor | None = None, *,
+                       block_heads: int | None = None, block_tokens: int | None = None,
+                       num_warps: int | None = None) -> tuple[Tensor, Tensor | None]:
+    """(a, MU) of the module docstring by the Triton kernel: one launch, no (b, m, T) array.
+
+    Shapes as :func:`softmax_token_sums_reference` (X, Wq, U of one dtype and device; U None:
+    a only). ``block_heads`` and ``block_tokens`` (powers of two; None: :data:`BLOCK_HEADS`,
+    :data:`BLOCK_TOKENS` as they are at the call) are the tile and ``num_warps`` (None:
+    :data:`NUM_WARPS`) the threads of a program; they change the order of the sums (so the
+    rounding), not their value. Raises RuntimeError with :func:`triton_unavailable_reason`
+    where the kernel cannot run.
+    """
+    block_heads = BLOCK_HEADS if block_heads is None else int(block_heads)
+    block_tokens = BLOCK_TOKENS if block_tokens is None else int(block_tokens)
+    num_warps = NUM_WARPS if num_warps is None else int(num_warps)
+    b, T, d, m = _check_shapes(X, Wq, U)
+    reason = triton_unavailable_reason(X.device, d, X.dtype)
+    if reason is not None:
+        raise RuntimeError(f"the Triton kernel cannot run: {reason}")
+    for name, value in (("block_heads", block_heads), ("block_tokens", block_tokens)):
+        if value < 1 or value & (value - 1):
+            raise ValueError(f"`{name}` must be a power of two, got {value}")
+    X, Wq = X.contiguous(), Wq.contiguous()
+    a = torch.empty(b, m, d, dtype=X.dtype, device=X.device)
+    MU = torch.empty_like(a) if U is not None else None
+    if b == 0 or m == 0:
+        return a, MU
+    u = U.contiguous() if U is not None else Wq       # unread without U
+    block_d = max(2, 1 << (d - 1).bit_length())
+    grid = (b, -(-m // block_heads))
+    _kernel()[grid](X, Wq, u, a, MU if MU is not None else a, T, m, d,
+                    BLOCK_H=block_heads, BLOCK_T=block_tokens, BLOCK_D=block_d,
+                    WITH_MU=U is not None, num_warps=num_warps)
+    return a, MU
+
+
+def _note_once(line: str) -> None:
+    if line not in _NOTED:
+        _NOTED.add(line)
+        print(f"boundcalc: {line}", file=sys.stderr, flush=True)
+
+
+def _self_check(device: torch.device, dtype: torch.dtype, d: int) -> str | None:
+    """Run the kernel once on a small problem (tiles cut at both ends, logits far apart) and
+    compare with :func:`softmax_token_sums_reference`; None when they agree."""
+    gen = torch.Generator().manual_seed(0)
+    X = torch.randn(3, 2 * BLOCK_TOKENS + 5, d, generator=gen, dtype=torch.float64)
+    Wq = 4.0 * torch.randn(3, BLOCK_HEADS + 3, d, generator=gen, dtype=torch.float64)
+    U = torch.randn(BLOCK_HEADS + 3, d, generator=gen, dtype=torch.float64)
+    X, Wq, U = (t.to(device=device, dtype=dtype) for t in (X, Wq, U))
+    try:
+        got = softmax_token_sums(X, Wq, U)
+        want = softmax_token_sums_reference(X, Wq, U)
+    except Exception as exc:   # a compiler or driver refusal of any kind: keep the torch path
+        return f"it failed on its first call ({type(exc).__name__}: {str(exc)[:200]})"
+    tol = 1e-10 if dtype == torch.float64 else 1e-4
+    for g, w in zip(got, want, strict=True):
+        err = float((g - w).abs().max()) / max(float(w.abs().max()), 1e-300)
+        if not err <= tol:
+            return f"it disagreed with the reference ({err:.2e} relative, tolerance {tol:g})"
+    return None
+
+
+def uses_triton_kernel(device: torch.device | str, d: int, dtype: torch.dtype) -> bool:
+    """Whether the fused step uses the kernel: ``BOUNDCALC_TRITON=1`` is set, it can run
+    (:func:`triton_unavailable_reason`), and its first call on this device and dtype matched the
+    reference (checked once per process; a failure is noted on stderr once and the torch
+    organisations are kept).
+    """
+    if os.environ.get("BOUNDCALC_TRITON", "0") != "1":
+        return False
+    dev = torch.device(device)
+    reason = triton_unavailable_reason(dev, d, dtype)
+    if reason is None:
+        key = (str(dev), dtype, int(d))
+        if key not in _CHECKED:
+            _CHECKED[key] = _self_check(dev, dtype, int(d))
+        reason = _CHECKED[key]
+    if reason is not None:
+        _note_once(f"BOUNDCALC_TRITON=1 but the Triton kernel is not used on {dev} ({reason}); "
+                   "the torch organisation runs instead")
+        return False
+    return True
+
+
+__all__ = ["BLOCK_HEADS", "BLOCK_TOKENS", "MAX_D", "NUM_WARPS", "interpreting",
+           "softmax_token_sums", "softmax_token_sums_reference", "triton_unavailable_reason",
+           "uses_triton_kernel"]
