@@ -132,11 +132,17 @@ def records_to_csv(records: Iterable[Mapping[str, Any]]) -> str:
     return out.getvalue()
 
 
+#: Environment variables that choose how the training step is organised (the same sums, another
+#: rounding); ``config.json`` records those that are set, under ``environment.switches``.
+ORGANISATION_SWITCHES = ("BOUNDCALC_CPU_KERNEL", "BOUNDCALC_KERNEL_VECTOR_BYTES",
+                         "BOUNDCALC_CUDA_GRAPHS", "BOUNDCALC_TOKEN_MOMENTS", "BOUNDCALC_TRITON")
+
+
 def environment(device: str | None = None) -> dict[str, Any]:
-    """Versions and machine facts recorded in every ``config.json``; where the CPU kernel of
-    the training step was tried in this process, ``cpu_kernel`` says per (d, dtype) which backend
-    runs (``kernel`` or ``torch``) and why torch
-    (:func:`boundcalc.validators.kernel.cpu_kernel.backend_report`)."""
+    """Versions and machine facts recorded in every ``config.json``; the organisation switches
+    that are set (:data:`ORGANISATION_SWITCHES`); where the CPU kernel of the training step was
+    tried in this process, ``cpu_kernel`` says per (d, dtype) which backend runs (``kernel`` or
+    ``torch``) and why torch (:func:`boundcalc.validators.kernel.cpu_kernel.backend_report`)."""
     env: dict[str, Any] = {
         "boundcalc": __version__,
         "python": platform.python_version(),
@@ -161,6 +167,9 @@ def environment(device: str | None = None) -> dict[str, Any]:
         env["torch_threads"] = torch.get_num_threads()
     if device is not None:
         env["device"] = str(device)
+    switches = {name: os.environ[name] for name in ORGANISATION_SWITCHES if name in os.environ}
+    if switches:            # set switches of how the training step is organised (not its math)
+        env["switches"] = switches
     kernel = sys.modules.get("boundcalc.validators.kernel.cpu_kernel")
     if kernel is not None:  # which backend the CPU training step uses, and why (if torch)
         report = kernel.backend_report()
@@ -596,7 +605,8 @@ class RunDirectory:
         write_atomic(self.path / f"{stem}.csv", records_to_csv(records))
 
 
-__all__ = ["CELL_LIST_PARAMETERS", "COMPUTED_WITH", "CORRUPT", "RunDirectory", "RunDirectoryError",
+__all__ = ["CELL_LIST_PARAMETERS", "COMPUTED_WITH", "CORRUPT", "ORGANISATION_SWITCHES",
+           "RunDirectory", "RunDirectoryError",
            "cell_parameters", "cell_problem", "dumps", "environment", "git_commit",
            "package_versions", "parameter_differences", "parameter_flag", "parameters_problem",
            "records_to_csv", "save_cell_file", "stored_cell", "with_parameters",

@@ -13,7 +13,7 @@ import pytest
 
 from boundcalc.files import write_atomic
 from boundcalc.params import InputError
-from boundcalc.rundir import RunDirectory, dumps, records_to_csv
+from boundcalc.rundir import ORGANISATION_SWITCHES, RunDirectory, dumps, records_to_csv
 
 
 def test_atomic_write_leaves_no_temporary_file(tmp_path):
@@ -70,6 +70,20 @@ def test_config_records_parameters_and_environment(tmp_path):
     assert config["parameters"] == {"rho": [2, 2, 2]}
     assert config["environment"]["device"] == "cpu"
     assert "python" in config["environment"] and "boundcalc" in config["environment"]
+
+
+def test_config_records_the_organisation_switches_that_are_set(tmp_path, monkeypatch):
+    for name in ORGANISATION_SWITCHES:
+        monkeypatch.delenv(name, raising=False)
+    RunDirectory(tmp_path / "plain", {}, device="cpu")
+    assert "switches" not in json.loads((tmp_path / "plain" / "config.json").read_text())[
+        "environment"]
+    monkeypatch.setenv("BOUNDCALC_TRITON", "1")
+    monkeypatch.setenv("BOUNDCALC_TOKEN_MOMENTS", "0")
+    RunDirectory(tmp_path / "set", {}, device="cpu")
+    config = json.loads((tmp_path / "set" / "config.json").read_text())
+    assert config["environment"]["switches"] == {"BOUNDCALC_TOKEN_MOMENTS": "0",
+                                                 "BOUNDCALC_TRITON": "1"}
 
 
 def test_cell_keys_cannot_escape_the_folder(tmp_path):
