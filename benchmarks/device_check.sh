@@ -6,7 +6,11 @@
 #   bash benchmarks/device_check.sh [STAGE ...]     # default: every stage, in this order
 #
 # Stages: env tests steps profile figure1 figure2 table1 tsweep tsweep_seed validate certify
-# cpu_bits cpu_tests cpu_wait.
+# triton cpu_bits cpu_tests cpu_wait.
+# triton: the Triton kernel's tests compiled on the GPU, then the T sweep's and figure 1's steps
+# with it (tiles TRITON_TILES) against the torch organisations. The experiments' stages use the
+# kernel when the caller sets BOUNDCALC_TRITON=1, e.g.
+#   BOUNDCALC_TRITON=1 bash benchmarks/device_check.sh env triton tsweep
 # Limits (seconds) come from LIMIT_<STAGE> (e.g. LIMIT_FIGURE2=300); a stage that reaches its limit
 # is stopped and its run directory keeps every finished cell (runs resume), so its progress lines
 # and cell times say how far it got. DEADLINE (seconds from the start, default none) caps every
@@ -128,6 +132,13 @@ EOF
         ;;
     certify)
         timed certify 120 "$PY" -m boundcalc validate theorem1 --certify --m 64 --n 256 --device cuda
+        ;;
+    triton)
+        timed triton_tests 240 "$PY" -m pytest -q -p no:cacheprovider -rs \
+            tests/validators/kernel/test_gpu_kernel.py
+        timed triton_steps 300 "$PY" benchmarks/gpu_steps.py --json "$OUT/gpu_steps_triton.json" \
+            --only tsweep,figure1 --modes graph,triton \
+            --triton-tiles "${TRITON_TILES:-16x32x4,8x64x4,32x32x8,16x16x2}"
         ;;
     cpu_tests)
         rm -rf /tmp/cpu-site

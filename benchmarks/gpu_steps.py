@@ -19,7 +19,10 @@ their autograd pass is not captured). The yardstick is the device's own rate: a
 large matrix product in the step's dtype (TFLOP/s) and a device-to-device copy (GB/s), printed
 first. The estimate of a preset's training time is the per-step time times its steps and groups.
 ``chunked`` times figure 1's and the T sweep's steps with the fused pass organised as on the CPU
-(``BOUNDCALC_TOKEN_MOMENTS=0``) instead of the accelerators' token-moments organisation.
+(``BOUNDCALC_TOKEN_MOMENTS=0``) instead of the accelerators' token-moments organisation;
+``triton`` with the Triton kernel of the softmax-weighted token sums (``BOUNDCALC_TRITON=1``,
+:mod:`boundcalc.validators.kernel.gpu_kernel`; graph replays), once per tile of
+``--triton-tiles`` (heads × tokens × warps, e.g. ``16x32x4,8x64x4``).
 """
 
 from __future__ import annotations
@@ -148,8 +151,17 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--json", default=None)
     parser.add_argument("--modes", default="eager,graph",
                         help="comma-separated: eager, graph (replays), chunked (replays of the "
-                             "fused pass's chunked organisation, BOUNDCALC_TOKEN_MOMENTS=0)")
+                             "fused pass's chunked organisation, BOUNDCALC_TOKEN_MOMENTS=0), "
+                             "triton (replays with the Triton kernel, BOUNDCALC_TRITON=1)")
+    parser.add_argument("--triton-tiles", default=None,
+                        help="comma-separated HxTxW tiles (heads x tokens x warps) timed in "
+                             "mode triton (default: the kernel's own, one run)")
     args = parser.parse_args(argv)
+    from boundcalc.validators.kernel import gpu_kernel
+
+    default_tile = (gpu_kernel.BLOCK_HEADS, gpu_kernel.BLOCK_TOKENS, gpu_kernel.NUM_WARPS)
+    tiles = ([tuple(int(v) for v in t.split("x")) for t in args.triton_tiles.split(",")]
+             if args.triton_tiles else [default_tile])
     dev = torch.device(args.device)
     report = {"device": torch.cuda.get_device_name(dev) if dev.type == "cuda" else "cpu",
               "torch": torch.__version__, **_yardsticks(dev), "steps": []}
@@ -158,21 +170,33 @@ def main(argv: list[str] | None = None) -> int:
         if args.only and name not in args.only.split(","):
             continue
         row = {"experiment": name, "case": label}
-        for mode in args.modes.split(","):
+        runs = [(mode, None) for mode in args.modes.split(",") if mode != "triton"]
+        if "triton" in args.modes.split(","):
+            runs += [("triton", tile) for tile in tiles]
+        for mode, tile in runs:
             if (name == "table1" and mode != "eager") or (
-                    mode == "chunked" and name not in ("figure1", "tsweep")):
+                    mode in ("chunked", "triton") and name not in ("figure1", "tsweep")):
                 continue
             os.environ["BOUNDCALC_CUDA_GRAPHS"] = "0" if mode == "eager" else "1"
             os.environ["BOUNDCALC_TOKEN_MOMENTS"] = "0" if mode == "chunked" else "1"
+            os.environ["BOUNDCALC_TRITON"] = "1" if mode == "triton" else "0"
+            key = mode if tile is None else f"{mode}_{'x'.join(map(str, tile))}"
+            if tile is not None:
+                gpu_kernel.BLOCK_HEADS, gpu_kernel.BLOCK_TOKENS, gpu_kernel.NUM_WARPS = tile
             try:
-                row[f"{mode}_ms"] = 1e3 * _per_step(factory(), short, long)
+                row[f"{key}_ms"] = 1e3 * _per_step(factory(), short, long)
             except Exception as exc:  # report and go on to the next case
-                row[f"{mode}_error"] = f"{type(exc).__name__}: {str(exc)[:300]}"
-        for var in ("BOUNDCALC_CUDA_GRAPHS", "BOUNDCALC_TOKEN_MOMENTS"):
+                row[f"{key}_error"] = f"{type(exc).__name__}: {str(exc)[:300]}"
+        gpu_kernel.BLOCK_HEADS, gpu_kernel.BLOCK_TOKENS, gpu_kernel.NUM_WARPS = default_tile
+        for var in ("BOUNDCALC_CUDA_GRAPHS", "BOUNDCALC_TOKEN_MOMENTS", "BOUNDCALC_TRITON"):
             os.environ.pop(var, None)
         best = min(row.get("eager_ms", math.inf), row.get("graph_ms", math.inf))
         if math.isfinite(best) and groups:
             row["preset_training_s_sequential"] = best * preset_steps * groups / 1e3
+        fastest = min((v for k, v in row.items() if k.startswith("triton_")
+                       and k.endswith("_ms")), default=math.inf)
+        if math.isfinite(fastest) and groups:
+            row["preset_training_s_triton"] = fastest * preset_steps * groups / 1e3
         print(json.dumps(row), flush=True)
         report["steps"].append(row)
     if args.json:
