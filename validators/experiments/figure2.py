@@ -57,6 +57,7 @@ from boundcalc.stats import mean_ci95
 
 from .. import indrnn
 from ..data.ar_task import context_floats_per_sample, data_seed, make_ar_data
+from ..kernel import gpu_kernel
 from ..model import Params, forward, get_activation, head_features, init_params, last_token_query
 from ..step_graphs import run_steps
 from .experiment import pool_threads, run_experiment
@@ -191,10 +192,55 @@ def _stack(items: list[Any]) -> Any:
     return type(items[0])(*(torch.stack(ts) for ts in zip(*items, strict=True)))
 
 
-def _step_function(model: str, act):
+def transformer_quantities_by_kernel(params: Params, X: torch.Tensor, y: torch.Tensor, act
+                                     ) -> tuple[torch.Tensor, Params, torch.Tensor]:
+    """:func:`transformer_quantities` with leading seed axes and without the (n, m, T) arrays:
+    a_i and M_iU_i come from the Triton kernel
+    (:func:`boundcalc.validators.kernel.gpu_kernel.softmax_token_sums`), G_iU_i = M_iU_i −
+    pre_i a_i, and the rest is the same closed form per seed. Shapes: params c (..., m),
+    U (..., m, d), W (..., m, d, d); X (..., n, T, d); y (..., n); q = the last token."""
+    c, U, W = params
+    q = X[..., -1, :]
+    m = c.shape[-1]
+    scale = 1.0 / math.sqrt(m)
+    Wq = torch.einsum("...mab,...nb->...nma", W, q)                     # W_i q_j (..., n, m, d)
+    a, MU = gpu_kernel.softmax_token_sums(X, Wq, U)
+    pre = (a * U.unsqueeze(-3)).sum(-1)                                 # (..., n, m)
+    GU = torch.addcmul(MU, pre.unsqueeze(-1), a, value=-1)
+    h, dh = act.fn(pre), act.d1(pre)
+    pred = (h * c.unsqueeze(-2)).sum(-1) * scale
+    resid = pred - y
+    w = (2.0 / y.shape[-1]) * resid
+    coef = (w.unsqueeze(-1) * dh) * (c * scale).unsqueeze(-2)          # (..., n, m)
+    grad = Params((w.unsqueeze(-1) * h).sum(-2) * scale,
+                  torch.einsum("...nm,...nmd->...md", coef, a),
+                  torch.einsum("...nmd,...ne->...mde", coef.unsqueeze(-1) * GU, q))
+    gu2 = (GU**2).sum(-1)
+    jac = torch.sqrt(((c.unsqueeze(-2) * dh) ** 2 * gu2).sum(-1) * (q * q).sum(-1) / m)
+    return (resid**2).mean(-1), grad, jac
+
+
+def _transformer_predictions_by_kernel(params: Params, X: torch.Tensor, act) -> torch.Tensor:
+    """f(X_j; θ) (..., n) for leading seed axes, a_i from the Triton kernel."""
+    c, U, W = params
+    Wq = torch.einsum("...mab,...nb->...nma", W, X[..., -1, :])
+    a, _ = gpu_kernel.softmax_token_sums(X, Wq)
+    h = act.fn((a * U.unsqueeze(-3)).sum(-1))
+    return (h * c.unsqueeze(-2)).sum(-1) / math.sqrt(c.shape[-1])
+
+
+def _step_function(model: str, act, kernel: bool = False):
     """(θ, X, y, X_val, y_val) ↦ (R̂, ∇R̂, J(θ), ‖∇_P R̂‖, validation MSE) for one seed; the
-    IndRNN's also for a leading seed axis (the Transformer's is batched by ``vmap``)."""
-    if model == "transformer":
+    IndRNN's also for a leading seed axis, and the Transformer's with ``kernel`` (the Triton
+    kernel's sums, :func:`transformer_quantities_by_kernel`; without it the Transformer's is
+    batched by ``vmap``)."""
+    if model == "transformer" and kernel:
+        def step(p, X, y, Xv, yv):
+            loss, grad, jac = transformer_quantities_by_kernel(p, X, y, act)
+            val = ((_transformer_predictions_by_kernel(p, Xv, act) - yv) ** 2).mean(-1)
+            return (loss, grad, torch.sqrt((jac * jac).mean(-1)),
+                    grad.W.flatten(-3).norm(dim=-1), val)
+    elif model == "transformer":
         def step(p, X, y, Xv, yv):
             loss, grad, jac = transformer_quantities(p, X, last_token_query(X), y, act)
             val = ((forward(p, Xv, last_token_query(Xv), act) - yv) ** 2).mean()
@@ -213,8 +259,9 @@ def train_group(model: str, L: int, seeds: Sequence[int], cfg: Figure2Config
 
     Plain GD for ``cfg.steps`` steps; every metric is taken at all K + 1 iterates (see the module
     docstring). Several seeds are trained as one batched computation over a leading seed axis
-    (the Transformer's step under ``torch.func.vmap``; the IndRNN's functions take the axis
-    themselves) — this changes nothing but the floating-point rounding, which is why the
+    (the Transformer's step under ``torch.func.vmap``, or with ``BOUNDCALC_TRITON=1`` where the
+    Triton kernel runs, :func:`transformer_quantities_by_kernel`; the IndRNN's functions take
+    the axis themselves) — this changes nothing but the floating-point rounding, which is why the
     grouping (``cfg.seed_batch``) is part of the run's parameters; a single seed runs unbatched.
     On CUDA the steps are replays of one captured CUDA graph
     (:func:`boundcalc.validators.step_graphs.run_steps`), with the numbers of the eager steps.
@@ -245,14 +292,15 @@ def train_group(model: str, L: int, seeds: Sequence[int], cfg: Figure2Config
     T, d = datas[0].T, datas[0].d
     memory = (context_floats_per_sample(T, d) if model == "transformer"
               else indrnn.state_floats_per_sample(cfg.m))
-    step = _step_function(model, act)
+    kernel = model == "transformer" and gpu_kernel.uses_triton_kernel(dev, d, dtype)
+    step = _step_function(model, act, kernel)
     if len(seeds) == 1:
         params = inits[0]
         tensors = datas[0][:4]
     else:
         params = _stack(inits)
         tensors = tuple(_stack([dt[i] for dt in datas]) for i in range(4))
-        if model == "transformer":
+        if model == "transformer" and not kernel:
             step = torch.func.vmap(step)
     K = cfg.steps
     history = torch.empty(K + 1, 4, len(seeds), dtype=torch.float64, device=dev)

@@ -7,8 +7,11 @@ s_jit = softmax_t(z_ji) and P_jit = x_jtᵀ U_i, the fused training step
     a_ji  = Σ_t s_jit x_jt                 (the attention output; pre_ji = U_iᵀ a_ji)
     MU_ji = Σ_t s_jit P_jit x_jt           (M_ji U_i with M_ji = Σ_t s_jit x_jt x_jtᵀ)
 
-and then G_ji U_i = MU_ji − pre_ji a_ji (docs/derivations.md, Remark 3). The torch organisations
-write the (samples × heads × tokens) logits and softmax to memory and read them back several times;
+and then G_ji U_i = MU_ji − pre_ji a_ji (docs/derivations.md, Remark 3); so do figure 2's
+Transformer steps (:func:`~boundcalc.validators.experiments.figure2.
+transformer_quantities_by_kernel`, whose seeds are a leading axis with a U of their own). The
+torch organisations write the (samples × heads × tokens) logits and softmax to memory and read
+them back several times;
 at the T sweep's T = 1024 with 320 heads that array is 10.5 GB a step in float64, and moving it
 is what bounds the step on a GPU. This kernel never writes it: each program takes one sample and
 a block of heads, walks the tokens in tiles, and keeps the running sums in registers with the
@@ -50,8 +53,8 @@ import torch
 from torch import Tensor
 
 #: Largest token dimension d the kernel takes (the d-axis is one register block, padded to a
-#: power of two).
-MAX_D = 16
+#: power of two; figure 2's Transformer has d = 17).
+MAX_D = 32
 #: Heads and tokens per tile of a program (the running sums are (heads, d) registers; the
 #: tile's products are (heads, tokens, d)).
 BLOCK_HEADS = 16
@@ -78,7 +81,7 @@ def triton_unavailable_reason(device: torch.device | str, d: int, dtype: torch.d
     (None when it can).
 
     >>> print(triton_unavailable_reason("cuda", 40, torch.float64))
-    d = 40 is above the kernel's largest token dimension 16
+    d = 40 is above the kernel's largest token dimension 32
     """
     if int(d) > MAX_D or int(d) < 1:
         return f"d = {int(d)} is above the kernel's largest token dimension {MAX_D}"
@@ -106,10 +109,11 @@ def _define_kernel() -> Any:
     import triton.language as tl
 
     @triton.jit
-    def softmax_token_sums_kernel(x_ptr, wq_ptr, u_ptr, a_ptr, mu_ptr, T, m, d,
+    def softmax_token_sums_kernel(x_ptr, wq_ptr, u_ptr, a_ptr, mu_ptr, T, m, d, group,
                                   BLOCK_H: tl.constexpr, BLOCK_T: tl.constexpr,
                                   BLOCK_D: tl.constexpr, WITH_MU: tl.constexpr):
-        # program (j, block of heads): x (b, T, d), wq / a / mu (b, m, d), u (m, d), contiguous
+        # program (j, block of heads): x (b, T, d), wq / a / mu (b, m, d), u (b / group, m, d),
+        # contiguous; sample j reads u's block j // group
         j = tl.program_id(0).to(tl.int64)
         heads = tl.program_id(1) * BLOCK_H + tl.arange(0, BLOCK_H)
         dims = tl.arange(0, BLOCK_D)
@@ -117,7 +121,8 @@ def _define_kernel() -> Any:
         hd_ok = (heads[:, None] < m) & d_ok
         rows = (j * m + heads[:, None]) * d + dims[None, :]                 # (H, D)
         w = tl.load(wq_ptr + rows, mask=hd_ok, other=0.0)
-        u = tl.load(u_ptr + heads[:, None] * d + dims[None, :], mask=hd_ok, other=0.0)
+        u = tl.load(u_ptr + ((j // group) * m + heads[:, None]) * d + dims[None, :], mask=hd_ok,
+                    other=0.0)
         top = tl.full((BLOCK_H,), float("-inf"), w.dtype)                  # μ
         total = tl.zeros((BLOCK_H,), w.dtype)                               # S
         acc_a = tl.zeros((BLOCK_H, BLOCK_D), w.dtype)                       # A
@@ -147,37 +152,43 @@ def _define_kernel() -> Any:
     return softmax_token_sums_kernel
 
 
-def _check_shapes(X: Tensor, Wq: Tensor, U: Tensor | None) -> tuple[int, int, int, int]:
-    if X.dim() != 3 or Wq.dim() != 3 or X.shape[0] != Wq.shape[0] or X.shape[2] != Wq.shape[2]:
-        raise ValueError(f"`X` (b, T, d) and `Wq` (b, m, d) do not match: {tuple(X.shape)}, "
-                         f"{tuple(Wq.shape)}")
-    b, T, d = X.shape
-    m = Wq.shape[1]
-    if U is not None and tuple(U.shape) != (m, d):
-        raise ValueError(f"`U` must be (m, d) = {(m, d)}, got {tuple(U.shape)}")
-    return b, T, d, m
+def _check_shapes(X: Tensor, Wq: Tensor, U: Tensor | None) -> tuple[tuple[int, ...], int, int,
+                                                                      int, int]:
+    """(leading axes, n, T, d, m) of X (..., n, T, d), Wq (..., n, m, d), U (m, d) or
+    (..., m, d); ValueError naming the argument otherwise."""
+    if (X.dim() < 3 or Wq.dim() != X.dim() or X.shape[:-2] != Wq.shape[:-2]
+            or X.shape[-1] != Wq.shape[-1]):
+        raise ValueError(f"`X` (..., n, T, d) and `Wq` (..., n, m, d) do not match: "
+                         f"{tuple(X.shape)}, {tuple(Wq.shape)}")
+    *lead, n, T, d = X.shape
+    m = Wq.shape[-2]
+    if U is not None and tuple(U.shape) not in ((m, d), (*lead, m, d)):
+        raise ValueError(f"`U` must be (m, d) = {(m, d)} or (..., m, d) = {(*lead, m, d)}, "
+                         f"got {tuple(U.shape)}")
+    return tuple(lead), n, T, d, m
 
 
 def softmax_token_sums_reference(X: Tensor, Wq: Tensor, U: Tensor | None = None
                                  ) -> tuple[Tensor, Tensor | None]:
-    """(a, MU) of the module docstring in plain torch, through the (b, m, T) softmax.
+    """(a, MU) of the module docstring in plain torch, through the (..., n, m, T) softmax.
 
-    Shapes: X (b, T, d), Wq (b, m, d) = W_i q_j per sample and head, U (m, d) or None;
-    returns a (b, m, d) and MU (b, m, d), or None without U.
+    Shapes: X (..., n, T, d), Wq (..., n, m, d) = W_i q_j per sample and head, U (m, d) shared
+    by every leading index or (..., m, d) one per leading index (figure 2's seeds), or None;
+    returns a and MU (..., n, m, d), MU None without U.
     """
     _check_shapes(X, Wq, U)
-    s = torch.softmax(torch.bmm(Wq, X.transpose(1, 2)), dim=-1)          # (b, m, T)
-    a = torch.bmm(s, X)
+    s = torch.softmax(torch.matmul(Wq, X.transpose(-1, -2)), dim=-1)     # (..., n, m, T)
+    a = torch.matmul(s, X)
     if U is None:
         return a, None
-    P = torch.einsum("btd,md->bmt", X, U)
-    return a, torch.bmm(s * P, X)
+    P = torch.matmul(U.unsqueeze(-3), X.transpose(-1, -2))               # x_tᵀU_i (..., n, m, T)
+    return a, torch.matmul(s * P, X)
 
 
 def softmax_token_sums(X: Tensor, Wq: Tensor, U: Tensor | None = None, *,
                        block_heads: int | None = None, block_tokens: int | None = None,
                        num_warps: int | None = None) -> tuple[Tensor, Tensor | None]:
-    """(a, MU) of the module docstring by the Triton kernel: one launch, no (b, m, T) array.
+    """(a, MU) of the module docstring by the Triton kernel: one launch, no (n, m, T) array.
 
     Shapes as :func:`softmax_token_sums_reference` (X, Wq, U of one dtype and device; U None:
     a only). ``block_heads`` and ``block_tokens`` (powers of two; None: :data:`BLOCK_HEADS`,
@@ -189,22 +200,25 @@ def softmax_token_sums(X: Tensor, Wq: Tensor, U: Tensor | None = None, *,
     block_heads = BLOCK_HEADS if block_heads is None else int(block_heads)
     block_tokens = BLOCK_TOKENS if block_tokens is None else int(block_tokens)
     num_warps = NUM_WARPS if num_warps is None else int(num_warps)
-    b, T, d, m = _check_shapes(X, Wq, U)
+    lead, n, T, d, m = _check_shapes(X, Wq, U)
     reason = triton_unavailable_reason(X.device, d, X.dtype)
     if reason is not None:
         raise RuntimeError(f"the Triton kernel cannot run: {reason}")
     for name, value in (("block_heads", block_heads), ("block_tokens", block_tokens)):
         if value < 1 or value & (value - 1):
             raise ValueError(f"`{name}` must be a power of two, got {value}")
+    b = n * int(torch.Size(lead).numel())
     X, Wq = X.contiguous(), Wq.contiguous()
-    a = torch.empty(b, m, d, dtype=X.dtype, device=X.device)
+    a = torch.empty(*lead, n, m, d, dtype=X.dtype, device=X.device)
     MU = torch.empty_like(a) if U is not None else None
     if b == 0 or m == 0:
         return a, MU
     u = U.contiguous() if U is not None else Wq       # unread without U
+    # samples j·group … (j+1)·group − 1 share U's block j: all of them for one (m, d) U
+    group = b if U is None or U.dim() == 2 else n
     block_d = max(2, 1 << (d - 1).bit_length())
     grid = (b, -(-m // block_heads))
-    _kernel()[grid](X, Wq, u, a, MU if MU is not None else a, T, m, d,
+    _kernel()[grid](X, Wq, u, a, MU if MU is not None else a, T, m, d, group,
                     BLOCK_H=block_heads, BLOCK_T=block_tokens, BLOCK_D=block_d,
                     WITH_MU=U is not None, num_warps=num_warps)
     return a, MU

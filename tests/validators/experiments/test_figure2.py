@@ -124,3 +124,34 @@ def test_mean_ci95_uses_student_t_quantiles():
     _, half5, _ = mean_ci95([1.0, 2.0, 3.0, 4.0, 5.0])
     assert half5 == pytest.approx(2.7764451 * math.sqrt(2.5) / math.sqrt(5), rel=1e-6)
     assert math.isnan(mean_ci95([1.0])[1]) and mean_ci95([math.nan])[2] == 0
+
+
+@pytest.mark.parametrize("seeds", [(0, 1, 2), (1,)])
+def test_the_transformer_step_with_the_triton_kernel_gives_the_vmap_numbers(monkeypatch, seeds):
+    # the seeds as a leading axis through the Triton kernel (run by Triton's interpreter on a
+    # CPU) against the per-seed closed form under vmap, and a single seed without the axis
+    pytest.importorskip("triton", reason="the kernel needs Triton (the `gpu` extra)")
+    import torch
+    from boundcalc.validators.experiments.figure2 import train_group
+    from boundcalc.validators.kernel import gpu_kernel
+
+    if not (torch.cuda.is_available() or gpu_kernel.interpreting()):
+        pytest.skip("Triton was imported before TRITON_INTERPRET=1 was set")
+    device = "cuda" if torch.cuda.is_available() else "cpu"
+    cfg = make_config("quick", seeds=len(seeds), seed_batch=len(seeds), n=40, m=4, steps=5,
+                      dtype="float64", device=device)
+    plain = train_group("transformer", 4, seeds, cfg)
+    monkeypatch.setenv("BOUNDCALC_TRITON", "1")
+    assert gpu_kernel.uses_triton_kernel(device, 17, torch.float64)   # d = 17: its self-check
+    calls = []
+    kernel = gpu_kernel.softmax_token_sums
+    monkeypatch.setattr(gpu_kernel, "softmax_token_sums",
+                        lambda X, *args, **kw: calls.append(tuple(X.shape)) or kernel(X, *args,
+                                                                                       **kw))
+    fast = train_group("transformer", 4, seeds, cfg)
+    assert calls and all(len(shape) == (4 if len(seeds) > 1 else 3) for shape in calls)
+    for a, b in zip(plain, fast, strict=True):
+        assert a["seed"] == b["seed"]
+        for key in ("max_jacobian", "jacobian_final", "max_loss_gradient", "min_val_loss",
+                    "final_val_loss", "min_train_loss"):
+            assert b[key] == pytest.approx(a[key], rel=1e-10), key

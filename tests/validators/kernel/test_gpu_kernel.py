@@ -1,7 +1,7 @@
 """The Triton kernel of the softmax-weighted token sums — compiled on a CUDA device, else run on
-the CPU by Triton's interpreter (conftest.py): the same sums as the torch reference and as the
-trainers' other organisations, the online softmax exact where the logits are far apart, and the
-opt-in with its self-check."""
+the CPU by Triton's interpreter (tests/validators/conftest.py): the same sums as the torch
+reference and as the trainers' other organisations, the online softmax exact where the logits
+are far apart, leading axes with their own U, and the opt-in with its self-check."""
 
 from __future__ import annotations
 
@@ -21,8 +21,9 @@ DEVICE = "cuda" if torch.cuda.is_available() else "cpu"
 
 @pytest.fixture
 def interpreter(monkeypatch):
-    """The kernel runnable here (on the CPU: Triton's interpreter, switched on by conftest.py
-    before Triton's import), and the opt-in's once-per-process memory cleared."""
+    """The kernel runnable here (on the CPU: Triton's interpreter, switched on by
+    tests/validators/conftest.py before Triton's import), and the opt-in's once-per-process
+    memory cleared."""
     if DEVICE == "cpu" and not gpu_kernel.interpreting():
         pytest.skip("Triton was imported before TRITON_INTERPRET=1 was set")
     monkeypatch.setattr(gpu_kernel, "_CHECKED", {})
@@ -38,7 +39,7 @@ def _tensors(b, T, d, m, scale=3.0, dtype=torch.float64, seed=0):
 
 
 @pytest.mark.parametrize("b,T,d,m", [(3, 70, 8, 19), (2, 5, 5, 3), (1, 1, 1, 1), (2, 33, 16, 17),
-                                     (4, 64, 3, 16)])
+                                     (4, 64, 3, 16), (2, 20, 17, 5)])
 def test_the_kernel_gives_the_reference_sums(interpreter, b, T, d, m):
     # tiles cut at the end of the tokens (T = 70, 33) and of the heads (m = 19, 17), d not a
     # power of two (5, 3) and at the largest (16)
@@ -50,6 +51,25 @@ def test_the_kernel_gives_the_reference_sums(interpreter, b, T, d, m):
     a_only, none = gpu_kernel.softmax_token_sums(X, Wq)
     assert none is None
     torch.testing.assert_close(a_only, ref_a, rtol=1e-12, atol=1e-14)
+
+
+def test_leading_axes_read_their_own_U(interpreter):
+    # figure 2's seeds: X (seeds, n, T, d), Wq (seeds, n, m, d), U (seeds, m, d); each seed's
+    # sums are those of that seed alone
+    X, Wq, _ = _tensors(6, 21, 4, 5)
+    X, Wq = X.view(3, 2, 21, 4), Wq.view(3, 2, 5, 4)
+    U = torch.randn(3, 5, 4, dtype=X.dtype, generator=torch.Generator().manual_seed(9)).to(DEVICE)
+    a, MU = gpu_kernel.softmax_token_sums(X, Wq, U)
+    assert a.shape == MU.shape == (3, 2, 5, 4)
+    for seed in range(3):
+        ref_a, ref_MU = gpu_kernel.softmax_token_sums_reference(X[seed], Wq[seed], U[seed])
+        torch.testing.assert_close(a[seed], ref_a, rtol=1e-12, atol=1e-14)
+        torch.testing.assert_close(MU[seed], ref_MU, rtol=1e-12, atol=1e-13)
+    shared_a, shared_MU = gpu_kernel.softmax_token_sums(X, Wq, U[1])   # one U for all
+    torch.testing.assert_close(shared_MU[1], MU[1], rtol=1e-12, atol=1e-13)
+    torch.testing.assert_close(shared_a, a, rtol=0, atol=0)
+    with pytest.raises(ValueError, match="`U` must be"):
+        gpu_kernel.softmax_token_sums(X, Wq, U[:2])
 
 
 def test_the_online_softmax_is_exact_when_the_largest_logit_comes_late(interpreter):
