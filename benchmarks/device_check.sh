@@ -7,8 +7,8 @@
 #
 # Stages: env tests steps profile figure1 figure2 table1 tsweep tsweep_seed validate certify
 # triton cpu_bits cpu_tests cpu_wait.
-# triton: the Triton kernel's tests compiled on the GPU, then the T sweep's, figure 1's and
-# figure 2's Transformer steps with it (tiles TRITON_TILES) against the torch organisations. The experiments' stages use the
+# triton: the Triton kernels' tests compiled on the GPU, then the T sweep's, figure 1's and
+# figure 2's steps with them (tiles TRITON_TILES) against the torch organisations. The experiments' stages use the
 # kernel when the caller sets BOUNDCALC_TRITON=1, e.g.
 #   BOUNDCALC_TRITON=1 bash benchmarks/device_check.sh env triton tsweep
 # Limits (seconds) come from LIMIT_<STAGE> (e.g. LIMIT_FIGURE2=300); a stage that reaches its limit
@@ -135,8 +135,8 @@ EOF
         ;;
     triton)
         timed triton_tests 240 "$PY" -m pytest -q -p no:cacheprovider -rs \
-            tests/validators/kernel/test_gpu_kernel.py tests/validators/experiments/test_figure2.py \
-            -k "kernel or triton"
+            tests/validators/kernel/test_gpu_kernel.py tests/validators/kernel/test_gpu_recurrence.py \
+            tests/validators/experiments/test_figure2.py -k "kernel or triton or recurrence"
         timed triton_steps 300 "$PY" benchmarks/gpu_steps.py --json "$OUT/gpu_steps_triton.json" \
             --only tsweep,figure1,figure2 --modes graph,triton \
             --triton-tiles "${TRITON_TILES:-16x32x4,8x64x4,32x32x8,16x16x2}"

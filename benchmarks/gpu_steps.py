@@ -20,10 +20,11 @@ large matrix product in the step's dtype (TFLOP/s) and a device-to-device copy (
 first. The estimate of a preset's training time is the per-step time times its steps and groups.
 ``chunked`` times figure 1's and the T sweep's steps with the fused pass organised as on the CPU
 (``BOUNDCALC_TOKEN_MOMENTS=0``) instead of the accelerators' token-moments organisation;
-``triton`` with the Triton kernel of the softmax-weighted token sums (``BOUNDCALC_TRITON=1``,
-:mod:`boundcalc.validators.kernel.gpu_kernel`; graph replays) in figure 1's, the T sweep's and
-figure 2's Transformer steps, once per tile of ``--triton-tiles`` (heads × tokens × warps, e.g.
-``16x32x4,8x64x4``).
+``triton`` with the Triton kernels (``BOUNDCALC_TRITON=1``; graph replays): the softmax-weighted
+token sums of figure 1's, the T sweep's and figure 2's Transformer steps
+(:mod:`boundcalc.validators.kernel.gpu_kernel`), once per tile of ``--triton-tiles`` (heads ×
+tokens × warps, e.g. ``16x32x4,8x64x4``), and the IndRNN's recurrence
+(:mod:`boundcalc.validators.kernel.gpu_recurrence`).
 """
 
 from __future__ import annotations
@@ -176,8 +177,7 @@ def main(argv: list[str] | None = None) -> int:
             runs += [("triton", tile) for tile in tiles]
         for mode, tile in runs:
             if (name == "table1" and mode != "eager") or (
-                    mode == "chunked" and name not in ("figure1", "tsweep")) or (
-                    mode == "triton" and "indrnn" in label):
+                    mode == "chunked" and name not in ("figure1", "tsweep")):
                 continue
             os.environ["BOUNDCALC_CUDA_GRAPHS"] = "0" if mode == "eager" else "1"
             os.environ["BOUNDCALC_TOKEN_MOMENTS"] = "0" if mode == "chunked" else "1"

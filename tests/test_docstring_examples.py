@@ -33,8 +33,9 @@ def _modules() -> list[str]:
 
 MODULES = _modules()
 
-#: Modules whose examples need a module that may be absent (the ``validators`` extra).
-OPTIONAL = ("torch", "matplotlib")
+#: Modules whose examples need a module that may be absent (the ``validators`` and ``gpu``
+#: extras).
+OPTIONAL = ("torch", "matplotlib", "triton")
 
 #: Modules that import without it but whose examples use an optional engine (the ``dask`` extra;
 #: CI installs it, a machine without it skips these examples, saying so).

@@ -41,6 +41,7 @@ from boundcalc.validation_settings import (
     ValidationSettings,
 )
 
+from .kernel import gpu_recurrence
 from .model import Activation
 
 #: Rademacher scale of u(0) in the authors' scripts (App. B.1).
@@ -136,11 +137,18 @@ def trajectory(params: IndRNNParams, X: Tensor, act: Activation,
 
     Leading batch axes are allowed: c (..., m), W (..., m, d), u (..., m) with X (..., n, T, d)
     train several independent networks (figure 2's seeds) in the same kernels.
+
+    With ``BOUNDCALC_TRITON=1``, for tanh where Triton runs, the T steps run in one Triton
+    kernel instead (:func:`boundcalc.validators.kernel.gpu_recurrence.indrnn_recurrence`: the
+    same states, σ' and tangent, to rounding).
     """
     _, W, u = params
     X_time = _time_major(X)                                   # (T, ..., n, d)
     drive = torch.matmul(X_time, W.transpose(-1, -2))         # w_iᵀ x_t   (T, ..., n, m)
     T, shape = drive.shape[0], drive.shape[1:]
+    if _uses_kernel(act, drive):                              # every step in one kernel
+        states, dz, b = gpu_recurrence.indrnn_recurrence(drive, u, tangent=tangent_u)
+        return Trajectory(dz, states[:T], states[T], b, X_time)
     u_row = u.unsqueeze(-2)                                   # (..., 1, m)
     states = drive.new_empty((T + 1, *shape))                 # h_0 … h_T
     states[0].zero_()
@@ -184,6 +192,24 @@ def forward(params: IndRNNParams, X: Tensor, act: Activation) -> Tensor:
     return _readout(h, params.c)
 
 
+def _uses_kernel(act: Activation, drive: Tensor) -> bool:
+    """Whether the recurrence runs in the Triton kernels (tanh, ``BOUNDCALC_TRITON=1``, and
+    :func:`~boundcalc.validators.kernel.gpu_recurrence.uses_recurrence_kernel`)."""
+    return act.name == "tanh" and gpu_recurrence.uses_recurrence_kernel(drive.device,
+                                                                          drive.dtype)
+
+
+def predict(params: IndRNNParams, X: Tensor, act: Activation) -> Tensor:
+    """:func:`forward`'s f(X_j; θ) (..., n) without autograd: with ``BOUNDCALC_TRITON=1``, for
+    tanh where Triton runs, by the recurrence kernel keeping only h_T; else :func:`forward`."""
+    _, W, u = params
+    drive = torch.matmul(_time_major(X), W.transpose(-1, -2))
+    if not _uses_kernel(act, drive):
+        return forward(params, X, act)
+    h_last, _, _ = gpu_recurrence.indrnn_recurrence(drive, u, store=False)
+    return _readout(h_last, params.c)
+
+
 def _readout(h: Tensor, c: Tensor) -> Tensor:
     """m^{-1/2} Σ_i c_i h_i: (..., n, m), (..., m) → (..., n)."""
     return torch.matmul(h, c.unsqueeze(-1)).squeeze(-1) / math.sqrt(c.shape[-1])
@@ -200,13 +226,18 @@ def _loss_gradient(params: IndRNNParams, X: Tensor, y: Tensor, act: Activation,
     grad_c = torch.matmul(w.unsqueeze(-2), traj.h_last).squeeze(-2) * scale
     delta = w.unsqueeze(-1) * (c * scale).unsqueeze(-2)      # ∂R̂/∂h_T          (..., n, m)
     dz = traj.dz                                             # σ'(z_t), overwritten in place
-    u_row = params.u.unsqueeze(-2)
-    for t in range(dz.shape[0] - 1, -1, -1):                 # ∂R̂/∂z_t, t = T … 1
-        delta = dz[t].mul_(delta) * u_row                    # ∂z_t/∂h_{t−1} = u
+    kernel = _uses_kernel(act, dz)
+    if kernel:                                               # BPTT in one Triton kernel
+        per_unit = gpu_recurrence.indrnn_backward(dz, traj.h_prev, delta, params.u)
+    else:
+        u_row = params.u.unsqueeze(-2)
+        for t in range(dz.shape[0] - 1, -1, -1):             # ∂R̂/∂z_t, t = T … 1
+            delta = dz[t].mul_(delta) * u_row                # ∂z_t/∂h_{t−1} = u
     # ∇_W = Σ_t dz_tᵀ X_t: one product per time step (batched), then the sum over t — the
     # products over samples alone keep the GPU busy, one product over (t, samples) would not
     grad_W = torch.matmul(dz.transpose(-1, -2), traj.X_time).sum(0)
-    grad_u = dz.mul_(traj.h_prev).sum(0).sum(-2)             # Σ_t Σ_j dz_t ⊙ h_{t−1}
+    # ∇_u = Σ_t Σ_j dz_t ⊙ h_{t−1} (the kernel summed over t already)
+    grad_u = per_unit.sum(-2) if kernel else dz.mul_(traj.h_prev).sum(0).sum(-2)
     return (resid**2).mean(-1), IndRNNParams(grad_c, grad_W, grad_u), pred, traj
 
 
@@ -439,7 +470,7 @@ def prop2_cell(settings: ValidationSettings, seed: int) -> list[dict]:
 __all__ = [
     "DEFAULT_ALPHA", "IndRNNParams", "Trajectory", "UnitTangents", "boundary_point", "forward",
     "eps_lin_free_cap", "init_indrnn", "jacobian_u_norm", "linearized_output",
-    "loss_and_gradient",
+    "loss_and_gradient", "predict",
     "loss_gradient_and_jacobian_u", "measure_prop2", "state_floats_per_sample", "trajectory",
     "unit_tangents", "prop2_cell"
 ]

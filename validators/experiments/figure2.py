@@ -248,7 +248,7 @@ def _step_function(model: str, act, kernel: bool = False):
     else:   # batched natively: a leading seed axis runs through the same kernels
         def step(p, X, y, Xv, yv):
             loss, grad, _, jac = indrnn.loss_gradient_and_jacobian_u(p, X, y, act)
-            val = ((indrnn.forward(p, Xv, act) - yv) ** 2).mean(-1)
+            val = ((indrnn.predict(p, Xv, act) - yv) ** 2).mean(-1)
             return (loss, grad, torch.sqrt((jac * jac).mean(-1)), grad.u.norm(dim=-1), val)
     return step
 

@@ -46,7 +46,7 @@ from __future__ import annotations
 
 import os
 import sys
-import threading
+from collections.abc import Callable
 from typing import Any
 
 import torch
@@ -62,9 +62,7 @@ BLOCK_TOKENS = 32
 #: Warps (of 32 threads) per program on the GPU.
 NUM_WARPS = 4
 
-_LOCK = threading.Lock()
-_KERNEL: list[Any] = []                  # the jitted kernel, once defined
-_CHECKED: dict[tuple[str, torch.dtype, int], str | None] = {}   # self-check: None = passed
+_CHECKED: dict[tuple, str | None] = {}   # per kernel, device and key: None = self-check passed
 _NOTED: set[str] = set()
 
 
@@ -97,59 +95,11 @@ def triton_unavailable_reason(device: torch.device | str, d: int, dtype: torch.d
 
 
 def _kernel() -> Any:
-    """The jitted kernel, defined on first use (Triton imported then)."""
-    with _LOCK:
-        if not _KERNEL:
-            _KERNEL.append(_define_kernel())
-        return _KERNEL[0]
+    """The jitted kernel (:mod:`~boundcalc.validators.kernel.triton_source`, which imports
+    Triton, is imported on first use)."""
+    from . import triton_source
 
-
-def _define_kernel() -> Any:
-    import triton
-    import triton.language as tl
-
-    @triton.jit
-    def softmax_token_sums_kernel(x_ptr, wq_ptr, u_ptr, a_ptr, mu_ptr, T, m, d, group,
-                                  BLOCK_H: tl.constexpr, BLOCK_T: tl.constexpr,
-                                  BLOCK_D: tl.constexpr, WITH_MU: tl.constexpr):
-        # program (j, block of heads): x (b, T, d), wq / a / mu (b, m, d), u (b / group, m, d),
-        # contiguous; sample j reads u's block j // group
-        j = tl.program_id(0).to(tl.int64)
-        heads = tl.program_id(1) * BLOCK_H + tl.arange(0, BLOCK_H)
-        dims = tl.arange(0, BLOCK_D)
-        d_ok = dims[None, :] < d
-        hd_ok = (heads[:, None] < m) & d_ok
-        rows = (j * m + heads[:, None]) * d + dims[None, :]                 # (H, D)
-        w = tl.load(wq_ptr + rows, mask=hd_ok, other=0.0)
-        u = tl.load(u_ptr + ((j // group) * m + heads[:, None]) * d + dims[None, :], mask=hd_ok,
-                    other=0.0)
-        top = tl.full((BLOCK_H,), float("-inf"), w.dtype)                  # μ
-        total = tl.zeros((BLOCK_H,), w.dtype)                               # S
-        acc_a = tl.zeros((BLOCK_H, BLOCK_D), w.dtype)                       # A
-        acc_mu = tl.zeros((BLOCK_H, BLOCK_D), w.dtype)                      # B
-        x_row = x_ptr + j * T * d
-        for t0 in range(0, T, BLOCK_T):
-            toks = t0 + tl.arange(0, BLOCK_T)
-            t_ok = toks < T
-            x = tl.load(x_row + toks[:, None] * d + dims[None, :], mask=t_ok[:, None] & d_ok,
-                        other=0.0)                                          # (T', D)
-            z = tl.sum(w[:, None, :] * x[None, :, :], axis=2)                # (H, T')
-            z = tl.where(t_ok[None, :], z, float("-inf"))
-            new_top = tl.maximum(top, tl.max(z, axis=1))
-            rescale = tl.exp(top - new_top)
-            e = tl.exp(z - new_top[:, None])
-            total = total * rescale + tl.sum(e, axis=1)
-            acc_a = acc_a * rescale[:, None] + tl.sum(e[:, :, None] * x[None, :, :], axis=1)
-            if WITH_MU:
-                p = tl.sum(u[:, None, :] * x[None, :, :], axis=2)            # P (H, T')
-                acc_mu = (acc_mu * rescale[:, None]
-                          + tl.sum((e * p)[:, :, None] * x[None, :, :], axis=1))
-            top = new_top
-        tl.store(a_ptr + rows, acc_a / total[:, None], mask=hd_ok)
-        if WITH_MU:
-            tl.store(mu_ptr + rows, acc_mu / total[:, None], mask=hd_ok)
-
-    return softmax_token_sums_kernel
+    return triton_source.softmax_token_sums_kernel
 
 
 def _check_shapes(X: Tensor, Wq: Tensor, U: Tensor | None) -> tuple[tuple[int, ...], int, int,
@@ -230,6 +180,45 @@ def _note_once(line: str) -> None:
         print(f"boundcalc: {line}", file=sys.stderr, flush=True)
 
 
+def compare_with_reference(run: Callable[[], tuple], reference: Callable[[], tuple],
+                           dtype: torch.dtype) -> str | None:
+    """Run a kernel (``run``) and its torch reference on a small problem and compare every
+    output; None when each agrees to 1e-10 (float64) or 1e-4 (float32) of its largest entry,
+    else why not (the kernel's exception, or the disagreement)."""
+    try:
+        got, want = run(), reference()
+    except Exception as exc:   # a compiler or driver refusal of any kind: keep the torch path
+        return f"it failed on its first call ({type(exc).__name__}: {str(exc)[:200]})"
+    tol = 1e-10 if dtype == torch.float64 else 1e-4
+    for g, w in zip(got, want, strict=True):
+        if g is None and w is None:
+            continue
+        err = float((g - w).abs().max()) / max(float(w.abs().max()), 1e-300)
+        if not err <= tol:
+            return f"it disagreed with the reference ({err:.2e} relative, tolerance {tol:g})"
+    return None
+
+
+def checked_use(kernel: str, device: torch.device, reason: str | None, key: tuple,
+                self_check: Callable[[], str | None]) -> bool:
+    """The rule every Triton kernel of the project is used by: ``BOUNDCALC_TRITON=1`` is set,
+    nothing stands against it (``reason`` None, e.g. :func:`triton_unavailable_reason`), and
+    ``self_check`` (run once per process and ``key``) found it agreeing with its reference.
+    Otherwise False, and where the opt-in was set, one note on stderr says why."""
+    if os.environ.get("BOUNDCALC_TRITON", "0") != "1":
+        return False
+    if reason is None:
+        full = (kernel, str(device), *key)
+        if full not in _CHECKED:
+            _CHECKED[full] = self_check()
+        reason = _CHECKED[full]
+    if reason is not None:
+        _note_once(f"BOUNDCALC_TRITON=1 but the Triton kernel of {kernel} is not used on "
+                   f"{device} ({reason}); the torch code runs instead")
+        return False
+    return True
+
+
 def _self_check(device: torch.device, dtype: torch.dtype, d: int) -> str | None:
     """Run the kernel once on a small problem (tiles cut at both ends, logits far apart) and
     compare with :func:`softmax_token_sums_reference`; None when they agree."""
@@ -238,41 +227,23 @@ def _self_check(device: torch.device, dtype: torch.dtype, d: int) -> str | None:
     Wq = 4.0 * torch.randn(3, BLOCK_HEADS + 3, d, generator=gen, dtype=torch.float64)
     U = torch.randn(BLOCK_HEADS + 3, d, generator=gen, dtype=torch.float64)
     X, Wq, U = (t.to(device=device, dtype=dtype) for t in (X, Wq, U))
-    try:
-        got = softmax_token_sums(X, Wq, U)
-        want = softmax_token_sums_reference(X, Wq, U)
-    except Exception as exc:   # a compiler or driver refusal of any kind: keep the torch path
-        return f"it failed on its first call ({type(exc).__name__}: {str(exc)[:200]})"
-    tol = 1e-10 if dtype == torch.float64 else 1e-4
-    for g, w in zip(got, want, strict=True):
-        err = float((g - w).abs().max()) / max(float(w.abs().max()), 1e-300)
-        if not err <= tol:
-            return f"it disagreed with the reference ({err:.2e} relative, tolerance {tol:g})"
-    return None
+    return compare_with_reference(lambda: softmax_token_sums(X, Wq, U),
+                                  lambda: softmax_token_sums_reference(X, Wq, U), dtype)
 
 
 def uses_triton_kernel(device: torch.device | str, d: int, dtype: torch.dtype) -> bool:
-    """Whether the fused step uses the kernel: ``BOUNDCALC_TRITON=1`` is set, it can run
-    (:func:`triton_unavailable_reason`), and its first call on this device and dtype matched the
-    reference (checked once per process; a failure is noted on stderr once and the torch
-    organisations are kept).
+    """Whether the fused step uses the kernel (:func:`checked_use`): ``BOUNDCALC_TRITON=1`` is
+    set, it can run (:func:`triton_unavailable_reason`), and its first call on this device and
+    dtype matched the reference (checked once per process; a failure is noted on stderr once
+    and the torch organisations are kept).
     """
     if os.environ.get("BOUNDCALC_TRITON", "0") != "1":
         return False
     dev = torch.device(device)
-    reason = triton_unavailable_reason(dev, d, dtype)
-    if reason is None:
-        key = (str(dev), dtype, int(d))
-        if key not in _CHECKED:
-            _CHECKED[key] = _self_check(dev, dtype, int(d))
-        reason = _CHECKED[key]
-    if reason is not None:
-        _note_once(f"BOUNDCALC_TRITON=1 but the Triton kernel is not used on {dev} ({reason}); "
-                   "the torch organisation runs instead")
-        return False
-    return True
+    return checked_use("the token sums", dev, triton_unavailable_reason(dev, d, dtype),
+                       (dtype, int(d)), lambda: _self_check(dev, dtype, int(d)))
 
 
-__all__ = ["BLOCK_HEADS", "BLOCK_TOKENS", "MAX_D", "NUM_WARPS", "interpreting",
-           "softmax_token_sums", "softmax_token_sums_reference", "triton_unavailable_reason",
-           "uses_triton_kernel"]
+__all__ = ["BLOCK_HEADS", "BLOCK_TOKENS", "MAX_D", "NUM_WARPS", "checked_use",
+           "compare_with_reference", "interpreting", "softmax_token_sums",
+           "softmax_token_sums_reference", "triton_unavailable_reason", "uses_triton_kernel"]

@@ -126,30 +126,38 @@ def test_mean_ci95_uses_student_t_quantiles():
     assert math.isnan(mean_ci95([1.0])[1]) and mean_ci95([math.nan])[2] == 0
 
 
+@pytest.mark.parametrize("model", ["transformer", "indrnn"])
 @pytest.mark.parametrize("seeds", [(0, 1, 2), (1,)])
-def test_the_transformer_step_with_the_triton_kernel_gives_the_vmap_numbers(monkeypatch, seeds):
-    # the seeds as a leading axis through the Triton kernel (run by Triton's interpreter on a
-    # CPU) against the per-seed closed form under vmap, and a single seed without the axis
-    pytest.importorskip("triton", reason="the kernel needs Triton (the `gpu` extra)")
+def test_a_group_trained_with_the_triton_kernels_gives_the_torch_numbers(monkeypatch, model,
+                                                                         seeds):
+    # the seeds as a leading axis through the Triton kernels (run by Triton's interpreter on a
+    # CPU): the Transformer's against the per-seed closed form under vmap, the IndRNN's against
+    # its torch recurrence; and a single seed without the axis
+    pytest.importorskip("triton", reason="the kernels need Triton (the `gpu` extra)")
     import torch
     from boundcalc.validators.experiments.figure2 import train_group
-    from boundcalc.validators.kernel import gpu_kernel
+    from boundcalc.validators.kernel import gpu_kernel, gpu_recurrence
 
     if not (torch.cuda.is_available() or gpu_kernel.interpreting()):
         pytest.skip("Triton was imported before TRITON_INTERPRET=1 was set")
     device = "cuda" if torch.cuda.is_available() else "cpu"
     cfg = make_config("quick", seeds=len(seeds), seed_batch=len(seeds), n=40, m=4, steps=5,
                       dtype="float64", device=device)
-    plain = train_group("transformer", 4, seeds, cfg)
+    plain = train_group(model, 4, seeds, cfg)
     monkeypatch.setenv("BOUNDCALC_TRITON", "1")
-    assert gpu_kernel.uses_triton_kernel(device, 17, torch.float64)   # d = 17: its self-check
+    # the self-checks first (figure 2's d = 17), so that only the training's calls are counted
+    assert gpu_kernel.uses_triton_kernel(device, 17, torch.float64)
+    assert gpu_recurrence.uses_recurrence_kernel(device, torch.float64)
+    module, name = ((gpu_kernel, "softmax_token_sums") if model == "transformer"
+                    else (gpu_recurrence, "indrnn_recurrence"))
     calls = []
-    kernel = gpu_kernel.softmax_token_sums
-    monkeypatch.setattr(gpu_kernel, "softmax_token_sums",
-                        lambda X, *args, **kw: calls.append(tuple(X.shape)) or kernel(X, *args,
-                                                                                       **kw))
-    fast = train_group("transformer", 4, seeds, cfg)
-    assert calls and all(len(shape) == (4 if len(seeds) > 1 else 3) for shape in calls)
+    real = getattr(module, name)
+    monkeypatch.setattr(module, name, lambda first, *args, **kw: calls.append(first.dim())
+                        or real(first, *args, **kw))
+    fast = train_group(model, 4, seeds, cfg)
+    # the Transformer's X (seeds, n, T, d) or (n, T, d); the IndRNN's drive (T, seeds, n, m)
+    # or (T, n, m)
+    assert calls and set(calls) == {3 + (len(seeds) > 1)}
     for a, b in zip(plain, fast, strict=True):
         assert a["seed"] == b["seed"]
         for key in ("max_jacobian", "jacobian_final", "max_loss_gradient", "min_val_loss",

@@ -136,7 +136,7 @@ def test_the_kernel_is_opt_in_and_checked_once(interpreter, monkeypatch, capsys)
     assert not gpu_kernel.uses_triton_kernel(DEVICE, 4, torch.float64)
     assert not gpu_kernel.uses_triton_kernel(DEVICE, 4, torch.float64)
     err = capsys.readouterr().err
-    assert err.count("the Triton kernel is not used") == 1
+    assert err.count("the Triton kernel of the token sums is not used") == 1
     assert "disagreed with the reference" in err
 
 
