@@ -7,9 +7,10 @@
 #
 # Stages: env tests steps profile figure1 figure2 table1 tsweep tsweep_seed validate certify
 # triton cpu_bits cpu_tests cpu_wait.
-# triton: the Triton kernels' tests compiled on the GPU, then the T sweep's, figure 1's and
-# figure 2's steps with them (tiles TRITON_TILES) against the torch organisations. The experiments' stages use the
-# kernel when the caller sets BOUNDCALC_TRITON=1, e.g.
+# triton: the Triton kernels' compile check for sm_90 (benchmarks/triton_compile.py) and their
+# tests compiled on the GPU, then the T sweep's, figure 1's and figure 2's steps with them (tiles
+# TRITON_TILES) against the torch organisations. The experiments' stages use the kernels when
+# the caller sets BOUNDCALC_TRITON=1, e.g.
 #   BOUNDCALC_TRITON=1 bash benchmarks/device_check.sh env triton tsweep
 # Limits (seconds) come from LIMIT_<STAGE> (e.g. LIMIT_FIGURE2=300); a stage that reaches its limit
 # is stopped and its run directory keeps every finished cell (runs resume), so its progress lines
@@ -134,12 +135,13 @@ EOF
         timed certify 120 "$PY" -m boundcalc validate theorem1 --certify --m 64 --n 256 --device cuda
         ;;
     triton)
+        timed triton_compile 120 "$PY" benchmarks/triton_compile.py --json "$OUT/triton_compile.json"
         timed triton_tests 240 "$PY" -m pytest -q -p no:cacheprovider -rs \
             tests/validators/kernel/test_gpu_kernel.py tests/validators/kernel/test_gpu_recurrence.py \
             tests/validators/experiments/test_figure2.py -k "kernel or triton or recurrence"
         timed triton_steps 300 "$PY" benchmarks/gpu_steps.py --json "$OUT/gpu_steps_triton.json" \
             --only tsweep,figure1,figure2 --modes graph,triton \
-            --triton-tiles "${TRITON_TILES:-16x32x4,8x64x4,32x32x8,16x16x2}"
+            --triton-tiles "${TRITON_TILES:-32x32x4,16x32x4,64x32x4,32x64x4,32x32x8}"
         ;;
     cpu_tests)
         rm -rf /tmp/cpu-site

@@ -23,7 +23,7 @@ first. The estimate of a preset's training time is the per-step time times its s
 ``triton`` with the Triton kernels (``BOUNDCALC_TRITON=1``; graph replays): the softmax-weighted
 token sums of figure 1's, the T sweep's and figure 2's Transformer steps
 (:mod:`boundcalc.validators.kernel.gpu_kernel`), once per tile of ``--triton-tiles`` (heads ×
-tokens × warps, e.g. ``16x32x4,8x64x4``), and the IndRNN's recurrence
+tokens × warps, e.g. ``32x32x4,16x64x4``; for d > 16 too), and the IndRNN's recurrence
 (:mod:`boundcalc.validators.kernel.gpu_recurrence`).
 """
 
@@ -156,12 +156,14 @@ def main(argv: list[str] | None = None) -> int:
                              "fused pass's chunked organisation, BOUNDCALC_TOKEN_MOMENTS=0), "
                              "triton (replays with the Triton kernel, BOUNDCALC_TRITON=1)")
     parser.add_argument("--triton-tiles", default=None,
-                        help="comma-separated HxTxW tiles (heads x tokens x warps) timed in "
-                             "mode triton (default: the kernel's own, one run)")
+                        help="comma-separated HxTxW tiles (heads x tokens x warps, powers of "
+                             "two, H and T >= 16) timed in mode triton (default: the kernel's "
+                             "own, one run)")
     args = parser.parse_args(argv)
     from boundcalc.validators.kernel import gpu_kernel
 
     default_tile = (gpu_kernel.BLOCK_HEADS, gpu_kernel.BLOCK_TOKENS, gpu_kernel.NUM_WARPS)
+    wide_heads = gpu_kernel.BLOCK_HEADS_WIDE
     tiles = ([tuple(int(v) for v in t.split("x")) for t in args.triton_tiles.split(",")]
              if args.triton_tiles else [default_tile])
     dev = torch.device(args.device)
@@ -185,11 +187,13 @@ def main(argv: list[str] | None = None) -> int:
             key = mode if tile is None else f"{mode}_{'x'.join(map(str, tile))}"
             if tile is not None:
                 gpu_kernel.BLOCK_HEADS, gpu_kernel.BLOCK_TOKENS, gpu_kernel.NUM_WARPS = tile
+                gpu_kernel.BLOCK_HEADS_WIDE = tile[0]
             try:
                 row[f"{key}_ms"] = 1e3 * _per_step(factory(), short, long)
             except Exception as exc:  # report and go on to the next case
                 row[f"{key}_error"] = f"{type(exc).__name__}: {str(exc)[:300]}"
         gpu_kernel.BLOCK_HEADS, gpu_kernel.BLOCK_TOKENS, gpu_kernel.NUM_WARPS = default_tile
+        gpu_kernel.BLOCK_HEADS_WIDE = wide_heads
         for var in ("BOUNDCALC_CUDA_GRAPHS", "BOUNDCALC_TOKEN_MOMENTS", "BOUNDCALC_TRITON"):
             os.environ.pop(var, None)
         best = min(row.get("eager_ms", math.inf), row.get("graph_ms", math.inf))

@@ -55,10 +55,16 @@ from torch import Tensor
 #: Largest token dimension d the kernel takes (the d-axis is one register block, padded to a
 #: power of two; figure 2's Transformer has d = 17).
 MAX_D = 32
-#: Heads and tokens per tile of a program (the running sums are (heads, d) registers; the
-#: tile's products are (heads, tokens, d)).
-BLOCK_HEADS = 16
+#: Heads and tokens per tile of a program (powers of two, at least 16: the tile's products
+#: are matrix products, (heads × d)(d × tokens) and (heads × tokens)(tokens × d)). 32 × 32
+#: compiles for sm_90 in float64 to DMMA with 158 registers a thread and no spills.
+BLOCK_HEADS = 32
 BLOCK_TOKENS = 32
+#: Heads per tile for 16 < d ≤ 32 (figure 2's d = 17): with d padded to 32, 32 heads would spill
+#: registers in float32.
+BLOCK_HEADS_WIDE = 16
+#: Smallest tile side: Triton's matrix products (tl.dot) take sides of 16 or more.
+MIN_BLOCK = 16
 #: Warps (of 32 threads) per program on the GPU.
 NUM_WARPS = 4
 
@@ -141,22 +147,26 @@ def softmax_token_sums(X: Tensor, Wq: Tensor, U: Tensor | None = None, *,
     """(a, MU) of the module docstring by the Triton kernel: one launch, no (n, m, T) array.
 
     Shapes as :func:`softmax_token_sums_reference` (X, Wq, U of one dtype and device; U None:
-    a only). ``block_heads`` and ``block_tokens`` (powers of two; None: :data:`BLOCK_HEADS`,
-    :data:`BLOCK_TOKENS` as they are at the call) are the tile and ``num_warps`` (None:
+    a only). ``block_heads`` and ``block_tokens`` (powers of two ≥ 16; None: :data:`BLOCK_HEADS`,
+    or :data:`BLOCK_HEADS_WIDE` for d > 16, and :data:`BLOCK_TOKENS`, as they are at the call)
+    are the tile and ``num_warps`` (None:
     :data:`NUM_WARPS`) the threads of a program; they change the order of the sums (so the
     rounding), not their value. Raises RuntimeError with :func:`triton_unavailable_reason`
     where the kernel cannot run.
     """
-    block_heads = BLOCK_HEADS if block_heads is None else int(block_heads)
+    lead, n, T, d, m = _check_shapes(X, Wq, U)
+    block_d = max(MIN_BLOCK, 1 << (d - 1).bit_length())
+    if block_heads is None:
+        block_heads = BLOCK_HEADS if block_d <= MIN_BLOCK else BLOCK_HEADS_WIDE
+    block_heads = int(block_heads)
     block_tokens = BLOCK_TOKENS if block_tokens is None else int(block_tokens)
     num_warps = NUM_WARPS if num_warps is None else int(num_warps)
-    lead, n, T, d, m = _check_shapes(X, Wq, U)
     reason = triton_unavailable_reason(X.device, d, X.dtype)
     if reason is not None:
         raise RuntimeError(f"the Triton kernel cannot run: {reason}")
     for name, value in (("block_heads", block_heads), ("block_tokens", block_tokens)):
-        if value < 1 or value & (value - 1):
-            raise ValueError(f"`{name}` must be a power of two, got {value}")
+        if value < MIN_BLOCK or value & (value - 1):
+            raise ValueError(f"`{name}` must be a power of two >= {MIN_BLOCK}, got {value}")
     b = n * int(torch.Size(lead).numel())
     X, Wq = X.contiguous(), Wq.contiguous()
     a = torch.empty(*lead, n, m, d, dtype=X.dtype, device=X.device)
@@ -166,7 +176,6 @@ def softmax_token_sums(X: Tensor, Wq: Tensor, U: Tensor | None = None, *,
     u = U.contiguous() if U is not None else Wq       # unread without U
     # samples j·group … (j+1)·group − 1 share U's block j: all of them for one (m, d) U
     group = b if U is None or U.dim() == 2 else n
-    block_d = max(2, 1 << (d - 1).bit_length())
     grid = (b, -(-m // block_heads))
     _kernel()[grid](X, Wq, u, a, MU if MU is not None else a, T, m, d, group,
                     BLOCK_H=block_heads, BLOCK_T=block_tokens, BLOCK_D=block_d,
@@ -244,6 +253,6 @@ def uses_triton_kernel(device: torch.device | str, d: int, dtype: torch.dtype) -
                        (dtype, int(d)), lambda: _self_check(dev, dtype, int(d)))
 
 
-__all__ = ["BLOCK_HEADS", "BLOCK_TOKENS", "MAX_D", "NUM_WARPS", "checked_use",
-           "compare_with_reference", "interpreting", "softmax_token_sums",
+__all__ = ["BLOCK_HEADS", "BLOCK_HEADS_WIDE", "BLOCK_TOKENS", "MAX_D", "MIN_BLOCK", "NUM_WARPS",
+           "checked_use", "compare_with_reference", "interpreting", "softmax_token_sums",
            "softmax_token_sums_reference", "triton_unavailable_reason", "uses_triton_kernel"]

@@ -29,7 +29,9 @@ def softmax_token_sums_kernel(x_ptr, wq_ptr, u_ptr, a_ptr, mu_ptr, T, m, d, grou
                               BLOCK_H: tl.constexpr, BLOCK_T: tl.constexpr,
                               BLOCK_D: tl.constexpr, WITH_MU: tl.constexpr):
     # program (j, block of heads): x (b, T, d), wq / a / mu (b, m, d), u (b / group, m, d),
-    # contiguous; sample j reads u's block j // group
+    # contiguous; sample j reads u's block j // group. The four products of a tile are tl.dot
+    # (float64: the tensor cores' DMMA, IEEE products and sums; float32: "ieee", not TF32), so
+    # BLOCK_H, BLOCK_T and BLOCK_D are at least 16; the padding of d is zeros.
     j = tl.program_id(0).to(tl.int64)
     heads = tl.program_id(1) * BLOCK_H + tl.arange(0, BLOCK_H)
     dims = tl.arange(0, BLOCK_D)
@@ -49,17 +51,17 @@ def softmax_token_sums_kernel(x_ptr, wq_ptr, u_ptr, a_ptr, mu_ptr, T, m, d, grou
         t_ok = toks < T
         x = tl.load(x_row + toks[:, None] * d + dims[None, :], mask=t_ok[:, None] & d_ok,
                     other=0.0)                                          # (T', D)
-        z = tl.sum(w[:, None, :] * x[None, :, :], axis=2)                # (H, T')
+        x_t = tl.trans(x)
+        z = tl.dot(w, x_t, input_precision="ieee")                      # logits (H, T')
         z = tl.where(t_ok[None, :], z, float("-inf"))
         new_top = tl.maximum(top, tl.max(z, axis=1))
         rescale = tl.exp(top - new_top)
         e = tl.exp(z - new_top[:, None])
         total = total * rescale + tl.sum(e, axis=1)
-        acc_a = acc_a * rescale[:, None] + tl.sum(e[:, :, None] * x[None, :, :], axis=1)
+        acc_a = acc_a * rescale[:, None] + tl.dot(e, x, input_precision="ieee")
         if WITH_MU:
-            p = tl.sum(u[:, None, :] * x[None, :, :], axis=2)            # P (H, T')
-            acc_mu = (acc_mu * rescale[:, None]
-                      + tl.sum((e * p)[:, :, None] * x[None, :, :], axis=1))
+            p = tl.dot(u, x_t, input_precision="ieee")                  # P (H, T')
+            acc_mu = acc_mu * rescale[:, None] + tl.dot(e * p, x, input_precision="ieee")
         top = new_top
     tl.store(a_ptr + rows, acc_a / total[:, None], mask=hd_ok)
     if WITH_MU:

@@ -5,6 +5,12 @@ are far apart, leading axes with their own U, and the opt-in with its self-check
 
 from __future__ import annotations
 
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
 import pytest
 import torch
 from boundcalc.validators import train as train_module
@@ -85,7 +91,7 @@ def test_the_online_softmax_is_exact_when_the_largest_logit_comes_late(interpret
     torch.testing.assert_close(MU, ref_MU, rtol=1e-12, atol=1e-10)
 
 
-@pytest.mark.parametrize("block_heads,block_tokens", [(1, 1), (4, 8), (32, 64)])
+@pytest.mark.parametrize("block_heads,block_tokens", [(16, 16), (64, 16), (32, 64)])
 def test_the_tile_changes_the_rounding_only(interpreter, block_heads, block_tokens):
     X, Wq, U = _tensors(2, 45, 6, 9, dtype=torch.float32)
     a, MU = gpu_kernel.softmax_token_sums(X, Wq, U, block_heads=block_heads,
@@ -102,8 +108,10 @@ def test_bad_shapes_and_tiles_are_refused_by_name(interpreter):
         gpu_kernel.softmax_token_sums(X, Wq, U[:, :2])
     with pytest.raises(ValueError, match="`X` .* `Wq`"):
         gpu_kernel.softmax_token_sums(X, Wq[:1], U)
-    with pytest.raises(ValueError, match="`block_tokens` must be a power of two, got 12"):
-        gpu_kernel.softmax_token_sums(X, Wq, U, block_tokens=12)
+    with pytest.raises(ValueError, match="`block_tokens` must be a power of two >= 16, got 24"):
+        gpu_kernel.softmax_token_sums(X, Wq, U, block_tokens=24)
+    with pytest.raises(ValueError, match="`block_heads` must be a power of two >= 16, got 8"):
+        gpu_kernel.softmax_token_sums(X, Wq, U, block_heads=8)
     X, Wq, U = _tensors(1, 3, gpu_kernel.MAX_D + 1, 2)
     with pytest.raises(RuntimeError, match="above the kernel's largest token dimension"):
         gpu_kernel.softmax_token_sums(X, Wq, U)
@@ -199,3 +207,21 @@ def test_projgd_with_the_kernel_follows_the_torch_trajectory(interpreter, monkey
     torch.testing.assert_close(fast.loss, plain.loss, rtol=1e-12, atol=0)
     for got, want in zip(fast.params, plain.params, strict=True):
         torch.testing.assert_close(got, want, rtol=1e-11, atol=1e-13)
+
+
+def test_every_kernel_compiles_for_hopper_without_spilling(tmp_path):
+    # Triton compiles for sm_90 (H100, H200) without a GPU: ptxas and cuobjdump ship in its
+    # wheel. Every kernel the trainers launch, at the tiles they use, in float64 and float32,
+    # must compile, and keep its registers (no spill stack); the token sums' products must be
+    # the tensor cores' float64 MMA
+    script = Path(__file__).resolve().parents[3] / "benchmarks" / "triton_compile.py"
+    env = {k: v for k, v in os.environ.items() if k != "TRITON_INTERPRET"}
+    env["TRITON_CACHE_DIR"] = str(tmp_path / "cache")          # compiled here, not reused
+    out = tmp_path / "kernels.json"
+    done = subprocess.run([sys.executable, str(script), "--defaults-only", "--json", str(out)],
+                          env=env, capture_output=True, text=True, timeout=600)
+    assert done.returncode == 0, done.stdout[-2000:] + done.stderr[-2000:]
+    rows = json.loads(out.read_text())
+    assert len(rows) == 16 and all(row["stack"] == 0 and "error" not in row for row in rows)
+    float64_sums = [row for row in rows if row["kernel"].startswith("softmax_token_sums fp64")]
+    assert float64_sums and all(row["mma"] > 0 for row in float64_sums)
