@@ -11,11 +11,11 @@ and then G_ji U_i = MU_ji − pre_ji a_ji (docs/derivations.md, Remark 3); so do
 Transformer steps (:func:`~boundcalc.validators.experiments.figure2.
 transformer_quantities_by_kernel`, whose seeds are a leading axis with a U of their own). The
 torch organisations write the (samples × heads × tokens) logits and softmax to memory and read
-them back several times;
-at the T sweep's T = 1024 with 320 heads that array is 10.5 GB a step in float64, and moving it
-is what bounds the step on a GPU. This kernel never writes it: each program takes one sample and
-a block of heads, walks the tokens in tiles, and keeps the running sums in registers with the
-online softmax,
+them back several times; at the T sweep's T = 1024 with 320 heads that array is 10.5 GB a step
+in float64, and moving it is what bounds the step on a GPU. This kernel never writes it: each
+program takes one sample and a block of heads, walks the tokens in tiles (the tile's four
+products are matrix products, float64 ones on the tensor cores), and keeps the running sums in
+registers with the online softmax,
 
     μ' = max(μ, max_{t∈tile} z_t),   S' = e^{μ−μ'} S + Σ_{t∈tile} e^{z_t−μ'},
     A' = e^{μ−μ'} A + Σ_{t∈tile} e^{z_t−μ'} x_t,   B' = e^{μ−μ'} B + Σ_{t∈tile} e^{z_t−μ'} P_t x_t,
@@ -52,8 +52,8 @@ from typing import Any
 import torch
 from torch import Tensor
 
-#: Largest token dimension d the kernel takes (the d-axis is one register block, padded to a
-#: power of two; figure 2's Transformer has d = 17).
+#: Largest token dimension d the kernel takes (the d-axis is one block, padded with zeros to a
+#: power of two ≥ 16; figure 2's Transformer has d = 17).
 MAX_D = 32
 #: Heads and tokens per tile of a program (powers of two, at least 16: the tile's products
 #: are matrix products, (heads × d)(d × tokens) and (heads × tokens)(tokens × d)). 32 × 32
@@ -87,7 +87,9 @@ def triton_unavailable_reason(device: torch.device | str, d: int, dtype: torch.d
     >>> print(triton_unavailable_reason("cuda", 40, torch.float64))
     d = 40 is above the kernel's largest token dimension 32
     """
-    if int(d) > MAX_D or int(d) < 1:
+    if int(d) < 1:
+        return f"d = {int(d)} is not a token dimension"
+    if int(d) > MAX_D:
         return f"d = {int(d)} is above the kernel's largest token dimension {MAX_D}"
     if dtype not in (torch.float32, torch.float64):
         return f"dtype {dtype} is not float32 or float64"
@@ -149,10 +151,9 @@ def softmax_token_sums(X: Tensor, Wq: Tensor, U: Tensor | None = None, *,
     Shapes as :func:`softmax_token_sums_reference` (X, Wq, U of one dtype and device; U None:
     a only). ``block_heads`` and ``block_tokens`` (powers of two ≥ 16; None: :data:`BLOCK_HEADS`,
     or :data:`BLOCK_HEADS_WIDE` for d > 16, and :data:`BLOCK_TOKENS`, as they are at the call)
-    are the tile and ``num_warps`` (None:
-    :data:`NUM_WARPS`) the threads of a program; they change the order of the sums (so the
-    rounding), not their value. Raises RuntimeError with :func:`triton_unavailable_reason`
-    where the kernel cannot run.
+    are the tile and ``num_warps`` (None: :data:`NUM_WARPS`) the threads of a program; they
+    change the order of the sums (so the rounding), not their value. Raises RuntimeError with
+    :func:`triton_unavailable_reason` where the kernel cannot run.
     """
     lead, n, T, d, m = _check_shapes(X, Wq, U)
     block_d = max(MIN_BLOCK, 1 << (d - 1).bit_length())

@@ -21,10 +21,9 @@ order differs): equal to rounding, tested against it.
 
 tanh is libdevice's on the GPU; Triton's interpreter (``TRITON_INTERPRET=1``, the tests on a
 CPU) has no libdevice, so there the kernel computes
-tanh(z) = sign(z)(1 − e^{−2|z|})/(1 + e^{−2|z|}).
-Used by :mod:`boundcalc.validators.indrnn` for the tanh IndRNN when ``BOUNDCALC_TRITON=1`` and its
-first call on the device matched the torch recurrence
-(:func:`boundcalc.validators.kernel.gpu_kernel.checked_use`).
+tanh(z) = sign(z)(1 − e^{−2|z|})/(1 + e^{−2|z|}). Used by :mod:`boundcalc.validators.indrnn` for
+the tanh IndRNN when ``BOUNDCALC_TRITON=1`` and its first call on the device matched the torch
+recurrence, forwards and backwards (:func:`boundcalc.validators.kernel.gpu_kernel.checked_use`).
 """
 
 from __future__ import annotations
@@ -39,7 +38,6 @@ from .gpu_kernel import checked_use, compare_with_reference, interpreting
 
 #: (seed, sample, unit) elements per program.
 BLOCK = 256
-
 
 
 def recurrence_unavailable_reason(device: torch.device | str, dtype: torch.dtype) -> str | None:
