@@ -91,6 +91,16 @@ def triton_unavailable_reason(device: torch.device | str, d: int, dtype: torch.d
         return f"d = {int(d)} is not a token dimension"
     if int(d) > MAX_D:
         return f"d = {int(d)} is above the kernel's largest token dimension {MAX_D}"
+    return triton_device_reason(device, dtype)
+
+
+def triton_device_reason(device: torch.device | str, dtype: torch.dtype) -> str | None:
+    """Why no Triton kernel of the project runs on ``device`` in ``dtype`` (None when they can):
+    float32 or float64, a CUDA device (or the CPU under the interpreter), Triton installed.
+
+    >>> print(triton_device_reason("cuda", torch.float16))
+    dtype torch.float16 is not float32 or float64
+    """
     if dtype not in (torch.float32, torch.float64):
         return f"dtype {dtype} is not float32 or float64"
     if torch.device(device).type != "cuda" and not interpreting():
@@ -256,4 +266,5 @@ def uses_triton_kernel(device: torch.device | str, d: int, dtype: torch.dtype) -
 
 __all__ = ["BLOCK_HEADS", "BLOCK_HEADS_WIDE", "BLOCK_TOKENS", "MAX_D", "MIN_BLOCK", "NUM_WARPS",
            "checked_use", "compare_with_reference", "interpreting", "softmax_token_sums",
+           "triton_device_reason",
            "softmax_token_sums_reference", "triton_unavailable_reason", "uses_triton_kernel"]

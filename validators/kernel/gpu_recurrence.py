@@ -34,27 +34,15 @@ from typing import Any
 import torch
 from torch import Tensor
 
-from .gpu_kernel import checked_use, compare_with_reference, interpreting
+from .gpu_kernel import (
+    checked_use,
+    compare_with_reference,
+    interpreting,
+    triton_device_reason,
+)
 
 #: (seed, sample, unit) elements per program.
 BLOCK = 256
-
-
-def recurrence_unavailable_reason(device: torch.device | str, dtype: torch.dtype) -> str | None:
-    """Why the kernels cannot run on ``device`` in ``dtype`` (None when they can).
-
-    >>> print(recurrence_unavailable_reason("cuda", torch.float16))
-    dtype torch.float16 is not float32 or float64
-    """
-    if dtype not in (torch.float32, torch.float64):
-        return f"dtype {dtype} is not float32 or float64"
-    if torch.device(device).type != "cuda" and not interpreting():
-        return "Triton compiles for CUDA devices only (on the CPU only under TRITON_INTERPRET=1)"
-    try:
-        import triton  # noqa: F401
-    except ImportError:
-        return "Triton is not installed"
-    return None
 
 
 def _libdevice() -> bool:
@@ -173,9 +161,8 @@ def uses_recurrence_kernel(device: torch.device | str, dtype: torch.dtype) -> bo
     if os.environ.get("BOUNDCALC_TRITON", "0") != "1":
         return False
     dev = torch.device(device)
-    return checked_use("the IndRNN recurrence", dev, recurrence_unavailable_reason(dev, dtype),
+    return checked_use("the IndRNN recurrence", dev, triton_device_reason(dev, dtype),
                        (dtype,), lambda: _self_check(dev, dtype))
 
 
-__all__ = ["BLOCK", "indrnn_backward", "indrnn_recurrence", "recurrence_unavailable_reason",
-           "uses_recurrence_kernel"]
+__all__ = ["BLOCK", "indrnn_backward", "indrnn_recurrence", "uses_recurrence_kernel"]
