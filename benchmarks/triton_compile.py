@@ -48,12 +48,18 @@ def cases() -> list[tuple[str, object, dict[str, str], dict[tuple[int, ...], obj
         sums.update({name: "i32" for name in ("T", "m", "d", "group")})
         sums.update({name: "constexpr" for name in ("BLOCK_H", "BLOCK_T", "BLOCK_D", "WITH_MU")})
         tiles = [(gpu_kernel.BLOCK_HEADS, gpu_kernel.BLOCK_TOKENS, gpu_kernel.NUM_WARPS),
-                 (16, 32, 4), (64, 32, 4), (32, 64, 4)]
+                 (gpu_kernel.BLOCK_HEADS, gpu_kernel.MIN_BLOCK, gpu_kernel.NUM_WARPS),
+                 (gpu_kernel.BLOCK_HEADS_WIDE, gpu_kernel.BLOCK_TOKENS, gpu_kernel.NUM_WARPS),
+                 (gpu_kernel.BLOCK_HEADS_WIDE, gpu_kernel.MIN_BLOCK, gpu_kernel.NUM_WARPS),
+                 (64, 32, 4), (32, 64, 4)]
         for heads, tokens, warps in dict.fromkeys(tiles):
             for block_d in (16, 32):              # d ≤ 16 (figure 1, the T sweep); 17 (figure 2)
-                default = (heads, tokens, warps) == (
-                    gpu_kernel.BLOCK_HEADS if block_d == 16 else gpu_kernel.BLOCK_HEADS_WIDE,
-                    gpu_kernel.BLOCK_TOKENS, gpu_kernel.NUM_WARPS)
+                # the tiles training takes: its heads for this d, and the tokens of a long
+                # sequence or of one of 16 tokens or fewer
+                default = (warps == gpu_kernel.NUM_WARPS
+                           and heads == (gpu_kernel.BLOCK_HEADS if block_d == 16
+                                         else gpu_kernel.BLOCK_HEADS_WIDE)
+                           and tokens in (gpu_kernel.BLOCK_TOKENS, gpu_kernel.MIN_BLOCK))
                 for with_mu in (True, False):
                     out.append((f"softmax_token_sums {dt} {heads}x{tokens}x{block_d} w{warps}"
                                 f"{'' if with_mu else ' (a only)'}",

@@ -219,7 +219,8 @@ def tasks_of(cells: Sequence[tuple[str, Any]], per_task: int) -> list[tuple[tupl
 
 def cell_meta(context: dict[str, Any]) -> dict[str, Any]:
     """Where a cell was computed: host, pid, device and (where the CPU kernel of the training
-    step was tried in this process) the training backend, ``kernel`` or ``torch``."""
+    step was tried in this process) the training backend, ``kernel`` or ``torch``; where
+    ``BOUNDCALC_TRITON=1`` asked for the GPU's Triton kernels, which were used, or why not."""
     meta: dict[str, Any] = {"host": socket.gethostname(), "pid": os.getpid(),
                             "device": context.get("device")}
     kernel = sys.modules.get("boundcalc.validators.kernel.cpu_kernel")
@@ -230,6 +231,10 @@ def cell_meta(context: dict[str, Any]) -> dict[str, Any]:
         meta["backend"] = backends[0] if len(backends) == 1 else ",".join(backends)
     elif context.get("device") is not None:
         meta["backend"] = "torch"
+    triton = sys.modules.get("boundcalc.validators.kernel.gpu_kernel")
+    usage = triton.usage_report() if triton is not None else None
+    if usage:               # BOUNDCALC_TRITON=1: which Triton kernels ran here, or why not
+        meta["triton"] = usage
     return meta
 
 

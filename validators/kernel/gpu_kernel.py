@@ -159,18 +159,21 @@ def softmax_token_sums(X: Tensor, Wq: Tensor, U: Tensor | None = None, *,
     """(a, MU) of the module docstring by the Triton kernel: one launch, no (n, m, T) array.
 
     Shapes as :func:`softmax_token_sums_reference` (X, Wq, U of one dtype and device; U None:
-    a only). ``block_heads`` and ``block_tokens`` (powers of two ≥ 16; None: :data:`BLOCK_HEADS`,
-    or :data:`BLOCK_HEADS_WIDE` for d > 16, and :data:`BLOCK_TOKENS`, as they are at the call)
-    are the tile and ``num_warps`` (None: :data:`NUM_WARPS`) the threads of a program; they
-    change the order of the sums (so the rounding), not their value. Raises RuntimeError with
-    :func:`triton_unavailable_reason` where the kernel cannot run.
+    a only). The tile is ``block_heads`` × ``block_tokens`` (powers of two ≥ 16; None:
+    :data:`BLOCK_HEADS`, or :data:`BLOCK_HEADS_WIDE` for d > 16, and :data:`BLOCK_TOKENS`, or
+    T's power of two where smaller but ≥ 16; as they are at the call) and ``num_warps`` (None:
+    :data:`NUM_WARPS`) the threads of a program; they change the order of the sums (so the
+    rounding), not their value. Raises RuntimeError with :func:`triton_unavailable_reason`
+    where the kernel cannot run.
     """
     lead, n, T, d, m = _check_shapes(X, Wq, U)
     block_d = max(MIN_BLOCK, 1 << (d - 1).bit_length())
     if block_heads is None:
         block_heads = BLOCK_HEADS if block_d <= MIN_BLOCK else BLOCK_HEADS_WIDE
     block_heads = int(block_heads)
-    block_tokens = BLOCK_TOKENS if block_tokens is None else int(block_tokens)
+    if block_tokens is None:          # no wider than the sequence (figure 1's T = 16)
+        block_tokens = min(BLOCK_TOKENS, max(MIN_BLOCK, 1 << (T - 1).bit_length()))
+    block_tokens = int(block_tokens)
     num_warps = NUM_WARPS if num_warps is None else int(num_warps)
     reason = triton_unavailable_reason(X.device, d, X.dtype)
     if reason is not None:
@@ -239,6 +242,15 @@ def checked_use(kernel: str, device: torch.device, reason: str | None, key: tupl
     return True
 
 
+def usage_report() -> dict[str, str]:
+    """What this process decided about each Triton kernel it was asked for: per kernel, device
+    and key (dtype, d), ``used``, or why not; empty where ``BOUNDCALC_TRITON=1`` was never set.
+    Run directories record it with the cells computed in this process
+    (:func:`boundcalc.executors.cell_meta`)."""
+    return {" ".join(str(part) for part in key): "used" if reason is None else reason
+            for key, reason in _CHECKED.items()}
+
+
 def _self_check(device: torch.device, dtype: torch.dtype, d: int) -> str | None:
     """Run the kernel once on a small problem (tiles cut at both ends, logits far apart) and
     compare with :func:`softmax_token_sums_reference`; None when they agree."""
@@ -266,5 +278,5 @@ def uses_triton_kernel(device: torch.device | str, d: int, dtype: torch.dtype) -
 
 __all__ = ["BLOCK_HEADS", "BLOCK_HEADS_WIDE", "BLOCK_TOKENS", "MAX_D", "MIN_BLOCK", "NUM_WARPS",
            "checked_use", "compare_with_reference", "interpreting", "softmax_token_sums",
-           "triton_device_reason",
+           "triton_device_reason", "usage_report",
            "softmax_token_sums_reference", "triton_unavailable_reason", "uses_triton_kernel"]

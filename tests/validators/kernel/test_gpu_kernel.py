@@ -148,6 +148,22 @@ def test_the_kernel_is_opt_in_and_checked_once(interpreter, monkeypatch, capsys)
     assert "disagreed with the reference" in err
 
 
+def test_the_cells_record_which_kernels_ran(interpreter, monkeypatch):
+    from boundcalc.executors import cell_meta
+
+    monkeypatch.delenv("BOUNDCALC_TRITON", raising=False)
+    assert gpu_kernel.usage_report() == {}
+    assert "triton" not in cell_meta({"device": DEVICE})
+    monkeypatch.setenv("BOUNDCALC_TRITON", "1")
+    assert gpu_kernel.uses_triton_kernel(DEVICE, 8, torch.float64)
+    monkeypatch.setattr(gpu_kernel, "_self_check", lambda *args: "it disagreed (a test)")
+    assert not gpu_kernel.uses_triton_kernel(DEVICE, 5, torch.float64)
+    device = str(torch.device(DEVICE))
+    assert cell_meta({"device": DEVICE})["triton"] == {
+        f"the token sums {device} torch.float64 8": "used",
+        f"the token sums {device} torch.float64 5": "it disagreed (a test)"}
+
+
 @pytest.mark.parametrize("activation", ["tanh", "erf"])
 @pytest.mark.parametrize("widths", [None, (2, 6)])
 def test_the_fused_pass_with_the_kernel_gives_the_chunked_pass_numbers(interpreter, monkeypatch,
@@ -222,6 +238,6 @@ def test_every_kernel_compiles_for_hopper_without_spilling(tmp_path):
                           env=env, capture_output=True, text=True, timeout=600)
     assert done.returncode == 0, done.stdout[-2000:] + done.stderr[-2000:]
     rows = json.loads(out.read_text())
-    assert len(rows) == 16 and all(row["stack"] == 0 and "error" not in row for row in rows)
+    assert len(rows) == 24 and all(row["stack"] == 0 and "error" not in row for row in rows)
     float64_sums = [row for row in rows if row["kernel"].startswith("softmax_token_sums fp64")]
     assert float64_sums and all(row["mma"] > 0 for row in float64_sums)
