@@ -192,20 +192,20 @@ def forward(params: IndRNNParams, X: Tensor, act: Activation) -> Tensor:
     return _readout(h, params.c)
 
 
-def _uses_kernel(act: Activation, drive: Tensor) -> bool:
-    """Whether the recurrence runs in the Triton kernels (tanh, ``BOUNDCALC_TRITON=1``, and
+def _uses_kernel(act: Activation, like: Tensor) -> bool:
+    """Whether the recurrence on tensors of ``like``'s device and dtype runs in the Triton
+    kernels (tanh, ``BOUNDCALC_TRITON=1``, and
     :func:`~boundcalc.validators.kernel.gpu_recurrence.uses_recurrence_kernel`)."""
-    return act.name == "tanh" and gpu_recurrence.uses_recurrence_kernel(drive.device,
-                                                                          drive.dtype)
+    return act.name == "tanh" and gpu_recurrence.uses_recurrence_kernel(like.device, like.dtype)
 
 
 def predict(params: IndRNNParams, X: Tensor, act: Activation) -> Tensor:
     """:func:`forward`'s f(X_j; θ) (..., n) without autograd: with ``BOUNDCALC_TRITON=1``, for
     tanh where Triton runs, by the recurrence kernel keeping only h_T; else :func:`forward`."""
+    if not _uses_kernel(act, X):
+        return forward(params, X, act)
     _, W, u = params
     drive = torch.matmul(_time_major(X), W.transpose(-1, -2))
-    if not _uses_kernel(act, drive):
-        return forward(params, X, act)
     h_last, _, _ = gpu_recurrence.indrnn_recurrence(drive, u, store=False)
     return _readout(h_last, params.c)
 
