@@ -166,18 +166,26 @@ def transformer_quantities(params: Params, X: torch.Tensor, q: torch.Tensor, y: 
     ‖∇_W f_j‖² = (1/m) Σ_i c_i² σ'(pre_ji)² ‖G_ji U_i‖² ‖q_j‖².
     """
     F = head_features(params, X, q, act)
-    m = params.width
+    return _quantities_from_features(params.c, q, y, F.h, F.dh, F.a, F.GU)
+
+
+def _quantities_from_features(c: torch.Tensor, q: torch.Tensor, y: torch.Tensor,
+                              h: torch.Tensor, dh: torch.Tensor, a: torch.Tensor,
+                              GU: torch.Tensor) -> tuple[torch.Tensor, Params, torch.Tensor]:
+    """The closed form of :func:`transformer_quantities` from the per-head features σ(pre),
+    σ'(pre) (..., n, m), a and G U (..., n, m, d); leading seed axes allowed."""
+    m = c.shape[-1]
     scale = 1.0 / math.sqrt(m)
-    pred = (F.h @ params.c) * scale
+    pred = torch.matmul(h, c.unsqueeze(-1)).squeeze(-1) * scale          # (..., n)
     resid = pred - y
-    w = (2.0 / y.shape[0]) * resid
-    coef = (w.unsqueeze(-1) * F.dh) * (params.c * scale)                 # (n, m)
-    grad = Params((w @ F.h) * scale,
-                  torch.einsum("nm,nmd->md", coef, F.a),
-                  torch.einsum("nmd,ne->mde", coef.unsqueeze(-1) * F.GU, q))
-    gu2 = (F.GU**2).sum(-1)                                               # ‖G U‖²   (n, m)
-    jac = torch.sqrt(((params.c * F.dh) ** 2 * gu2).sum(-1) * (q * q).sum(-1) / m)
-    return (resid**2).mean(), grad, jac
+    w = (2.0 / y.shape[-1]) * resid
+    coef = (w.unsqueeze(-1) * dh) * (c * scale).unsqueeze(-2)           # (..., n, m)
+    grad = Params(torch.matmul(w.unsqueeze(-2), h).squeeze(-2) * scale,
+                  torch.einsum("...nm,...nmd->...md", coef, a),
+                  torch.einsum("...nmd,...ne->...mde", coef.unsqueeze(-1) * GU, q))
+    gu2 = (GU**2).sum(-1)                                                 # ‖G U‖² (..., n, m)
+    jac = torch.sqrt(((c.unsqueeze(-2) * dh) ** 2 * gu2).sum(-1) * (q * q).sum(-1) / m)
+    return (resid**2).mean(-1), grad, jac
 
 
 def _finite_max(values: np.ndarray) -> float:
@@ -201,23 +209,11 @@ def transformer_quantities_by_kernel(params: Params, X: torch.Tensor, y: torch.T
     U (..., m, d), W (..., m, d, d); X (..., n, T, d); y (..., n); q = the last token."""
     c, U, W = params
     q = X[..., -1, :]
-    m = c.shape[-1]
-    scale = 1.0 / math.sqrt(m)
     Wq = torch.einsum("...mab,...nb->...nma", W, q)                     # W_i q_j (..., n, m, d)
     a, MU = gpu_kernel.softmax_token_sums(X, Wq, U)
     pre = (a * U.unsqueeze(-3)).sum(-1)                                 # (..., n, m)
     GU = torch.addcmul(MU, pre.unsqueeze(-1), a, value=-1)
-    h, dh = act.fn(pre), act.d1(pre)
-    pred = (h * c.unsqueeze(-2)).sum(-1) * scale
-    resid = pred - y
-    w = (2.0 / y.shape[-1]) * resid
-    coef = (w.unsqueeze(-1) * dh) * (c * scale).unsqueeze(-2)          # (..., n, m)
-    grad = Params((w.unsqueeze(-1) * h).sum(-2) * scale,
-                  torch.einsum("...nm,...nmd->...md", coef, a),
-                  torch.einsum("...nmd,...ne->...mde", coef.unsqueeze(-1) * GU, q))
-    gu2 = (GU**2).sum(-1)
-    jac = torch.sqrt(((c.unsqueeze(-2) * dh) ** 2 * gu2).sum(-1) * (q * q).sum(-1) / m)
-    return (resid**2).mean(-1), grad, jac
+    return _quantities_from_features(c, q, y, act.fn(pre), act.d1(pre), a, GU)
 
 
 def _transformer_predictions_by_kernel(params: Params, X: torch.Tensor, act) -> torch.Tensor:
