@@ -1,6 +1,8 @@
 """Shared fixtures: ``cli`` runs ``boundcalc.cli.main`` in-process and captures its streams;
 ``plain_run`` trains the paper's model by a plain torch loop written from its formula (not the
-project's model) and returns a run file's arrays, ``plain_forward`` is that formula.
+project's model) and returns a run file's arrays, ``plain_forward`` is that formula;
+``kill_at_first_cell`` starts a driver and kills it, with its workers, once its first cell is
+stored.
 
 A test module that drives the torch validators says so with ``pytestmark =
 pytest.mark.needs_torch``; where torch is not installed (the calculator's lowest-pins CI step) such
@@ -11,6 +13,10 @@ from __future__ import annotations
 
 import importlib.util
 import math
+import os
+import signal
+import subprocess
+import time
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
@@ -120,3 +126,35 @@ def plain_run() -> Callable[..., dict]:
     """``plain_run(optimizer="gd"|"adam", symmetric=True, ...)``: a run file's arrays
     (:func:`_plain_run`)."""
     return _plain_run
+
+
+def _kill_at_first_cell(cmd: list[str], run: Path, cwd: Path, *, env: dict | None = None,
+                        timeout: float = 180.0,
+                        while_running: Callable[[int], None] | None = None) -> dict[str, int]:
+    """Start ``cmd`` (a driver writing the run directory ``run``) in a session of its own, wait
+    until ``run/cells`` holds a cell (or the driver ends, or ``timeout`` seconds pass), call
+    ``while_running(pid)`` if given, then SIGKILL the whole session (the driver and the workers
+    it started); return the cells left, {name: mtime_ns}."""
+    driver = subprocess.Popen(cmd, cwd=cwd, env=env, start_new_session=True,
+                              stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    try:
+        deadline = time.monotonic() + timeout
+        while not _stored_cells(run) and time.monotonic() < deadline and driver.poll() is None:
+            time.sleep(0.02)
+        if while_running is not None:
+            while_running(driver.pid)
+    finally:
+        os.killpg(driver.pid, signal.SIGKILL)
+        driver.wait()
+    return _stored_cells(run)
+
+
+def _stored_cells(run: Path) -> dict[str, int]:
+    return {p.stem: p.stat().st_mtime_ns for p in (run / "cells").glob("*.json")}
+
+
+@pytest.fixture
+def kill_at_first_cell() -> Callable[..., dict[str, int]]:
+    """``kill_at_first_cell(cmd, run, cwd, env=None, timeout=180, while_running=None)``: the
+    cells a driver left when killed after its first (:func:`_kill_at_first_cell`)."""
+    return _kill_at_first_cell

@@ -62,14 +62,11 @@ def test_an_engine_gives_the_records_of_the_in_process_run(executor, here, cli, 
 
 
 @pytest.mark.slow
-def test_a_killed_validate_driver_resumes_with_only_the_missing_cells(here, cli, tmp_path):
+def test_a_killed_validate_driver_resumes_with_only_the_missing_cells(here, cli, tmp_path,
+                                                                      kill_at_first_cell):
     """SIGKILL the driver of a Dask validate grid after its first cell; the re-run takes the stale
     lock over, computes only the missing cells and gives the in-process run's records."""
-    import os
-    import signal
-    import subprocess
     import sys
-    import time
 
     pytest.importorskip("distributed")
 
@@ -80,18 +77,9 @@ def test_a_killed_validate_driver_resumes_with_only_the_missing_cells(here, cli,
     # the in-process run's settings (quick effort): each cell takes seconds, the poll 20 ms, so the
     # kill lands while the single worker computes the second cell
     flags = GRID[:-2]
-    driver = subprocess.Popen([sys.executable, "-m", "boundcalc", *flags, "--executor", "dask",
-                               "--jobs", "1", "--out", str(run), "--quiet"], cwd=tmp_path,
-                              start_new_session=True, stdout=subprocess.DEVNULL,
-                              stderr=subprocess.DEVNULL)
-    try:
-        deadline = time.monotonic() + 180
-        while not cells(run) and time.monotonic() < deadline and driver.poll() is None:
-            time.sleep(0.02)
-    finally:
-        os.killpg(driver.pid, signal.SIGKILL)  # the driver and its dask processes
-        driver.wait()
-    before = cells(run)
+    before = kill_at_first_cell(      # the driver and its dask processes
+        [sys.executable, "-m", "boundcalc", *flags, "--executor", "dask", "--jobs", "1",
+         "--out", str(run), "--quiet"], run, tmp_path)
     total = 4  # two statements x two seeds
     assert 1 <= len(before) < total, "the driver was not killed mid-run"
     res = cli(*flags, "--executor", "dask", "--jobs", "2", "--out", str(run), "--quiet")

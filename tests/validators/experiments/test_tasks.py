@@ -6,10 +6,7 @@ from __future__ import annotations
 import json
 import os
 import shutil
-import signal
-import subprocess
 import sys
-import time
 from pathlib import Path
 
 import pytest
@@ -97,25 +94,21 @@ def test_slurm_through_submitits_local_executor_writes_the_files_of_jobs_1(
 
 
 @pytest.mark.slow
-def test_a_killed_driver_resumes_with_only_the_missing_cells(cli, baseline, tmp_path):
+def test_a_killed_driver_resumes_with_only_the_missing_cells(cli, baseline, tmp_path,
+                                                              kill_at_first_cell):
     run = tmp_path / "run"
     cmd = [sys.executable, "-m", "boundcalc", "reproduce", "figure1", "--preset", "quick",
            "--device", "cpu", "--executor", "dask", "--jobs", "1", "--out", str(run)]
-    driver = subprocess.Popen(cmd, cwd=tmp_path, start_new_session=True,
-                              stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-    try:
-        deadline = time.monotonic() + 120
-        while not _cells(run) and time.monotonic() < deadline and driver.poll() is None:
-            time.sleep(0.02)
-        # a second driver on the live run directory is refused
+
+    def second_driver_is_refused(pid: int) -> None:   # on the live run directory
         second = cli("reproduce", "figure1", "--preset", "quick", "--device", "cpu",
                      "--out", str(run))
         assert second.code == 2
-        assert f"pid {driver.pid}" in second.err and "one driver owns a run directory" in second.err
-    finally:
-        os.killpg(driver.pid, signal.SIGKILL)          # the driver and its dask processes
-        driver.wait()
-    before = _cells(run)
+        assert f"pid {pid}" in second.err and "one driver owns a run directory" in second.err
+
+    # the driver and its dask processes killed
+    before = kill_at_first_cell(cmd, run, tmp_path, timeout=120,
+                                while_running=second_driver_is_refused)
     assert 1 <= len(before) < 8, "the driver was not killed mid-run"
     res = cli("reproduce", "figure1", "--preset", "quick", "--device", "cpu", "--executor",
               "dask", "--jobs", "2", "--out", str(run))
@@ -151,7 +144,8 @@ def test_cuda_runs_on_the_workers_and_a_failed_task_is_one_line(cli, tmp_path, m
 
 
 @pytest.mark.slow
-def test_a_killed_slurm_driver_resumes_with_only_the_missing_cells(cli, tmp_path, monkeypatch):
+def test_a_killed_slurm_driver_resumes_with_only_the_missing_cells(cli, tmp_path, monkeypatch,
+                                                                    kill_at_first_cell):
     """The same through submitit's local executor: the tasks die with the driver's session, the
     re-run submits only the missing cells."""
     pytest.importorskip("submitit")
@@ -164,17 +158,8 @@ def test_a_killed_slurm_driver_resumes_with_only_the_missing_cells(cli, tmp_path
     # the kill came after the run and the scenario is set up again (at most three times)
     for _attempt in range(3):
         shutil.rmtree(run, ignore_errors=True)
-        driver = subprocess.Popen(cmd, cwd=tmp_path, start_new_session=True,
-                                  env={**os.environ, "BOUNDCALC_SLURM_CLUSTER": "local"},
-                                  stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-        try:
-            deadline = time.monotonic() + 180
-            while not _cells(run) and time.monotonic() < deadline and driver.poll() is None:
-                time.sleep(0.02)
-        finally:
-            os.killpg(driver.pid, signal.SIGKILL)          # the driver and its local tasks
-            driver.wait()
-        before = _cells(run)
+        before = kill_at_first_cell(cmd, run, tmp_path,       # the driver and its local tasks
+                                    env={**os.environ, "BOUNDCALC_SLURM_CLUSTER": "local"})
         if len(before) < 8:
             break
     assert 1 <= len(before) < 8, "the driver was not killed mid-run"
