@@ -98,8 +98,8 @@ def grid_columns():
     """The 10^6-point grid (1000 widths x 1000 sample sizes) as evaluate_grid columns."""
     import numpy as np
 
-    from boundcalc.evaluator import activation_values
-    from boundcalc.params import ARGUMENT_NAMES, validate
+    from boundcalc.calc.evaluator import activation_values
+    from boundcalc.inputs.params import ARGUMENT_NAMES, validate
 
     inputs = validate()
     act = [float(v) for v in activation_values(inputs.activation, 30)]
@@ -119,7 +119,7 @@ def grid_columns():
 
 def sweep_in_process(runs: int) -> dict:
     """evaluate_grid over the 10^6-point grid: first call, then the median of ``runs`` calls."""
-    from boundcalc.evaluator import evaluate_grid
+    from boundcalc.calc.evaluator import evaluate_grid
 
     cols = grid_columns()
     start = time.perf_counter()

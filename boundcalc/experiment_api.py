@@ -1,11 +1,11 @@
 """The experiments from Python: :func:`reproduce` runs one, :func:`load_run` reads a run back as
 tidy pandas DataFrames.
 
-A run directory of ``boundcalc reproduce`` (:mod:`boundcalc.rundir`) holds the config and one
-file per finished cell. :func:`load_run` reads them (:func:`boundcalc.runs.load_run`: never
-trains, never imports torch) into an :class:`ExperimentRun`, whose frames are computed from the
-stored cells with the same functions as the run's own CSV files and ``boundcalc table``
-(:mod:`boundcalc.summaries`):
+A run directory of ``boundcalc reproduce`` (:mod:`boundcalc.runs.directory`) holds the config and
+one file per finished cell. :func:`load_run` reads them (:func:`boundcalc.runs.stored.load_run`:
+never trains, never imports torch) into an :class:`ExperimentRun`, whose frames are computed from
+the stored cells with the same functions as the run's own CSV files and ``boundcalc table``
+(:mod:`boundcalc.runs.summaries`):
 
 * ``cells`` — one row per finished cell (figure1: per (seed, m); figure2: per (model, L, seed);
   table1: per (d_m, N); tsweep: per (seed, T, m)), its stored fields as columns;
@@ -31,7 +31,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from boundcalc.experiment_registry import experiment, listed, load, names, with_option
+from boundcalc.experiments.experiment_registry import experiment, listed, load, names, with_option
 from boundcalc.version import __version__
 
 __all__ = ["ExperimentRun", "load_run", "reproduce", "tidy_summary"]
@@ -98,7 +98,7 @@ class ExperimentRun:
         return self._frames["slopes"]
 
     def _summaries(self) -> None:
-        from boundcalc.runs import StoredRun
+        from boundcalc.runs.stored import StoredRun
 
         stored = StoredRun(str(self.path), self.path, self.experiment, self.config,
                            self.records, self.missing)
@@ -182,7 +182,7 @@ def load_run(path: str | os.PathLike) -> ExperimentRun:
         >>> run.experiment, run.missing, run.summary.empty
         ('figure1', ['m8-seed1'], True)
     """
-    from boundcalc.runs import load_run as stored_run
+    from boundcalc.runs.stored import load_run as stored_run
 
     stored = stored_run(path)
     return ExperimentRun(Path(path), stored.kind, stored.params.get("preset"),
@@ -196,7 +196,8 @@ def reproduce(name: str, preset: str = "quick", out: str | os.PathLike | None = 
     """Run (or resume) the experiment ``name`` as ``boundcalc reproduce`` does and read it back.
 
     Args:
-        name: a registered experiment (:mod:`boundcalc.experiment_registry`): ``figure1``,
+        name: a registered experiment (:mod:`boundcalc.experiments.experiment_registry`):
+        ``figure1``,
             ``figure2``, ``table1``, ``tsweep``.
         preset: one of the experiment's presets (``quick`` or ``paper``): the settings the
             overrides start from.
@@ -220,7 +221,7 @@ def reproduce(name: str, preset: str = "quick", out: str | os.PathLike | None = 
         run.summary.query("quantity == 'lin_error'")[["m", "gmean", "gci_low", "gci_high"]]
     """
     from boundcalc.errors import InputError
-    from boundcalc.validation_settings import check_device, require_torch
+    from boundcalc.validation.settings import check_device, require_torch
 
     if name not in names():
         raise InputError("name", f"must be one of {', '.join(names())}, got {name!r}")
@@ -236,7 +237,7 @@ def reproduce(name: str, preset: str = "quick", out: str | os.PathLike | None = 
         raise InputError("data", f"is for {listed(with_option('data'))} only, not {name}")
     check_device(device)
     require_torch("name", f"{name} trains the model")
-    from boundcalc.validation import resolve_device
+    from boundcalc.validation.settings import resolve_device
     from boundcalc.validators.experiments.configure import resolve_overrides, run_named
 
     data_text = None if data is None else str(data)

@@ -1,12 +1,12 @@
 """The Python API for notebooks: keyword inputs, defaults filled, floats by default.
 
 :func:`evaluate` is the point commands (``boundcalc theorem1 --m 512 ...``) as a function, and
-:func:`sweep` is ``boundcalc sweep``: the same checks (:func:`boundcalc.params.validate`), the same
-evaluator and, for a sweep, the same grid code (:func:`boundcalc.grid.build_sweep`) and columns.
-Both are re-exported by the package, so ``boundcalc.evaluate(...)`` and ``boundcalc.sweep(...)``
-work after a plain ``import boundcalc``.
+:func:`sweep` is ``boundcalc sweep``: the same checks (:func:`boundcalc.inputs.params.validate`),
+the same evaluator and, for a sweep, the same grid code (:func:`boundcalc.calc.sweep.build_sweep`)
+and columns. Both are re-exported by the package, so ``boundcalc.evaluate(...)`` and
+``boundcalc.sweep(...)`` work after a plain ``import boundcalc``.
 
-The keywords are the names of :data:`boundcalc.params.PARAMS` (``m, n, d, T, delta, rho, nu,
+The keywords are the names of :data:`boundcalc.inputs.params.PARAMS` (``m, n, d, T, delta, rho, nu,
 steps, eta, activation, batch_size, misspecification``) plus ``route`` (``"tight"``,
 ``"paper"``, ``"gradnorm"`` or ``"joint"``); a keyword not given takes its default. A number
 may be an int, a float or a string
@@ -33,14 +33,14 @@ from decimal import Decimal
 from typing import TYPE_CHECKING, Any
 
 from boundcalc.errors import InputError
-from boundcalc.params import PARAMS, routed_key
+from boundcalc.inputs.params import PARAMS, routed_key
 from boundcalc.theory.catalog import NAMES, base_name
 from boundcalc.version import __version__
 
 if TYPE_CHECKING:  # pragma: no cover
     import pandas as pd
 
-    from boundcalc.api import Evaluation
+    from boundcalc.calc.api import Evaluation
 
 __all__ = ["evaluate", "sweep"]
 
@@ -119,8 +119,8 @@ def _check_keywords(function: str, inputs: Mapping[str, Any], known: Iterable[st
 
 
 def _precision(value: Any) -> int:
-    from boundcalc.evaluator import DEFAULT_PRECISION
-    from boundcalc.params import parse_integer
+    from boundcalc.calc.evaluator import DEFAULT_PRECISION
+    from boundcalc.inputs.params import parse_integer
 
     if value is None:
         return DEFAULT_PRECISION
@@ -146,7 +146,7 @@ def evaluate(statement: str, /, *, route: str | None = None, precision: int | No
             defaults, as the CLI's.
 
     Returns:
-        :class:`boundcalc.api.Evaluation`: ``inputs``, ``constants``, ``terms``, ``bound``,
+        :class:`boundcalc.calc.api.Evaluation`: ``inputs``, ``constants``, ``terms``, ``bound``,
         ``probability``, ``conditions``, ``verdict``, ``to_dict()`` (the CLI's JSON),
         ``to_frame()``; every number a Python float unless ``exact`` (a value beyond the float
         range stays mpmath, never ``inf``).
@@ -166,8 +166,8 @@ def evaluate(statement: str, /, *, route: str | None = None, precision: int | No
         ...
         boundcalc.errors.InputError: m must be a positive even integer (symmetric init), got 3
     """
-    from boundcalc.api import evaluate as evaluate_point
-    from boundcalc.params import validate
+    from boundcalc.calc.api import evaluate as evaluate_point
+    from boundcalc.inputs.params import validate
 
     _check_keywords("evaluate", inputs, PARAMS)
     if not isinstance(exact, bool):  # "no" or 0 would silently pick one of the two views
@@ -190,8 +190,8 @@ def _prop2(key: str, inputs: Any, alpha: Any, digits: int) -> Evaluation:
     """Proposition 2 at recurrent scale ``alpha`` (prop2 only)."""
     if key != "prop2":
         raise InputError("alpha", f"is for prop2 only, not {base_name(key)}")
-    from boundcalc.api import evaluate as evaluate_point
-    from boundcalc.compare_rnn import evaluate_prop2, is_default_alpha, parse_alpha
+    from boundcalc.calc.api import evaluate as evaluate_point
+    from boundcalc.calc.compare_rnn import evaluate_prop2, is_default_alpha, parse_alpha
 
     text = _text("alpha", alpha)
     if is_default_alpha(parse_alpha(text)):
@@ -277,7 +277,7 @@ def sweep(statement: str, /, *, route: Any = None, **inputs: Any) -> pd.DataFram
     """
     import pandas as pd
 
-    from boundcalc.grid import build_sweep
+    from boundcalc.calc.sweep import build_sweep
 
     _check_keywords("sweep", inputs, (*PARAMS, *_COMPONENTS, "alpha"))
     frames = []

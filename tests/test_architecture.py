@@ -17,7 +17,7 @@ from pathlib import Path
 import pytest
 from boundcalc.theory.catalog import STATEMENTS
 
-from boundcalc.params import ARGUMENT_NAMES, PARAMS
+from boundcalc.inputs.params import ARGUMENT_NAMES, PARAMS
 
 #: The end of both toy scripts below: the module ``toy`` (defining ``toy()``) becomes the theory
 #: module of a catalog row, then the CLI runs with the script's arguments.
@@ -69,16 +69,16 @@ from boundcalc.theory.statement import Statement
 S.gamma = sp.Symbol("gamma", positive=True)
 S.ALL = (*S.ALL, S.gamma)
 
-assert "boundcalc.params" not in sys.modules
-spec = importlib.util.find_spec("boundcalc.params")
+assert "boundcalc.inputs.params" not in sys.modules
+spec = importlib.util.find_spec("boundcalc.inputs.params")
 source = open(spec.origin, encoding="utf-8").read()
 end_of_table = "\\n)\\n\\n#: Names of the sympy symbols"
 assert source.count(end_of_table) == 1
 row = ('\\n    Param("gamma", "--gamma", ("gamma",), ("gamma",), "1", "positive", "G", '
        '"a toy scale (> 0)", commands=("toy",), example="3"),')
 params = importlib.util.module_from_spec(spec)
-sys.modules["boundcalc.params"] = params
-boundcalc.params = params
+sys.modules["boundcalc.inputs.params"] = params
+boundcalc.inputs.params = params
 exec(compile(source.replace(end_of_table, row + end_of_table), spec.origin, "exec"),
      params.__dict__)
 

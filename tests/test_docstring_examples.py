@@ -39,13 +39,14 @@ OPTIONAL = ("torch", "matplotlib", "triton")
 
 #: Modules that import without it but whose examples use an optional engine (the ``dask`` extra;
 #: CI installs it, a machine without it skips these examples, saying so).
-EXAMPLES_NEED = {"boundcalc.engines": "dask"}
+EXAMPLES_NEED = {"boundcalc.execution.engines": "dask"}
 
 
 def test_every_module_is_collected():
     names = set(MODULES)
-    assert {"boundcalc.api", "boundcalc.cli", "boundcalc.cli.point", "boundcalc.evaluator",
-            "boundcalc.params", "boundcalc.theory.theorem1", "boundcalc.theory.catalog"} <= names
+    assert {"boundcalc.calc.api", "boundcalc.cli", "boundcalc.cli.point",
+            "boundcalc.calc.evaluator", "boundcalc.inputs.params", "boundcalc.theory.theorem1",
+            "boundcalc.theory.catalog"} <= names
     assert any(name.startswith("boundcalc.validators.") for name in names)
 
 

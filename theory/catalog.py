@@ -172,7 +172,7 @@ class Falsifier:
         module: the module of :mod:`boundcalc.validators` that measures it
             (``boundcalc.validators.<module>``).
         function: its function ``function(settings, seed)`` → the cell's measured-vs-bound
-            records (``settings``: :class:`boundcalc.validation_settings.ValidationSettings`).
+            records (``settings``: :class:`boundcalc.validation.settings.ValidationSettings`).
         in_all: True when ``validate all`` runs it.
         measures: what it measures, one line.
     """

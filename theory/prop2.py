@@ -280,8 +280,8 @@ def prop2(alpha_value: sp.Expr | None = None) -> Statement:
 
     Args:
         alpha_value: the Rademacher scale α of u(0). ``None`` gives the authors' α = 3/2 (the
-            registered statement ``prop2``, evaluable by :func:`boundcalc.api.evaluate`); pass the
-            symbol :data:`alpha` for the symbolic statement, or any positive sympy number.
+            registered statement ``prop2``, evaluable by :func:`boundcalc.calc.api.evaluate`); pass
+            the symbol :data:`alpha` for the symbolic statement, or any positive sympy number.
 
     Example:
         >>> from boundcalc.theory.prop2 import alpha, prop2

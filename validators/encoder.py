@@ -13,15 +13,15 @@ w_O entries N(0, 1/d_m)); the paper sets d = d_m (L145), here ``d`` defaults to 
 dimension. F_pre ∈ R^{N×d_m} stacks the f_pre,n.
 
 Measured: the seven norms of θ⁰ (keys of
-:data:`boundcalc.generalization.NORM_FLAGS`), α = σ_min(F_pre⁰), Φ(θ⁰) = ½‖f(θ⁰) − y‖², R_X =
+:data:`boundcalc.generalization.bound.NORM_FLAGS`), α = σ_min(F_pre⁰), Φ(θ⁰) = ½‖f(θ⁰) − y‖², R_X =
 max_n ‖X_n‖_F/√d_s (Assumption 3), and along GD the block distances ‖W_•^t − W_•⁰‖, Φ(θ^t), the
 empirical loss L_S(f_{θ^t}) and a held-out loss. :func:`check_run` turns them into the inputs of
-:func:`boundcalc.generalization.evaluate_generalization` (radii = distances actually travelled)
-and reports which conditions of Lemma 4 hold and whether the measured losses stay under the
-bounds; a violation with all conditions holding is flagged as a finding.
+:func:`boundcalc.generalization.bound.evaluate_generalization` (radii = distances actually
+travelled) and reports which conditions of Lemma 4 hold and whether the measured losses stay under
+the bounds; a violation with all conditions holding is flagged as a finding.
 :func:`validation_records` and :func:`validate_cell` serve
-``boundcalc validate generalization`` (:mod:`boundcalc.validation`): one measured-vs-bound record
-per (check, form) with the conditions of that check as columns.
+``boundcalc validate generalization`` (:mod:`boundcalc.validation.runner`): one measured-vs-bound
+record per (check, form) with the conditions of that check as columns.
 
 Memory: one autograd pass holds several (N, d_s, d_m) tensors (about 21 GB for Table 1's
 d_m = 4096, N = 10000 in float32), so :func:`train_gd` (gradients and per-step records),
@@ -53,7 +53,7 @@ from typing import Any, NamedTuple
 import torch
 from torch import Tensor
 
-from boundcalc.validation_settings import (
+from boundcalc.validation.settings import (
     GENERALIZATION,
     GeneralizationSettings,
     ValidationSettings,
@@ -165,7 +165,7 @@ def eval_loss_value(f: Tensor, y: Tensor, eval_loss: str) -> Tensor:
 
 
 def init_norms(params: EncoderParams) -> dict[str, float]:
-    """‖W_•⁰‖_F, ‖W_•⁰‖₂ and ‖w_O⁰‖₂, keyed as :data:`boundcalc.generalization.NORM_FLAGS`."""
+    """‖W_•⁰‖_F, ‖W_•⁰‖₂ and ‖w_O⁰‖₂, keyed as :data:`boundcalc.generalization.bound.NORM_FLAGS`."""
     out: dict[str, float] = {}
     for name, w in zip("QKV", params[:3], strict=True):
         w64 = w.detach().to(torch.float64)
@@ -367,7 +367,7 @@ def check_run(X: Tensor, y: Tensor, *, d_m: int, seed: int, steps: int, lr: floa
         two calculator outputs; ``as_printed`` is None when R = √(ΣR_•²) ≤ δ, where the printed
         deviation term √(log(R/δ)/N) is undefined).
     """
-    from boundcalc.generalization import evaluate_generalization
+    from boundcalc.generalization.bound import evaluate_generalization
 
     if X.ndim != 3:
         raise ValueError(f"`X` must have shape (N, d_s, d), got {tuple(X.shape)}")
@@ -536,14 +536,14 @@ def validation_records(report: Mapping[str, Any]) -> list[dict[str, Any]]:
     GD on Φ with ℓ(y, y) = 0). ``ratio`` = measured/bound, ``inf`` when the bound is ≤ 0.
 
     Beside ``holds``, each record says whether its bound says anything: ``verdict``
-    (:func:`boundcalc.generalization.verdict_of`: ``guaranteed`` when every condition holds and
-    the bound is below every free yardstick, ``vacuous`` when the conditions hold but it is not,
+    (:func:`boundcalc.generalization.bound.verdict_of`: ``guaranteed`` when every condition holds
+    and the bound is below every free yardstick, ``vacuous`` when the conditions hold but it is not,
     ``not_guaranteed`` when a condition fails), the yardsticks on the check's own set
     (``loss_range`` = A + Y; ``zero_predictor_loss`` and ``initial_loss``, the measured mean loss
     of f = 0 and of θ⁰: held-out for Theorem 5, training for Lemma 4), the binding one
     (``free_bound``, ``free_bound_name``) and ``bound_over_free`` = bound / free_bound.
     """
-    from boundcalc.generalization import verdict_of
+    from boundcalc.generalization.bound import verdict_of
 
     cell = report["cell"]
     init = report["init"]
@@ -609,7 +609,7 @@ def validate_cell(data: Mapping[str, Any], *, d_m: int, seed: int, steps: int, l
 
 def generalization_cell(settings: ValidationSettings, seed: int) -> list[dict[str, Any]]:
     """The ``validate generalization`` cell of init ``seed``: :func:`validate_cell` with the
-    run's :class:`~boundcalc.validation_settings.GeneralizationSettings` (in
+    run's :class:`~boundcalc.validation.settings.GeneralizationSettings` (in
     ``settings.extra["generalization"]``) on its data, loaded once per run; one torch thread on
     the CPU (the catalog's falsifier of the GD generalization bound)."""
     g = settings.extra.get(GENERALIZATION)

@@ -4,10 +4,10 @@ Paper 003 ("Generalization bound for a Shallow Transformer trained using Gradien
 its bound in terms of N, d_s, R_X, seven norms of the initial weights θ⁰, α = σ_min(F_pre⁰) and
 Φ(θ⁰). Given an ``.npz`` data set and an init seed, :func:`measure_data` draws θ⁰ with the torch
 LeCun initialisation of :mod:`boundcalc.validators.encoder` and measures all of them at that one
-θ⁰, for :func:`boundcalc.generalization.evaluate_inputs`; with them the label bound (largest |y|)
-and the free yardsticks of the verdict: the mean loss |f − y| of the zero predictor (numpy) and of
-θ⁰ (the torch forward pass that Φ(θ⁰) needs anyway). It lives among the validators because it
-needs torch and the encoder; the calculator (:mod:`boundcalc.generalization`) imports neither.
+θ⁰, for :func:`boundcalc.generalization.bound.evaluate_inputs`; with them the label bound (largest
+|y|) and the free yardsticks of the verdict: the mean loss |f − y| of the zero predictor (numpy)
+and of θ⁰ (the torch forward pass that Φ(θ⁰) needs anyway). It lives among the validators because it
+needs torch and the encoder; the calculator (:mod:`boundcalc.generalization.bound`) imports neither.
 """
 
 from __future__ import annotations
@@ -16,8 +16,8 @@ from typing import Any
 
 import numpy as np
 
-from boundcalc.generalization_inputs import positive_integer
-from boundcalc.params import InputError, parse_integer
+from boundcalc.generalization.bound_inputs import positive_integer
+from boundcalc.inputs.params import InputError, parse_integer
 
 __all__ = ["measure_data"]
 

@@ -34,7 +34,7 @@ from typing import NamedTuple
 import torch
 from torch import Tensor
 
-from boundcalc.validation_settings import (
+from boundcalc.validation.settings import (
     DEFAULT_INDRNN_ALPHA,
     EFFORT,
     INDRNN,
@@ -370,7 +370,7 @@ def measure_prop2(*, m: int = 16, d: int = 4, T: int = 8, n: int = 8, alpha: flo
 
     Inputs: n − 1 random sequences with unit-norm tokens and one sequence repeating e_1 (aligned
     tokens make the tangent recursions add up). Quantities (each next to its bound, evaluated by
-    :func:`boundcalc.compare_rnn.evaluate_prop2` from the same sympy expressions):
+    :func:`boundcalc.calc.compare_rnn.evaluate_prop2` from the same sympy expressions):
     ``unit_gradient_G`` max_{i,j} ‖∇_{(w_i,u_i)} h_{T,i}(X_j)‖; ``unit_hessian_H`` max_{i,j} of the
     per-unit Hessian norm; ``lipschitz_L`` max_j ‖∇_θ f(X_j)‖; ``eps_lin`` max_j |f − f_lin|.
 
@@ -382,8 +382,8 @@ def measure_prop2(*, m: int = 16, d: int = 4, T: int = 8, n: int = 8, alpha: flo
         derivation is wrong); ``eps_lin`` also ``free_cap`` (:func:`eps_lin_free_cap`) and
         ``bound_over_free_cap`` (> 1: the bound is above what holds without the lemma).
     """
-    from boundcalc.compare_rnn import evaluate_prop2
-    from boundcalc.params import validate
+    from boundcalc.calc.compare_rnn import evaluate_prop2
+    from boundcalc.inputs.params import validate
 
     from .model import get_activation
 
@@ -443,7 +443,7 @@ def eps_lin_free_cap(m: int, rho: tuple[float, float, float], activation: str, F
 def prop2_cell(settings: ValidationSettings, seed: int) -> list[dict]:
     """The ``validate prop2`` cell of ``seed``: :func:`measure_prop2` on the ``--effort`` level's
     number of sequences at α = ``settings.extra["prop2"]["alpha"]`` (default
-    :data:`~boundcalc.validation_settings.DEFAULT_INDRNN_ALPHA`), as measured-vs-bound records;
+    :data:`~boundcalc.validation.settings.DEFAULT_INDRNN_ALPHA`), as measured-vs-bound records;
     one torch thread on the CPU (the catalog's falsifier of ``prop2``)."""
     s = settings
     alpha = float(s.extra.get(INDRNN, {}).get("alpha", DEFAULT_INDRNN_ALPHA))

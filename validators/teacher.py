@@ -269,7 +269,7 @@ class Teacher:
     def mc_error_bound(self, n: int, delta: float = 1e-6) -> float:
         """ε_T ≥ max_{j≤n} |f*_M(X_j) − f*(X_j)| with probability ≥ 1 − δ over the samples.
 
-        Lemma 5's expression (boundcalc.api, ``lemma5``) at m = 2M: f*_M is the mean of N = M
+        Lemma 5's expression (boundcalc.calc.api, ``lemma5``) at m = 2M: f*_M is the mean of N = M
         i.i.d. copies of ψ, exactly Lemma 5's estimator with N = m/2. Valid for any n inputs
         drawn independently of the teacher's samples.
         """
@@ -286,8 +286,8 @@ class Teacher:
 
 def _eps_app(m: int, n: int, d: int, delta: float, nu, activation: str) -> float:
     """Lemma 5's ε_app from the calculator (the same expression the CLI prints)."""
-    from boundcalc.api import evaluate
-    from boundcalc.params import validate
+    from boundcalc.calc.api import evaluate
+    from boundcalc.inputs.params import validate
 
     nu_text = ",".join(repr(float(v)) for v in nu)
     res = evaluate("lemma5", validate(m=m, n=n, d=d, delta=repr(float(delta)), nu=nu_text,

@@ -6,7 +6,7 @@ One module per command group: :mod:`~boundcalc.cli.point` (the statements at one
 :mod:`~boundcalc.cli.validate` (``validate``, ``compare-rnn``), :mod:`~boundcalc.cli.reproduce`,
 :mod:`~boundcalc.cli.table` and :mod:`~boundcalc.cli.check` (a run trained anywhere against the
 theory); :mod:`~boundcalc.cli.app` holds the application and what they share,
-:mod:`~boundcalc.cli.options` the options, generated from :data:`boundcalc.params.PARAMS`.
+:mod:`~boundcalc.cli.options` the options, generated from :data:`boundcalc.inputs.params.PARAMS`.
 
 Commands (``boundcalc COMMAND --help`` shows each one's flags and runnable examples):
 
@@ -49,7 +49,7 @@ import typer
 
 from boundcalc.cli.app import app, note
 from boundcalc.errors import OutputError
-from boundcalc.params import InputError
+from boundcalc.inputs.params import InputError
 
 # isort: off
 # Importing a command module registers its commands; --help lists them in this order.

@@ -14,11 +14,12 @@ from typing import Annotated, Any
 
 import typer
 
+from boundcalc.calc.evaluator import DEFAULT_PRECISION
 from boundcalc.errors import OutputError
-from boundcalc.evaluator import DEFAULT_PRECISION
 from boundcalc.files import write_atomic
-from boundcalc.formats import FORMATS, check_format, guarantee_line
-from boundcalc.params import InputError, parse_integer, parse_number, routed_key
+from boundcalc.inputs.params import InputError, parse_integer, parse_number, routed_key
+from boundcalc.render.cell_text import FORMATS, check_format
+from boundcalc.render.result_text import guarantee_line
 from boundcalc.theory.catalog import NAMES as STATEMENT_NAMES
 from boundcalc.version import __version__
 
@@ -190,7 +191,7 @@ def run_directory_errors() -> Iterator[None]:
     ...
     boundcalc.errors.InputError: --out run directory out/ holds another experiment
     """
-    from boundcalc.engines import TasksFailedError
+    from boundcalc.execution.engines import TasksFailedError
 
     try:
         yield

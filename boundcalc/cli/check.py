@@ -1,8 +1,8 @@
 """``boundcalc check RUN.npz``: a run trained anywhere against the theory.
 
-The report is :mod:`boundcalc.runcheck`'s. Kept apart from the calculator commands: the command
-imports :mod:`boundcalc.runcheck` (and through it torch) only when it runs, so ``boundcalc``
-without the validators never imports torch.
+The report is :mod:`boundcalc.checking.runcheck`'s. Kept apart from the calculator commands: the
+command imports :mod:`boundcalc.checking.runcheck` (and through it torch) only when it runs, so
+``boundcalc`` without the validators never imports torch.
 """
 
 from __future__ import annotations
@@ -13,8 +13,8 @@ import typer
 
 from boundcalc.cli.app import emit, examples, note
 from boundcalc.cli.options import DEVICES, choice_option, format_option
-from boundcalc.params import PARAMS, InputError, validate
-from boundcalc.validation_settings import check_device, require_torch
+from boundcalc.inputs.params import PARAMS, InputError, validate
+from boundcalc.validation.settings import check_device, require_torch
 
 __all__ = ["CHECK_FORMATS", "CHECK_HELP", "check", "register"]
 
@@ -74,8 +74,8 @@ def check(
     validate(eta="1", **flags)
     dev = check_device(device)
     require_torch("RUN", "boundcalc check measures the run")
-    from boundcalc.executors import Eta
-    from boundcalc.runcheck import check_run
+    from boundcalc.checking.runcheck import check_run
+    from boundcalc.execution.executors import Eta
 
     clock = Eta()
 

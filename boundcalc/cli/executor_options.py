@@ -6,7 +6,7 @@ at most ``--jobs`` workers) or ``slurm`` (an array job through submitit, ``--slu
 options are typed once here and named in each command's signature; :func:`executor_settings`
 checks them (exit 2 naming the flag, the extra to install, a missing Slurm, or a Dask scheduler
 that does not answer) before any run directory is made, and returns
-:class:`boundcalc.executors.ExecutorSettings`.
+:class:`boundcalc.execution.executors.ExecutorSettings`.
 """
 
 from __future__ import annotations
@@ -18,9 +18,14 @@ from typing import Annotated
 import typer
 
 from boundcalc.cli.options import choice_option
-from boundcalc.engines import dask_client
-from boundcalc.executors import EXECUTORS, ExecutorSettings, parse_slurm_time, require_engine
-from boundcalc.params import InputError
+from boundcalc.execution.engines import dask_client
+from boundcalc.execution.executors import (
+    EXECUTORS,
+    ExecutorSettings,
+    parse_slurm_time,
+    require_engine,
+)
+from boundcalc.inputs.params import InputError
 
 __all__ = ["CellsPerTask", "DaskAddress", "DaskDashboard", "Executor", "SlurmArrayParallelism",
            "SlurmCpusPerTask", "SlurmGpusPerTask", "SlurmPartition", "SlurmSetup", "SlurmTime",

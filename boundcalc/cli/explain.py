@@ -1,10 +1,11 @@
 """``boundcalc explain``: a statement's title, summary, symbol glossary, every formula (Unicode
 and LaTeX) and every condition with the reason the derivation needs it; the text is
-:mod:`boundcalc.symbolic`'s.
+:mod:`boundcalc.calc.symbolic`'s.
 """
 
 from typing import Annotated
 
+from boundcalc.calc.symbolic import explain_data, explain_text
 from boundcalc.cli.app import (
     app,
     check_format_flag,
@@ -14,7 +15,6 @@ from boundcalc.cli.app import (
     examples,
 )
 from boundcalc.cli.options import OutOpt, RouteOpt, StatementArg, format_option
-from boundcalc.symbolic import explain_data, explain_text
 
 __all__ = ["explain"]
 

@@ -2,11 +2,11 @@
 
 A plain function with typer options, registered by :mod:`boundcalc.cli` as
 ``app.command("generalization")(generalization)``. It validates the flags
-(:func:`boundcalc.generalization.validate_generalization`, one-line :class:`InputError` naming the
-flag), evaluates the derived form (or the printed one with ``--as-printed``) and prints the
-calculator's JSON contract through :func:`boundcalc.formats.render_result` in any ``--format``.
-``--symbolic`` appends every formula and the table of discrepancies between the paper's printed
-statements and its derivations, both forms side by side.
+(:func:`boundcalc.generalization.bound.validate_generalization`, one-line :class:`InputError`
+naming the flag), evaluates the derived form (or the printed one with ``--as-printed``) and prints
+the calculator's JSON contract through :func:`boundcalc.render.result_text.render_result` in any
+``--format``. ``--symbolic`` appends every formula and the table of discrepancies between the
+paper's printed statements and its derivations, both forms side by side.
 
 ``--data PATH`` (an ``.npz`` with ``X`` (N, d_s, d) and ``y`` (N,)) measures N, d_s, R_X, the init
 norms, α and Φ(θ⁰) at the torch LeCun init seeded by ``--from-init`` (the only path that imports
@@ -32,8 +32,8 @@ import typer
 
 from boundcalc.cli.app import write_output
 from boundcalc.cli.options import format_option
-from boundcalc.formats import FORMATS
-from boundcalc.params import InputError
+from boundcalc.inputs.params import InputError
+from boundcalc.render.cell_text import FORMATS
 
 __all__ = ["DEFAULTS", "generalization"]
 
@@ -67,7 +67,7 @@ def _emit(text: str, output: str | None) -> None:
 
 
 def _symbolic_block(fmt: str, as_printed: bool) -> str:
-    from boundcalc.generalization import symbolic_generalization, symbolic_text
+    from boundcalc.generalization.bound import symbolic_generalization, symbolic_text
 
     if fmt == "json":
         import json
@@ -96,15 +96,8 @@ def _symbolic_block(fmt: str, as_printed: bool) -> str:
 
 
 def _render(data: dict[str, Any], fmt: str, sources: dict[str, str], digits: int | None) -> str:
-    try:
-        from boundcalc.formats import render_result
-    except ImportError:  # pragma: no cover - formats.py absent
-        # TODO(render_result): boundcalc.formats.render_result renders every format; until it
-        # exists, JSON only.
-        import json
-
-        return json.dumps(data, indent=2, ensure_ascii=False, allow_nan=False)
-    from boundcalc.generalization import render_descriptions, render_latex_names
+    from boundcalc.generalization.bound import render_descriptions, render_latex_names
+    from boundcalc.render.result_text import render_result
 
     return render_result(data, fmt, digits=digits, descriptions=render_descriptions(),
                          sources=sources, latex_names=render_latex_names())
@@ -180,13 +173,13 @@ def generalization(
     Example: boundcalc generalization --N 10000 --dm 64 --ds 13 --rx 1 --radii 1,1,1,1
     --delta 0.05 --from-init 0 --alpha 0.5 --phi0 100
     """
-    from boundcalc.generalization import (
+    from boundcalc.generalization.bound import (
         GENERALIZATION_PRECISION,
         NORM_FLAGS,
         evaluate_inputs,
         validate_generalization,
     )
-    from boundcalc.params import parse_integer
+    from boundcalc.inputs.params import parse_integer
 
     fmt = str(format).strip().lower()
     if fmt not in FORMATS:

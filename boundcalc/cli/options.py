@@ -1,10 +1,10 @@
 """The options of the commands, generated from the parameter table.
 
 Every parameter option (``--m`` … ``--misspecification``) is built from its
-:class:`boundcalc.params.Param` row (flag, metavar, help, default shown); a command declares which
-parameters it takes by name and :func:`with_options` gives its function the signature Typer reads,
-so the list of parameters is spelled once, in :data:`boundcalc.params.PARAMS`. The options that
-are not parameters (output, route, target) are defined here once.
+:class:`boundcalc.inputs.params.Param` row (flag, metavar, help, default shown); a command declares
+which parameters it takes by name and :func:`with_options` gives its function the signature Typer
+reads, so the list of parameters is spelled once, in :data:`boundcalc.inputs.params.PARAMS`. The
+options that are not parameters (output, route, target) are defined here once.
 
 An option with a fixed set of values (``--format``, ``--route``, ``--preset``, ``--device`` ...)
 is a :func:`choice_option`: ``--help`` lists the values (``[quick|paper]``) and the shell
@@ -18,10 +18,10 @@ from typing import Annotated, Any
 
 import typer
 
+from boundcalc.calc.evaluator import DEFAULT_PRECISION
 from boundcalc.cli.app import OUTPUT_PANEL, PARAMS_PANEL
-from boundcalc.evaluator import DEFAULT_PRECISION
-from boundcalc.formats import FORMATS
-from boundcalc.params import PARAMS, Param
+from boundcalc.inputs.params import PARAMS, Param
+from boundcalc.render.cell_text import FORMATS
 from boundcalc.theory.catalog import ACTIVATIONS, ROUTES
 from boundcalc.theory.catalog import NAMES as STATEMENT_NAMES
 
@@ -136,7 +136,7 @@ ColumnsOpt = Annotated[str | None, typer.Option(
 
 def parameter_names(command: str | None = None, *, without: Iterable[str] = ()) -> list[str]:
     """Names of the parameters a command takes, in table order: every row whose
-    :attr:`~boundcalc.params.Param.commands` admits ``command`` (None: every row), less
+    :attr:`~boundcalc.inputs.params.Param.commands` admits ``command`` (None: every row), less
     ``without``.
 
     Example:

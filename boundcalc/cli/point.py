@@ -3,14 +3,17 @@
 One command per row of :data:`boundcalc.theory.catalog.STATEMENTS`, generated: its options are the
 parameters the row admits (:func:`boundcalc.cli.options.parameter_names`), plus ``--route`` for a
 statement with a proof route, plus the output options. The command validates the flags
-(:func:`boundcalc.params.validate`), evaluates (:func:`boundcalc.api.evaluate`), adds the verdict
-(:func:`boundcalc.report.with_verdict`) and renders (:func:`boundcalc.formats.render_result`).
-``prop2`` also takes ``--alpha``, the IndRNN's recurrent scale (:mod:`boundcalc.compare_rnn`).
+(:func:`boundcalc.inputs.params.validate`), evaluates (:func:`boundcalc.calc.api.evaluate`), adds
+the verdict (:func:`boundcalc.calc.report.with_verdict`) and renders
+(:func:`boundcalc.render.result_text.render_result`). ``prop2`` also takes ``--alpha``, the
+IndRNN's recurrent scale (:mod:`boundcalc.calc.compare_rnn`).
 """
 
 from typing import Annotated, Any
 
-from boundcalc.api import evaluate
+from boundcalc.calc.api import evaluate
+from boundcalc.calc.report import input_sources, with_verdict
+from boundcalc.calc.symbolic import symbolic_block
 from boundcalc.cli.app import (
     app,
     check_format_flag,
@@ -32,10 +35,8 @@ from boundcalc.cli.options import (
     parameter_names,
     with_options,
 )
-from boundcalc.formats import render_result
-from boundcalc.params import PARAMS, InputError, validate
-from boundcalc.report import input_sources, with_verdict
-from boundcalc.symbolic import symbolic_block
+from boundcalc.inputs.params import PARAMS, InputError, validate
+from boundcalc.render.result_text import render_result
 from boundcalc.theory.catalog import STATEMENTS, StatementInfo
 
 __all__ = ["prop2"]
@@ -66,7 +67,7 @@ def _point(statement: str, given: dict[str, str], fmt: str, output: str | None, 
                                        f"CSV keep the data contract), got --format {fmt}")
     other_alpha = None
     if alpha is not None:  # prop2 only; the registered statement is alpha = 3/2
-        from boundcalc.compare_rnn import is_default_alpha, parse_alpha
+        from boundcalc.calc.compare_rnn import is_default_alpha, parse_alpha
 
         if not is_default_alpha(alpha):
             other_alpha = parse_alpha(alpha)
@@ -75,7 +76,7 @@ def _point(statement: str, given: dict[str, str], fmt: str, output: str | None, 
                                                f"drop it or --alpha {alpha}")
     inputs = validate(**given, statement=key)
     if other_alpha is not None:
-        from boundcalc.compare_rnn import evaluate_prop2, nonvacuous_width_prop2
+        from boundcalc.calc.compare_rnn import evaluate_prop2, nonvacuous_width_prop2
 
         result = evaluate_prop2(inputs, other_alpha, digits)
         data = with_verdict(key, result, inputs, digits, search=lambda: nonvacuous_width_prop2(

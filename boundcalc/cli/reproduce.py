@@ -2,10 +2,10 @@
 
 Imports torch and the experiments (:mod:`boundcalc.validators.experiments`) only when the command
 runs, after its flags are checked and the run directory's lock is taken
-(:func:`boundcalc.executors.owned`), so that a second driver on a live ``--out`` is refused at once;
-with ``--set`` or ``--config`` the overrides are checked against the experiment's config first
-(:mod:`boundcalc.validators.experiments.configure`; this imports torch), so a bad key or value
-exits 2 before anything is written.
+(:func:`boundcalc.execution.executors.owned`), so that a second driver on a live ``--out`` is
+refused at once; with ``--set`` or ``--config`` the overrides are checked against the experiment's
+config first (:mod:`boundcalc.validators.experiments.configure`; this imports torch), so a bad key
+or value exits 2 before anything is written.
 ``--executor`` picks where the cells are computed (:mod:`boundcalc.cli.executor_options`):
 this machine's ``--jobs`` processes, Dask or Slurm (:mod:`boundcalc.validators.experiments.tasks`).
 """
@@ -35,12 +35,12 @@ from boundcalc.cli.executor_options import (
     executor_settings,
 )
 from boundcalc.cli.options import DEVICES, choice_option, completer
-from boundcalc.executors import ExecutorSettings, owned
-from boundcalc.experiment_registry import Experiment, listed, names, with_option
-from boundcalc.experiment_registry import experiment as registry_row
-from boundcalc.overrides import parse_assignments, parse_seeds, read_config_file
-from boundcalc.params import InputError
-from boundcalc.validation_settings import check_device, require_torch
+from boundcalc.execution.executors import ExecutorSettings, owned
+from boundcalc.experiments.experiment_registry import Experiment, listed, names, with_option
+from boundcalc.experiments.experiment_registry import experiment as registry_row
+from boundcalc.inputs.overrides import parse_assignments, parse_seeds, read_config_file
+from boundcalc.inputs.params import InputError
+from boundcalc.validation.settings import check_device, require_torch
 
 __all__ = ["PRESETS", "parse_seeds", "register", "reproduce"]
 
@@ -188,7 +188,7 @@ def reproduce(
 def _check_option(row: Experiment, option: str, flag: str, why: str = "",
                   only: bool = False) -> None:
     """InputError naming ``flag`` when the experiment of ``row`` does not take ``option``
-    (:func:`boundcalc.experiment_registry.with_option`)."""
+    (:func:`boundcalc.experiments.experiment_registry.with_option`)."""
     takes = with_option(option)
     if row.name not in takes:
         raise InputError(flag, f"is for {listed(takes)}{' only' if only else ''}, not "
@@ -235,7 +235,7 @@ def _data_errors(row: Experiment, data: str | None) -> Iterator[None]:
 def _device(device: str, engine: ExecutorSettings) -> str:
     """Where the cells run: checked on this machine, except ``cuda`` with dask or slurm (the
     cells run on the workers, which check it; a login node needs no GPU)."""
-    from boundcalc.validation import resolve_device
+    from boundcalc.validation.settings import resolve_device
 
     choice = device.strip().lower()
     if engine.engine and choice.startswith("cuda"):

@@ -1,6 +1,6 @@
 """``boundcalc width`` and ``boundcalc steps``: solve Theorem 1 for the width m or the number of
 steps K that brings a term under a target, or (``width --nonvacuous``) for the smallest width at
-which the bound is non-vacuous. The searches are :mod:`boundcalc.search`'s; every answer is
+which the bound is non-vacuous. The searches are :mod:`boundcalc.calc.solvers`'s; every answer is
 re-checked with the exact evaluator at the answer and one below it, and both checks are shown
 as conditions.
 """
@@ -13,7 +13,20 @@ from typing import Annotated, Any
 import mpmath
 import typer
 
-from boundcalc.api import INITIAL_LOSS_KEY, TRIVIAL_KEY, VERDICT_BOUND, evaluate
+from boundcalc.calc.api import INITIAL_LOSS_KEY, TRIVIAL_KEY, VERDICT_BOUND, evaluate
+from boundcalc.calc.evaluator import compiled_statement
+from boundcalc.calc.solvers import (
+    MAX_WIDTH,
+    WIDTH_TERMS,
+    compare_text,
+    nonvacuous_width,
+    point_arguments,
+    refuse_overflow,
+    smallest_verified,
+    solve_steps,
+    solve_width,
+    width_terms,
+)
 from boundcalc.cli.app import (
     PARAMS_PANEL,
     app,
@@ -37,21 +50,8 @@ from boundcalc.cli.options import (
     parameter_names,
     with_options,
 )
-from boundcalc.evaluator import compiled_statement
-from boundcalc.formats import render_result
-from boundcalc.params import PARAMS, InputError, validate
-from boundcalc.search import (
-    MAX_WIDTH,
-    WIDTH_TERMS,
-    compare_text,
-    nonvacuous_width,
-    point_arguments,
-    refuse_overflow,
-    smallest_verified,
-    solve_steps,
-    solve_width,
-    width_terms,
-)
+from boundcalc.inputs.params import PARAMS, InputError, validate
+from boundcalc.render.result_text import render_result
 from boundcalc.version import __version__
 
 __all__ = ["steps", "width"]

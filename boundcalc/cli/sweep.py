@@ -1,5 +1,5 @@
 """``boundcalc sweep``: a statement over a grid of parameters, as a table, CSV, JSON, Markdown
-or LaTeX. The grid is built and evaluated by :func:`boundcalc.grid.build_sweep`; this module
+or LaTeX. The grid is built and evaluated by :func:`boundcalc.calc.sweep.build_sweep`; this module
 renders it and reports the rows that are not guaranteed, vacuous or overflow.
 """
 
@@ -8,6 +8,7 @@ from typing import Annotated, Any
 
 import typer
 
+from boundcalc.calc.sweep import ALPHA_AXIS, SWEEP_AXES, build_sweep, select_columns
 from boundcalc.cli.app import (
     app,
     check_format_flag,
@@ -29,9 +30,8 @@ from boundcalc.cli.options import (
     parameter_names,
     with_options,
 )
-from boundcalc.formats import iter_frame, render_frame
-from boundcalc.grid import ALPHA_AXIS, SWEEP_AXES, build_sweep, select_columns
-from boundcalc.params import PARAMS
+from boundcalc.inputs.params import PARAMS
+from boundcalc.render.frame_text import iter_frame, render_frame
 
 __all__ = ["sweep"]
 

@@ -1,7 +1,7 @@
 """The ``boundcalc table`` command: tables (and figures) from stored experiment runs.
 
-The logic is :mod:`boundcalc.tables`; this module parses the flags, prints or writes the text and
-reports missing cells. It imports neither torch nor the experiments; redrawing figures
+The logic is :mod:`boundcalc.runs.tables`; this module parses the flags, prints or writes the text
+and reports missing cells. It imports neither torch nor the experiments; redrawing figures
 (``--figures``) uses the experiments' plotting functions, which need matplotlib only (the ``plot``
 extra).
 """
@@ -16,8 +16,8 @@ import typer
 
 from boundcalc.cli.app import write_output
 from boundcalc.cli.options import choice_option, format_option
-from boundcalc.experiment_registry import experiment
-from boundcalc.params import InputError
+from boundcalc.experiments.experiment_registry import experiment
+from boundcalc.inputs.params import InputError
 
 _PARAGRAPHS = (
     ('Tables from finished (or unfinished) experiment runs, without recomputing them.'),
@@ -67,8 +67,8 @@ boundcalc table runs/figure2-paper runs/figure2-quick --format csv
 boundcalc table runs/figure1-paper --figures --figures-dir paper/figures"""
 
 
-#: The values of ``--format`` (:data:`boundcalc.tables.TABLE_FORMATS`, which imports pandas: not
-#: imported to build the option).
+#: The values of ``--format`` (:data:`boundcalc.runs.tables.TABLE_FORMATS`, which imports
+#: pandas: not imported to build the option).
 FORMATS: tuple[str, ...] = ("markdown", "latex", "csv")
 
 
@@ -100,7 +100,7 @@ def table(
 
     ``--help`` shows :data:`TABLE_HELP`.
     """
-    from boundcalc import tables
+    from boundcalc.runs import tables
 
     key = str(fmt).strip().lower()
     if key not in tables.TABLE_FORMATS:

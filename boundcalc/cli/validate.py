@@ -1,9 +1,9 @@
 """CLI commands that run the model: ``validate``, and the IndRNN comparison ``compare-rnn``.
 
 Kept apart from :mod:`boundcalc.cli` so that the calculator commands never import torch: every
-function here imports :mod:`boundcalc.validation` / :mod:`boundcalc.validators` only when called.
-:func:`register` and :func:`register_compare_rnn` add the commands to the calculator's typer app
-(``reproduce`` lives in :mod:`boundcalc.cli.reproduce`).
+function here imports :mod:`boundcalc.validation.runner` / :mod:`boundcalc.validators` only when
+called. :func:`register` and :func:`register_compare_rnn` add the commands to the calculator's
+typer app (``reproduce`` lives in :mod:`boundcalc.cli.reproduce`).
 """
 
 from __future__ import annotations
@@ -31,9 +31,9 @@ from boundcalc.cli.executor_options import (
     executor_settings,
 )
 from boundcalc.cli.options import DEVICES, choice_option, format_option, param_option
-from boundcalc.executors import owned
-from boundcalc.params import PARAMS, InputError, parse_number
-from boundcalc.validation_settings import check_device, check_parameters, require_torch
+from boundcalc.execution.executors import owned
+from boundcalc.inputs.params import PARAMS, InputError, parse_number
+from boundcalc.validation.settings import check_device, check_parameters, require_torch
 
 _VALIDATE_HELP = """Check the bounds against the real model: adversarial searches (Lemmas 2, 3, 6,
 and the tight route's constants on the head-average event), probability checks over many inits
@@ -147,7 +147,7 @@ def _given(ctx: typer.Context, param: str) -> bool:
 
 def _refuse_unused(ctx: typer.Context, names: list[str]) -> None:
     """A flag given on the command line that no selected statement uses is an input error."""
-    from boundcalc.validation import GENERALIZATION, INDRNN
+    from boundcalc.validation.settings import GENERALIZATION, INDRNN
 
     def given(param: str) -> bool:
         return _given(ctx, param)
@@ -249,11 +249,12 @@ def validate(
     slurm_array_parallelism: SlurmArrayParallelism = None,
     slurm_setup: SlurmSetup = None,
 ) -> None:
-    from boundcalc import validation
-
+    from boundcalc.runs import validation_summary
+    from boundcalc.validation import runner as validation_runner
+    from boundcalc.validation import settings as validation_settings
     if fmt not in ("table", "json"):
         raise InputError("--format", f"must be table or json, got {fmt!r}")
-    names = validation.expand_statements(statements)
+    names = validation_settings.expand_statements(statements)
     _refuse_unused(ctx, names)
     # the flags shared with the calculator: its checks and messages, before any torch work
     check_parameters(m=m, n=n, d=d, T=T, delta=delta, rho=rho, nu=nu, steps=steps,
@@ -276,49 +277,49 @@ def validate(
     ctx.with_resource(owned(folder))
     # with dask or slurm the cells run elsewhere: --device cuda needs no GPU on this machine
     remote = engine.engine and device.strip().lower().startswith("cuda")
-    settings = validation.make_settings(
+    settings = validation_settings.make_settings(
         m=m, n=n, d=d, T=T, rho=rho, nu=nu, delta=delta, activation=activation, steps=steps,
         seeds=seeds, rate_seeds=rate_seeds, batch_size=batch_size, effort=effort,
         device="cpu" if remote else device, dtype=dtype, teacher_width=teacher_width,
         statements=names, batch_size_given=_given(ctx, "batch_size"))
     if remote:
         settings = dataclasses.replace(settings, device=device.strip().lower())
-    note = validation.batch_size_note(names, "8", settings)
+    note = validation_settings.batch_size_note(names, "8", settings)
     if note and not quiet:
         sys.stderr.write(note + "\n")
-    if validation.INDRNN in names:
+    if validation_settings.INDRNN in names:
         alpha_value = parse_number("--alpha", alpha)
         if not alpha_value > 0:
             raise InputError("--alpha", f"must be > 0, got {alpha!r}")
-        settings.extra[validation.INDRNN] = {"alpha": alpha_value}
-    if validation.GENERALIZATION in names:
-        general = validation.make_generalization_settings(
+        settings.extra[validation_settings.INDRNN] = {"alpha": alpha_value}
+    if validation_settings.GENERALIZATION in names:
+        general = validation_settings.make_generalization_settings(
             dm=dm, N=N, n_test=n_test, steps=steps, lr=lr, seeds=seeds, delta=delta, data=data,
             radii=radii, hidden_constants=hidden_constants,
             device="cpu" if remote else device, dtype=dtype)
         if remote:
             general = dataclasses.replace(general, device=settings.device)
-        settings.extra[validation.GENERALIZATION] = general
+        settings.extra[validation_settings.GENERALIZATION] = general
     if decompose:
         require_matplotlib("--decompose", "draws decompose.pdf/png")
         _decompose(names, settings, folder, eta_value, fmt, quiet)
         return
     with run_directory_errors():
-        records = validation.run_validation(
+        records = validation_runner.run_validation(
             names, settings, folder,
             progress=None if quiet else (lambda line: sys.stderr.write(line + "\n")),
             executor=engine)
-    rows = validation.summary_rows(records)
-    violations = [r for r in rows if validation.is_violation(r)]
-    not_applicable = [r for r in rows if validation.is_not_applicable(r)]
+    rows = validation_summary.summary_rows(records)
+    violations = [r for r in rows if validation_summary.is_violation(r)]
+    not_applicable = [r for r in rows if validation_summary.is_not_applicable(r)]
     if fmt == "json":
         import json
 
-        from boundcalc.rundir import jsonable
+        from boundcalc.runs.directory import jsonable
 
         shown_settings = settings.as_dict()
-        if validation.GENERALIZATION in shown_settings:
-            shown_settings[validation.GENERALIZATION] = general.as_dict()
+        if validation_settings.GENERALIZATION in shown_settings:
+            shown_settings[validation_settings.GENERALIZATION] = general.as_dict()
         sys.stdout.write(json.dumps(jsonable({
             "settings": shown_settings, "run_directory": str(folder), "summary": rows,
             "violations": len(violations), "not_applicable": len(not_applicable)}),
@@ -326,7 +327,7 @@ def validate(
     else:
         import pandas as pd
 
-        from boundcalc.formats import render_frame
+        from boundcalc.render.frame_text import render_frame
 
         shown = ["statement", "name", "method", "count", "measured", "bound", "ratio", "holds"]
         if any("a_posteriori_bound" in r for r in rows):
@@ -342,9 +343,9 @@ def validate(
             if any("verdict" in r for r in rows):  # holds is never shown without the verdict
                 shown += list(_VERDICT_COLUMNS)
             shown += ["conditions_hold", *conditions]
-        from boundcalc.validation_summary import YARDSTICK_SYMBOL
+        from boundcalc.runs.validation_summary import YARDSTICK_SYMBOL
 
-        table_rows = [{**r, "holds": validation.holds_text(r["holds"], r.get("verdict")),
+        table_rows = [{**r, "holds": validation_summary.holds_text(r["holds"], r.get("verdict")),
                        "free_bound_key": YARDSTICK_SYMBOL.get(r.get("free_bound_key"),
                                                               r.get("free_bound_key"))}
                       for r in rows]
@@ -374,7 +375,7 @@ def validate(
                                  f"({row['method']}): {row['not_applicable']}\n")
         sys.stdout.write(f"{verdict} · run directory {folder}\n")
     for row in violations:
-        sys.stderr.write(validation.violation_warning(row) + "\n")
+        sys.stderr.write(validation_summary.violation_warning(row) + "\n")
     if violations:
         raise typer.Exit(1)
 
@@ -411,7 +412,7 @@ def _decompose(names: list[str], settings: Any, folder: Path, eta: float | None,
     if fmt == "json":
         import json
 
-        from boundcalc.rundir import jsonable
+        from boundcalc.runs.directory import jsonable
 
         sys.stdout.write(json.dumps(jsonable({
             "settings": {**settings.as_dict(), "eta": eta}, "run_directory": str(folder),
@@ -420,7 +421,7 @@ def _decompose(names: list[str], settings: Any, folder: Path, eta: float | None,
     else:
         import pandas as pd
 
-        from boundcalc.formats import render_frame
+        from boundcalc.render.frame_text import render_frame
 
         shown = ["statement", "seed", "route", "level", "stage", "label", "value", "slack",
                  "kind", "holds"]
@@ -448,7 +449,7 @@ def _decompose(names: list[str], settings: Any, folder: Path, eta: float | None,
 def _yardstick_line(summary: dict[str, Any]) -> str:
     """One line per decomposed run: the tight route's a-priori and a-posteriori bounds with their
     verdicts against the free yardstick min(B², Y², R̂(θ_0)), and what the levels below are."""
-    from boundcalc.validation_summary import YARDSTICK_SYMBOL
+    from boundcalc.runs.validation_summary import YARDSTICK_SYMBOL
 
     where = f"{summary['statement']} seed {summary['seed']}"
     if summary.get("free_bound") is None:   # a cell stored before the yardstick was recorded
@@ -486,10 +487,11 @@ def compare_rnn_command(
     """
     import pandas as pd
 
+    from boundcalc.calc.compare_rnn import compare_rnn
     from boundcalc.cli.app import emit as _emit
-    from boundcalc.compare_rnn import compare_rnn
-    from boundcalc.formats import check_format, render_frame
-    from boundcalc.params import parse_integer
+    from boundcalc.inputs.params import parse_integer
+    from boundcalc.render.cell_text import check_format
+    from boundcalc.render.frame_text import render_frame
 
     try:
         fmt = check_format(fmt)

@@ -86,8 +86,8 @@ def test_exact_value_is_printed(cli):
 
 def _exact_step(*flags: str) -> str:
     """The text of η* at these flags, from the mpmath evaluation."""
-    from boundcalc.api import evaluate, overflow_text
-    from boundcalc.params import validate
+    from boundcalc.calc.api import evaluate, overflow_text
+    from boundcalc.inputs.params import validate
 
     names = dict(zip(flags[::2], flags[1::2], strict=True))
     inputs = validate(**{k.lstrip("-"): v for k, v in names.items()})

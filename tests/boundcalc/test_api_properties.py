@@ -14,14 +14,14 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from boundcalc.api import evaluate
-from boundcalc.cli import main
-from boundcalc.evaluator import (
+from boundcalc.calc.api import evaluate
+from boundcalc.calc.evaluator import (
     activation_values,
     compiled_statement,
     evaluate_grid,
 )
-from boundcalc.params import ARGUMENT_NAMES, InputError, validate
+from boundcalc.cli import main
+from boundcalc.inputs.params import ARGUMENT_NAMES, InputError, validate
 
 STATEMENTS = ("event", "lemma2", "lemma3", "lemma5", "lemma6", "theorem1", "prop1", "remark9")
 GROUPS = ("constants", "terms", "bound")

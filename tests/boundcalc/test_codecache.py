@@ -14,14 +14,15 @@ from pathlib import Path
 
 import pytest
 
-from boundcalc import codecache, files
+from boundcalc import files
+from boundcalc.calc import codecache
 
 _PROBE = """
 import json, sys
-from boundcalc.api import evaluate
-from boundcalc.evaluator import evaluate_grid
-from boundcalc.params import ARGUMENT_NAMES
-from boundcalc.params import validate
+from boundcalc.calc.api import evaluate
+from boundcalc.calc.evaluator import evaluate_grid
+from boundcalc.inputs.params import ARGUMENT_NAMES
+from boundcalc.inputs.params import validate
 out = {}
 for name in ("theorem1", "prop1", "remark9", "lemma2", "lemma3", "lemma5", "lemma6", "event"):
     for kw in ({}, {"eta": "1e-4", "activation": "erf", "rho": "2,3,1", "nu": "1,2,3"}):

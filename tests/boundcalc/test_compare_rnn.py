@@ -135,8 +135,8 @@ def test_prop2_alpha_default_is_three_halves(cli):
 
 
 def test_prop2_alpha_matches_compare_rnn_and_its_own_nonvacuous_width(cli):
-    from boundcalc.compare_rnn import compare_rnn, evaluate_prop2
-    from boundcalc.params import validate
+    from boundcalc.calc.compare_rnn import compare_rnn, evaluate_prop2
+    from boundcalc.inputs.params import validate
 
     run = cli("prop2", "--m", "512", "--T", "64", "--alpha", "0.5", "--format", "json")
     assert run.code == 0, run.err
@@ -188,10 +188,10 @@ def test_prop2_alpha_never_imports_torch(tmp_path):
 def test_the_prop2_grid_at_three_halves_is_the_registered_grid(eta):
     import numpy as np
 
-    from boundcalc.api import mp_arguments
-    from boundcalc.compare_rnn import evaluate_prop2_grid
-    from boundcalc.evaluator import evaluate_grid
-    from boundcalc.params import validate
+    from boundcalc.calc.api import mp_arguments
+    from boundcalc.calc.compare_rnn import evaluate_prop2_grid
+    from boundcalc.calc.evaluator import evaluate_grid
+    from boundcalc.inputs.params import validate
 
     columns = {k: float(v) for k, v in mp_arguments(validate()).items()}
     columns.update(m=np.array([[64.0], [2048.0]]), T=np.array([[8.0, 64.0]]), eta=eta)

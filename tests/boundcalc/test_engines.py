@@ -14,8 +14,8 @@ from pathlib import Path
 
 import pytest
 
-from boundcalc import engines
-from boundcalc.executors import ExecutorSettings
+from boundcalc.execution import engines
+from boundcalc.execution.executors import ExecutorSettings
 
 
 def _triple(cells, context):
@@ -127,8 +127,8 @@ _DRIVER = """
 import os, sys, time
 from pathlib import Path
 
-from boundcalc.engines import slurm_results
-from boundcalc.executors import ExecutorSettings
+from boundcalc.execution.engines import slurm_results
+from boundcalc.execution.executors import ExecutorSettings
 
 
 def sleeper(cells, context):

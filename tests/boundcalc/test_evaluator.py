@@ -8,9 +8,9 @@ import math
 import pytest
 from boundcalc.theory.registry import BUILDERS
 
-from boundcalc.api import evaluate
-from boundcalc.evaluator import evaluate_grid
-from boundcalc.params import ARGUMENT_NAMES, validate
+from boundcalc.calc.api import evaluate
+from boundcalc.calc.evaluator import evaluate_grid
+from boundcalc.inputs.params import ARGUMENT_NAMES, validate
 
 POINTS = [dict(m=4, rho="1", nu="0.5", T=3), dict(m=512, rho="2", nu="1", T=16)]
 

@@ -11,8 +11,8 @@ import time
 
 import pytest
 
-from boundcalc import executors
-from boundcalc.executors import (
+from boundcalc.execution import executors
+from boundcalc.execution.executors import (
     LOCK_FILE,
     Eta,
     ExecutorSettings,
@@ -28,7 +28,7 @@ from boundcalc.executors import (
     slurm_parameters,
     tasks_of,
 )
-from boundcalc.params import InputError
+from boundcalc.inputs.params import InputError
 
 
 def test_slurm_flags_map_onto_submitits_parameters():

@@ -16,7 +16,7 @@ from pathlib import Path
 
 import pytest
 
-from boundcalc.experiment_registry import (
+from boundcalc.experiments.experiment_registry import (
     EXPERIMENTS,
     Experiment,
     experiment,
@@ -26,14 +26,14 @@ from boundcalc.experiment_registry import (
     register_experiment,
     with_option,
 )
-from boundcalc.params import InputError
+from boundcalc.inputs.params import InputError
 
 #: The toy experiment's module, written beside the runner (cells y = scale·x² + seed).
 _TOY_MODULE = '''
 import dataclasses
 import os
 
-from boundcalc.experiment_registry import Experiment, register_experiment
+from boundcalc.experiments.experiment_registry import Experiment, register_experiment
 
 
 @dataclasses.dataclass(frozen=True)
@@ -69,7 +69,7 @@ def task(cells, context):
 
 
 def summarize(run):
-    from boundcalc.stats import mean_ci95
+    from boundcalc.runs.stats import mean_ci95
 
     rows = []
     for x in run.params["xs"]:
@@ -80,7 +80,7 @@ def summarize(run):
 
 
 def tables(parts):
-    from boundcalc.tables import Column, Table
+    from boundcalc.runs.tables import Column, Table
 
     rows = [{"run": label, **row} for label, summary, _ in parts for row in summary]
     columns = [Column("x", "x", "$x$"), Column("y_mean", "y", "$y$", ci="y_ci95"),
@@ -89,7 +89,7 @@ def tables(parts):
 
 
 def write_outputs(run, cfg, **drawing):
-    from boundcalc.runs import load_run
+    from boundcalc.runs.stored import load_run
 
     stored = load_run(run.path)
     run.write_results(stored.records)

@@ -1,4 +1,4 @@
-"""``boundcalc.formats``: any flat section renders, in every format; NaN; escapes."""
+"""The renderers (``boundcalc.render``): any flat section renders, in every format; NaN; escapes."""
 
 from __future__ import annotations
 
@@ -9,7 +9,9 @@ import json
 import pandas as pd
 import pytest
 
-from boundcalc.formats import FORMATS, guarantee_line, render_frame, render_result
+from boundcalc.render.cell_text import FORMATS
+from boundcalc.render.frame_text import render_frame
+from boundcalc.render.result_text import guarantee_line, render_result
 
 DATA = {
     "statement": {"name": "demo", "title": "Demo bound", "summary": "A | B & C_1",
@@ -98,12 +100,3 @@ def test_output_file_honours_the_umask(tmp_path):
     finally:
         os.umask(old)
     assert (tmp_path / "out.csv").stat().st_mode & 0o777 == 0o644
-
-
-def test_formats_names_the_same_objects_as_the_modules_that_define_them():
-    from boundcalc import cell_text, formats, frame_text, latex, result_text
-
-    for name in formats.__all__:
-        home = next(m for m in (cell_text, frame_text, latex, result_text)
-                    if name in m.__all__)
-        assert getattr(formats, name) is getattr(home, name)

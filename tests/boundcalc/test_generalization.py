@@ -16,9 +16,9 @@ from typer.testing import CliRunner
 
 from boundcalc.cli import main
 from boundcalc.cli.generalization import generalization
-from boundcalc.generalization import evaluate_generalization
-from boundcalc.generalization_inputs import NORM_FLAGS, lecun_init_norms
-from boundcalc.params import InputError
+from boundcalc.generalization.bound import evaluate_generalization
+from boundcalc.generalization.bound_inputs import NORM_FLAGS, lecun_init_norms
+from boundcalc.inputs.params import InputError
 
 CONTRACT_QUANTITIES = {"eta_Q", "eta_K", "eta_V", "eta_O", "xi_Q", "xi_K", "xi_V", "rho", "z",
                        "z_hat", "M", "M_hat", "A", "P", "alpha", "Phi0"}
@@ -179,7 +179,7 @@ def test_calculator_path_never_imports_torch(tmp_path):
     import subprocess
     import sys
 
-    code = ("import sys; from boundcalc.generalization import evaluate_generalization; "
+    code = ("import sys; from boundcalc.generalization.bound import evaluate_generalization; "
             "import boundcalc.cli.generalization; "
             "evaluate_generalization(N=100, d_m=8, d_s=3, R_X=1, radii=1, delta=0.1, alpha=1, "
             "Phi0=1, seed=0); print('torch' in sys.modules)")
@@ -192,8 +192,8 @@ def test_the_calculator_modules_import_no_validators():
     import ast
     from pathlib import Path
 
-    import boundcalc.generalization as gen
-    import boundcalc.generalization_inputs as inputs
+    import boundcalc.generalization.bound as gen
+    import boundcalc.generalization.bound_inputs as inputs
 
     for module in (gen, inputs):
         tree = ast.parse(Path(module.__file__).read_text(encoding="utf-8"))

@@ -7,7 +7,7 @@ import math
 
 import pytest
 
-from boundcalc.generalization import evaluate_generalization
+from boundcalc.generalization.bound import evaluate_generalization
 
 REL = 1e-12
 

@@ -54,11 +54,11 @@ def test_every_public_module_declares_all():
 
 
 def test_all_names_exist():
-    import boundcalc.api
+    import boundcalc.calc.api
+    import boundcalc.calc.solvers
     import boundcalc.notebook
-    import boundcalc.search
 
-    for module in (boundcalc, boundcalc.api, boundcalc.notebook, boundcalc.search):
+    for module in (boundcalc, boundcalc.calc.api, boundcalc.notebook, boundcalc.calc.solvers):
         assert all(hasattr(module, name) for name in module.__all__), module.__name__
 
 

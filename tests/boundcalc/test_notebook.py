@@ -14,13 +14,13 @@ import pandas as pd
 import pytest
 
 import boundcalc
-from boundcalc.api import Evaluation
-from boundcalc.api import evaluate as evaluate_point
+from boundcalc.calc.api import Evaluation
+from boundcalc.calc.api import evaluate as evaluate_point
+from boundcalc.calc.sweep import build_sweep
 from boundcalc.cli import main
 from boundcalc.errors import InputError
-from boundcalc.grid import build_sweep
+from boundcalc.inputs.params import validate
 from boundcalc.notebook import evaluate, sweep
-from boundcalc.params import validate
 
 
 def _cli_json(*argv: str) -> dict:

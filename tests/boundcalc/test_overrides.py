@@ -8,7 +8,7 @@ from dataclasses import dataclass
 import pytest
 
 from boundcalc.errors import InputError
-from boundcalc.overrides import (
+from boundcalc.inputs.overrides import (
     convert,
     parse_assignments,
     parse_seeds,

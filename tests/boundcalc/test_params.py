@@ -10,9 +10,9 @@ import subprocess
 
 import pytest
 
-from boundcalc import api
-from boundcalc.formats import latex_text
-from boundcalc.params import InputError, parse_integer, validate
+from boundcalc.calc import api
+from boundcalc.inputs.params import InputError, parse_integer, validate
+from boundcalc.render.latex import latex_text
 
 POINTS = ("theorem1", "prop1", "remark9", "lemma2", "lemma3", "lemma5", "lemma6", "event")
 

@@ -14,11 +14,11 @@ import pytest
 from boundcalc.theory.catalog import ROUTED
 from boundcalc.theory.registry import ROUTED as REGISTRY_ROUTED
 
-from boundcalc.api import VERDICTS, evaluate, has_verdict, mp_arguments, verdict_column
-from boundcalc.evaluator import evaluate_grid
-from boundcalc.formats import guarantee_line
-from boundcalc.params import validate
-from boundcalc.search import nonvacuous_width, width_grid
+from boundcalc.calc.api import VERDICTS, evaluate, has_verdict, mp_arguments, verdict_column
+from boundcalc.calc.evaluator import evaluate_grid
+from boundcalc.calc.solvers import nonvacuous_width, width_grid
+from boundcalc.inputs.params import validate
+from boundcalc.render.result_text import guarantee_line
 
 VACUOUS = ("theorem1", "--m", "512", "--n", "1000", "--rho", "2", "--route", "paper")
 GUARANTEED = ("theorem1", "--m", "8192", "--n", "1000", "--d", "8", "--rho", "3", "--nu", "3")

@@ -7,9 +7,9 @@ import json
 
 import pytest
 
-from boundcalc.api import evaluate
-from boundcalc.params import validate
-from boundcalc.result_text import MAX_EVENT_CONSTANTS, render_result
+from boundcalc.calc.api import evaluate
+from boundcalc.inputs.params import validate
+from boundcalc.render.result_text import MAX_EVENT_CONSTANTS, render_result
 
 
 def _section_of(text: str, name: str) -> str:

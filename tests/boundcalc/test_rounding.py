@@ -1,4 +1,4 @@
-"""boundcalc.rounding: a mean rounded to its CI, on hand examples; never e-notation."""
+"""boundcalc.render.rounding: a mean rounded to its CI, on hand examples; never e-notation."""
 
 from __future__ import annotations
 
@@ -7,7 +7,7 @@ import re
 
 import pytest
 
-from boundcalc.rounding import (
+from boundcalc.render.rounding import (
     column_exponent,
     column_mean_ci_text,
     column_number_text,

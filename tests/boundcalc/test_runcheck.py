@@ -10,8 +10,8 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from boundcalc.runcheck import check_run
-from boundcalc.runfile import save_run
+from boundcalc.checking.runcheck import check_run
+from boundcalc.checking.runfile import save_run
 
 pytestmark = pytest.mark.needs_torch
 

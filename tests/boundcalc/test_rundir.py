@@ -12,8 +12,8 @@ import stat
 import pytest
 
 from boundcalc.files import write_atomic
-from boundcalc.params import InputError
-from boundcalc.rundir import ORGANISATION_SWITCHES, RunDirectory, dumps, records_to_csv
+from boundcalc.inputs.params import InputError
+from boundcalc.runs.directory import ORGANISATION_SWITCHES, RunDirectory, dumps, records_to_csv
 
 
 def test_atomic_write_leaves_no_temporary_file(tmp_path):
@@ -291,7 +291,7 @@ def test_a_literal_nan_in_a_cell_file_is_damaged_too(tmp_path, capsys):
 
 
 def test_a_worker_records_the_parameters_of_config_json_and_skips_foreign_cells(tmp_path):
-    from boundcalc.rundir import save_cell_file, stored_cell
+    from boundcalc.runs.directory import save_cell_file, stored_cell
 
     run = RunDirectory(tmp_path, FIGURE1)
     save_cell_file(tmp_path, "m8-seed1", {"seed": 1, "m": 8})

@@ -8,8 +8,8 @@ import zipfile
 import numpy as np
 import pytest
 
+from boundcalc.checking.runfile import ARRAYS, open_run, run_from_arrays, save_run
 from boundcalc.errors import InputError
-from boundcalc.runfile import ARRAYS, open_run, run_from_arrays, save_run
 
 
 def arrays(m=4, d=2, n=5, T=3, k=3, seed=0) -> dict:

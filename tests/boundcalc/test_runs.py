@@ -7,8 +7,8 @@ import math
 
 import pytest
 
-from boundcalc.rundir import RunDirectory
-from boundcalc.runs import load_run
+from boundcalc.runs.directory import RunDirectory
+from boundcalc.runs.stored import load_run
 
 PARAMS = {"experiment": "figure1", "preset": "quick", "widths": [8, 16], "seeds": [1, 2],
           "dtype": "float64"}
@@ -50,7 +50,7 @@ def test_a_cell_naming_another_width_or_holding_nan_is_named_and_not_tabled(run_
 
 
 def test_a_cell_name_says_which_cell_it_holds():
-    from boundcalc.runs import cell_checks, cell_identity
+    from boundcalc.runs.stored import cell_checks, cell_identity
 
     assert cell_identity("tsweep", "m64-T16-seed3") == {"m": 64, "T": 16, "seed": 3}
     assert cell_identity("table1", "dm16-N64") == {"d_m": 16, "N": 64}

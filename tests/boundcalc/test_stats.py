@@ -1,4 +1,4 @@
-"""boundcalc.stats: the geometric mean and its t-interval on the log values, by hand."""
+"""boundcalc.runs.stats: the geometric mean and its t-interval on the log values, by hand."""
 
 from __future__ import annotations
 
@@ -6,7 +6,7 @@ import math
 
 import pytest
 
-from boundcalc.stats import geometric_mean_ci95, mean_ci95, t_quantile_975
+from boundcalc.runs.stats import geometric_mean_ci95, mean_ci95, t_quantile_975
 
 
 def test_geometric_interval_is_the_t_interval_of_the_logs_mapped_back():

@@ -7,7 +7,7 @@ import math
 
 import pytest
 
-from boundcalc.summaries import TABLE1_VERDICT_KEYS, table1_row
+from boundcalc.runs.summaries import TABLE1_VERDICT_KEYS, table1_row
 
 
 def _cell(bound: float, **extra) -> dict:

@@ -1,11 +1,11 @@
-"""boundcalc.tables without runs on disk: which statistic a column shows, one power of ten per
+"""boundcalc.runs.tables without runs on disk: which statistic a column shows, one power of ten per
 column, and tabulars that never run into each other."""
 
 from __future__ import annotations
 
 import pytest
 
-from boundcalc.tables import render_tables, tables_from_summaries
+from boundcalc.runs.tables import render_tables, tables_from_summaries
 
 
 def _tsweep_parts() -> list:

@@ -6,8 +6,8 @@ import json
 
 import pytest
 
-from boundcalc import validation
 from boundcalc.cli import main
+from boundcalc.validation import settings as validation_settings
 
 #: drives the torch validators (validate, reproduce, figures): skipped where torch is absent
 pytestmark = pytest.mark.needs_torch
@@ -43,8 +43,8 @@ def test_prop2_measures_every_constant_below_its_bound_on_both_sides_of_the_cuto
 
 
 def test_prop2_is_not_part_of_all_and_alpha_belongs_to_it(capsys):
-    assert "prop2" not in validation.expand_statements(["all"])
-    assert validation.expand_statements(["all", "prop2"])[-1] == "prop2"
+    assert "prop2" not in validation_settings.expand_statements(["all"])
+    assert validation_settings.expand_statements(["all", "prop2"])[-1] == "prop2"
     for args in (["validate", "lemma2", "--alpha", "1"], ["validate", "prop2", "--alpha", "0"]):
         capsys.readouterr()
         assert main(args) == 2
@@ -68,22 +68,22 @@ def test_cell_runner_runs_the_function_a_falsifier_row_names(monkeypatch):
 
     from boundcalc.theory import catalog
 
-    from boundcalc.validation_cells import cell_runner
-    from boundcalc.validation_settings import EXAMPLE_FLAGS
+    from boundcalc.validation.cells import cell_runner
+    from boundcalc.validation.settings import EXAMPLE_FLAGS
 
     module = types.ModuleType("boundcalc.validators.toy_check")
     module.toy_cell = lambda settings, seed: [{"name": "toy", "m": settings.m, "seed": seed}]
     monkeypatch.setitem(sys.modules, module.__name__, module)
     row = catalog.Falsifier("toy", "toy_check", "toy_cell", False, "a test")
     monkeypatch.setitem(catalog.FALSIFIER, "toy", row)
-    settings = validation.make_settings(**EXAMPLE_FLAGS)
+    settings = validation_settings.make_settings(**EXAMPLE_FLAGS)
     assert cell_runner("toy", settings, 3)() == [{"name": "toy", "m": 4, "seed": 3}]
 
 
 def test_cell_runner_refuses_a_name_with_no_falsifier_row_naming_statement():
-    from boundcalc.params import InputError
-    from boundcalc.validation_cells import cell_runner
-    from boundcalc.validation_settings import EXAMPLE_FLAGS
+    from boundcalc.inputs.params import InputError
+    from boundcalc.validation.cells import cell_runner
+    from boundcalc.validation.settings import EXAMPLE_FLAGS
 
     with pytest.raises(InputError, match="^STATEMENT must be one of event, "):
-        cell_runner("lemma9", validation.make_settings(**EXAMPLE_FLAGS), 0)
+        cell_runner("lemma9", validation_settings.make_settings(**EXAMPLE_FLAGS), 0)

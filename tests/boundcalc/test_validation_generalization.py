@@ -11,10 +11,12 @@ import math
 import pytest
 from boundcalc.validators import encoder as E
 
-from boundcalc import validation
 from boundcalc.cli import main
-from boundcalc.validation_cells import bound_not_positive
-from boundcalc.validation_summary import VERDICT_KEYS
+from boundcalc.runs import validation_summary
+from boundcalc.runs.validation_summary import VERDICT_KEYS
+from boundcalc.validation import runner as validation_runner
+from boundcalc.validation import settings as validation_settings
+from boundcalc.validation.cells import bound_not_positive
 
 #: drives the torch validators (validate, reproduce, figures): skipped where torch is absent
 pytestmark = pytest.mark.needs_torch
@@ -39,12 +41,12 @@ def _settings(seeds: str = "1", **over: str):
     base = {"dm": "4", "N": "8", "n_test": "8", "steps": "5", "lr": "0.001", "seeds": seeds,
             "delta": "0.05", "data": None, "radii": "travelled", "hidden_constants": None,
             "device": "cpu", "dtype": "float64", **over}
-    general = validation.make_generalization_settings(**base)
-    settings = validation.make_settings(
+    general = validation_settings.make_generalization_settings(**base)
+    settings = validation_settings.make_settings(
         m="16", n="64", d="4", T="8", rho="2", nu="1", delta="0.05", activation="tanh",
         steps=base["steps"], seeds=seeds, rate_seeds="200", batch_size="8", effort="quick",
         device="cpu", dtype="float64")
-    settings.extra[validation.GENERALIZATION] = general
+    settings.extra[validation_settings.GENERALIZATION] = general
     return settings
 
 
@@ -67,8 +69,8 @@ def test_json_summary_has_bound_and_condition_columns_with_finite_numbers(tmp_pa
         dudley = row["method"] == "as printed" and row["name"].startswith("theorem5")
         assert ("cond_dudley_minimiser_le_A" in row) == dudley
     # the exit status follows the rule, whatever these tiny runs measure
-    assert code == (1 if any(validation.is_violation(r) for r in rows) else 0)
-    assert report["violations"] == sum(validation.is_violation(r) for r in rows)
+    assert code == (1 if any(validation_summary.is_violation(r) for r in rows) else 0)
+    assert report["violations"] == sum(validation_summary.is_violation(r) for r in rows)
     assert json.loads((out / "config.json").read_text())["parameters"]["generalization"][
         "d_m"] == 4
     assert sorted(p.name for p in (out / "cells").iterdir()) == [
@@ -94,22 +96,22 @@ def test_table_output_names_every_condition_column(tmp_path, capsys):
 def test_rerun_with_the_same_out_loads_finished_cells_and_gives_the_same_records(tmp_path):
     settings = _settings()
     lines: list[str] = []
-    first = validation.run_validation(["generalization"], settings, tmp_path, lines.append)
-    second = validation.run_validation(["generalization"], settings, tmp_path, lines.append)
+    first = validation_runner.run_validation(["generalization"], settings, tmp_path, lines.append)
+    second = validation_runner.run_validation(["generalization"], settings, tmp_path, lines.append)
     assert first == second
     assert ["done earlier" in line for line in lines] == [False, True]
 
 
 def test_identical_seeds_give_identical_numbers(tmp_path):
-    a = validation.run_validation(["generalization"], _settings(), tmp_path / "a")
-    b = validation.run_validation(["generalization"], _settings(), tmp_path / "b")
+    a = validation_runner.run_validation(["generalization"], _settings(), tmp_path / "a")
+    b = validation_runner.run_validation(["generalization"], _settings(), tmp_path / "b")
     strip = [{k: v for k, v in r.items() if k != "seconds"} for r in a]
     assert strip == [{k: v for k, v in r.items() if k != "seconds"} for r in b]
 
 
 def test_all_does_not_include_generalization_but_it_can_be_named_beside_it():
-    assert validation.GENERALIZATION not in validation.expand_statements(["all"])
-    assert validation.expand_statements(["all", "generalization"])[-1] == "generalization"
+    assert validation_settings.GENERALIZATION not in validation_settings.expand_statements(["all"])
+    assert validation_settings.expand_statements(["all", "generalization"])[-1] == "generalization"
 
 
 @pytest.mark.parametrize(("args", "flag"), [
@@ -161,24 +163,24 @@ def _row(holds: bool, conditions_hold: bool | None) -> dict:
 
 def test_a_loss_above_its_bound_with_every_condition_holding_is_a_violation():
     row = _row(holds=False, conditions_hold=True)
-    assert validation.is_violation(row) and not validation.is_not_applicable(row)
-    warning = validation.violation_warning(row)
+    assert validation_summary.is_violation(row) and not validation_summary.is_not_applicable(row)
+    warning = validation_summary.violation_warning(row)
     assert warning.startswith("warning: VIOLATION generalization seed 0 lemma4.empirical_loss")
     assert "\n" not in warning and "every condition of the statement holding" in warning
 
 
 def test_a_loss_above_its_bound_with_a_failed_condition_is_not_applicable():
     row = _row(holds=False, conditions_hold=False)
-    assert not validation.is_violation(row) and validation.is_not_applicable(row)
+    assert not validation_summary.is_violation(row) and validation_summary.is_not_applicable(row)
 
 
 def test_a_loss_under_its_bound_is_never_a_violation():
-    assert not validation.is_violation(_row(holds=True, conditions_hold=True))
-    assert not validation.is_not_applicable(_row(holds=True, conditions_hold=False))
+    assert not validation_summary.is_violation(_row(holds=True, conditions_hold=True))
+    assert not validation_summary.is_not_applicable(_row(holds=True, conditions_hold=False))
 
 
 def test_rows_without_conditions_keep_the_transformer_rule():
-    assert validation.is_violation(_row(holds=False, conditions_hold=None))
+    assert validation_summary.is_violation(_row(holds=False, conditions_hold=None))
 
 
 def test_summary_keeps_one_row_per_seed_so_a_violating_cell_is_not_masked():
@@ -189,8 +191,9 @@ def test_summary_keeps_one_row_per_seed_so_a_violating_cell_is_not_masked():
         {**_row(holds=False, conditions_hold=False), "seed": 1, "ratio": 9.0,
          "failing": "width", "cond_width": False},
     ]
-    rows = validation.summary_rows(records)
-    assert [(r["seed"], validation.is_violation(r)) for r in rows] == [(0, True), (1, False)]
+    rows = validation_summary.summary_rows(records)
+    violations = [(r["seed"], validation_summary.is_violation(r)) for r in rows]
+    assert violations == [(0, True), (1, False)]
     assert rows[1]["failing"] == "width" and rows[1]["cond_width"] is False
 
 
@@ -220,9 +223,9 @@ def test_records_of_a_cell_with_every_condition_holding_and_a_loss_above_lemma4_
     records = E.validation_records(_report(0.3, 0.1, holds=True))
     lemma4 = next(r for r in records if r["name"] == "lemma4.empirical_loss")
     assert lemma4["conditions_hold"] and not lemma4["holds"] and lemma4["failing"] == "none"
-    assert validation.is_violation(lemma4)
+    assert validation_summary.is_violation(lemma4)
     theorem5 = next(r for r in records if r["name"] == "theorem5.heldout_loss")
-    assert theorem5["holds"] and not validation.is_violation(theorem5)
+    assert theorem5["holds"] and not validation_summary.is_violation(theorem5)
 
 
 @pytest.mark.parametrize("broken", ["condition", "radii", "objective"])
@@ -234,7 +237,8 @@ def test_records_with_any_failed_condition_are_not_violations(broken):
     lemma4 = next(r for r in E.validation_records(report) if r["name"] ==
                   "lemma4.empirical_loss")
     assert not lemma4["holds"] and not lemma4["conditions_hold"]
-    assert not validation.is_violation(lemma4) and validation.is_not_applicable(lemma4)
+    assert not validation_summary.is_violation(lemma4)
+    assert validation_summary.is_not_applicable(lemma4)
 
 
 def test_a_non_positive_bound_gives_an_infinite_ratio_and_fails():
@@ -260,7 +264,7 @@ def test_each_record_judges_its_bound_against_the_free_bounds_of_its_own_set():
     assert theorem5["bound_over_free"] == pytest.approx(10.0 / 0.45)
     failed = {r["name"]: r for r in E.validation_records(_report(0.05, 0.1, holds=False))}
     assert {r["verdict"] for r in failed.values()} == {"not_guaranteed"}
-    rows = validation.summary_rows([{**r, "statement": "generalization", "seed": 0}
+    rows = validation_summary.summary_rows([{**r, "statement": "generalization", "seed": 0}
                                     for r in records.values()])
     assert all(set(VERDICT_KEYS) <= set(row) for row in rows)
 

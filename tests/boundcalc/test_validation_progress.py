@@ -8,8 +8,10 @@ import threading
 
 import pytest
 
-from boundcalc import validation, validation_progress
 from boundcalc.cli import main
+from boundcalc.execution import progress as validation_progress
+from boundcalc.validation import runner as validation_runner
+from boundcalc.validation import settings as validation_settings
 
 #: drives the torch validators (validate, reproduce, figures): skipped where torch is absent
 pytestmark = pytest.mark.needs_torch
@@ -51,13 +53,13 @@ def test_heartbeat_reports_a_running_cell_with_its_eta(tmp_path, monkeypatch):
             if f"lemma3-seed{seed}: running for" in line:
                 event.set()
 
-    monkeypatch.setattr(validation, "cell_runner",
+    monkeypatch.setattr(validation_runner, "cell_runner",
                         lambda statement, s, seed: lambda: (reported[seed].wait(60), [])[1])
-    settings = validation.make_settings(
+    settings = validation_settings.make_settings(
         m="4", n="16", d="2", T="2", rho="2", nu="1", delta="0.05", activation="tanh",
         steps="10", seeds="2", rate_seeds="20", batch_size="4", effort="quick", device="cpu",
         dtype="float64", teacher_width="256")
-    validation.run_validation(["lemma3"], settings, tmp_path, progress)
+    validation_runner.run_validation(["lemma3"], settings, tmp_path, progress)
     running = [ln for ln in lines if "running for" in ln]
     assert any("lemma3-seed0" in ln and "no ETA before a cell has finished" in ln
                for ln in running), lines

@@ -7,8 +7,9 @@ import json
 
 import pytest
 
-from boundcalc import validation
 from boundcalc.cli import main
+from boundcalc.validation import runner as validation_runner
+from boundcalc.validation import settings as validation_settings
 
 #: drives the torch validators (validate, reproduce, figures): skipped where torch is absent
 pytestmark = pytest.mark.needs_torch
@@ -37,7 +38,7 @@ def test_event_with_n_below_the_default_batch_runs(tmp_path, capsys):
 
 
 def test_prop1_with_n_below_the_default_batch_uses_n_and_says_so(tmp_path, capsys):
-    settings = validation.make_settings(
+    settings = validation_settings.make_settings(
         m="2", n="3", d="1", T="1", rho="2", nu="1", delta="0.05", activation="tanh",
         steps="2", seeds="1", rate_seeds="5", batch_size="8", effort="quick", device="cpu",
         dtype="float64", statements=["prop1"], batch_size_given=False)
@@ -51,7 +52,7 @@ def test_prop1_with_a_given_batch_above_n_is_refused_naming_batch_size(tmp_path,
 
 
 def test_prop1_default_batch_note_on_stderr(tmp_path, capsys, monkeypatch):
-    monkeypatch.setattr(validation, "run_validation", lambda *a, **k: [])
+    monkeypatch.setattr(validation_runner, "run_validation", lambda *a, **k: [])
     code = main(["validate", "prop1", *TINY[:-1], "--n", "3", "--out", str(tmp_path / "r")])
     err = capsys.readouterr().err
     assert code == 0
@@ -65,7 +66,7 @@ def test_a_width_beyond_the_validators_limit_is_one_line_naming_m(m, tmp_path, c
     code = main(["validate", "lemma2", "--m", m, "--device", "cpu", "--quiet",
                  "--out", str(tmp_path / "r")])
     line = _one_line_exit_2(capsys, code, "--m")
-    assert str(validation.MAX_VALIDATION_WIDTH) in line
+    assert str(validation_settings.MAX_VALIDATION_WIDTH) in line
     assert not (tmp_path / "r").exists()
 
 
@@ -140,7 +141,7 @@ def _generalization_records(bound: float) -> list[dict]:
 @pytest.mark.parametrize("fmt", ["table", "json"])
 def test_a_negative_printed_bound_is_not_applicable_with_no_ratio(fmt, tmp_path, capsys,
                                                                   monkeypatch):
-    monkeypatch.setattr(validation, "cell_runner",
+    monkeypatch.setattr(validation_runner, "cell_runner",
                         lambda statement, settings, seed: lambda: _generalization_records(-39210.3))
     code = main(["validate", "generalization", "--steps", "2", "--device", "cpu",
                  "--out", str(tmp_path / "r"), "--format", fmt])

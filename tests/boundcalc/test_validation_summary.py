@@ -7,7 +7,7 @@ import math
 
 import pytest
 
-from boundcalc.validation_summary import (
+from boundcalc.runs.validation_summary import (
     MEASURED_VERDICTS,
     free_yardstick,
     holds_text,

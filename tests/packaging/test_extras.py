@@ -41,7 +41,8 @@ def test_the_extras_are_optional_dependencies_only():
 @pytest.mark.slow
 def test_the_calculator_runs_without_the_extras(tmp_path):
     proc = _run("from boundcalc.cli import main\n"
-                "import boundcalc.executors, boundcalc.engines, boundcalc.cli.reproduce\n"
+                "import boundcalc.execution.executors, boundcalc.execution.engines\n"
+                "import boundcalc.cli.reproduce\n"
                 "code = main(['theorem1', '--m', '512', '--n', '1000', '--format', 'json',"
                 " '--output', 'out.json'])\n"
                 "print(code, sorted(m for m in ('dask', 'distributed', 'submitit', 'torch')"

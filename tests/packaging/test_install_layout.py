@@ -27,7 +27,8 @@ def test_theory_and_validators_import_as_boundcalc_subpackages(tmp_path):
 
 
 def test_calculator_path_never_imports_torch(tmp_path):
-    code = ("import sys; from boundcalc.api import evaluate; from boundcalc.params import validate;"
+    code = ("import sys; from boundcalc.calc.api import evaluate; "
+            "from boundcalc.inputs.params import validate;"
             "import boundcalc.cli; evaluate('theorem1', validate()); print('torch' in sys.modules)")
     assert _probe(code, tmp_path) == "False"
 
@@ -48,5 +49,5 @@ def test_an_uninstalled_source_tree_fails_in_one_line_naming_the_editable_instal
                           capture_output=True, text=True)
     assert proc.returncode != 0
     last = proc.stderr.strip().splitlines()[-1]
-    assert last == f"ImportError: {boundcalc.SOURCE_TREE_MESSAGE}"
+    assert last == f"ImportError: {boundcalc._SOURCE_TREE_MESSAGE}"
     assert "pip install -e" in last

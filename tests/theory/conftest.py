@@ -7,7 +7,7 @@ import numpy as np
 import pytest
 from boundcalc.theory.catalog import route_key
 
-from boundcalc.evaluator import evaluate_grid
+from boundcalc.calc.evaluator import evaluate_grid
 
 #: The Fig. 1 setting (ρ = ν = 3, d = 8, n = 1000, K = 4000, δ = 0.05), m = 512, as evaluator
 #: columns.

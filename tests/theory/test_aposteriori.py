@@ -11,7 +11,7 @@ from boundcalc.theory import symbols as S
 from boundcalc.theory.aposteriori import theorem1_a_posteriori
 from boundcalc.theory.event import event_radius, head_average_radius
 
-from boundcalc.evaluator import compile_function, evaluate_expressions
+from boundcalc.calc.evaluator import compile_function, evaluate_expressions
 
 
 @pytest.mark.parametrize("route", ["paper", "tight"])

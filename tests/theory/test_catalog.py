@@ -92,7 +92,7 @@ def test_activation_names_are_the_presets_of_the_theory():
 def test_the_parameter_table_sets_every_symbol_a_statement_may_contain():
     from boundcalc.theory import symbols as S
 
-    from boundcalc.params import ARGUMENT_NAMES
+    from boundcalc.inputs.params import ARGUMENT_NAMES
 
     assert sorted(ARGUMENT_NAMES) == sorted(s.name for s in S.ALL)
     assert len(set(ARGUMENT_NAMES)) == len(ARGUMENT_NAMES)

@@ -80,8 +80,8 @@ def test_head_hessian_bound_dominates_the_quadratic_form_it_encodes():
 
 
 def test_mpmath_precision_is_honoured():
-    from boundcalc.api import evaluate
-    from boundcalc.params import validate
+    from boundcalc.calc.api import evaluate
+    from boundcalc.inputs.params import validate
 
     inputs = validate(m=512, n=1000, rho="2")
     low = evaluate("theorem1", inputs, precision=15).bound["min_iterate"]

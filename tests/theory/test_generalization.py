@@ -11,9 +11,9 @@ import sympy as sp
 from boundcalc.theory import generalization as G
 from boundcalc.theory import generalization_symbols as GS
 
-from boundcalc import generalization_inputs as GEN
-from boundcalc.generalization import evaluate_generalization
-from boundcalc.generalization_inputs import spectral_norm
+from boundcalc.generalization import bound_inputs as GEN
+from boundcalc.generalization.bound import evaluate_generalization
+from boundcalc.generalization.bound_inputs import spectral_norm
 
 NORMS = {"WQ0_F": 8.1, "WK0_F": 7.9, "WV0_F": 8.0, "WQ0_2": 2.0, "WK0_2": 1.9, "WV0_2": 2.05,
          "WO0_2": 0.95}

@@ -17,9 +17,9 @@ from boundcalc.theory.prop2 import (
     recurrent_factor,
 )
 
-from boundcalc.compare_rnn import compare_rnn, evaluate_prop2
-from boundcalc.evaluator import ARGUMENTS
-from boundcalc.params import InputError, validate
+from boundcalc.calc.compare_rnn import compare_rnn, evaluate_prop2
+from boundcalc.calc.evaluator import ARGUMENTS
+from boundcalc.inputs.params import InputError, validate
 
 # every symbol but T (and alpha) fixed: m = 64, rho_u / sqrt(m) = 1/4, so lambda = alpha + 1/4
 POINT = {S.m: 64, S.n: 1000, S.delta: sp.Rational(1, 20), S.rho_c: 2, S.rho_u: 2, S.rho_w: 2,
@@ -152,7 +152,7 @@ def test_compare_rnn_rejects_non_positive_sequence_lengths():
 
 @pytest.mark.slow
 def test_compare_rnn_path_never_imports_torch(tmp_path):
-    code = ("import sys; from boundcalc.compare_rnn import compare_rnn; "
+    code = ("import sys; from boundcalc.calc.compare_rnn import compare_rnn; "
             "compare_rnn([1, 8], m=64); print('torch' in sys.modules)")
     out = subprocess.run([sys.executable, "-c", code], cwd=tmp_path, capture_output=True,
                          text=True, check=True)

@@ -17,7 +17,7 @@ from boundcalc.theory.lemma2 import smoothness_constant
 from boundcalc.theory.lemma3 import linearization_error_bound
 from boundcalc.theory.lemma5 import approximation_error_bound
 
-from boundcalc.evaluator import evaluate_grid
+from boundcalc.calc.evaluator import evaluate_grid
 
 POINT = {S.n: 1000, S.d: 8, S.delta: sp.Rational(1, 20), S.rho_c: 2, S.rho_u: 3, S.rho_w: 1,
          S.nu_c: 1, S.nu_u: 1, S.nu_w: 1, S.sigma0: 1, S.sigma1: 1,

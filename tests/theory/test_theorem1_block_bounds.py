@@ -24,8 +24,8 @@ from boundcalc.theory.lemma2 import (
 )
 from boundcalc.theory.lemma5 import sub_gamma_deviation
 
-from boundcalc.api import evaluate
-from boundcalc.params import validate
+from boundcalc.calc.api import evaluate
+from boundcalc.inputs.params import validate
 
 FIG1 = {"n": 1000, "d": 8, "rho": "3", "nu": "3", "delta": "0.05", "steps": 4000}
 

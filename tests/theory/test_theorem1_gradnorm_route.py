@@ -14,8 +14,8 @@ import sympy as sp
 from boundcalc.theory import symbols as S
 from boundcalc.theory.theorem1 import gradient_norm_form
 
-from boundcalc.api import evaluate
-from boundcalc.params import validate
+from boundcalc.calc.api import evaluate
+from boundcalc.inputs.params import validate
 
 FIG1 = dict(n=1000, d=8, rho=3, nu=3)
 

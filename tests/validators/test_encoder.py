@@ -18,8 +18,8 @@ from boundcalc.validators import encoder_chunks as C  # noqa: E402
 from boundcalc.validators.generalization_data import measure_data  # noqa: E402
 
 from boundcalc.cli.generalization import generalization  # noqa: E402
-from boundcalc.generalization import evaluate_generalization  # noqa: E402
-from boundcalc.params import InputError  # noqa: E402
+from boundcalc.generalization.bound import evaluate_generalization  # noqa: E402
+from boundcalc.inputs.params import InputError  # noqa: E402
 
 pytestmark = pytest.mark.needs_torch
 

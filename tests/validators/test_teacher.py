@@ -218,8 +218,8 @@ def test_f_lin_at_transported_params_converges_to_the_teacher_as_m_grows(data):
 
 
 def test_teacher_mc_error_bound_is_lemma5_at_twice_the_teacher_width(teacher):
-    from boundcalc.api import evaluate
-    from boundcalc.params import validate
+    from boundcalc.calc.api import evaluate
+    from boundcalc.inputs.params import validate
 
     ref = evaluate("lemma5", validate(m=2 * teacher.width, n=12, d=D, delta="0.001",
                                       nu="1.0,2.0,1.5")).bound["eps_app"]

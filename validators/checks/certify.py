@@ -55,8 +55,8 @@ import numpy as np
 import torch
 from torch import Tensor
 
-from boundcalc.api import evaluate
-from boundcalc.validation_summary import yardstick_fields
+from boundcalc.calc.api import evaluate
+from boundcalc.runs.validation_summary import yardstick_fields
 
 from ..data.inputs import derived_seed
 from ..device import resolve_device, resolve_dtype
@@ -559,7 +559,7 @@ def _yardstick_summary(constants: dict[str, float], initial_loss: float, a_prior
                        a_posteriori: float, conditions_hold: bool) -> dict[str, Any]:
     """B², Y², the free yardstick min(B², Y², R̂(θ_0)) of the tight route (``free_bound``,
     ``free_bound_key``) and the verdicts of its a-priori and a-posteriori bounds against it
-    (:func:`boundcalc.validation_summary.yardstick_fields`)."""
+    (:func:`boundcalc.runs.validation_summary.yardstick_fields`)."""
     free = {"trivial_bound_B2": constants["trivial_bound_B2"],
             "initial_loss_bound": constants["initial_loss_bound"],
             "initial_loss": initial_loss}
@@ -580,9 +580,9 @@ def run_certification(statements: Sequence[str], settings, out: str | Path, *,
     """``boundcalc validate theorem1|prop1 --decompose``: one decomposed run per (statement,
     seed) into the run directory ``out`` (cells ``decompose-<statement>-seed<s>.json`` and
     ``.npz``, the per-sample vectors; resumable), then the files (:func:`write_files`) from every
-    cell. ``settings`` is a :class:`boundcalc.validation.ValidationSettings`. Returns the results
-    (JSON-ready)."""
-    from boundcalc.rundir import RunDirectory
+    cell. ``settings`` is a :class:`boundcalc.validation.settings.ValidationSettings`. Returns the
+    results (JSON-ready)."""
+    from boundcalc.runs.directory import RunDirectory
 
     bad = [s for s in statements if s not in CERTIFIABLE]
     if bad:

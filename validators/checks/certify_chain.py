@@ -23,7 +23,7 @@ of measured parts against their a-posteriori bounds (:func:`parts`), which rows 
 **The chain** (tight route, linear drift; the Cauchy–Schwarz and paper routes are analogous, see
 :func:`chains`), O_meas = Ψ_0/(4ηK) + (η/4)·mean_k ‖g_k‖², ε_a = ε_app + ε_mis:
 
-    a-priori       ‖ν‖²/(4ηK) + ηL²B² + B(ε_tay + ε_cf + ε_a)        (boundcalc.api.evaluate)
+    a-priori       ‖ν‖²/(4ηK) + ηL²B² + B(ε_tay + ε_cf + ε_a)        (boundcalc.calc.api.evaluate)
     a-posteriori   the same with measured u0_rms, x_max, q_max, g_max = x_max²
     Ψ_0 ≤ ‖ν‖², ‖g_k‖² ≤ 4L²B², |T_j| ≤ ε_tay, |C_j| ≤ ε_cf  (measured-constants: each measured)
     (1/n)Σ|r_j| ≤ B, then pointwise |r_j|(|T_j| + |C_j|)   (measured-constants; ε_a a bound)
@@ -50,7 +50,7 @@ from typing import Any
 
 import numpy as np
 
-from boundcalc.evaluator import cached_function
+from boundcalc.calc.evaluator import cached_function
 
 from ..model import Params
 
@@ -125,14 +125,15 @@ def _a_posteriori_expressions(route: str) -> tuple[list[str], list, list]:
 def a_posteriori_values(inputs, route: str, *, eta: float, eps_mis: float,
                         geometry: dict[str, float]) -> dict[str, dict[str, float]]:
     """Theorem 1's a-posteriori constants, terms and bounds on ``route`` (mpmath, 30 digits) at
-    ``inputs`` (boundcalc.params.validate), step ``eta``, ε_mis = ``eps_mis`` and the measured
-    ``geometry`` (u0_max, u0_rms, x_max, q_max; g_max = x_max²). The generated code is kept in
-    the code cache (:func:`boundcalc.evaluator.cached_function`): only the first run builds it."""
+    ``inputs`` (boundcalc.inputs.params.validate), step ``eta``, ε_mis = ``eps_mis`` and the
+    measured ``geometry`` (u0_max, u0_rms, x_max, q_max; g_max = x_max²). The generated code is
+    kept in the code cache (:func:`boundcalc.calc.evaluator.cached_function`): only the first run
+    builds it."""
     import mpmath
     import sympy as sp
     from boundcalc.theory import symbols as S
 
-    from boundcalc.api import symbol_values
+    from boundcalc.calc.api import symbol_values
 
     values = {sym.name: float(sp.N(val, 30)) for sym, val in symbol_values(inputs).items()}
     values.update({S.eta.name: eta, S.eps_mis.name: eps_mis, S.u0_max.name: geometry["u0_max"],
@@ -333,7 +334,7 @@ def chains(*, run_steps: dict[str, np.ndarray], psi_final: float, eta: float, sg
                         "g_max = x_max^2")
             first = [
                 ("a_priori", "a-priori", "bound",
-                 f"a-priori bound ({route}), boundcalc.api.evaluate", mp.mpf(pc[prior_key])),
+                 f"a-priori bound ({route}), boundcalc.calc.api.evaluate", mp.mpf(pc[prior_key])),
                 ("a_posteriori", "a-posteriori", "event", geometry, recomposed),
                 ("psi0", "measured-constants", "deterministic",
                  "Psi_0 = ||theta(0) - theta_bar||^2 <= ||nu||^2", level(opt_psi, eps_post)),
@@ -490,7 +491,7 @@ def write_files(folder: str | Path, results: Sequence[dict[str, Any]],
     vectors at the recorded steps, keys ``<statement>-seed<s>.<name>``) and ``decompose.pdf`` /
     ``decompose.png`` in ``folder`` (:data:`FILE_STEM`; ``certify.*`` before)."""
     from boundcalc.files import write_atomic
-    from boundcalc.rundir import dumps, records_to_csv
+    from boundcalc.runs.directory import dumps, records_to_csv
 
     folder = Path(folder)
     folder.mkdir(parents=True, exist_ok=True)

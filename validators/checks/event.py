@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import torch
 
-from boundcalc.validation_settings import ValidationSettings
+from boundcalc.validation.settings import ValidationSettings
 
 from ..device import resolve_device, resolve_dtype
 from ..model import init_params

@@ -10,7 +10,7 @@ and ∇R̂ = (2/n)Jᵀr with J the n × P Jacobian (rows ∇_θ f(X_j; θ)), so 
 is exact: sup_r ‖∇R̂‖ / (2√R̂) = sup_r ‖Jᵀr‖ / (√n‖r‖) = √(λ_max(JJᵀ)/n), attained at the top
 eigenvector of the n × n Gram matrix JJᵀ (:func:`gradient_gram`, closed form of Lemma 1). The record
 ``gradnorm.gradient_residual`` is the largest √(λ_max(JJᵀ)/n) the adversarial schedule of
-:func:`boundcalc.validators.checks.search.drive` finds over θ ∈ Ω_ρ, W(0), the inputs and U(0) in
+:func:`boundcalc.validators.checks.adversary.drive` finds over θ ∈ Ω_ρ, W(0), the inputs and U(0) in
 the root-mean-square ball of E_avg (the tight route's domain; ``samples`` inputs per start), against
 L. A ratio above 1 falsifies the step.
 """
@@ -25,13 +25,13 @@ import torch
 from torch import Tensor
 from torch.func import vmap
 
-from boundcalc.params import validate
+from boundcalc.inputs.params import validate
 
 from ..device import resolve_device, resolve_dtype
 from ..model import Activation, get_activation, head_features
+from .adversary import ALL_VARS, drive
 from .ascent import SearchResult
 from .records import DEFAULT_STARTS, DEFAULT_STEPS
-from .search import ALL_VARS, drive
 from .space import Config, SearchSpace, queries_of, random_configuration, theta_of
 from .tight import tight_bounds
 

@@ -23,7 +23,7 @@ z = Uᵀa, e_t = x_tᵀh_Wq, ē = Σ_t s_t e_t (likewise e'_t for k_W),
     Dg[h] = σ'(z)Dz[h],  D²g[h, k] = σ''(z)Dz[h]Dz[k] + σ'(z)D²z[h, k].
 
 The search (:func:`search_head_gradient_block`, :func:`search_head_hessian_block`) is the
-project's projected ascent (:func:`boundcalc.validators.checks.search.drive`) on a
+project's projected ascent (:func:`boundcalc.validators.checks.adversary.drive`) on a
 :class:`~boundcalc.validators.checks.space.SearchSpace` of two heads that share (U(0), W(0))
 (``symmetric``) and have ρ = (0, √2, √2), so that every per-head displacement block lies in a unit
 ball: U = ``U0`` (‖U‖ ≤ u, the init ball of radius u), W = ``W0`` (free), the tokens ``X`` and the
@@ -54,9 +54,9 @@ import torch
 from torch import Tensor
 
 from ..model import Activation
+from .adversary import drive
 from .ascent import SearchResult
 from .records import activation_sigmas, record
-from .search import drive
 from .space import Config, SearchSpace, random_configuration
 
 __all__ = ["GRADIENT_PAIRS", "HESSIAN_PAIRS", "block_bounds", "block_space",

@@ -19,8 +19,8 @@ from torch import Tensor
 from torch.func import vmap
 
 from ..model import Activation, Params, head_features
+from .adversary import drive, head_covariance
 from .ascent import SearchResult
-from .search import drive, head_covariance
 from .space import INPUT_VARS, Config, SearchSpace, queries_of, random_configuration, select
 
 #: Monte Carlo init draws of the label envelope's search (the re-estimate uses 4 times as many).

@@ -13,9 +13,17 @@ import math
 
 import torch
 
-from boundcalc.validation_settings import ValidationSettings
+from boundcalc.validation.settings import ValidationSettings
 
 from ..model import get_activation
+from .adversary import (
+    autograd_gradient_norm,
+    fixed_init_config,
+    init_and_data,
+    search_lipschitz,
+    search_lipschitz_fixed,
+    search_smoothness,
+)
 from .records import (
     DEFAULT_SAMPLES,
     DEFAULT_STARTS,
@@ -31,14 +39,6 @@ from .records import (
     record,
     record_settings,
     setup,
-)
-from .search import (
-    autograd_gradient_norm,
-    fixed_init_config,
-    init_and_data,
-    search_lipschitz,
-    search_lipschitz_fixed,
-    search_smoothness,
 )
 from .space import (
     DIRECTION_VARS,

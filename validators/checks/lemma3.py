@@ -13,9 +13,10 @@ import math
 import torch
 from torch import Tensor
 
-from boundcalc.validation_settings import ValidationSettings
+from boundcalc.validation.settings import ValidationSettings
 
 from ..model import Activation, Params, forward, linearized_output
+from .adversary import fixed_init_config, init_and_data, search_linearization
 from .records import (
     DEFAULT_SAMPLES,
     DEFAULT_STARTS,
@@ -30,7 +31,6 @@ from .records import (
     record_settings,
     setup,
 )
-from .search import fixed_init_config, init_and_data, search_linearization
 from .space import THETA_VARS, Config, SearchSpace, concat_configs, select
 
 __all__ = ["BOUNDARY_ALIGNMENTS", "paper_boundary_point", "validate_lemma3", "cell"]

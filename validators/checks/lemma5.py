@@ -13,8 +13,8 @@ import time
 
 import torch
 
-from boundcalc.api import evaluate
-from boundcalc.validation_settings import ValidationSettings
+from boundcalc.calc.api import evaluate
+from boundcalc.validation.settings import ValidationSettings
 
 from ..data.inputs import derived_seed, synthetic_inputs
 from ..device import resolve_device, resolve_dtype

@@ -9,8 +9,15 @@ from __future__ import annotations
 
 import torch
 
-from boundcalc.validation_settings import ValidationSettings
+from boundcalc.validation.settings import ValidationSettings
 
+from .adversary import (
+    fixed_init_config,
+    init_and_data,
+    loss_gradient_norm,
+    search_loss_gradient,
+    search_output,
+)
 from .records import (
     DEFAULT_SAMPLES,
     DEFAULT_STARTS,
@@ -24,13 +31,6 @@ from .records import (
     record,
     record_settings,
     setup,
-)
-from .search import (
-    fixed_init_config,
-    init_and_data,
-    loss_gradient_norm,
-    search_loss_gradient,
-    search_output,
 )
 from .space import THETA_VARS, SearchSpace, random_configuration, select
 

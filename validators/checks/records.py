@@ -1,6 +1,6 @@
 """What every adversarial measurement shares: its arguments, the calculator's bounds, its records.
 
-The a-priori bounds come from :func:`boundcalc.api.evaluate` (``'event'``, ``'lemma2'``,
+The a-priori bounds come from :func:`boundcalc.calc.api.evaluate` (``'event'``, ``'lemma2'``,
 ``'lemma3'``, ``'lemma6'``), so the validators and the CLI read the same expressions; the
 a-posteriori ones (:func:`a_posteriori`) are those of :mod:`boundcalc.theory.aposteriori` at the
 measured init and input geometry (measured max_i ‖U_i(0)‖, token norms, query norms,
@@ -26,9 +26,9 @@ from typing import NamedTuple
 import sympy as sp
 import torch
 
-from boundcalc.api import evaluate
-from boundcalc.evaluator import compile_function
-from boundcalc.params import validate
+from boundcalc.calc.api import evaluate
+from boundcalc.calc.evaluator import compile_function
+from boundcalc.inputs.params import validate
 
 from ..device import resolve_device, resolve_dtype
 from ..model import Activation, get_activation
@@ -49,7 +49,7 @@ DEFAULT_SAMPLES = 8
 
 def rho_text(rho: object) -> str:
     """ρ as the calculator's text: one number or three comma-separated numbers, so a
-    measurement passes the radii it was given to :func:`boundcalc.params.validate` unchanged.
+    measurement passes the radii it was given to :func:`boundcalc.inputs.params.validate` unchanged.
 
     >>> rho_text(2), rho_text(2.5), rho_text((1, 2.0, 3))
     ('2', '2.5', '1,2.0,3')
@@ -79,7 +79,7 @@ def a_priori(statement: str, *, m: int, d: int, rho: object, delta: object = "0.
     """``evaluate(statement, validate(...)).to_dict()`` (cached): constants and bounds.
 
     Raises:
-        boundcalc.params.InputError naming the flag for invalid m, d, ρ, δ, activation.
+        boundcalc.inputs.params.InputError naming the flag for invalid m, d, ρ, δ, activation.
     """
     return _evaluate_cached(statement, int(m), int(d), rho_text(rho), str(delta),
                             str(activation), str(nu))
@@ -111,7 +111,7 @@ def a_posteriori(*, m: int, d: int, rho: object, activation: str, nu: object = "
     inputs = validate(m=m, d=d, rho=rho_text(rho), activation=activation, nu=str(nu))
     from boundcalc.theory import symbols as S
 
-    from boundcalc.api import symbol_values
+    from boundcalc.calc.api import symbol_values
 
     values = {k: v for k, v in symbol_values(inputs).items()}
     values.update({S.u0_max: u0_max, S.x_max: x_max, S.q_max: q_max, S.g_max: g_max})
@@ -242,7 +242,7 @@ def activation_sigmas(activation: str) -> tuple[float, float, float]:
 
 def geometry_args(geo: dict) -> dict:
     """The measured geometry that :func:`a_posteriori` takes (u0_max, x_max, q_max, g_max), out
-    of a :func:`~boundcalc.validators.checks.search.measured_geometry` dict.
+    of a :func:`~boundcalc.validators.checks.adversary.measured_geometry` dict.
 
     >>> geometry_args({"u0_max": 1.5, "x_max": 1.0, "q_max": 1.0, "g_max": 1.0, "g_at_init": 0})
     {'u0_max': 1.5, 'x_max': 1.0, 'q_max': 1.0, 'g_max': 1.0}

@@ -12,9 +12,10 @@ from collections.abc import Sequence
 import torch
 from torch import Tensor
 
-from boundcalc.validation_settings import ValidationSettings
+from boundcalc.validation.settings import ValidationSettings
 
 from ..model import Activation
+from .adversary import head_covariance, search_lipschitz
 from .ascent import ascend
 from .lemma2 import lipschitz_supremum, lipschitz_worst_case
 from .records import (
@@ -26,7 +27,6 @@ from .records import (
     record_settings,
     setup,
 )
-from .search import head_covariance, search_lipschitz
 from .space import (
     INPUT_VARS,
     Config,

@@ -1,4 +1,4 @@
-"""Measurements of a run trained anywhere (a run file, :mod:`boundcalc.runfile`) along its
+"""Measurements of a run trained anywhere (a run file, :mod:`boundcalc.checking.runfile`) along its
 trajectory: what ``boundcalc check`` compares with the theory.
 
 At θ(0) and at every recorded iterate θ_k, over all n samples:
@@ -20,8 +20,8 @@ for every θ of a chunk (f_lin is linear in θ − θ(0) given it). Batched over
 axis, so that each product is one wide batched matrix product) and over blocks of samples (the
 block sized so that a (block, m, T) tensor stays near 2 MB; no Python loop over samples or
 heads), the blocks shared by threads, and over the recorded steps chunk by chunk
-(:meth:`boundcalc.runfile.RunFile.iterates`), so a file larger than memory is read once, a chunk
-at a time. Also the geometry of θ(0) and of the data (u0_max, u0_rms, x_max, q_max) and
+(:meth:`boundcalc.checking.runfile.RunFile.iterates`), so a file larger than memory is read once, a
+chunk at a time. Also the geometry of θ(0) and of the data (u0_max, u0_rms, x_max, q_max) and
 max_j |f(X_j; θ(0))|, the symmetric-init check.
 """
 
@@ -38,7 +38,7 @@ from typing import NamedTuple
 import numpy as np
 import torch
 
-from boundcalc.runfile import RunFile
+from boundcalc.checking.runfile import RunFile
 
 from ..model import Params, displacement_radii, get_activation, project
 

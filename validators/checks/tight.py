@@ -39,8 +39,8 @@ H (one head)        |D²g[h, k]| ≤ H(u; a, b) (block norms a of h, b of k; lem
 ratios; the bound is the formula at the maximiser's block norms).
 
 The deterministic constants (L, ε_lin, ε_tay, ε_cf, F) are measured by the adversarial schedule
-of :func:`boundcalc.validators.checks.search.drive` over θ ∈ Ω_ρ, W(0), the inputs and U(0) in the
-**root-mean-square ball** √((1/m)Σ_i ‖U_i(0)‖²) ≤ ū (``SearchSpace(init_event='average')``; the
+of :func:`boundcalc.validators.checks.adversary.drive` over θ ∈ Ω_ρ, W(0), the inputs and U(0) in
+the **root-mean-square ball** √((1/m)Σ_i ‖U_i(0)‖²) ≤ ū (``SearchSpace(init_event='average')``; the
 paper route's searches use the per-head ball ‖U_i(0)‖ ≤ u_∞), under the symmetric init (heads i
 and i + m/2 share U(0), W(0) and carry c, −c, as E_avg is stated for) and, for L, ε_lin, ε_tay and
 ε_cf, whose derivations never use the pairing, also over m unpaired heads with the same mean
@@ -83,13 +83,25 @@ import torch
 from torch import Tensor
 from torch.func import vmap
 
-from boundcalc.api import evaluate
-from boundcalc.evaluator import compile_function
-from boundcalc.params import validate
-from boundcalc.validation_settings import ValidationSettings
+from boundcalc.calc.api import evaluate
+from boundcalc.calc.evaluator import compile_function
+from boundcalc.inputs.params import validate
+from boundcalc.validation.settings import ValidationSettings
 
 from ..device import resolve_device, resolve_dtype
 from ..model import Activation, Params, get_activation, head_features, init_params
+from .adversary import (
+    ALL_VARS,
+    alternating_signs,
+    drive,
+    fixed_init_config,
+    measured_geometry,
+    search_linearization,
+    search_lipschitz,
+    search_lipschitz_fixed,
+    search_output,
+    synthetic_inputs,
+)
 from .ascent import SearchResult
 from .head_blocks import head_block_records
 from .label_envelope import (
@@ -108,18 +120,6 @@ from .records import (
     record,
     record_settings,
     rho_text,
-)
-from .search import (
-    ALL_VARS,
-    alternating_signs,
-    drive,
-    fixed_init_config,
-    measured_geometry,
-    search_linearization,
-    search_lipschitz,
-    search_lipschitz_fixed,
-    search_output,
-    synthetic_inputs,
 )
 from .space import (
     THETA_VARS,
@@ -190,7 +190,7 @@ def a_posteriori_tight(*, m: int, d: int, rho: object, activation: str, nu: obje
     import mpmath
     from boundcalc.theory import symbols as S
 
-    from boundcalc.api import symbol_values
+    from boundcalc.calc.api import symbol_values
 
     values = dict(symbol_values(validate(m=m, d=d, rho=rho_text(rho), nu=rho_text(nu),
                                          activation=activation)))

@@ -3,7 +3,7 @@ teacher–student set-up they share with Lemma 5 (:mod:`.lemma5`).
 
 Every function takes plain arguments (m, n, d, T, rho, nu, delta, activation, steps, seeds, device,
 dtype, …) and returns a list of records ``{name, measured, bound, ratio, holds, …details}``; the
-bounds come from :func:`boundcalc.api.evaluate`, i.e. the same sympy expressions the calculator
+bounds come from :func:`boundcalc.calc.api.evaluate`, i.e. the same sympy expressions the calculator
 prints.
 
 Teacher Monte Carlo error (see :mod:`boundcalc.validators.teacher` and docs/validation.md). The
@@ -43,9 +43,9 @@ from functools import cache
 
 import torch
 
-from boundcalc.evaluator import compile_function
-from boundcalc.validation_settings import ValidationSettings
-from boundcalc.validation_summary import yardstick_fields
+from boundcalc.calc.evaluator import compile_function
+from boundcalc.runs.validation_summary import yardstick_fields
+from boundcalc.validation.settings import ValidationSettings
 
 from ..data.inputs import derived_seed, synthetic_inputs
 from ..device import resolve_device, resolve_dtype
@@ -123,15 +123,16 @@ def _text(values: Iterable[float]) -> str:
 
 def calculator_inputs(*, m, n, d, T, delta, rho, nu, steps, activation, eta=None, batch_size=1,
                       misspecification=0.0):
-    """The calculator's ``Inputs`` for a measurement's arguments: :func:`boundcalc.params.validate`
-    with exact decimal strings (floats by their repr), so the bound a measurement is compared to
-    is the one the CLI prints for the same values, after the calculator's own checks.
+    """The calculator's ``Inputs`` for a measurement's arguments:
+    :func:`boundcalc.inputs.params.validate` with exact decimal strings (floats by their repr), so
+    the bound a measurement is compared to is the one the CLI prints for the same values, after the
+    calculator's own checks.
 
     >>> calculator_inputs(m=8, n=16, d=2, T=3, delta=0.05, rho=(2, 2, 2), nu=(1, 1, 1), steps=10,
     ...                   activation="tanh").m
     8
     """
-    from boundcalc.params import validate
+    from boundcalc.inputs.params import validate
 
     return validate(m=m, n=n, d=d, T=T, delta=repr(float(delta)), rho=_text(rho), nu=_text(nu),
                     steps=steps, eta=None if eta is None else repr(float(eta)),
@@ -140,7 +141,7 @@ def calculator_inputs(*, m, n, d, T, delta, rho, nu, steps, activation, eta=None
 
 
 def _evaluate(name: str, inputs):
-    from boundcalc.api import evaluate
+    from boundcalc.calc.api import evaluate
 
     return evaluate(name, inputs)
 
@@ -187,7 +188,7 @@ def _a_posteriori(inputs, eta: float, eps_mis: float, u0_max: float, x_max: floa
     import sympy as sp
     from boundcalc.theory import symbols as S
 
-    from boundcalc.api import symbol_values
+    from boundcalc.calc.api import symbol_values
 
     values = {sym: float(sp.N(val, 30)) for sym, val in symbol_values(inputs).items()}
     values.update({S.eta: eta, S.eps_mis: eps_mis, S.u0_max: u0_max, S.x_max: x_max,
@@ -376,8 +377,9 @@ def measure_theorem1(*, m: int, n: int, d: int, T: int, rho=2.0, nu=1.0, delta: 
     against its free yardstick (:func:`_free_bounds`; B² alone for the average iterate):
     ``initial_loss`` (the run's measured R̂(θ_0), smallest over the seeds), ``trivial_bound_B2``,
     ``initial_loss_bound`` (Y²), ``free_bound``, ``free_bound_key``, ``bound_over_free_bound``,
-    ``verdict`` / ``a_posteriori_verdict`` (:data:`boundcalc.validation_summary.MEASURED_VERDICTS`),
-    ``conditions_hold`` and ``guaranteed`` (the verdict is ``informative``).
+    ``verdict`` / ``a_posteriori_verdict``
+    (:data:`boundcalc.runs.validation_summary.MEASURED_VERDICTS`), ``conditions_hold`` and
+    ``guaranteed`` (the verdict is ``informative``).
     """
     return _training_measurement(
         "theorem1", m=m, n=n, d=d, T=T, rho=rho, nu=nu, delta=delta, activation=activation,

@@ -4,9 +4,9 @@ and :func:`boundcalc.reproduce`.
 Every experiment keeps its settings in one frozen dataclass (its registry row's ``config``,
 :func:`config_class`), a preset being one instance of it. :func:`resolve_overrides` turns
 ``key → text or value`` overrides into that dataclass's types
-(:func:`boundcalc.overrides.typed_overrides`) and builds the config from the preset with them,
-so a bad key or value is an :class:`~boundcalc.errors.InputError` naming the option and the key
-before anything runs. ``seeds`` keeps the meaning of ``--seeds``: a count k is the experiment's
+(:func:`boundcalc.inputs.overrides.typed_overrides`) and builds the config from the preset with
+them, so a bad key or value is an :class:`~boundcalc.errors.InputError` naming the option and the
+key before anything runs. ``seeds`` keeps the meaning of ``--seeds``: a count k is the experiment's
 first k seeds (figure1 and tsweep 1 … k, figure2 0 … k−1), a list or a range the seeds
 themselves. :func:`run_named` runs an experiment with the checked overrides on this machine's
 processes or on an executor; ``config.json`` records the config that results, so a
@@ -21,9 +21,9 @@ from pathlib import Path
 from typing import Any
 
 from boundcalc.errors import InputError
-from boundcalc.executors import ExecutorSettings
-from boundcalc.experiment_registry import EXPERIMENTS, experiment, load
-from boundcalc.overrides import parse_seeds, typed_overrides
+from boundcalc.execution.executors import ExecutorSettings
+from boundcalc.experiments.experiment_registry import EXPERIMENTS, experiment, load
+from boundcalc.inputs.overrides import parse_seeds, typed_overrides
 
 __all__ = ["config_class", "configs", "resolve_overrides", "run_named", "settings_help"]
 

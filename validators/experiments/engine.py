@@ -1,15 +1,16 @@
 """Any registered experiment's cells on an executor: this machine's processes, Dask or Slurm.
 
-:func:`run_on_executor` reads the experiment's registry row (:mod:`boundcalc.experiment_registry`):
-its ``make_config`` builds the config from the preset, its ``groups`` (or, where the row names
-none, one group per missing cell, :func:`missing_cells`) cut the missing cells into tasks of at
-most ``--cells-per-task`` cells that never split a group, its ``task`` computes them on the
-engine (:func:`boundcalc.engines.run_tasks`; for ``processes``: ``--jobs`` worker processes, or
+:func:`run_on_executor` reads the experiment's registry row
+(:mod:`boundcalc.experiments.experiment_registry`): its ``make_config`` builds the config from the
+preset, its ``groups`` (or, where the row names none, one group per missing cell,
+:func:`missing_cells`) cut the missing cells into tasks of at most ``--cells-per-task`` cells that
+never split a group, its ``task`` computes them on the engine
+(:func:`boundcalc.execution.engines.run_tasks`; for ``processes``: ``--jobs`` worker processes, or
 this process for one job) and its ``write_outputs`` writes the run's files, in the run frame of
-:func:`.experiment.run_experiment` (one driver per run directory, ``config.json``, resumable).
-This is how ``reproduce … --executor dask|slurm`` runs every experiment, and how an experiment
-whose row names no ``run`` function of its own runs on the ``processes`` executor too. Nothing
-here imports torch: an experiment that does not use it never loads it.
+:func:`.experiment.run_experiment` (one driver per run directory, ``config.json``, resumable). This
+is how ``reproduce … --executor dask|slurm`` runs every experiment, and how an experiment whose row
+names no ``run`` function of its own runs on the ``processes`` executor too. Nothing here imports
+torch: an experiment that does not use it never loads it.
 """
 
 from __future__ import annotations
@@ -19,10 +20,10 @@ from dataclasses import asdict
 from pathlib import Path
 from typing import Any
 
-from boundcalc import experiment_registry as registry
-from boundcalc.executors import ExecutorSettings
-from boundcalc.rundir import RunDirectory
-from boundcalc.runs import cell_checks
+from boundcalc.execution.executors import ExecutorSettings
+from boundcalc.experiments import experiment_registry as registry
+from boundcalc.runs.directory import RunDirectory
+from boundcalc.runs.stored import cell_checks
 
 from .experiment import engine_cells, run_experiment, threads_of
 
@@ -72,8 +73,8 @@ def run_on_executor(experiment: str, preset: str, executor: ExecutorSettings, *,
 
 def missing_cells(row: registry.Experiment, run: RunDirectory) -> list[list[tuple[str, Any]]]:
     """The cells of ``run`` not (soundly) stored yet, one group each: ``(key, what the key says
-    the cell holds)`` (:meth:`~boundcalc.experiment_registry.Experiment.identity`), for an
-    experiment whose row names no ``groups``."""
+    the cell holds)`` (:meth:`~boundcalc.experiments.experiment_registry.Experiment.identity`),
+    for an experiment whose row names no ``groups``."""
     return [[(key, row.identity(key))] for key in row.cell_keys(run.config)
             if not run.has_cell(key, **cell_checks(row.name, key))]
 

@@ -2,8 +2,8 @@
 
 ``figure1``, ``figure2`` and ``table1`` differ in their cells and outputs; how a run is opened
 (and locked: one driver per run directory), resumed, computed on an executor
-(:mod:`boundcalc.executors`: this machine's processes, Dask or Slurm) and closed is the same and
-lives here once.
+(:mod:`boundcalc.execution.executors`: this machine's processes, Dask or Slurm) and closed is the
+same and lives here once.
 """
 
 from __future__ import annotations
@@ -16,9 +16,9 @@ from collections.abc import Callable, Iterable, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
-from boundcalc.engines import run_tasks
-from boundcalc.executors import ExecutorSettings, cell_meta, owned
-from boundcalc.rundir import RunDirectory
+from boundcalc.execution.engines import run_tasks
+from boundcalc.execution.executors import ExecutorSettings, cell_meta, owned
+from boundcalc.runs.directory import RunDirectory
 
 from .workers import worker_pool
 
@@ -109,7 +109,7 @@ def engine_cells(run: RunDirectory, name: str, tasks: Sequence[Sequence[tuple[st
     """Compute the cells of ``tasks`` (tuples of (key, cell) pairs; ``total`` cells in the run)
     on a Dask or Slurm executor, or on this machine's processes (``--jobs`` workers of
     :func:`.workers.worker_pool`, or this process for one job)
-    (:func:`boundcalc.engines.run_tasks`); returns how many. Where
+    (:func:`boundcalc.execution.engines.run_tasks`); returns how many. Where
     each ran is kept on ``run.where`` for :func:`run_experiment` to record."""
     if not tasks:
         return 0

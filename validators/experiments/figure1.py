@@ -27,8 +27,8 @@ y_j = f*_M(X_j) are drawn. For every width m one *cell* (seed, m) draws a symmet
 Each finished cell is written atomically to the run directory and skipped on re-run. The run
 writes ``results.csv`` (cells), ``summary.csv`` (per width: mean and 95 % Student-t CI over seeds
 of the three metrics, and the theory curves ε_lin, ε_app and Theorem 1's min-iterate bound from
-:func:`boundcalc.api.evaluate`, with that bound's free yardsticks: the measured R̂(θ_0), Y², B² and
-its verdict, :func:`boundcalc.summaries.initial_loss_columns`), ``slopes.csv`` (log–log
+:func:`boundcalc.calc.api.evaluate`, with that bound's free yardsticks: the measured R̂(θ_0), Y², B²
+and its verdict, :func:`boundcalc.runs.summaries.initial_loss_columns`), ``slopes.csv`` (log–log
 least-squares slope of the per-width means with its 95 % CI, per panel), ``figure1.png`` /
 ``figure1.pdf`` (three panels against m, measurements and theory on the same axes, panel (c) with
 the measured R̂(θ_0) and Y²; panel (d) measured / bound; panel (e) Theorem 1's bound / the
@@ -49,13 +49,13 @@ from typing import Any
 
 import torch
 
-from boundcalc.executors import Eta, ExecutorSettings
+from boundcalc.execution.executors import Eta, ExecutorSettings
+from boundcalc.execution.progress import duration
 from boundcalc.files import write_atomic
-from boundcalc.rundir import RunDirectory
-from boundcalc.runs import FIGURE1_EXTRA, FIGURE1_METRICS, cell_checks
-from boundcalc.stats import fit_slope
-from boundcalc.summaries import FIGURE1_THEORY
-from boundcalc.validation_progress import duration
+from boundcalc.runs.directory import RunDirectory
+from boundcalc.runs.stats import fit_slope
+from boundcalc.runs.stored import FIGURE1_EXTRA, FIGURE1_METRICS, cell_checks
+from boundcalc.runs.summaries import FIGURE1_THEORY
 
 from ..checks.lemma3 import paper_boundary_point
 from ..data.inputs import derived_seed, synthetic_inputs
@@ -310,7 +310,7 @@ def all_cells(cfg: Figure1Config) -> list[tuple[int, int]]:
 
 def is_done(run: RunDirectory, cell: tuple[int, int]) -> bool:
     """True when the (seed, m) cell is stored; a damaged cell file is moved aside with a warning
-    (:meth:`boundcalc.rundir.RunDirectory.has_cell`) and computed again."""
+    (:meth:`boundcalc.runs.directory.RunDirectory.has_cell`) and computed again."""
     key = cell_key(*cell)
     return run.has_cell(key, **cell_checks("figure1", key))
 
@@ -336,7 +336,7 @@ def _seed_worker(run_path: str, cfg_dict: dict[str, Any], seed: int, widths: lis
 
 
 def _save(run_path: Path, seed: int, m: int, record: dict[str, Any]) -> None:
-    from boundcalc.rundir import save_cell_file
+    from boundcalc.runs.directory import save_cell_file
 
     save_cell_file(run_path, cell_key(seed, m), record)
 
@@ -398,33 +398,34 @@ def collect(run: RunDirectory, cfg: Figure1Config) -> list[dict[str, Any]]:
 
 def theory_curves(m: int, cfg: Figure1Config) -> dict[str, float]:
     """ε_lin, ε_app (n samples) and Theorem 1's min-iterate bound (n_train) at width m
-    (:func:`boundcalc.summaries.figure1_theory`)."""
-    from boundcalc.summaries import figure1_theory
+    (:func:`boundcalc.runs.summaries.figure1_theory`)."""
+    from boundcalc.runs.summaries import figure1_theory
 
     return figure1_theory(m, asdict(cfg))
 
 
 def summarize(records: list[dict[str, Any]], cfg: Figure1Config) -> list[dict[str, Any]]:
     """One row per width: mean, 95 % CI and count over seeds of each metric, and the theory
-    (:func:`boundcalc.summaries.summarize_figure1_records`, which ``boundcalc table`` uses too)."""
-    from boundcalc.summaries import summarize_figure1_records
+    (:func:`boundcalc.runs.summaries.summarize_figure1_records`, which ``boundcalc table`` uses
+    too)."""
+    from boundcalc.runs.summaries import summarize_figure1_records
 
     return summarize_figure1_records(records, asdict(cfg))
 
 
 def slopes(summary: list[dict[str, Any]]) -> list[dict[str, Any]]:
     """One row per panel: fitted log–log slope of the means (with CI) and of the theory
-    (:func:`boundcalc.summaries.figure1_slopes`)."""
-    from boundcalc.summaries import figure1_slopes
+    (:func:`boundcalc.runs.summaries.figure1_slopes`)."""
+    from boundcalc.runs.summaries import figure1_slopes
 
     return figure1_slopes(summary)
 
 
 def latex_table(summary: list[dict[str, Any]], fits: list[dict[str, Any]]) -> str:
     """Booktabs table: per width the three metrics (mean ± CI) under grouped heads next to their
-    bounds, the fitted slopes in the last row — :func:`boundcalc.tables.render_tables`, the text
-    ``boundcalc table RUN --format latex`` prints for the same run."""
-    from boundcalc.tables import render_tables, tables_from_summaries
+    bounds, the fitted slopes in the last row — :func:`boundcalc.runs.tables.render_tables`, the
+    text ``boundcalc table RUN --format latex`` prints for the same run."""
+    from boundcalc.runs.tables import render_tables, tables_from_summaries
 
     return render_tables(tables_from_summaries("figure1", [("", summary, fits)]), "latex")
 

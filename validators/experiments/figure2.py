@@ -22,7 +22,7 @@ training windows of :mod:`validators.data.ar_task`, and records along the K + 1 
   floats, for the Transformer (O(T)); the m-dimensional state for the IndRNN (O(m), free of T).
 
 Every finished (model, L, seed) cell is written atomically to the run directory
-(:class:`boundcalc.rundir.RunDirectory`) and skipped when the run is started again, so an
+(:class:`boundcalc.runs.directory.RunDirectory`) and skipped when the run is started again, so an
 interrupted run resumes where it stopped and ends with the same numbers. The run then writes
 ``results.csv`` (one row per cell), ``summary.csv`` (mean and 95 % Student-t CI over seeds per
 (model, L)), ``figure2.png`` / ``figure2.pdf`` (top: max Jacobian norm; bottom: min validation
@@ -49,11 +49,11 @@ from typing import Any
 import numpy as np
 import torch
 
-from boundcalc.executors import Eta, ExecutorSettings
+from boundcalc.execution.executors import Eta, ExecutorSettings
 from boundcalc.files import write_atomic
-from boundcalc.rundir import RunDirectory, save_cell_file
-from boundcalc.runs import cell_checks
-from boundcalc.stats import mean_ci95
+from boundcalc.runs.directory import RunDirectory, save_cell_file
+from boundcalc.runs.stats import mean_ci95
+from boundcalc.runs.stored import cell_checks
 
 from .. import indrnn
 from ..data.ar_task import context_floats_per_sample, data_seed, make_ar_data
@@ -410,17 +410,18 @@ def _worker(run_path: str, cfg_dict: dict[str, Any], unit: tuple[str, int, tuple
 
 def summarize(records: list[dict[str, Any]], cfg: Figure2Config) -> list[dict[str, Any]]:
     """One row per (model, L): mean and 95 % CI over seeds of the two metrics, and the memory
-    (:func:`boundcalc.summaries.summarize_figure2_records`, which ``boundcalc table`` uses too)."""
-    from boundcalc.summaries import summarize_figure2_records
+    (:func:`boundcalc.runs.summaries.summarize_figure2_records`, which ``boundcalc table`` uses
+    too)."""
+    from boundcalc.runs.summaries import summarize_figure2_records
 
     return summarize_figure2_records(records, cfg.lags)
 
 
 def latex_table(summary: list[dict[str, Any]], cfg: Figure2Config) -> str:
     """Booktabs table: per L, both models' max Jacobian norm, min validation loss (mean ± CI) and
-    memory under grouped heads — :func:`boundcalc.tables.render_tables`, the text ``boundcalc
+    memory under grouped heads — :func:`boundcalc.runs.tables.render_tables`, the text ``boundcalc
     table RUN --format latex`` prints for the same run."""
-    from boundcalc.tables import render_tables, tables_from_summaries
+    from boundcalc.runs.tables import render_tables, tables_from_summaries
 
     rows = [r for L in cfg.lags for r in summary if r["L"] == L]
     return render_tables(tables_from_summaries("figure2", [("", rows, [])]), "latex")

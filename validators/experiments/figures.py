@@ -1,7 +1,7 @@
 """``boundcalc table --figures``: a stored run's figure redrawn from its cells, nothing retrained.
 
-The tables of a run (:mod:`boundcalc.tables`) need neither torch nor matplotlib; its figure is drawn
-by the plotting function the experiment itself uses (its registry row's ``figure``, e.g.
+The tables of a run (:mod:`boundcalc.runs.tables`) need neither torch nor matplotlib; its figure is
+drawn by the plotting function the experiment itself uses (its registry row's ``figure``, e.g.
 :func:`.plots.draw_figure1`, which takes the run's stored parameters)
 from the same per-cell statistics the tables show, so a figure made from stored cells is the one the
 run itself wrote. Redrawing needs matplotlib only, imported when a figure is drawn: never torch (the
@@ -16,8 +16,8 @@ import shutil
 import tempfile
 from pathlib import Path
 
-from boundcalc.experiment_registry import experiment, load
-from boundcalc.runs import StoredRun
+from boundcalc.experiments.experiment_registry import experiment, load
+from boundcalc.runs.stored import StoredRun
 
 __all__ = ["regenerate_figures"]
 

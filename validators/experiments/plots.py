@@ -8,7 +8,7 @@ for one figure, never globally):
 * **fonts** — TrueType (Type 42) in the PDF, never Type 3 (which many venues reject); true minus
   signs; symbols through mathtext (``$\\varepsilon_{\\mathrm{lin}}$``, ``$\\min_k \\hat{R}$``);
 * **statistics on log axes** — the geometric mean over seeds and its 95 % t-interval computed on
-  the log values (:func:`boundcalc.stats.geometric_mean_ci95`, the summaries' ``_gmean`` /
+  the log values (:func:`boundcalc.runs.stats.geometric_mean_ci95`, the summaries' ``_gmean`` /
   ``_gci_low`` / ``_gci_high``), so the band is symmetric on the axis and matches the log–log fit;
   with fewer than :data:`MIN_SEEDS_FOR_BAND` seeds the individual seeds are drawn instead of a
   band (a t-interval from 2–4 values spans decades and reads as data);
@@ -38,8 +38,8 @@ from typing import Any
 
 import numpy as np
 
-from boundcalc.experiment_registry import experiment
-from boundcalc.runs import FIGURE1_METRICS
+from boundcalc.experiments.experiment_registry import experiment
+from boundcalc.runs.stored import FIGURE1_METRICS
 
 __all__ = ["FIGURE1_CAPTION", "FIGURE1_WIDTH", "FIGURE2_CAPTION", "FIGURE2_WIDTH",
            "FIGURE_WIDTHS", "MIN_SEEDS_FOR_BAND", "TSWEEP_CAPTION", "TSWEEP_PANEL_LABELS",

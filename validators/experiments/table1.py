@@ -15,8 +15,8 @@ images (nested subsets); the test set is the whole 0/1 test split (paper preset)
 one. The paper does not say how many epochs it ran (its best epochs go up to 546): the paper
 preset runs 1000.
 
-Beside it, each cell evaluates :func:`boundcalc.generalization.evaluate_generalization` (derived
-form; printed form too when defined) at the measured θ⁰ — the seven init norms,
+Beside it, each cell evaluates :func:`boundcalc.generalization.bound.evaluate_generalization`
+(derived form; printed form too when defined) at the measured θ⁰ — the seven init norms,
 α = σ_min(F_pre⁰), Φ(θ⁰) = ½Σ(f − y)² with the 0/1 labels — the a-priori R_X of the token scale,
 δ = 0.05 and the radii actually travelled (max_t ‖W_•^t − W_•⁰‖), and reports which conditions of
 Lemma 4 hold. A measured α of exactly 0 (F_pre⁰ rank-deficient: N > d_m, ReLU units dead on
@@ -30,10 +30,11 @@ cross-entropy (``lemma4_applies`` = False), and the logistic loss is 1-Lipschitz
 ℓ(y, y) ≠ 0; a test loss above the bound is therefore not a finding against the theorem unless
 every condition holds — the row says so either way (``findings``).
 
-Cells are saved atomically in a :class:`boundcalc.rundir.RunDirectory` and skipped on re-run. The
-run writes ``results.csv`` / ``results.json`` (every measured quantity per cell), ``table1.csv``
-(one row per cell: lowest test loss, epoch, bound, conditions, and the bound against its free
-yardstick, :func:`boundcalc.summaries.table1_row`) and ``table1_table.tex`` (booktabs).
+Cells are saved atomically in a :class:`boundcalc.runs.directory.RunDirectory` and skipped on
+re-run. The run writes ``results.csv`` / ``results.json`` (every measured quantity per cell),
+``table1.csv`` (one row per cell: lowest test loss, epoch, bound, conditions, and the bound against
+its free yardstick, :func:`boundcalc.runs.summaries.table1_row`) and ``table1_table.tex``
+(booktabs).
 
 The free yardstick: the held-out loss of the zero predictor (logit 0: log 2 for the logistic
 loss, measured as ``zero_predictor_test_loss``) and of the model at initialization (epoch 0,
@@ -60,11 +61,11 @@ from typing import Any
 import numpy as np
 import torch
 
-from boundcalc.executors import Eta
+from boundcalc.execution.executors import Eta
 from boundcalc.files import write_atomic
-from boundcalc.rundir import RunDirectory, records_to_csv
-from boundcalc.runs import cell_checks
-from boundcalc.summaries import table1_row
+from boundcalc.runs.directory import RunDirectory, records_to_csv
+from boundcalc.runs.stored import cell_checks
+from boundcalc.runs.summaries import table1_row
 
 from ..data.digits import load_digit_tokens
 from ..data.mnist import SCALES, r_x_bound
@@ -164,7 +165,7 @@ def is_done(run: RunDirectory, cell: tuple[int, int]) -> bool:
 def train_cell(d_m: int, N: int, data: dict[str, np.ndarray], cfg: Table1Config
                ) -> dict[str, Any]:
     """Train one (d_m, N) cell and evaluate the bound at its measured quantities."""
-    from boundcalc.generalization import evaluate_generalization
+    from boundcalc.generalization.bound import evaluate_generalization
 
     started = time.perf_counter()
     dtype = getattr(torch, cfg.dtype)
@@ -269,7 +270,7 @@ _MEASURED = {"--alpha": "alpha = sigma_min(F_pre^0)", "--phi0": "Phi(theta^0)",
 
 def _evaluate(evaluate: Any, kwargs: dict[str, Any]) -> tuple[dict[str, Any] | None, str]:
     """``evaluate(**kwargs)``, or (None, why) when the calculator refuses a measured value."""
-    from boundcalc.params import InputError
+    from boundcalc.inputs.params import InputError
 
     try:
         return evaluate(**kwargs), ""
@@ -282,17 +283,17 @@ def _evaluate(evaluate: Any, kwargs: dict[str, Any]) -> tuple[dict[str, Any] | N
 
 def table_rows(records: list[dict[str, Any]]) -> list[dict[str, Any]]:
     """The columns of ``table1.csv`` (one row per cell; no wall times, so a resumed run gives the
-    same file): :func:`boundcalc.summaries.table1_row`, what ``boundcalc table`` shows."""
+    same file): :func:`boundcalc.runs.summaries.table1_row`, what ``boundcalc table`` shows."""
     return [table1_row(r) for r in records]
 
 
 def latex_table(records: list[dict[str, Any]], cfg: Table1Config) -> str:
     """Booktabs: d_m, N, lowest test loss and epoch (this run's and the paper's, under grouped
     heads), Theorem 5 bound and the number of Lemma 4 conditions that hold —
-    :func:`boundcalc.tables.render_tables`, the text ``boundcalc table RUN --format latex``
+    :func:`boundcalc.runs.tables.render_tables`, the text ``boundcalc table RUN --format latex``
     prints for the same run."""
-    from boundcalc.runs import revive
-    from boundcalc.tables import render_tables, tables_from_summaries
+    from boundcalc.runs.stored import revive
+    from boundcalc.runs.tables import render_tables, tables_from_summaries
 
     rows = [{k: revive(v) for k, v in row.items()} for row in table_rows(records)]
     return render_tables(tables_from_summaries("table1", [("", rows, [])]), "latex")

@@ -8,8 +8,8 @@ threads of ``--jobs 1`` (:func:`~.experiment.threads_of`) and the same seeds and
 computation as the ``processes`` path, so every executor writes the same numbers.
 :func:`.engine.run_on_executor` opens the run like the experiment's own ``run_*`` function (same
 config, same outputs) and computes the missing cells on the engine
-(:func:`boundcalc.engines.run_tasks`). Each experiment's registry row
-(:mod:`boundcalc.experiment_registry`) names these functions.
+(:func:`boundcalc.execution.engines.run_tasks`). Each experiment's registry row
+(:mod:`boundcalc.experiments.experiment_registry`) names these functions.
 """
 
 from __future__ import annotations
@@ -21,7 +21,7 @@ from typing import Any
 
 import torch
 
-from boundcalc.rundir import RunDirectory
+from boundcalc.runs.directory import RunDirectory
 
 from . import figure1, figure2, table1, tsweep
 

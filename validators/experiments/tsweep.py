@@ -18,10 +18,10 @@ at every T: along T a seed is a paired design. Panels (a) and (b) are evaluated 
 so that a long sequence never holds an (n, m, T) tensor (:data:`CHUNK_ENTRIES`).
 
 Outputs, from the stored cells: ``results.csv`` (cells), ``summary.csv`` (per (m, T): mean and 95 %
-Student-t CI over seeds of each metric next to its bound from :func:`boundcalc.api.evaluate` at the
-same inputs — ε_lin, ε_app, Theorem 1's min-iterate bound, flat in T since no Transformer bound
-contains T), ``slopes.csv`` (per (metric, m): slope of log(metric) in log T fitted per seed, mean ±
-95 % t-interval over seeds, :func:`boundcalc.summaries.tsweep_slopes`), ``tsweep.png`` /
+Student-t CI over seeds of each metric next to its bound from :func:`boundcalc.calc.api.evaluate`
+at the same inputs — ε_lin, ε_app, Theorem 1's min-iterate bound, flat in T since no Transformer
+bound contains T), ``slopes.csv`` (per (metric, m): slope of log(metric) in log T fitted per seed,
+mean ± 95 % t-interval over seeds, :func:`boundcalc.runs.summaries.tsweep_slopes`), ``tsweep.png`` /
 ``tsweep.pdf`` and ``tsweep_table.tex`` (the LaTeX of ``boundcalc table`` on this run).
 
 Why log(metric) against log T: the three quantities are positive and lie decades apart; a power
@@ -41,11 +41,11 @@ from typing import Any
 
 import torch
 
-from boundcalc.executors import ExecutorSettings
+from boundcalc.execution.executors import ExecutorSettings
 from boundcalc.files import write_atomic
-from boundcalc.rundir import RunDirectory, save_cell_file
-from boundcalc.runs import FIGURE1_METRICS, cell_checks, tsweep_cell_key
-from boundcalc.summaries import summarize_tsweep_records, tsweep_slopes
+from boundcalc.runs.directory import RunDirectory, save_cell_file
+from boundcalc.runs.stored import FIGURE1_METRICS, cell_checks, tsweep_cell_key
+from boundcalc.runs.summaries import summarize_tsweep_records, tsweep_slopes
 
 from ..model import get_activation
 from ..train import kernel_for
@@ -224,7 +224,7 @@ def plot_figure(summary: list[dict[str, Any]], fits: list[dict[str, Any]], cfg: 
 
 def summaries(records: list[dict[str, Any]], cfg: TSweepConfig
               ) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
-    """The per-(m, T) summary and the per-(metric, m) slopes (:mod:`boundcalc.summaries`)."""
+    """The per-(m, T) summary and the per-(metric, m) slopes (:mod:`boundcalc.runs.summaries`)."""
     params = asdict(cfg)
     summary = summarize_tsweep_records(records, params)
     return summary, tsweep_slopes(records, summary, params)
@@ -235,7 +235,7 @@ def write_outputs(run: RunDirectory, cfg: TSweepConfig, figure_width: str | None
     """results, summary, slopes (CSV + JSON), tsweep.png/pdf/caption.txt (``figure_width``
     single or double, None: double) and tsweep_table.tex from the stored cells (nothing is
     recomputed)."""
-    from boundcalc.tables import build_tables, load_run, render_tables
+    from boundcalc.runs.tables import build_tables, load_run, render_tables
 
     records = collect(run, cfg)
     run.write_results(records)

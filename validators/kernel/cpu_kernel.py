@@ -29,7 +29,7 @@ machine without a C compiler, uses the torch path, which computes the same quant
 AVX2-sized and AVX-512-sized kernels on one machine (the numbers are the same). When the kernel
 applies but cannot be built, one note on stderr says so and why (once per run, worker processes
 included); :func:`backend_report` keeps the backend and the reason, and a run directory created
-afterwards records them in its ``config.json`` (:func:`boundcalc.rundir.environment`).
+afterwards records them in its ``config.json`` (:func:`boundcalc.runs.directory.environment`).
 
 Example:
     >>> import torch

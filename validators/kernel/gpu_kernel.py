@@ -246,7 +246,7 @@ def usage_report() -> dict[str, str]:
     """What this process decided about each Triton kernel it was asked for: per kernel, device
     and key (dtype, d), ``used``, or why not; empty where ``BOUNDCALC_TRITON=1`` was never set.
     Run directories record it with the cells computed in this process
-    (:func:`boundcalc.executors.cell_meta`)."""
+    (:func:`boundcalc.execution.executors.cell_meta`)."""
     return {" ".join(str(part) for part in key): "used" if reason is None else reason
             for key, reason in _CHECKED.items()}
 

@@ -8,7 +8,7 @@ import json
 import numpy as np
 import pytest
 
-from boundcalc.runfile import save_run
+from boundcalc.checking.runfile import save_run
 
 pytestmark = pytest.mark.needs_torch
 

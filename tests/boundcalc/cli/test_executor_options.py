@@ -9,10 +9,10 @@ import types
 
 import pytest
 
-from boundcalc import engines, executors
 from boundcalc.cli import executor_options
 from boundcalc.cli.executor_options import executor_settings
-from boundcalc.params import InputError
+from boundcalc.execution import engines, executors
+from boundcalc.inputs.params import InputError
 
 
 def test_processes_is_the_default_and_dask_reads_its_address(monkeypatch):

@@ -111,12 +111,12 @@ def test_repeated_runs_build_the_click_command_at_most_once_and_a_new_command_re
 
 
 def test_an_internal_error_is_one_line_with_exit_3(cli, monkeypatch):
-    import boundcalc.api
+    import boundcalc.calc.api
 
     def broken(*args, **kwargs):
         raise RuntimeError("boom")
 
-    monkeypatch.setattr(boundcalc.api, "evaluate", broken)
+    monkeypatch.setattr(boundcalc.calc.api, "evaluate", broken)
     monkeypatch.delenv("BOUNDCALC_DEBUG", raising=False)
     run = cli("theorem1")
     assert run.code == 3

@@ -8,7 +8,7 @@ extremes, unwritable / odd ``--output``. Whatever the input:
 * the exit code is 0, 1 or 2;
 * neither stream shows "Traceback" or "internal error";
 * exit 0 with ``--format json`` is JSON with finite numbers only (an overflowed quantity is a string
-  plus ``"verdict": "overflow"``, see :data:`boundcalc.api.OVERFLOW`), no Infinity / NaN;
+  plus ``"verdict": "overflow"``, see :data:`boundcalc.calc.api.OVERFLOW`), no Infinity / NaN;
 * exit 2 is one stderr line, ``error:`` / ``Error:``, naming the flag (``--...``; the one
   positional argument, ``explain STATEMENT``, is named ``STATEMENT``).
 """

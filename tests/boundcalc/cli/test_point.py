@@ -10,8 +10,8 @@ import os
 
 import pytest
 
-from boundcalc.api import evaluate
-from boundcalc.params import validate
+from boundcalc.calc.api import evaluate
+from boundcalc.inputs.params import validate
 
 POINT = ("--m", "512", "--n", "1000", "--rho", "2")
 CONTRACT_KEYS = {"statement", "inputs", "constants", "terms", "bound", "conditions",

@@ -8,9 +8,9 @@ import json
 import mpmath
 import pytest
 
-from boundcalc.api import evaluate
-from boundcalc.params import validate
-from boundcalc.search import WIDTH_TERMS, solve_steps, solve_width
+from boundcalc.calc.api import evaluate
+from boundcalc.calc.solvers import WIDTH_TERMS, solve_steps, solve_width
+from boundcalc.inputs.params import validate
 
 
 def _width_terms(inputs, m: int) -> float:

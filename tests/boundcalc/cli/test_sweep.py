@@ -10,9 +10,9 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from boundcalc.api import evaluate
-from boundcalc.grid import SWEEP_AXES, count_values, parse_values
-from boundcalc.params import InputError, validate
+from boundcalc.calc.api import evaluate
+from boundcalc.calc.sweep import SWEEP_AXES, count_values, parse_values
+from boundcalc.inputs.params import InputError, validate
 
 
 @pytest.mark.parametrize(("spec", "values"), [
@@ -155,7 +155,7 @@ def test_sweep_writes_the_csv_file_of_the_readme(cli, tmp_path):
 
 
 def test_the_sweep_frame_owns_writable_columns():
-    from boundcalc.grid import build_sweep
+    from boundcalc.calc.sweep import build_sweep
 
     df, _ = build_sweep("theorem1", {"m": "8,16", "n": "10,100"}, None)
     df.loc[0, "bound.min_iterate"] = 1.0
@@ -167,7 +167,7 @@ def test_the_sweep_frame_owns_writable_columns():
 
 @pytest.mark.slow
 def test_sweep_prop2_takes_alpha_as_an_axis_equal_to_point_evaluations(cli):
-    from boundcalc.compare_rnn import evaluate_prop2
+    from boundcalc.calc.compare_rnn import evaluate_prop2
 
     run = cli("sweep", "prop2", "--m", "2048", "--T", "16,64", "--alpha", "0.5:1.5:0.5",
               "--format", "json")

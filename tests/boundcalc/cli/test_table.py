@@ -24,9 +24,9 @@ import torch
 from boundcalc.validators.experiments import figure1, figure2, table1
 
 from boundcalc.cli import main
-from boundcalc.rounding import column_exponent, column_mean_ci_text, interval_text
-from boundcalc.rundir import RunDirectory
-from boundcalc.runs import detect_kind, load_run
+from boundcalc.render.rounding import column_exponent, column_mean_ci_text, interval_text
+from boundcalc.runs.directory import RunDirectory
+from boundcalc.runs.stored import detect_kind, load_run
 
 #: drives the torch validators (validate, reproduce, figures): skipped where torch is absent
 pytestmark = pytest.mark.needs_torch
@@ -165,7 +165,7 @@ def test_table1_under_bound_is_never_a_bare_yes(cli, t1_run):
 def test_t_quantile_and_intervals_match_known_values():
     """t_{0.975} against tabulated values, the CI of a known sample, and the slope CI covering
     the true slope of noisy power-law data."""
-    from boundcalc.stats import fit_slope, mean_ci95, t_quantile_975
+    from boundcalc.runs.stats import fit_slope, mean_ci95, t_quantile_975
 
     for df, table in ((1, 12.7062), (2, 4.3027), (4, 2.7764), (9, 2.2622), (30, 2.0423)):
         assert abs(t_quantile_975(df) - table) < 5e-4

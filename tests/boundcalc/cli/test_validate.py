@@ -11,9 +11,10 @@ import sys
 import pytest
 import torch
 
-from boundcalc import validation
 from boundcalc.cli import main
-from boundcalc.executors import RunLock
+from boundcalc.execution.executors import RunLock
+from boundcalc.validation import runner as validation_runner
+from boundcalc.validation import settings as validation_settings
 
 #: drives the torch validators (validate, reproduce, figures): skipped where torch is absent
 pytestmark = pytest.mark.needs_torch
@@ -41,25 +42,26 @@ def test_small_validation_passes_and_writes_its_run_directory(tmp_path, capsys):
 
 @pytest.mark.slow
 def test_rerun_with_the_same_out_loads_finished_cells_and_gives_the_same_records(tmp_path):
-    settings = validation.make_settings(
+    settings = validation_settings.make_settings(
         m="4", n="16", d="2", T="3", rho="2", nu="1", delta="0.05", activation="tanh",
         steps="10", seeds="1", rate_seeds="20", batch_size="4", effort="quick", device="cpu",
         dtype="float64", teacher_width="256")
     lines: list[str] = []
-    first = validation.run_validation(["lemma3", "lemma5"], settings, tmp_path, lines.append)
-    second = validation.run_validation(["lemma3", "lemma5"], settings, tmp_path, lines.append)
+    first = validation_runner.run_validation(["lemma3", "lemma5"], settings, tmp_path, lines.append)
+    second = validation_runner.run_validation(["lemma3", "lemma5"], settings, tmp_path,
+                                              lines.append)
     assert first == second
     assert sum("done earlier" in line for line in lines) == 2
 
 
 @pytest.mark.slow
 def test_identical_seeds_give_identical_measurements(tmp_path):
-    settings = validation.make_settings(
+    settings = validation_settings.make_settings(
         m="4", n="16", d="2", T="3", rho="2", nu="1", delta="0.05", activation="erf",
         steps="10", seeds="1", rate_seeds="20", batch_size="4", effort="quick", device="cpu",
         dtype="float64", teacher_width="256")
-    a = validation.run_validation(["lemma2"], settings, tmp_path / "a")
-    b = validation.run_validation(["lemma2"], settings, tmp_path / "b")
+    a = validation_runner.run_validation(["lemma2"], settings, tmp_path / "a")
+    b = validation_runner.run_validation(["lemma2"], settings, tmp_path / "b")
     strip = [{k: v for k, v in r.items() if k != "seconds"} for r in a]
     assert strip == [{k: v for k, v in r.items() if k != "seconds"} for r in b]
 
@@ -69,7 +71,7 @@ def test_a_measurement_above_its_bound_exits_1(tmp_path, monkeypatch, capsys):
         return lambda: [{"name": "lemma3.eps_lin", "method": "fake", "measured": 2.0,
                          "bound": 1.0, "ratio": 2.0, "holds": False}]
 
-    monkeypatch.setattr(validation, "cell_runner", fake_runner)
+    monkeypatch.setattr(validation_runner, "cell_runner", fake_runner)
     code = main(["validate", "lemma3", *SMALL, "--out", str(tmp_path)])
     assert code == 1
     assert "VIOLATION" in capsys.readouterr().out
@@ -105,7 +107,7 @@ def test_a_vacuous_bound_is_never_printed_as_holds_alone(tmp_path, monkeypatch, 
                          "free_bound": 6e-4, "free_bound_key": "initial_loss",
                          "bound_over_free_bound": 8.3e5, "verdict": "vacuous"}]
 
-    monkeypatch.setattr(validation, "cell_runner", fake_runner)
+    monkeypatch.setattr(validation_runner, "cell_runner", fake_runner)
     assert main(["validate", "theorem1", *SMALL, "--out", str(tmp_path)]) == 0
     out = capsys.readouterr().out
     (line,) = [x for x in out.splitlines() if "theorem1.min_iterate" in x]
@@ -145,28 +147,18 @@ def test_bad_validate_input_names_the_flag_and_exits_2(args, flag, capsys):
 
 
 def test_all_expands_to_every_statement_once():
-    assert validation.expand_statements(["lemma2", "all"]) == [
-        "lemma2", *[s for s in validation.STATEMENTS if s != "lemma2"]]
+    assert validation_settings.expand_statements(["lemma2", "all"]) == [
+        "lemma2", *[s for s in validation_settings.STATEMENTS if s != "lemma2"]]
 
 
-@pytest.mark.parametrize("module", ["validation_settings", "validation_cells",
-                                    "validation_progress", "validation_summary"])
+@pytest.mark.parametrize("module", ["validation.settings", "validation.cells",
+                                    "execution.progress", "runs.validation_summary"])
 def test_docstring_examples_of_the_validation_modules_run(module):
     import doctest
     import importlib
 
     result = doctest.testmod(importlib.import_module(f"boundcalc.{module}"))
     assert result.failed == 0 and result.attempted > 0
-
-
-def test_validation_names_the_objects_of_the_modules_that_define_them():
-    from boundcalc import validation_settings, validation_summary
-
-    for name in validation.__all__:
-        if name != "run_validation":
-            home = (validation_settings if name in validation_settings.__all__
-                    else validation_summary)
-            assert getattr(validation, name) is getattr(home, name)
 
 
 @pytest.mark.parametrize("args", [

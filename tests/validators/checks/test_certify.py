@@ -19,10 +19,10 @@ from boundcalc.validators.data.inputs import derived_seed
 from boundcalc.validators.model import Params, forward
 from boundcalc.validators.train import proj_gd, proj_sgd
 
-from boundcalc.api import symbol_values
+from boundcalc.calc.api import symbol_values
+from boundcalc.calc.evaluator import evaluate_expressions
 from boundcalc.cli import main
-from boundcalc.evaluator import evaluate_expressions
-from boundcalc.params import validate
+from boundcalc.inputs.params import validate
 
 SMALL = {"m": 8, "n": 32, "d": 4, "T": 4}
 RUN = {**SMALL, "rho": 2.0, "nu": 1.0, "steps": 50, "seed": 1, "teacher_width": 512,
@@ -67,7 +67,7 @@ def test_every_level_is_at_most_the_level_above_it(runs, name):
 
 
 def evaluate_tight_a_priori(res) -> float:
-    from boundcalc.api import evaluate
+    from boundcalc.calc.api import evaluate
 
     summ = res["summary"]
     inputs = validate(m=summ["m"], n=summ["n"], d=summ["d"], T=summ["T"],

@@ -9,18 +9,7 @@ import pytest
 
 torch = pytest.importorskip("torch")
 
-from boundcalc.validators.checks.event import validate_event  # noqa: E402
-from boundcalc.validators.checks.grid import GRID, summarize  # noqa: E402
-from boundcalc.validators.checks.lemma2 import (  # noqa: E402
-    lipschitz_supremum,
-    lipschitz_worst_case,
-    validate_lemma2,
-)
-from boundcalc.validators.checks.lemma3 import paper_boundary_point, validate_lemma3  # noqa: E402
-from boundcalc.validators.checks.lemma6 import validate_lemma6  # noqa: E402
-from boundcalc.validators.checks.records import a_posteriori, a_priori  # noqa: E402
-from boundcalc.validators.checks.remark3 import REMARK3_T, remark3_table  # noqa: E402
-from boundcalc.validators.checks.search import (  # noqa: E402
+from boundcalc.validators.checks.adversary import (  # noqa: E402
     autograd_gradient_norm,
     clone_best_head,
     per_head_gradient_sq,
@@ -28,6 +17,17 @@ from boundcalc.validators.checks.search import (  # noqa: E402
     search_lipschitz,
     synthetic_inputs,
 )
+from boundcalc.validators.checks.event import validate_event  # noqa: E402
+from boundcalc.validators.checks.lemma2 import (  # noqa: E402
+    lipschitz_supremum,
+    lipschitz_worst_case,
+    validate_lemma2,
+)
+from boundcalc.validators.checks.lemma3 import paper_boundary_point, validate_lemma3  # noqa: E402
+from boundcalc.validators.checks.lemma6 import validate_lemma6  # noqa: E402
+from boundcalc.validators.checks.measurement_grid import GRID, summarize  # noqa: E402
+from boundcalc.validators.checks.records import a_posteriori, a_priori  # noqa: E402
+from boundcalc.validators.checks.remark3 import REMARK3_T, remark3_table  # noqa: E402
 from boundcalc.validators.checks.space import (  # noqa: E402
     SearchSpace,
     batched_forward,
@@ -44,8 +44,8 @@ from boundcalc.validators.model import (  # noqa: E402
     init_params,
 )
 
-from boundcalc.api import evaluate  # noqa: E402
-from boundcalc.params import validate  # noqa: E402
+from boundcalc.calc.api import evaluate  # noqa: E402
+from boundcalc.inputs.params import validate  # noqa: E402
 
 CPU = torch.device("cpu")
 F64 = torch.float64
@@ -152,8 +152,9 @@ _GRID_CYCLE = list(itertools.product(GRID["rho"], GRID["activation"]))
                          [(k, *point) for k, point in enumerate(_GRID_POINTS)])
 def test_no_lemma_bound_is_violated_on_every_m_d_T_of_the_grid(k, m, d, T):
     """Every (m, d, T) of the grid once, ρ and activation cycling (reduced effort; the full grid
-    with stronger settings is run by `boundcalc.validators.checks.grid.run_grid`, results in
-    docs/validation.md). One test per point, so that parallel test workers share the grid."""
+    with stronger settings is run by `boundcalc.validators.checks.measurement_grid.run_grid`,
+    results in docs/validation.md). One test per point, so that parallel test workers share the
+    grid."""
     rho, act = _GRID_CYCLE[k % len(_GRID_CYCLE)]
     kw = {"activation": act, "starts": 4, "steps": 10, "samples": 2, "seed": k}
     records = validate_lemma2(m, d, T, rho, lanczos=16, **kw)

@@ -13,7 +13,7 @@ torch = pytest.importorskip("torch")
 
 from boundcalc.validators.checks.run import measure_run, sample_block  # noqa: E402
 
-from boundcalc.runfile import run_from_arrays  # noqa: E402
+from boundcalc.checking.runfile import run_from_arrays  # noqa: E402
 
 
 def autograd_values(plain_forward, arrays, theta):

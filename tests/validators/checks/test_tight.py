@@ -35,10 +35,10 @@ from boundcalc.validators.checks.tight import (  # noqa: E402
 from boundcalc.validators.checks.training import measure_theorem1  # noqa: E402
 from boundcalc.validators.model import Params, get_activation, init_params  # noqa: E402
 
-from boundcalc import validation, validation_settings  # noqa: E402
-from boundcalc.api import evaluate  # noqa: E402
+from boundcalc.calc.api import evaluate  # noqa: E402
 from boundcalc.cli import main  # noqa: E402
-from boundcalc.params import validate  # noqa: E402
+from boundcalc.inputs.params import validate  # noqa: E402
+from boundcalc.validation import settings as validation_settings  # noqa: E402
 
 TANH = get_activation("tanh")
 SMALL = {"m": 4, "d": 2, "T": 3, "rho": "2", "nu": "1"}
@@ -355,8 +355,8 @@ def test_theorem1_compares_one_run_with_both_routes_a_priori_and_a_posteriori():
     from boundcalc.theory import symbols as S
     from boundcalc.theory.theorem1 import build_bound
 
-    from boundcalc.api import symbol_values
-    from boundcalc.evaluator import evaluate_expressions
+    from boundcalc.calc.api import symbol_values
+    from boundcalc.calc.evaluator import evaluate_expressions
 
     recs = measure_theorem1(m=8, n=32, d=2, T=4, rho=2.0, nu=1.0, steps=20, seeds=1,
                             teacher_width=512, anchors=2)
@@ -396,7 +396,7 @@ ARGS = ["--m", "4", "--d", "2", "--T", "3", "--n", "16", "--rate-seeds", "20", "
 
 def test_validate_all_runs_the_tight_statement_and_reports_a_violation_with_exit_1(
         tmp_path, monkeypatch, capsys):
-    assert "tight" in validation.expand_statements(["all"])
+    assert "tight" in validation_settings.expand_statements(["all"])
     real = check_tight.tight_bounds
 
     def scaled(**kw):

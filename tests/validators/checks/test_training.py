@@ -10,8 +10,8 @@ from boundcalc.validators.checks.lemma5 import measure_lemma5
 from boundcalc.validators.checks.training import measure_prop1, measure_theorem1
 from boundcalc.validators.device import resolve_device, resolve_dtype
 
-from boundcalc.api import evaluate
-from boundcalc.params import validate
+from boundcalc.calc.api import evaluate
+from boundcalc.inputs.params import validate
 
 SMALL = {"m": 8, "n": 32, "d": 2, "T": 4}
 CONTRACT = {"name", "measured", "bound", "ratio", "holds"}
@@ -136,8 +136,8 @@ def test_a_posteriori_bounds_are_the_theory_expressions_at_measured_values():
     from boundcalc.theory.aposteriori import theorem1_a_posteriori
     from boundcalc.validators.checks.training import _a_posteriori, calculator_inputs
 
-    from boundcalc.api import symbol_values
-    from boundcalc.evaluator import evaluate_expressions
+    from boundcalc.calc.api import symbol_values
+    from boundcalc.calc.evaluator import evaluate_expressions
 
     inputs = calculator_inputs(m=16, n=64, d=4, T=8, delta=0.05, rho=(2, 2, 2), nu=(1, 1, 1),
                                steps=100, activation="tanh", eta=0.01, misspecification=0.25)

@@ -461,7 +461,7 @@ def test_jobs_workers_train_with_the_threads_of_one_job_on_the_cpu(tmp_path, mon
     from boundcalc.validators.experiments import figure1
     from boundcalc.validators.experiments.experiment import threads_of
 
-    from boundcalc.rundir import RunDirectory
+    from boundcalc.runs.directory import RunDirectory
 
     submitted = []
 

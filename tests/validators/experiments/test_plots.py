@@ -290,9 +290,9 @@ def test_table_and_figure_of_one_stored_run_show_the_same_geometric_mean_and_int
     from boundcalc.validators.experiments.plots import figure2_figure
     from matplotlib.collections import PolyCollection
 
-    from boundcalc.runs import StoredRun
-    from boundcalc.summaries import summarize_figure2
-    from boundcalc.tables import build_tables, render_tables
+    from boundcalc.runs.stored import StoredRun
+    from boundcalc.runs.summaries import summarize_figure2
+    from boundcalc.runs.tables import build_tables, render_tables
 
     rng = np.random.default_rng(3)
     records = [{"model": model, "L": L, "T": L + 1, "seed": seed, "diverged": False,

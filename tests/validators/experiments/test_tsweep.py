@@ -189,7 +189,7 @@ def test_config_checks_and_kind_detection():
         tsweep.make_config("quick", Ts=(4,))
     with pytest.raises(ValueError, match="Ts"):
         tsweep.make_config("quick", Ts=(4, 4))
-    from boundcalc.runs import detect_kind, expected_cells
+    from boundcalc.runs.stored import detect_kind, expected_cells
 
     params = {"widths": [16], "Ts": [4, 16], "seeds": [1]}
     assert detect_kind(params) == "tsweep"

@@ -228,7 +228,7 @@ def fresh_kernel_state(monkeypatch):
 
 def test_a_fallback_is_noted_once_and_recorded_in_config_json(monkeypatch, tmp_path, capfd,
                                                               fresh_kernel_state):
-    from boundcalc.rundir import RunDirectory
+    from boundcalc.runs.directory import RunDirectory
 
     monkeypatch.setenv("BOUNDCALC_KERNEL_CACHE", str(tmp_path / "cache"))
     (tmp_path / "tmp").mkdir()
@@ -249,7 +249,7 @@ def test_a_fallback_is_noted_once_and_recorded_in_config_json(monkeypatch, tmp_p
 
 @needs_cc
 def test_the_backend_that_runs_is_recorded(monkeypatch, tmp_path, fresh_kernel_state):
-    from boundcalc.rundir import environment
+    from boundcalc.runs.directory import environment
 
     monkeypatch.setenv("BOUNDCALC_KERNEL_CACHE", str(tmp_path / "cache"))
     assert cpu_kernel.load_kernel(2, torch.float64) is not None

@@ -149,7 +149,7 @@ def test_the_kernel_is_opt_in_and_checked_once(interpreter, monkeypatch, capsys)
 
 
 def test_the_cells_record_which_kernels_ran(interpreter, monkeypatch):
-    from boundcalc.executors import cell_meta
+    from boundcalc.execution.executors import cell_meta
 
     monkeypatch.delenv("BOUNDCALC_TRITON", raising=False)
     assert gpu_kernel.usage_report() == {}

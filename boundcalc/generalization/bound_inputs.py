@@ -1,0 +1,349 @@
+"""The inputs of paper 003's generalization bound (Theorem 5), checked, and the init norms drawn.
+
+Paper 003 is "Generalization bound for a Shallow Transformer trained using Gradient Descent". Its
+Theorem 5 depends on the sizes (N, d_m, d_s), the input scale R_X, the radii (R_Q, R_K, R_V, R_O)
+the iterates stay within, δ, α = σ_min(F_pre⁰), Φ(θ⁰), seven norms of the initial weights θ⁰ and
+the label bound Y (|y| ≤ Y; default :data:`DEFAULT_LABEL_BOUND`).
+This module turns what a user gives (CLI text or Python values) into a
+:class:`GeneralizationInputs` — every rule checked, each error an :class:`InputError` naming the
+CLI flag — and, with ``--from-init SEED``, draws θ⁰ from the LeCun initialisation with numpy
+(never torch: the calculator does not import it) and measures its norms, the spectral ones by a
+dense eigensolver or, for large matrices, by Lanczos. The evaluation itself is
+:mod:`boundcalc.generalization.bound`.
+
+Example:
+    >>> inputs = validate_generalization(N=100, d_m=8, d_s=3, R_X=1, radii="1", delta=0.1,
+    ...                                  alpha=1, Phi0=1, seed=0)
+    >>> inputs.radii, inputs.norms_source.split(" (")[0]
+    ((1.0, 1.0, 1.0, 1.0), 'LeCun init drawn with numpy seed 0')
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+import sympy as sp
+
+from boundcalc.inputs.params import InputError, parse_integer, parse_number
+from boundcalc.theory import generalization_symbols as GS
+
+__all__ = ["DEFAULT_LABEL_BOUND", "EXACT_SPECTRAL_MAX", "MAX_INIT_ENTRIES", "NORM_FLAGS",
+           "GeneralizationInputs",
+           "lecun_init_norms", "parse_hidden_constants", "parse_radii", "positive_integer",
+           "spectral_norm", "validate_generalization"]
+
+#: Norm name → CLI flag, in the order of :data:`boundcalc.theory.generalization_symbols`.
+NORM_FLAGS: dict[str, str] = {
+    "WQ0_F": "--wq-fro", "WK0_F": "--wk-fro", "WV0_F": "--wv-fro",
+    "WQ0_2": "--wq-spec", "WK0_2": "--wk-spec", "WV0_2": "--wv-spec", "WO0_2": "--wo-norm",
+}
+
+#: Default of the label bound Y (``--label-bound``): labels in [−1, 1], as the 0/1 labels of the
+#: paper's experiment (line 429) and of ``validate generalization``. Y enters the loss range
+#: A + Y (the free yardstick) and the derived C_conf = 3(A + Y), so it must bound every label of
+#: the distribution; ``--data`` uses the largest |y| of the data instead.
+DEFAULT_LABEL_BOUND = 1.0
+
+#: Largest min(d_m, d) for which the spectral norm uses a dense eigensolver; above it, Lanczos.
+EXACT_SPECTRAL_MAX = 1024
+
+
+# ---------------------------------------------------------------------------------------------
+# LeCun initialisation (numpy)
+# ---------------------------------------------------------------------------------------------
+
+
+def spectral_norm(matrix: np.ndarray, tol: float = 1e-9, max_steps: int = 600) -> float:
+    """‖W‖₂: dense eigensolver when min(shape) ≤ :data:`EXACT_SPECTRAL_MAX`, else Lanczos.
+
+    Dense: √λ_max of the smaller Gram matrix (LAPACK ``eigvalsh``, relative error ~1e-15).
+    Large: Lanczos on WᵀW with full re-orthogonalisation, stopped when the Ritz residual
+    |β_k·y_k| of the top Ritz value θ is ≤ ``tol``·θ (checked every 10 steps). The eigenvalue
+    error is then of order residual²/gap, ~1e-15 relative for LeCun matrices (a test compares
+    with the SVD); ~150 matrix–vector pairs at d_m = 4096 instead of a 20 s dense eigensolver.
+    """
+    w = np.asarray(matrix, dtype=float)
+    if w.ndim != 2:
+        raise ValueError(f"`matrix` must be 2-D, got shape {w.shape}")
+    if min(w.shape) <= EXACT_SPECTRAL_MAX:
+        gram = w.T @ w if w.shape[1] <= w.shape[0] else w @ w.T
+        return math.sqrt(max(float(np.linalg.eigvalsh(gram)[-1]), 0.0))
+    if w.shape[1] > w.shape[0]:
+        w = w.T
+    n = w.shape[1]
+    steps = min(max_steps, n)
+    basis = np.empty((steps + 1, n))
+    basis[0] = np.random.default_rng(12345).standard_normal(n)
+    basis[0] /= np.linalg.norm(basis[0])
+    alphas: list[float] = []
+    betas: list[float] = []
+    theta = 0.0
+    for k in range(steps):
+        v = w.T @ (w @ basis[k])
+        alphas.append(float(basis[k] @ v))
+        for _ in range(2):  # full re-orthogonalisation, twice
+            v -= basis[: k + 1].T @ (basis[: k + 1] @ v)
+        b = float(np.linalg.norm(v))
+        if k % 10 == 9 or b == 0.0 or k == steps - 1:
+            tri = np.diag(alphas) + np.diag(betas, 1) + np.diag(betas, -1)
+            evals, evecs = np.linalg.eigh(tri)
+            theta = float(evals[-1])
+            if abs(b * evecs[-1, -1]) <= tol * theta or b == 0.0:
+                break
+        betas.append(b)
+        basis[k + 1] = v / b
+    return math.sqrt(theta)
+
+
+#: the most entries of one d_m x d matrix that ``--from-init`` draws (800 MB of float64)
+MAX_INIT_ENTRIES = 10**8
+
+
+def lecun_init_norms(d_m: int, d: int, seed: int) -> dict[str, float]:
+    """Draw θ⁰ from the LeCun init of paper 003 (§3.1.3) and return its seven norms.
+
+    W_Q, W_K, W_V ∈ R^{d_m×d} with entries N(0, 1/d), drawn in that order, then w_O ∈ R^{d_m}
+    with entries N(0, 1/d_m), from ``numpy.random.default_rng(seed)``. (Not the same draws as a
+    torch initialisation with the same seed; the norms have the same distribution.)
+    """
+    rng = np.random.default_rng(seed)
+    out: dict[str, float] = {}
+    for name in ("Q", "K", "V"):
+        w = rng.standard_normal((d_m, d)) / math.sqrt(d)
+        out[f"W{name}0_F"] = float(np.linalg.norm(w))
+        out[f"W{name}0_2"] = spectral_norm(w)
+        del w
+    out["WO0_2"] = float(np.linalg.norm(rng.standard_normal(d_m) / math.sqrt(d_m)))
+    return {k: out[k] for k in NORM_FLAGS}
+
+
+# ---------------------------------------------------------------------------------------------
+# Inputs
+# ---------------------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class GeneralizationInputs:
+    """Validated inputs of :func:`evaluate_generalization` (all values as floats / ints).
+
+    ``hidden`` holds every hidden constant with a number (given, or its default 1); a constant
+    named in ``derived`` (C_conf when not given) has the default the derivation gives, which
+    :func:`boundcalc.generalization.bound.evaluate_inputs` computes from the other inputs.
+    """
+
+    N: int
+    d_m: int
+    d_s: int
+    d: int
+    R_X: float
+    radii: tuple[float, float, float, float]
+    delta: float
+    norms: dict[str, float]
+    norms_source: str
+    seed: int | None
+    alpha: float
+    Phi0: float
+    hidden: dict[str, float]
+    as_printed: bool
+    Y: float = DEFAULT_LABEL_BOUND
+    derived: tuple[str, ...] = ()
+
+    def symbol_values(self) -> dict[sp.Symbol, float]:
+        """Value of every symbol of :data:`GS.ARGUMENTS` but the derived hidden constants."""
+        values: dict[sp.Symbol, float] = {
+            GS.N: self.N, GS.d_m: self.d_m, GS.d_s: self.d_s, GS.R_X: self.R_X,
+            GS.delta: self.delta, GS.R_Q: self.radii[0], GS.R_K: self.radii[1],
+            GS.R_V: self.radii[2], GS.R_O: self.radii[3], GS.alpha: self.alpha,
+            GS.Phi0: self.Phi0, GS.Y: self.Y,
+        }
+        for sym in GS.ARGUMENTS:
+            if sym.name in self.norms:
+                values[sym] = self.norms[sym.name]
+            elif sym.name in self.hidden:
+                values[sym] = self.hidden[sym.name]
+        return values
+
+    def as_dict(self) -> dict[str, Any]:
+        """Flat, JSON-ready view (radii, norms and hidden constants as separate keys; a derived
+        hidden constant is None here, its value is the evaluation's)."""
+        out: dict[str, Any] = {
+            "N": self.N, "d_m": self.d_m, "d_s": self.d_s, "d": self.d, "R_X": self.R_X,
+            "R_Q": self.radii[0], "R_K": self.radii[1], "R_V": self.radii[2],
+            "R_O": self.radii[3], "delta": self.delta,
+        }
+        out.update(self.norms)
+        out["norms_source"] = self.norms_source
+        out["seed"] = self.seed
+        out["alpha"] = self.alpha
+        out["Phi0"] = self.Phi0
+        out["Y"] = self.Y
+        out.update({s.name: self.hidden.get(s.name) for s in GS.HIDDEN_CONSTANTS})
+        out["as_printed"] = self.as_printed
+        return out
+
+
+def _positive(flag: str, value: object) -> float:
+    """``value`` as a number > 0, else :class:`InputError` naming ``flag``."""
+    x = parse_number(flag, value)  # type: ignore[arg-type]
+    if x <= 0:
+        raise InputError(flag, f"must be > 0, got {value!r}")
+    return x
+
+
+def positive_integer(flag: str, value: object, minimum: int = 1) -> int:
+    """``value`` as an integer ≥ ``minimum``, else :class:`InputError` naming ``flag``.
+
+    Example:
+        >>> positive_integer("--dm", "64")
+        64
+    """
+    x = parse_integer(flag, value)  # type: ignore[arg-type]
+    if x < minimum:
+        raise InputError(flag, f"must be an integer >= {minimum}, got {value!r}")
+    return x
+
+
+def parse_radii(value: object) -> tuple[float, float, float, float]:
+    """``"1,2,3,4"`` or a 4-sequence → (R_Q, R_K, R_V, R_O); one value is used for all four."""
+    if isinstance(value, str):
+        parts: Sequence[object] = [p.strip() for p in value.split(",")]
+    elif isinstance(value, (int, float)):
+        parts = [value]
+    else:
+        parts = list(value)  # type: ignore[call-overload]
+    if len(parts) == 1:
+        parts = list(parts) * 4
+    if len(parts) != 4:
+        raise InputError("--radii", f"takes R_Q,R_K,R_V,R_O (four values) or one value, "
+                                    f"got {value!r}")
+    vals = [parse_number("--radii", p) for p in parts]  # type: ignore[arg-type]
+    if any(v <= 0 for v in vals):
+        raise InputError("--radii", f"must all be > 0 (M divides by each radius), got {value!r}")
+    return vals[0], vals[1], vals[2], vals[3]
+
+
+def parse_hidden_constants(value: str | Mapping[str, object] | None) -> dict[str, float]:
+    """``"C_D=2,C_cov=0.5"`` or a mapping → the hidden constants with a number: the given ones and
+    the numeric defaults (1) of the others. A constant with a derived default
+    (:data:`GS.DERIVED_DEFAULTS`, C_conf) is in the result only when given."""
+    out = dict(GS.HIDDEN_DEFAULTS)
+    known = [s.name for s in GS.HIDDEN_CONSTANTS]
+    if value is None or value == "":
+        return out
+    if isinstance(value, str):
+        items: list[tuple[str, object]] = []
+        for part in value.split(","):
+            if "=" not in part:
+                raise InputError("--hidden-constants", f"takes NAME=VALUE pairs, got {part!r}")
+            key, _, val = part.partition("=")
+            items.append((key.strip(), val.strip()))
+    else:
+        items = list(value.items())
+    for key, val in items:
+        if key not in known:
+            raise InputError("--hidden-constants",
+                             f"unknown constant {key!r}; known: {', '.join(known)}")
+        out[key] = _positive("--hidden-constants", val)
+    return out
+
+
+def validate_generalization(
+    *,
+    N: object,
+    d_m: object,
+    d_s: object,
+    R_X: object,
+    radii: object,
+    delta: object,
+    alpha: object = None,
+    Phi0: object = None,
+    init_norms: Mapping[str, object] | None = None,
+    seed: object = None,
+    d: object = None,
+    hidden_constants: str | Mapping[str, object] | None = None,
+    as_printed: bool = False,
+    Y: object = None,
+) -> GeneralizationInputs:
+    """Check every input; raise :class:`InputError` naming the flag.
+
+    Rules: N an integer ≥ 2 (the probability has (N−1)^{−ĉ}); d_m, d_s, d integers ≥ 1 (d only
+    for the LeCun draw, default d_m as in the paper's line 145); R_X, radii, hidden constants,
+    norms and α > 0; Φ(θ⁰) ≥ 0; δ ∈ (0, 1); exactly one of ``init_norms`` (all seven) and
+    ``seed``; each spectral norm ≤ its Frobenius norm; with ``as_printed`` the radius
+    R = √(ΣR_•²) must exceed δ (the printed √(log(R/δ)/N)); the label bound Y ≥ 0 (flag
+    ``--label-bound``, default :data:`DEFAULT_LABEL_BOUND`).
+    """
+    n_int = positive_integer("--N", N, minimum=2)
+    dm_int = positive_integer("--dm", d_m)
+    ds_int = positive_integer("--ds", d_s)
+    d_int = dm_int if d is None else positive_integer("--d", d)
+    rx = _positive("--rx", R_X)
+    rad = parse_radii(radii)
+    delta_v = parse_number("--delta", delta)  # type: ignore[arg-type]
+    if not 0 < delta_v < 1:
+        raise InputError("--delta", f"must lie in (0, 1), got {delta!r}")
+    if alpha is None:
+        raise InputError("--alpha", "is required: sigma_min(F_pre^0) measured on the data")
+    alpha_v = _positive("--alpha", alpha)
+    if Phi0 is None:
+        raise InputError("--phi0", "is required: Phi(theta^0) = 1/2 ||f(theta^0) - y||^2")
+    phi0_v = parse_number("--phi0", Phi0)  # type: ignore[arg-type]
+    if phi0_v < 0:
+        raise InputError("--phi0", f"must be >= 0, got {Phi0!r}")
+    hidden = parse_hidden_constants(hidden_constants)  # type: ignore[arg-type]
+    derived = tuple(name for name in GS.DERIVED_DEFAULTS if name not in hidden)
+    y_bound = DEFAULT_LABEL_BOUND
+    if Y is not None:
+        y_bound = parse_number("--label-bound", Y)  # type: ignore[arg-type]
+        if not y_bound >= 0:
+            raise InputError("--label-bound", f"must be >= 0 (|y| <= Y for every label), "
+                             f"got {Y!r}")
+
+    given = {k: v for k, v in (init_norms or {}).items() if v is not None}
+    unknown = set(given) - set(NORM_FLAGS)
+    if unknown:
+        raise ValueError(f"`init_norms` has unknown keys {sorted(unknown)}; "
+                         f"expected {list(NORM_FLAGS)}")
+    if seed is not None and given:
+        raise InputError("--from-init", "draws the init norms; do not also give "
+                         f"{', '.join(NORM_FLAGS[k] for k in given)}")
+    if seed is not None:
+        seed_int = parse_integer("--from-init", seed)  # type: ignore[arg-type]
+        if seed_int < 0:
+            raise InputError("--from-init", f"must be a seed >= 0, got {seed!r}")
+        if dm_int * d_int > MAX_INIT_ENTRIES:
+            raise InputError("--from-init", f"draws d_m x d = {dm_int} x {d_int} matrices, more "
+                             f"than {MAX_INIT_ENTRIES:.0e} entries; give the seven norm flags")
+        norms = lecun_init_norms(dm_int, d_int, seed_int)
+        method = ("dense eigensolver" if min(dm_int, d_int) <= EXACT_SPECTRAL_MAX
+                      else "Lanczos")
+        source = (f"LeCun init drawn with numpy seed {seed_int} (d = {d_int}; spectral norms "
+                  f"by {method})")
+    else:
+        seed_int = None
+        if not given:
+            raise InputError("--from-init", "or all seven norm flags "
+                             f"({', '.join(NORM_FLAGS.values())}) are required")
+        missing = [flag for k, flag in NORM_FLAGS.items() if k not in given]
+        if missing:
+            raise InputError(missing[0], "is required when the init norms are given "
+                             "(or use --from-init SEED)")
+        norms = {k: _positive(NORM_FLAGS[k], given[k]) for k in NORM_FLAGS}
+        source = "given"
+    for name in ("Q", "K", "V"):
+        if norms[f"W{name}0_2"] > norms[f"W{name}0_F"] * (1 + 1e-12):
+            flag = NORM_FLAGS[f"W{name}0_2"]
+            raise InputError(flag, f"must be <= the Frobenius norm {norms[f'W{name}0_F']!r}, "
+                             f"got {norms[f'W{name}0_2']!r}")
+    if as_printed and math.sqrt(sum(r * r for r in rad)) <= delta_v:
+        raise InputError("--radii", "give R = sqrt(R_Q^2+R_K^2+R_V^2+R_O^2) > delta: the printed "
+                         "confidence term sqrt(log(R/delta)/N) needs it")
+    return GeneralizationInputs(
+        N=n_int, d_m=dm_int, d_s=ds_int, d=d_int, R_X=rx, radii=rad, delta=delta_v,
+        norms=norms, norms_source=source, seed=seed_int, alpha=alpha_v, Phi0=phi0_v,
+        hidden=hidden, as_printed=bool(as_printed), Y=y_bound, derived=derived,
+    )
