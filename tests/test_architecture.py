@@ -219,3 +219,114 @@ def test_private_imports_names_the_file_and_the_name():
     assert private_imports(sources) == [
         "boundcalc/sub/b.py: boundcalc.a._f", "boundcalc/sub/b.py: boundcalc.sub._c",
         "boundcalc/sub/b.py: boundcalc.a._G"]
+
+
+#: ``boundcalc``'s floors, top to bottom (docs/architecture.md draws the same table): a package
+#: imports only packages on lower floors, never one on its own floor or above (imports inside
+#: functions count). ``face`` is the public face (``boundcalc/__init__.py``, ``__main__.py``,
+#: ``notebook.py``, ``experiment_api.py``); ``base`` the leaves every floor may use
+#: (``errors.py``, ``version.py``, ``files.py``); ``theory`` the sympy statements.
+FLOORS: tuple[tuple[str, ...], ...] = (
+    ("face",),
+    ("cli",),
+    ("checking",),
+    ("validation",),
+    ("execution", "generalization"),
+    ("runs",),
+    ("calc", "experiments"),
+    ("inputs",),
+    ("render",),
+    ("base", "theory"),
+)
+#: The top-level modules of ``base``; every other top-level module is the face.
+BASE_MODULES = ("boundcalc.errors", "boundcalc.version", "boundcalc.files")
+#: The packages that may import ``boundcalc.validators`` (torch), and only inside a function:
+#: the validators are found by name when a check, a validation or an experiment runs.
+VALIDATOR_USERS = ("face", "cli", "checking", "validation")
+
+
+def package_of(module: str) -> str:
+    """The room of a dotted module name of ``boundcalc``: its subpackage, ``theory``,
+    ``validators``, ``base`` or ``face``.
+
+    Example:
+        >>> package_of("boundcalc.calc.api"), package_of("boundcalc.errors")
+        ('calc', 'base')
+    """
+    parts = module.split(".")
+    if len(parts) == 1 or (len(parts) == 2 and module not in BASE_MODULES
+                           and parts[1] not in ("theory", "validators", *_subpackages())):
+        return "face"
+    return "base" if module in BASE_MODULES else parts[1]
+
+
+def _subpackages() -> tuple[str, ...]:
+    return tuple(room for floor in FLOORS for room in floor if room not in ("face", "base"))
+
+
+def floor_violations(sources: dict[str, tuple[str, str]]) -> list[str]:
+    """``"path: importer -> imported"`` for every import (also inside functions, relative ones
+    resolved) that goes to the importer's own floor or above, or to the validators from a room
+    not in :data:`VALIDATOR_USERS` or at a module's top level; and for every import of the
+    face or the CLI from the validators."""
+    floor = {room: k for k, rooms in enumerate(FLOORS) for room in rooms}
+    found = []
+    for name, (path, source) in sources.items():
+        here = package_of(name)
+        package = name if path.endswith("__init__.py") else name.rpartition(".")[0]
+        tree = ast.parse(source, path)
+        top_level = {id(node) for node in tree.body}
+        for node in ast.walk(tree):
+            if isinstance(node, ast.ImportFrom):
+                if node.level:
+                    base = package.rsplit(".", node.level - 1)[0] if node.level > 1 else package
+                    targets = [f"{base}.{node.module}" if node.module else base]
+                else:
+                    targets = [node.module or ""]
+            elif isinstance(node, ast.Import):
+                targets = [alias.name for alias in node.names]
+            else:
+                continue
+            for target in targets:
+                if not target.startswith("boundcalc"):
+                    continue
+                there = package_of(target)
+                if there == here or target == "boundcalc":
+                    continue
+                if there == "validators":
+                    if here not in VALIDATOR_USERS or id(node) in top_level:
+                        found.append(f"{path}: {name} -> {target}")
+                elif here == "validators":
+                    if there in ("face", "cli"):
+                        found.append(f"{path}: {name} -> {target}")
+                elif here == "theory" or floor[there] <= floor[here]:
+                    found.append(f"{path}: {name} -> {target}")
+    return found
+
+
+def test_every_package_imports_only_lower_floors():
+    sources = _package_sources()
+    rooms = {package_of(name) for name in sources}
+    assert rooms == {room for floor in FLOORS for room in floor} | {"validators"}
+    assert floor_violations(sources) == []
+
+
+def test_floor_violations_names_an_import_up_a_sideways_and_a_top_level_torch_import():
+    sources = {
+        "boundcalc.render.latex": ("boundcalc/render/latex.py",
+                                   "from boundcalc.calc import api\n"),
+        "boundcalc.calc.api": ("boundcalc/calc/api.py",
+                               "from boundcalc.errors import InputError\n"
+                               "def f():\n    from ..render import latex\n"),
+        "boundcalc.execution.executors": ("boundcalc/execution/executors.py",
+                                          "import boundcalc.generalization.bound\n"),
+        "boundcalc.checking.runcheck": ("boundcalc/checking/runcheck.py",
+                                        "import boundcalc.validators.model\n"
+                                        "def g():\n    import boundcalc.validators.checks\n"),
+    }
+    assert floor_violations(sources) == [
+        "boundcalc/render/latex.py: boundcalc.render.latex -> boundcalc.calc",
+        "boundcalc/execution/executors.py: boundcalc.execution.executors -> "
+        "boundcalc.generalization.bound",
+        "boundcalc/checking/runcheck.py: boundcalc.checking.runcheck -> "
+        "boundcalc.validators.model"]
