@@ -151,7 +151,6 @@ ROUTED: tuple[str, ...] = tuple(row.name for row in STATEMENTS if row.routed)
 ACTIVATIONS: tuple[str, ...] = ("tanh", "erf")
 
 
-
 def route_key(name: str, route: object = None) -> str:
     """Registry key of catalog statement ``name`` on proof ``route``: ``name`` on
     :data:`DEFAULT_ROUTE` (and for None, no route given), ``<name>_<route>`` on another route;
