@@ -16,6 +16,7 @@ worst-case geometry, and how much is the inequalities themselves.
 
 from __future__ import annotations
 
+from .catalog import DEFAULT_ROUTE, Route
 from .statement import Statement
 from .symbols import delta
 from .theorem1 import (
@@ -26,9 +27,9 @@ from .theorem1 import (
 )
 
 
-def theorem1_a_posteriori(route: str = "paper") -> Statement:
+def theorem1_a_posteriori(route: Route = DEFAULT_ROUTE) -> Statement:
     """Theorem 1's constants, terms and bounds with (u0_max or u0_rms, x_max, q_max, g_max) left
-    symbolic, on proof ``route``."""
+    symbolic, on proof ``route`` (default :data:`~boundcalc.theory.catalog.DEFAULT_ROUTE`)."""
     constants, terms, bound = build_bound(a_priori=False, route=route)
     constants.pop("u_inf")
     return Statement(

@@ -8,8 +8,11 @@ table on its cold path, before and without importing sympy) and
 :mod:`boundcalc.theory.registry` (which imports the builders) list the same statements, and
 which measurement could falsify it (:attr:`StatementInfo.check`, a row of :data:`FALSIFIERS`:
 the module of :mod:`boundcalc.validators` and its function that ``boundcalc validate`` runs).
-The proof routes (:data:`ROUTES`) and the one function that turns a route into a registry key
-(:func:`route_key`) live here too.
+The proof routes live here too: their type (:data:`Route`), the default (:data:`DEFAULT_ROUTE`,
+the one default of every function that takes a ``route``), the named subsets of the routes
+(:data:`BLOCKWISE_ROUTES`, :data:`HEAD_AVERAGE_ROUTES`, :data:`MEASURED_ROUTES`) and the one
+function that turns a (statement, route) pair into a registry key (:func:`route_key`; its inverse
+:func:`base_name`); each falsifier row lists the routes it measures (:attr:`Falsifier.routes`).
 
 Pure data: this module imports neither sympy nor any other theory module. A test checks every row
 against the statement its builder returns.
@@ -27,6 +30,35 @@ Example:
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Literal, get_args
+
+#: A proof route of the routed statements (Theorem 1, Proposition 1, Remark 9; ``--route``):
+#: ``tight`` (head-average event E_avg, Cauchy–Schwarz drift, per-head block bounds;
+#: derivations.md §7.7 with §7.10), ``paper`` (the paper's route on the max event E_U,
+#: §7.1–7.5), ``gradnorm`` (tight plus ‖∇R̂‖² ≤ 4L²R̂, §7.9) or ``joint`` (tight with joint
+#: (U, W) norms, §7.7 before §7.10). The text is the route's name in the CLI, the JSON and the
+#: registry keys.
+Route = Literal["tight", "paper", "gradnorm", "joint"]
+
+#: Every proof route (``--route``'s choices), the default first.
+ROUTES: tuple[Route, ...] = get_args(Route)
+
+#: The default proof route: the route of ``--route`` not given, of a statement's registry key
+#: without a route suffix, and the default of every function that takes a ``route``.
+DEFAULT_ROUTE: Route = ROUTES[0]
+
+#: The routes whose per-head bounds are the block bounds of derivations.md §7.10 (``joint`` and
+#: ``paper`` use joint (U, W) norms).
+BLOCKWISE_ROUTES: tuple[Route, ...] = ("tight", "gradnorm")
+
+#: The routes on the head-average event E_avg (every route but the paper's, which is on the max
+#: event E_U).
+HEAD_AVERAGE_ROUTES: tuple[Route, ...] = tuple(r for r in ROUTES if r != "paper")
+
+#: The routes measured against a run, each a priori and a posteriori (measured U(0) and input
+#: geometry): ``boundcalc check`` reports them, and the training falsifiers (``theorem1``,
+#: ``prop1``) and the run decomposition measure them.
+MEASURED_ROUTES: tuple[Route, ...] = ("tight", "paper")
 
 
 @dataclass(frozen=True)
@@ -37,10 +69,9 @@ class StatementInfo:
         name: the CLI command and registry key (``theorem1``, ``lemma2`` ...).
         module: the module of :mod:`boundcalc.theory` whose function ``name`` builds the
             :class:`~boundcalc.theory.statement.Statement` (``boundcalc.theory.<module>.<name>``).
-        routed: True when the statement has a proof route
-            (``--route tight|paper|gradnorm|joint``);
-            its builder then takes ``route`` and the registry also holds ``<name>_paper``,
-            ``<name>_gradnorm`` and ``<name>_joint``.
+        routed: True when the statement has a proof route (``--route``, one of :data:`ROUTES`);
+            its builder then takes ``route`` (default :data:`DEFAULT_ROUTE`) and the registry
+            holds it once per route, under :func:`route_key` ``(name, route)``.
         what: the result as the command's ``--help`` names it ("Evaluate {what} at one parameter
             point: ...").
         help: the one-line help of the command (its line in ``boundcalc --help``).
@@ -119,16 +150,14 @@ ROUTED: tuple[str, ...] = tuple(row.name for row in STATEMENTS if row.routed)
 #: kept here as data so that checking the flag needs no sympy (a test checks they agree).
 ACTIVATIONS: tuple[str, ...] = ("tanh", "erf")
 
-#: Proof routes of the routed statements (``--route``), the default first. A routed statement
-#: on route ``r`` other than the default has the registry key ``<name>_<r>`` (:func:`route_key`).
-ROUTES: tuple[str, ...] = ("tight", "paper", "gradnorm", "joint")
-
 
 def route_key(name: str, route: object = None) -> str:
-    """Registry key of catalog statement ``name`` on proof ``route`` (None: the default,
-    ``tight``): the one place a key is built from a route. A route that is not one of
-    :data:`ROUTES`, or any route given for a statement with one proof route, is a
-    ``ValueError`` whose message reads after the flag's name (``--route must be ...``).
+    """Registry key of catalog statement ``name`` on proof ``route``: ``name`` on
+    :data:`DEFAULT_ROUTE` (and for None, no route given), ``<name>_<route>`` on another route;
+    the one place a key is built from a route. A route that is not one of :data:`ROUTES`
+    (case and surrounding spaces aside), or any route given for a statement with one proof
+    route, is a ``ValueError`` whose message reads after the flag's name
+    (``--route must be ...``).
 
     Example:
         >>> route_key("prop1", "paper"), route_key("theorem1", " Tight "), route_key("lemma2")
@@ -145,7 +174,7 @@ def route_key(name: str, route: object = None) -> str:
         raise ValueError(f"must be one of {', '.join(ROUTES)}, got {route!r}")
     if name not in ROUTED:
         raise ValueError(f"is for {', '.join(ROUTED)} only, not {name} (it has one proof route)")
-    return name if key == ROUTES[0] else f"{name}_{key}"
+    return name if key == DEFAULT_ROUTE else f"{name}_{key}"
 
 
 def base_name(key: str) -> str:
@@ -156,9 +185,9 @@ def base_name(key: str) -> str:
         >>> base_name("prop1_gradnorm"), base_name("lemma2")
         ('prop1', 'lemma2')
     """
-    for route in ROUTES[1:]:
+    for route in ROUTES:
         stem = key.removesuffix(f"_{route}")
-        if stem != key and stem in ROUTED:
+        if route != DEFAULT_ROUTE and stem != key and stem in ROUTED:
             return stem
     return key
 
@@ -175,6 +204,9 @@ class Falsifier:
             records (``settings``: :class:`boundcalc.validation.settings.ValidationSettings`).
         in_all: True when ``validate all`` runs it.
         measures: what it measures, one line.
+        routes: the proof routes whose bounds it measures, in the order of its records (each
+            such record names its ``route``; the cell passes them to its measurement); empty
+            when it measures only statements with one proof route.
     """
 
     name: str
@@ -182,30 +214,35 @@ class Falsifier:
     function: str
     in_all: bool
     measures: str
+    routes: tuple[Route, ...] = ()
 
 
 #: Every measurement of ``boundcalc validate``, in the order ``validate all`` runs them (cheap
 #: first); the statements of :data:`STATEMENTS` name theirs in :attr:`StatementInfo.check`.
 FALSIFIERS: tuple[Falsifier, ...] = (
     Falsifier("event", "checks.event", "cell", True,
-              "max_i ‖U_i(0)‖ against u_∞ and the head-average radius ū, over many inits"),
+              "max_i ‖U_i(0)‖ against u_∞ and the head-average radius ū, over many inits",
+              routes=("tight",)),
     Falsifier("lemma2", "checks.lemma2", "cell", True,
               "adversarial and on-data sup ‖∇f‖ and |eigenvalue| of ∇²f against L and β"),
     Falsifier("lemma3", "checks.lemma3", "cell", True,
               "ascent on |f − f_lin| from the gradient-aligned boundary point against ε_lin"),
     Falsifier("lemma5", "checks.lemma5", "cell", True,
-              "max_j |f_lin(X_j; θ̄) − f*(X_j)| against ε_app (both routes), over many inits"),
+              "max_j |f_lin(X_j; θ̄) − f*(X_j)| against ε_app (both routes), over many inits",
+              routes=("paper", "tight")),
     Falsifier("lemma6", "checks.lemma6", "cell", True,
               "sup |f| and ‖∇R̂‖ on Ω_ρ against the envelopes F and 2LB"),
     Falsifier("remark3", "checks.remark3", "cell", True,
               "‖X J Xᵀ‖ and sup ‖∇f‖ as T grows: one T-free bound at every T"),
     Falsifier("tight", "checks.tight", "cell", True,
               "the tight route's L, ε_lin, ε_tay, ε_cf, F, Y and per-head block bounds Φ, H on "
-              "the head-average event"),
+              "the head-average event", routes=("tight",)),
     Falsifier("theorem1", "checks.training", "theorem1_cell", True,
-              "a ProjGD run against Theorem 1's (and Remark 9's) bounds on both routes"),
+              "a ProjGD run against Theorem 1's (and Remark 9's) bounds on both routes",
+              routes=MEASURED_ROUTES),
     Falsifier("prop1", "checks.training", "prop1_cell", True,
-              "ProjSGD runs against Proposition 1's bounds (in expectation)"),
+              "ProjSGD runs against Proposition 1's bounds (in expectation)",
+              routes=MEASURED_ROUTES),
     Falsifier("prop2", "indrnn", "prop2_cell", False,
               "the IndRNN's G_T, H_T, L and ε_lin at a boundary point of Ω_ρ"),
     Falsifier("generalization", "encoder", "generalization_cell", False,
@@ -219,5 +256,6 @@ FALSIFIER: dict[str, Falsifier] = {row.name: row for row in FALSIFIERS}
 #: Name → row.
 BY_NAME: dict[str, StatementInfo] = {row.name: row for row in STATEMENTS}
 
-__all__ = ["ACTIVATIONS", "BY_NAME", "FALSIFIER", "FALSIFIERS", "NAMES", "ROUTED", "ROUTES",
-           "STATEMENTS", "Falsifier", "StatementInfo", "base_name", "route_key"]
+__all__ = ["ACTIVATIONS", "BLOCKWISE_ROUTES", "BY_NAME", "DEFAULT_ROUTE", "FALSIFIER",
+           "FALSIFIERS", "HEAD_AVERAGE_ROUTES", "MEASURED_ROUTES", "NAMES", "ROUTED", "ROUTES",
+           "STATEMENTS", "Falsifier", "Route", "StatementInfo", "base_name", "route_key"]

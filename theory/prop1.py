@@ -25,6 +25,7 @@ from __future__ import annotations
 
 import sympy as sp
 
+from .catalog import DEFAULT_ROUTE, Route
 from .statement import Condition, Statement
 from .symbols import b, delta, n
 from .theorem1 import (
@@ -36,7 +37,7 @@ from .theorem1 import (
 )
 
 
-def prop1(route: str = "tight") -> Statement:
+def prop1(route: Route = DEFAULT_ROUTE) -> Statement:
     """Proposition 1 (ProjSGD convergence, in expectation over minibatches).
 
     Example:

@@ -2,11 +2,13 @@
 
 The statements and their modules come from the statement table :mod:`boundcalc.theory.catalog`:
 the builder of statement ``name`` is the function ``name`` of module
-``boundcalc.theory.<module>``. A routed statement (a proof route, ``--route``) is registered once
-per route:
-``name`` on its default route (``tight``), ``<name>_paper`` on the paper's route,
-``<name>_gradnorm`` on the gradient-norm route and ``<name>_joint`` on the tight route without its
-block bounds (the keys of :func:`boundcalc.theory.catalog.route_key`).
+``boundcalc.theory.<module>``. The registry is keyed by (statement, route): a routed statement (a
+proof route, ``--route``) is registered once per route of
+:data:`~boundcalc.theory.catalog.ROUTES`, under the key
+:func:`boundcalc.theory.catalog.route_key` gives the pair: ``name`` on the default route
+(:data:`~boundcalc.theory.catalog.DEFAULT_ROUTE`, ``tight``), ``<name>_paper`` on the paper's
+route, ``<name>_gradnorm`` on the gradient-norm route and ``<name>_joint`` on the tight route
+without its block bounds.
 """
 
 from __future__ import annotations
@@ -15,17 +17,20 @@ from collections.abc import Callable
 from functools import cache, partial
 from importlib import import_module
 
-from .catalog import ROUTED, ROUTES, STATEMENTS, route_key
+from .catalog import DEFAULT_ROUTE, ROUTED, ROUTES, STATEMENTS, route_key
 from .statement import Statement
 
 
 def _builders() -> dict[str, Callable[[], Statement]]:
-    """Every statement of the catalog, in catalog order, then the ``<name>_paper`` routes, then
-    the ``<name>_gradnorm`` and ``<name>_joint`` routes."""
+    """Every statement of the catalog (a routed one on the default route), in catalog order,
+    then the routed statements on each other route of :data:`ROUTES` in turn (``paper``,
+    ``gradnorm``, ``joint``)."""
     builders: dict[str, Callable[[], Statement]] = {}
     for row in STATEMENTS:
         builders[row.name] = getattr(import_module(f"{__package__}.{row.module}"), row.name)
-    for route in ROUTES[1:]:
+    for route in ROUTES:
+        if route == DEFAULT_ROUTE:
+            continue
         for name in ROUTED:
             builders[route_key(name, route)] = partial(builders[name], route=route)
     return builders

@@ -15,11 +15,12 @@ symbol ``epsilon_mis``, on either route.
 
 from __future__ import annotations
 
+from .catalog import DEFAULT_ROUTE, Route
 from .statement import Statement
 from .theorem1 import theorem1
 
 
-def remark9(route: str = "tight") -> Statement:
+def remark9(route: Route = DEFAULT_ROUTE) -> Statement:
     """Theorem 1 with the misspecification term B·ε_mis (symbol ``epsilon_mis``)."""
     return theorem1(misspecified=True, route=route)
 

@@ -52,7 +52,7 @@ from __future__ import annotations
 
 import sympy as sp
 
-from .catalog import ROUTES
+from .catalog import BLOCKWISE_ROUTES, DEFAULT_ROUTE, HEAD_AVERAGE_ROUTES, ROUTES, Route
 from .conditions import m_even_condition, rho_ge_nu_conditions
 from .event import event_radius, head_average_radius
 from .labels import (
@@ -126,7 +126,7 @@ def transport_norm() -> sp.Expr:
     return sp.sqrt(nu_c**2 + nu_u**2 + nu_w**2)
 
 
-def _check_route(route: str) -> None:
+def _check_route(route: Route) -> None:
     """The proof routes of Theorem 1 / Proposition 1 / Remark 9 (:data:`catalog.ROUTES`):
     ``tight`` (the default, derivations.md §7.7 with the block bounds of §7.10), ``paper`` (the
     paper's skeleton, §7.1–7.5), ``gradnorm`` (the tight route plus the gradient-norm form
@@ -136,14 +136,16 @@ def _check_route(route: str) -> None:
         raise ValueError(f"`route` must be one of {ROUTES}, got {route!r}")
 
 
-def is_blockwise(route: str) -> bool:
+def is_blockwise(route: Route) -> bool:
     """True for the routes whose per-head bounds are the block bounds of derivations.md §7.10
-    (``tight``, ``gradnorm``); ``joint`` and ``paper`` use joint (U, W) norms."""
+    (:data:`catalog.BLOCKWISE_ROUTES`: ``tight``, ``gradnorm``); ``joint`` and ``paper`` use
+    joint (U, W) norms."""
     _check_route(route)
-    return route in ("tight", "gradnorm")
+    return route in BLOCKWISE_ROUTES
 
 
-def change_of_feature_error_bound(a_priori: bool = True, route: str = "paper") -> sp.Expr:
+def change_of_feature_error_bound(a_priori: bool = True,
+                                  route: Route = DEFAULT_ROUTE) -> sp.Expr:
     """ε_cf ≥ the change-of-feature bracket of the drift (eqs. 27–34).
 
     ``paper``: sup |⟨∇f(X; θ) − ∇f(X; θ(0)), θ − θ̄⟩| over θ ∈ Ω_ρ, per-head blocks of θ − θ̄ at most
@@ -174,7 +176,7 @@ def change_of_feature_error_bound(a_priori: bool = True, route: str = "paper") -
     return (grad * r * nu_c + (rho_c * grad + hess * r) * r_nu) / sp.sqrt(m)
 
 
-def change_of_feature_cap(a_priori: bool = True, route: str = "paper") -> sp.Expr:
+def change_of_feature_cap(a_priori: bool = True, route: Route = DEFAULT_ROUTE) -> sp.Expr:
     """a_c·min(G r/√m, 2σ₀) + a_θ·(c_max G + G₀) ≥ the change-of-feature bracket of ``route``:
     the cap that holds without the Hessian (derivations.md §7.3.1).
 
@@ -196,10 +198,10 @@ def change_of_feature_cap(a_priori: bool = True, route: str = "paper") -> sp.Exp
 
 
 def theorem_step_size(misspecification: sp.Expr = sp.S.Zero, a_priori: bool = True,
-                      route: str = "paper") -> sp.Expr:
+                      route: Route = DEFAULT_ROUTE) -> sp.Expr:
     """η* = ‖ν‖ / (2·L·B·√K): the step size that minimises the optimization term ‖ν‖²/(4ηK) +
     ηL²B² (L and B of ``route``)."""
-    tight = route != "paper"
+    tight = route in HEAD_AVERAGE_ROUTES
     lip = lipschitz_constant(a_priori, "average" if tight else "max")
     res = residual_envelope(misspecification, a_priori, tight, is_blockwise(route))
     return transport_norm() / (2 * lip * res * sp.sqrt(K))
@@ -260,7 +262,7 @@ def common_conditions() -> tuple[Condition, ...]:
 
 
 def build_bound(misspecification: sp.Expr = sp.S.Zero, step: sp.Expr = eta,
-                a_priori: bool = True, route: str = "paper"):
+                a_priori: bool = True, route: Route = DEFAULT_ROUTE):
     """Constants, named terms and the two bounds of Theorem 1 (and Remark 9 if ε_mis ≠ 0).
 
     Args:
@@ -269,8 +271,8 @@ def build_bound(misspecification: sp.Expr = sp.S.Zero, step: sp.Expr = eta,
         a_priori: False keeps the input-geometry symbols and the measured u0_max (``paper``) or
             u0_rms (``tight``) in place of the event radius (a-posteriori bounds of the
             validators).
-        route: ``"paper"`` (derivations.md §7.1–7.5), ``"tight"`` (§7.7 with §7.10),
-            ``"gradnorm"`` (§7.9) or ``"joint"`` (§7.7).
+        route: ``"tight"`` (the default; derivations.md §7.7 with §7.10), ``"paper"``
+            (§7.1–7.5), ``"gradnorm"`` (§7.9) or ``"joint"`` (§7.7).
 
     Returns:
         (constants, terms, bound) dictionaries of sympy expressions.
@@ -283,8 +285,8 @@ def build_bound(misspecification: sp.Expr = sp.S.Zero, step: sp.Expr = eta,
     lin_cap, app_cap = linearization_cap(a_priori, "max"), approximation_cap(a_priori)
     eps_lin = sp.Min(linearization_error_bound(a_priori), lin_cap)
     eps_app = sp.Min(approximation_error_bound(a_priori), app_cap)
-    cf_cap = change_of_feature_cap(a_priori)
-    eps_cf = sp.Min(change_of_feature_error_bound(a_priori), cf_cap)
+    cf_cap = change_of_feature_cap(a_priori, "paper")
+    eps_cf = sp.Min(change_of_feature_error_bound(a_priori, "paper"), cf_cap)
     res = residual_envelope(misspecification, a_priori)
     constants = {
         "u_inf": event_radius(),
@@ -304,7 +306,7 @@ def build_bound(misspecification: sp.Expr = sp.S.Zero, step: sp.Expr = eta,
         "trivial_bound_B2": res**2,
         "initial_loss_bound": initial_loss_bound(misspecification, a_priori),
         "transport_norm": transport_norm(),
-        "theorem_step_size": theorem_step_size(misspecification, a_priori),
+        "theorem_step_size": theorem_step_size(misspecification, a_priori, "paper"),
     }
     terms, bound = assemble_bound(lip, res, eps_lin, eps_app, eps_cf, step, misspecification)
     return constants, terms, bound
@@ -419,7 +421,7 @@ def assemble_bound(lipschitz: sp.Expr, residual: sp.Expr, eps_lin: sp.Expr, eps_
 
 
 
-def route_descriptions(route: str) -> dict[str, str]:
+def route_descriptions(route: Route) -> dict[str, str]:
     """The meaning line of every key of a Theorem 1 / Proposition 1 / Remark 9 statement on
     ``route``."""
     _check_route(route)
@@ -430,7 +432,7 @@ def route_descriptions(route: str) -> dict[str, str]:
     return dict(TIGHT_DESCRIPTIONS if route == "tight" else DESCRIPTIONS)
 
 
-def theorem1(misspecified: bool = False, route: str = "tight") -> Statement:
+def theorem1(misspecified: bool = False, route: Route = DEFAULT_ROUTE) -> Statement:
     """Theorem 1 (ProjGD convergence) as a :class:`Statement`.
 
     Args:
@@ -472,14 +474,14 @@ def theorem1(misspecified: bool = False, route: str = "tight") -> Statement:
     )
 
 
-def route_events(route: str) -> str:
-    """The events a Theorem 1 route's bound holds on: E_U ∩ E_app (paper), E_avg ∩ E_app
-    (tight, gradnorm)."""
+def route_events(route: Route) -> str:
+    """The events a Theorem 1 route's bound holds on: E_avg ∩ E_app on the head-average routes
+    (:data:`catalog.HEAD_AVERAGE_ROUTES`), E_U ∩ E_app on the paper's."""
     _check_route(route)
-    return "E_U ∩ E_app" if route == "paper" else "E_avg ∩ E_app"
+    return "E_avg ∩ E_app" if route in HEAD_AVERAGE_ROUTES else "E_U ∩ E_app"
 
 
-def route_latex_names(route: str) -> dict[str, str]:
+def route_latex_names(route: Route) -> dict[str, str]:
     """LaTeX symbol of every key on ``route`` (the tight route's linearization term is Bε_tay)."""
     _check_route(route)
     names = dict(LATEX_NAMES)

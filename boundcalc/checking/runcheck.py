@@ -13,12 +13,13 @@ forms, float64, batched over samples and heads, chunked over the recorded steps)
    relative to the step's length; unknown without two consecutive steps), and whether every step
    below K was recorded;
 2. **measured against bound** along the trajectory (θ(0) and every recorded iterate), on both
-   proof routes (``tight``, ``paper``), each a priori (the calculator's constants,
-   :func:`boundcalc.calc.api.evaluate`) and a posteriori (the same derivation at the measured
-   u0_max, u0_rms, x_max, q_max; ``theorem1_a_posteriori``): max ‖∇f‖ vs L, max |f − f_lin| vs
-   ε_lin, max |f| vs F, R̂(θ_0) vs Y², and min over the iterates before step K of R̂ vs min_iterate
-   (Theorem 1, or Remark 9 with a misspecification ε_mis > 0), with the guarantee of that bound
-   against min(B², measured R̂(θ_0));
+   proof routes (``tight``, ``paper``: :data:`boundcalc.theory.catalog.MEASURED_ROUTES`), each
+   a priori (the calculator's constants, :func:`boundcalc.calc.api.evaluate`) and a posteriori
+   (the same derivation at the measured u0_max, u0_rms, x_max, q_max;
+   ``theorem1_a_posteriori``): max ‖∇f‖ vs L, max |f − f_lin| vs ε_lin, max |f| vs F,
+   R̂(θ_0) vs Y², and min over the iterates before step K of R̂ vs min_iterate (Theorem 1, or
+   Remark 9 with a misspecification ε_mis > 0), with the guarantee of that bound against
+   min(B², measured R̂(θ_0));
 3. a **verdict** per line: ``holds`` (measured ≤ bound up to float64 rounding,
    :data:`ROUNDING_TOL`); ``violated`` (only with every regime condition of the line
    holding: a counterexample); ``not applicable (names)`` when a condition of the line fails, or
@@ -43,6 +44,7 @@ from typing import Any
 
 from boundcalc.checking.runfile import RunFile, open_run, run_from_arrays
 from boundcalc.inputs.params import validate
+from boundcalc.theory.catalog import MEASURED_ROUTES, route_key
 
 __all__ = ["GD_TOL", "NORM_TOL", "ROUNDING_TOL", "SYMMETRIC_TOL", "RunCheck", "check_run"]
 
@@ -241,11 +243,10 @@ def check_run(run: str | Any, *, rho: object = None, nu: object = None, delta: o
                       **{k: v for k, v in flags.items() if k != "rho"})
     rho_values = tuple(float(r) for r in inputs.rho)
     stem = "remark9" if eps_mis > 0 else "theorem1"
-    prior = {route: evaluate(stem if route == "tight" else f"{stem}_paper", inputs).floats()
-             for route in ("tight", "paper")}
+    prior = {route: evaluate(route_key(stem, route), inputs).floats() for route in MEASURED_ROUTES}
     geometry = {k: geo[k] for k in ("u0_max", "u0_rms", "x_max", "q_max")}
     post = {route: a_posteriori_values(inputs, route, eta=loaded.eta, eps_mis=eps_mis,
-                                       geometry=geometry) for route in ("tight", "paper")}
+                                       geometry=geometry) for route in MEASURED_ROUTES}
 
     tight_c, paper_c = prior["tight"].constants, prior["paper"].constants
     every = set(range(1, loaded.K)) <= set(meas.steps.tolist())
@@ -270,7 +271,7 @@ def check_run(run: str | Any, *, rho: object = None, nu: object = None, delta: o
                    f"smallest ρ holding every iterate = ({smallest}); measured is the "
                    "largest excess over the ρ used"),
     ]
-    for route in ("tight", "paper"):
+    for route in MEASURED_ROUTES:
         for kind, consts in (("a-priori", prior[route].constants),
                              ("a-posteriori", post[route]["constants"])):
             y_bound = float(consts["label_envelope_Y"])
@@ -296,7 +297,7 @@ def check_run(run: str | Any, *, rho: object = None, nu: object = None, delta: o
               "linearization": float(meas.lin_gap.max()), "output": float(meas.abs_f.max()),
               "initial_loss": float(meas.loss[0]), "min_iterate": float(meas.loss[before_K].min())}
     lines = []
-    for route in ("tight", "paper"):
+    for route in MEASURED_ROUTES:
         event = "head_average_event" if route == "tight" else "max_event"
         for kind in ("a-priori", "a-posteriori"):
             groups = ({"constants": prior[route].constants, "bound": prior[route].bound}

@@ -22,7 +22,7 @@ from boundcalc.calc.evaluator import DEFAULT_PRECISION
 from boundcalc.cli.app import OUTPUT_PANEL, PARAMS_PANEL
 from boundcalc.inputs.params import PARAMS, Param
 from boundcalc.render.cell_text import FORMATS
-from boundcalc.theory.catalog import ACTIVATIONS, ROUTES
+from boundcalc.theory.catalog import ACTIVATIONS, DEFAULT_ROUTE, ROUTES
 from boundcalc.theory.catalog import NAMES as STATEMENT_NAMES
 
 __all__ = ["COMPONENTS", "DEVICES", "ColumnsOpt", "FmtOpt", "OutOpt", "PrecOpt", "RouteOpt",
@@ -121,7 +121,7 @@ RouteOpt = Annotated[str | None, choice_option(
     "drift, per-head block bounds; derivations.md §7.7, §7.10), paper (the paper's route, "
     "§7.1-7.5), gradnorm (tight plus ||grad R||^2 <= 4 L^2 R, step eta_g; §7.9) or joint (tight "
     "with joint (U, W) norms: its numbers before §7.10)",
-    show_default="tight", panel=PARAMS_PANEL)]
+    show_default=DEFAULT_ROUTE, panel=PARAMS_PANEL)]
 TargetOpt = Annotated[str, typer.Option("--target", help="the value to get under (> 0)",
                                         metavar="VALUE", rich_help_panel=PARAMS_PANEL,
                                         show_default=False)]

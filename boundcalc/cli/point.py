@@ -132,11 +132,11 @@ _ROUTE_DOC = (
     "paper is the paper's route.")
 
 
-def _point_examples(cmd: str, extra: str = "", route: bool = True) -> str:
+def _point_examples(cmd: str, extra: str = "") -> str:
+    """The examples of the ``--help`` of a point command with a proof route."""
     return examples(
         f"boundcalc {cmd} --m 512 --n 1000 --rho 2{extra}",
-        *([f"boundcalc {cmd} --m 512 --n 1000 --rho 2 --route paper   # vacuous"]
-          if route else []),
+        f"boundcalc {cmd} --m 512 --n 1000 --rho 2 --route paper   # vacuous",
         f"boundcalc {cmd} --m 512 --n 1000 --rho 2,3,1 --nu 1 --format json",
         f"boundcalc {cmd} --m 64 --rho 2 --activation erf --symbolic",
         f"boundcalc {cmd} --m 512 --rho 0.5 --nu 1 --strict   # not guaranteed: exit 1",

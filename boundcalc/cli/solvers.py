@@ -74,7 +74,7 @@ def _given(flags: dict[str, Any]) -> dict[str, str]:
 
 
 def _solver_header(name: str, title: str, summary: str, guaranteed: bool, precision: int,
-                   route: str = "") -> dict[str, Any]:
+                   route: str | None = None) -> dict[str, Any]:
     return {"name": name, "title": title, "summary": summary, "guaranteed": guaranteed,
             "route": route or None, "precision_digits": precision}
 

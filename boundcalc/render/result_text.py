@@ -39,9 +39,10 @@ from boundcalc.render.cell_text import (
     rich_to_text,
 )
 from boundcalc.render.latex import latex_text, latex_value
+from boundcalc.theory.catalog import Route
 
-__all__ = ["HEADER_KEYS", "MAX_EVENT_CONSTANTS", "guarantee_line", "render_result",
-           "route_line"]
+__all__ = ["HEADER_KEYS", "MAX_EVENT_APART_ROUTES", "MAX_EVENT_CONSTANTS", "guarantee_line",
+           "render_result", "route_line"]
 
 #: Section order of the JSON contract; any other section follows in the dict's order.
 _CONTRACT_ORDER = ("statement", "inputs", "constants", "terms", "bound", "probability",
@@ -68,6 +69,10 @@ def _is_scalar(value: Any) -> bool:
 #: route reports but its 1 − 2δ statement (on the head-average event) does not use: the text
 #: formats show them apart from its constants (CSV and JSON keep them among the constants).
 MAX_EVENT_CONSTANTS: tuple[str, ...] = ("u_inf", "u_max", "smoothness_beta")
+#: The routes whose table, Markdown and LaTeX output show the :data:`MAX_EVENT_CONSTANTS` apart:
+#: two of :data:`boundcalc.theory.catalog.HEAD_AVERAGE_ROUTES` (the gradnorm route's output keeps
+#: them among its constants).
+MAX_EVENT_APART_ROUTES: tuple[Route, ...] = ("tight", "joint")
 _MAX_EVENT_TITLE = ("Max-event constants (E_U, Definition 1): not part of the tight route's "
                     "1 − 2δ statement, reported only")
 
@@ -121,11 +126,12 @@ def _sections(data: Mapping[str, Any]) -> list[_Section]:
 
 
 def _max_event_apart(data: Mapping[str, Any], sections: list[_Section]) -> list[_Section]:
-    """On the tight and joint routes, the :data:`MAX_EVENT_CONSTANTS` move from the constants to a
-    section of their own right after them, so that no reader takes them for part of the
-    statement."""
+    """On the :data:`MAX_EVENT_APART_ROUTES` (tight, joint), the :data:`MAX_EVENT_CONSTANTS` move
+    from the constants to a section of their own right after them, so that no reader takes them
+    for part of the statement."""
     statement = data.get("statement")
-    if not (isinstance(statement, Mapping) and statement.get("route") in ("tight", "joint")):
+    if not (isinstance(statement, Mapping)
+            and statement.get("route") in MAX_EVENT_APART_ROUTES):
         return sections
     out = []
     for sec in sections:

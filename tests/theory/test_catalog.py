@@ -3,8 +3,10 @@
 from __future__ import annotations
 
 import ast
+import re
 import subprocess
 import sys
+import typing
 from pathlib import Path
 
 import pytest
@@ -70,7 +72,7 @@ def test_catalog_is_pure_data():
     imported = {alias.name for node in ast.walk(tree) if isinstance(node, ast.Import)
                 for alias in node.names}
     imported |= {node.module or "." for node in ast.walk(tree) if isinstance(node, ast.ImportFrom)}
-    assert imported <= {"__future__", "dataclasses"}
+    assert imported <= {"__future__", "dataclasses", "typing"}
 
 
 def test_importing_the_catalog_imports_no_sympy_and_no_other_theory_module(tmp_path):
@@ -135,3 +137,133 @@ def test_route_key_is_the_inverse_of_base_name_and_refuses_an_unknown_route():
     with pytest.raises(ValueError,
                        match="must be one of tight, paper, gradnorm, joint, got 'fast'"):
         catalog.route_key("theorem1", "fast")
+
+
+# ------------------------------------------------------------------------------- proof routes
+
+#: The source tree of the three packages (``boundcalc/``, ``theory/``, ``validators/``).
+_ROOT = Path(__file__).resolve().parents[2]
+_PACKAGES = ("boundcalc", "theory", "validators")
+_NAME = "|".join(catalog.ROUTED)
+_ROUTE = "|".join(catalog.ROUTES)
+_SLOT = r"\{\w*\}|%s"
+#: A registry key written out (``"remark9_paper"``) or a template of one (``"{}_paper"``,
+#: ``"theorem1_%s"``, ``"_joint"``): a routed statement, ``_`` and a route, either of the two
+#: a placeholder.
+_KEY_TEXT = re.compile(rf"(?:{_NAME})_(?:{_ROUTE}|{_SLOT})|(?:{_SLOT})?_(?:{_ROUTE})")
+
+
+def _sources() -> list[Path]:
+    return sorted(p for pkg in _PACKAGES for p in (_ROOT / pkg).rglob("*.py"))
+
+
+def _route_default_problems(source: str) -> list[str]:
+    """Each parameter called ``route`` in ``source`` whose default is neither
+    ``DEFAULT_ROUTE`` nor None (no route given, which :func:`route_key` reads as the default);
+    a parameter without a default is fine (its caller names the route)."""
+    problems = []
+    for node in ast.walk(ast.parse(source)):
+        if not isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
+            continue
+        args = node.args
+        positional = [*args.posonlyargs, *args.args]
+        defaults = [None] * (len(positional) - len(args.defaults)) + list(args.defaults)
+        pairs = [*zip(positional, defaults, strict=True),
+                 *zip(args.kwonlyargs, args.kw_defaults, strict=True)]
+        for arg, default in pairs:
+            if arg.arg != "route" or default is None:
+                continue
+            name = default.id if isinstance(default, ast.Name) else getattr(default, "attr", None)
+            if name == "DEFAULT_ROUTE" or (isinstance(default, ast.Constant)
+                                           and default.value is None):
+                continue
+            problems.append(f"{node.name}(route={ast.unparse(default)}) line {node.lineno}")
+    return problems
+
+
+def _hand_built_keys(source: str) -> list[str]:
+    """The registry keys ``source`` writes or formats by hand (docstrings aside): a string or
+    an f-string template matching :data:`_KEY_TEXT` whole (``… + "_paper"`` included), or
+    ``f"{…}_{…route…}"``."""
+    tree = ast.parse(source)
+    docs = {id(node.value) for node in ast.walk(tree)
+            if isinstance(node, ast.Expr) and isinstance(node.value, ast.Constant)}
+    found = []
+    for node in ast.walk(tree):
+        if isinstance(node, ast.JoinedStr):
+            docs.update(id(v) for v in node.values)
+            template = "".join(v.value if isinstance(v, ast.Constant) else "{}"
+                               for v in node.values)
+            # two placeholders (f"{name}_{route}"): a key when the second is a route
+            both = template == "{}_{}" and "route" in ast.unparse(node.values[-1])
+            if _KEY_TEXT.fullmatch(template) or both:
+                found.append(f"{ast.unparse(node)} line {node.lineno}")
+    for node in ast.walk(tree):
+        if (isinstance(node, ast.Constant) and isinstance(node.value, str)
+                and id(node) not in docs and _KEY_TEXT.fullmatch(node.value)):
+            found.append(f"{node.value!r} line {node.lineno}")
+    return found
+
+
+def test_the_route_type_lists_the_routes_with_the_default_first_and_its_subsets():
+    assert typing.get_args(catalog.Route) == catalog.ROUTES == ("tight", "paper", "gradnorm",
+                                                                "joint")
+    assert catalog.DEFAULT_ROUTE == catalog.ROUTES[0] == "tight"
+    assert catalog.HEAD_AVERAGE_ROUTES == ("tight", "gradnorm", "joint")   # all but E_U's
+    assert set(catalog.BLOCKWISE_ROUTES) <= set(catalog.HEAD_AVERAGE_ROUTES)
+    assert set(catalog.MEASURED_ROUTES) <= set(catalog.ROUTES)
+
+
+def test_every_route_parameter_defaults_to_the_default_route():
+    """Read from the sources (no torch): every function of boundcalc/, theory/ and validators/
+    with a ``route`` parameter defaults it to DEFAULT_ROUTE, to None (no route given: the
+    default's key, checked below) or to nothing."""
+    assert _route_default_problems("def f(route='paper'): ...\n"
+                                   "def g(a, route: str = 'tight'): ...\n"
+                                   "def h(*, route=DEFAULT_ROUTE): ...\n"
+                                   "def k(route=None, routes=('paper',)): ...") == [
+        "f(route='paper') line 1", "g(route='tight') line 2"]
+    problems = {str(path.relative_to(_ROOT)): _route_default_problems(path.read_text("utf-8"))
+                for path in _sources()}
+    assert {k: v for k, v in problems.items() if v} == {}
+    for name in catalog.ROUTED:
+        assert route_key(name, None) == route_key(name, catalog.DEFAULT_ROUTE) == name
+        assert get_statement(name).route == catalog.DEFAULT_ROUTE
+
+
+@pytest.mark.parametrize("name", ROUTED)
+def test_each_routed_builder_defaults_to_the_default_route(name):
+    import inspect
+
+    from boundcalc.theory.aposteriori import theorem1_a_posteriori
+    from boundcalc.theory.theorem1 import build_bound
+
+    for function in (BUILDERS[name], build_bound, theorem1_a_posteriori):
+        assert inspect.signature(function).parameters["route"].default == catalog.DEFAULT_ROUTE
+
+
+def test_no_module_builds_a_registry_key_by_hand():
+    """Only theory/catalog.py's route_key and base_name join a statement and a route: every
+    other module of boundcalc/, theory/ and validators/ calls them."""
+    assert _hand_built_keys('"""remark9_paper in a docstring"""\n'
+                            'a = f"{stem}_paper"\nb = "remark9_paper"\nc = f"{name}_{route}"\n'
+                            'd = name + "_gradnorm"\ne = f"labels_within_Y_{route}_{kind}"\n'
+                            'g = f"theorem1_a_posteriori_{route}"\nh = "%s_joint" % name') == [
+        "f'{stem}_paper' line 2", "f'{name}_{route}' line 4", "'remark9_paper' line 3",
+        "'_gradnorm' line 5", "'%s_joint' line 8"]
+    found = {str(path.relative_to(_ROOT)): _hand_built_keys(path.read_text("utf-8"))
+             for path in _sources() if path != _ROOT / "theory" / "catalog.py"}
+    assert {k: v for k, v in found.items() if v} == {}
+
+
+@pytest.mark.parametrize("row", catalog.FALSIFIERS, ids=lambda row: row.name)
+def test_each_falsifier_row_lists_routes_of_the_registry(row):
+    assert len(set(row.routes)) == len(row.routes)
+    assert set(row.routes) <= set(catalog.ROUTES)
+    for route in row.routes:
+        assert route_key(ROUTED[0], route) in BUILDERS
+    measured = [s.name for s in ROWS if s.check == row.name and s.routed]
+    for name in measured:          # a row that measures a routed statement: its keys exist
+        assert row.routes
+        for route in row.routes:
+            assert get_statement(route_key(name, route)).route == route

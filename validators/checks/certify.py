@@ -53,6 +53,7 @@ from typing import Any
 
 import numpy as np
 import torch
+from boundcalc.theory.catalog import MEASURED_ROUTES, route_key
 from torch import Tensor
 
 from boundcalc.calc.api import evaluate
@@ -443,8 +444,9 @@ def certify(kind: str = "theorem1", *, m: int, n: int, d: int, T: int, rho=2.0, 
 
     The teacher, data, labels y = f*_M, init θ(0) and θ̄ are checks.training's
     (``measure_theorem1`` / the first run of ``measure_prop1``); η = η* of ``evaluate(kind)``
-    unless ``eta`` is given; the a-priori bounds are Remark 9's at ε_mis = ε_T (tight route:
-    ``remark9``, paper route: ``remark9_paper``).
+    unless ``eta`` is given; the a-priori bounds are Remark 9's at ε_mis = ε_T on each route of
+    :data:`boundcalc.theory.catalog.MEASURED_ROUTES` (tight route: ``remark9``, paper route:
+    ``remark9_paper``).
 
     Returns a dict: ``summary`` (one row: the four headline levels — ``measured_constants_*``
     is the level with every deterministic constant measured on the run, ``run_certified_*`` its
@@ -479,8 +481,8 @@ def certify(kind: str = "theorem1", *, m: int, n: int, d: int, T: int, rho=2.0, 
     mis_inputs = calculator_inputs(m=m, n=n, d=d, T=T, delta=delta, rho=rho_t, nu=nu_t,
                                    steps=steps, activation=activation, eta=step, batch_size=b,
                                    misspecification=eps_t)
-    prior_ev = {"tight": evaluate("remark9", mis_inputs),
-                "paper": evaluate("remark9_paper", mis_inputs)}
+    prior_ev = {route: evaluate(route_key("remark9", route), mis_inputs)
+                for route in MEASURED_ROUTES}
     prior = {fam: {**float_values(ev.constants), **float_values(ev.bound)}
              for fam, ev in prior_ev.items()}
     teacher = build_teacher(d, T, seed=derived_seed(seed, "teacher"), nu=nu_t, anchors=anchors,
@@ -493,7 +495,7 @@ def certify(kind: str = "theorem1", *, m: int, n: int, d: int, T: int, rho=2.0, 
                 "x_max": float(X.double().norm(dim=-1).max()),
                 "q_max": float(q.double().norm(dim=-1).max()), "rho": list(rho_t)}
     post = {fam: a_posteriori_values(mis_inputs, fam, eta=step, eps_mis=eps_t,
-                                     geometry=geometry) for fam in ("tight", "paper")}
+                                     geometry=geometry) for fam in MEASURED_ROUTES}
     threads = small_work_threads(n * T * m, dev)
     with intra_op_threads(threads):
         run = certified_run(p0, theta_bar, X, q, y, teacher.act, steps=int(steps), eta=step,

@@ -93,7 +93,7 @@ _POSTERIORI_KEYS = ("lipschitz_L", "smoothness_beta", "eps_lin", "output_envelop
 def _a_posteriori_function():
     from boundcalc.theory.aposteriori import theorem1_a_posteriori
 
-    constants = theorem1_a_posteriori().constants
+    constants = theorem1_a_posteriori("paper").constants
     exprs = [constants[k] for k in _POSTERIORI_KEYS]
     syms = sorted(set().union(*(e.free_symbols for e in exprs)), key=lambda s: s.name)
     return syms, compile_function(tuple(exprs), tuple(syms))

@@ -42,6 +42,7 @@ from collections.abc import Iterable
 from functools import cache
 
 import torch
+from boundcalc.theory.catalog import DEFAULT_ROUTE, FALSIFIER, MEASURED_ROUTES, Route, route_key
 
 from boundcalc.calc.evaluator import compile_function
 from boundcalc.runs.validation_summary import yardstick_fields
@@ -53,14 +54,11 @@ from ..model import init_params
 from ..teacher import Teacher, build_teacher, eps_teacher
 from ..train import proj_gd, proj_sgd
 
-__all__ = ["DEFAULT_TEACHER_DELTA", "MEASURED_ROUTES", "measure_prop1", "measure_theorem1",
+__all__ = ["DEFAULT_TEACHER_DELTA", "measure_prop1", "measure_theorem1",
            "prop1_cell", "theorem1_cell"]
 
 
 DEFAULT_TEACHER_DELTA = 1e-6
-
-#: The proof routes a training cell measures (of :data:`boundcalc.theory.catalog.ROUTES`).
-MEASURED_ROUTES = ("tight", "paper")
 
 
 # ------------------------------------------------------------------------------------ helpers
@@ -83,9 +81,10 @@ def check_triple(name: str, value) -> tuple[float, float, float]:
     return out  # type: ignore[return-value]
 
 
-def check_routes(routes) -> tuple[str, ...]:
-    """The proof routes a measurement reports, distinct, of :data:`MEASURED_ROUTES` (one name
-    or several), or ValueError naming `routes`.
+def check_routes(routes) -> tuple[Route, ...]:
+    """The proof routes a measurement reports, distinct, of
+    :data:`boundcalc.theory.catalog.MEASURED_ROUTES` (one name or several), or ValueError naming
+    `routes`.
 
     >>> check_routes("paper"), check_routes(["tight", "paper"])
     (('paper',), ('tight', 'paper'))
@@ -95,13 +94,6 @@ def check_routes(routes) -> tuple[str, ...]:
         raise ValueError(f"`routes` must list distinct routes of {MEASURED_ROUTES}, got "
                          f"{routes!r}")
     return out
-
-
-def _statement(name: str, route: str) -> str:
-    """Registry name of ``name`` on ``route`` (``theorem1`` / ``theorem1_paper``, …)."""
-    from boundcalc.theory.catalog import route_key
-
-    return route_key(name, route)
 
 
 def check_seeds(seeds) -> list[int]:
@@ -175,7 +167,8 @@ def teacher_data(teacher: Teacher, n: int, T: int, d: int, seed: int, dtype, dev
 # --------------------------------------------------------------------- Theorem 1 / Prop. 1
 
 def _a_posteriori(inputs, eta: float, eps_mis: float, u0_max: float, x_max: float,
-                  q_max: float, u0_rms: float | None = None, route: str = "paper") -> dict:
+                  q_max: float, u0_rms: float | None = None,
+                  route: Route = DEFAULT_ROUTE) -> dict:
     """Theorem 1's bounds on ``route`` with measured (u0_max on the paper route, u0_rms on the
     tight route, x_max, q_max, g_max = x_max²) (aposteriori.py).
 
@@ -204,7 +197,7 @@ def _a_posteriori(inputs, eta: float, eps_mis: float, u0_max: float, x_max: floa
 
 
 @cache
-def _a_posteriori_functions(route: str = "paper"):
+def _a_posteriori_functions(route: Route):
     """Lambdified a-posteriori Theorem 1 bounds on ``route`` (built once per process).
 
     "misspecified": ``build_bound(eps_mis, a_priori=False, route=route)``; "realizable":
@@ -250,16 +243,16 @@ def _training_measurement(kind: str, *, m, n, d, T, rho, nu, delta, activation, 
 
     # η: the given step, else η* of the first route's realizable statement; every route's bound
     # is evaluated at that one η (the derivation admits any η > 0 on either route)
-    first = _evaluate(_statement(kind, routes[0]), inputs(eta))
+    first = _evaluate(route_key(kind, routes[0]), inputs(eta))
     step = float(first.inputs["eta"])
     eps_t = eps_teacher(n, d, nu_t, activation, teacher_width, teacher_delta)
     realizable, rigorous = {}, {}
     for route in routes:
         realizable[route] = (first if route == routes[0]
-                             else _evaluate(_statement(kind, route), inputs(step)))
-        rigorous[route] = _evaluate(_statement("remark9", route), inputs(step, eps_t))
+                             else _evaluate(route_key(kind, route), inputs(step)))
+        rigorous[route] = _evaluate(route_key("remark9", route), inputs(step, eps_t))
         if kind == "prop1":   # Proposition 1's bound is Theorem 1's (derivations.md §8)
-            same = _evaluate(_statement("theorem1", route), inputs(step))
+            same = _evaluate(route_key("theorem1", route), inputs(step))
             for key, value in realizable[route].bound.items():
                 if abs(float(value) - float(same.bound[key])) > 1e-12 * abs(float(value)):
                     raise RuntimeError(f"prop1 and theorem1 bounds differ for {key} on the "
@@ -301,7 +294,7 @@ def _training_measurement(kind: str, *, m, n, d, T, rho, nu, delta, activation, 
     records = []
     initial = min(r["initial_loss"] for r in per_seed)
     for route in routes:
-        statement = _statement(kind, route)
+        statement = route_key(kind, route)
         conditions = rigorous[route].conditions_hold and realizable[route].conditions_hold
         for key in ("min_iterate", "average_iterate"):
             bound = float(rigorous[route].bound[key])
@@ -415,11 +408,12 @@ def measure_prop1(*, m: int, n: int, d: int, T: int, rho=2.0, nu=1.0, delta: flo
 
 def theorem1_cell(settings: ValidationSettings, seed: int) -> list[dict]:
     """The ``validate theorem1`` cell of ``seed``: :func:`measure_theorem1`, one ProjGD run (the
-    catalog's falsifier of ``theorem1`` and of ``remark9``)."""
-    return measure_theorem1(**settings.training_kwargs(seed))
+    catalog's falsifier of ``theorem1`` and of ``remark9``), on the routes of its row."""
+    return measure_theorem1(**settings.training_kwargs(seed), routes=FALSIFIER["theorem1"].routes)
 
 
 def prop1_cell(settings: ValidationSettings, seed: int) -> list[dict]:
     """The ``validate prop1`` cell of ``seed``: :func:`measure_prop1`, ProjSGD runs of minibatch
-    ``settings.batch_size`` (the catalog's falsifier of ``prop1``)."""
-    return measure_prop1(**settings.training_kwargs(seed), batch_size=settings.batch_size)
+    ``settings.batch_size`` (the catalog's falsifier of ``prop1``), on the routes of its row."""
+    return measure_prop1(**settings.training_kwargs(seed), batch_size=settings.batch_size,
+                         routes=FALSIFIER["prop1"].routes)

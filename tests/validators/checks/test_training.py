@@ -141,12 +141,35 @@ def test_a_posteriori_bounds_are_the_theory_expressions_at_measured_values():
 
     inputs = calculator_inputs(m=16, n=64, d=4, T=8, delta=0.05, rho=(2, 2, 2), nu=(1, 1, 1),
                                steps=100, activation="tanh", eta=0.01, misspecification=0.25)
-    got = _a_posteriori(inputs, 0.01, 0.25, u0_max=3.1, x_max=0.9, q_max=0.8)
+    got = _a_posteriori(inputs, 0.01, 0.25, u0_max=3.1, x_max=0.9, q_max=0.8,
+                       route="paper")
     values = {s: float(sp.N(v)) for s, v in symbol_values(inputs).items()}
     values.update({S.eta: 0.01, S.u0_max: 3.1, S.x_max: 0.9, S.q_max: 0.8, S.g_max: 0.81})
-    exprs = dict(theorem1_a_posteriori().bound)
+    exprs = dict(theorem1_a_posteriori("paper").bound)
     used = set().union(*(e.free_symbols for e in exprs.values()))
     ref = evaluate_expressions(exprs, {s: v for s, v in values.items() if s in used})
     for key, value in ref.items():
         assert got["realizable"][key] == pytest.approx(value, rel=1e-12)
         assert got["misspecified"][key] > value     # ε_mis > 0 only adds
+
+
+@pytest.mark.parametrize(("module", "function", "cell", "row"),
+                         [("training", "measure_theorem1", "theorem1_cell", "theorem1"),
+                          ("training", "measure_prop1", "prop1_cell", "prop1"),
+                          ("lemma5", "measure_lemma5", "cell", "lemma5")])
+def test_each_cell_measures_the_routes_its_falsifier_row_lists(monkeypatch, module, function,
+                                                               cell, row):
+    """``validate`` reads the routes from the catalog's falsifier row, not from a list of its
+    own (the measurement itself is replaced: only its arguments are looked at)."""
+    from importlib import import_module
+
+    from boundcalc.theory.catalog import FALSIFIER
+
+    from boundcalc.validation.settings import EXAMPLE_FLAGS, make_settings
+
+    checks = import_module(f"boundcalc.validators.checks.{module}")
+    seen = {}
+    monkeypatch.setattr(checks, function, lambda **kwargs: seen.update(kwargs) or [])
+    getattr(checks, cell)(make_settings(**EXAMPLE_FLAGS), 0)
+    assert seen["routes"] == FALSIFIER[row].routes
+    assert FALSIFIER[row].routes == (("paper", "tight") if row == "lemma5" else ("tight", "paper"))
