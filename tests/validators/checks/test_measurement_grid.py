@@ -4,15 +4,22 @@ summarised per constant."""
 from __future__ import annotations
 
 import itertools
+import json
 
 import pytest
 
 torch = pytest.importorskip("torch")
 
+from boundcalc.validators.checks import measurement_grid  # noqa: E402
 from boundcalc.validators.checks.lemma2 import validate_lemma2  # noqa: E402
 from boundcalc.validators.checks.lemma3 import validate_lemma3  # noqa: E402
 from boundcalc.validators.checks.lemma6 import validate_lemma6  # noqa: E402
-from boundcalc.validators.checks.measurement_grid import GRID, summarize  # noqa: E402
+from boundcalc.validators.checks.measurement_grid import (  # noqa: E402
+    GRID,
+    grid_jobs,
+    run_grid,
+    summarize,
+)
 
 QUICK = {"starts": 4, "steps": 15, "samples": 2}
 
@@ -79,3 +86,35 @@ def test_summary_reports_the_max_ratio_per_constant():
              "bound": 1.0} for r in (0.2, 0.995, 0.5)]
     (row,) = summarize(recs)
     assert row["max_ratio"] == 0.995 and row["within_1pct"] == 1 and row["violations"] == 0
+
+
+def test_grid_jobs_hold_each_point_once_with_the_event_jobs_first_and_costly_lemmas_next():
+    jobs = grid_jobs(ms=(2, 16), ds=(1, 8), Ts=(1, 128), rhos=("2",), activations=("tanh",))
+    assert jobs[:4] == [("event", 2, 1), ("event", 2, 8), ("event", 16, 1), ("event", 16, 8)]
+    lemmas = jobs[4:]
+    assert sorted(lemmas) == sorted(("lemmas", m, d, T, "2", "tanh") for m in (2, 16)
+                                    for d in (1, 8) for T in (1, 128))
+    assert lemmas[0] == ("lemmas", 16, 8, 128, "2", "tanh")
+    assert lemmas[-1] == ("lemmas", 2, 1, 1, "2", "tanh")
+    cost = [m * max(T, 4) * (1 + d**2) for _, m, d, T, _, _ in lemmas]
+    assert cost == sorted(cost, reverse=True)
+
+
+def test_a_grid_run_appends_each_job_and_a_rerun_resumes_without_recomputing(tmp_path,
+                                                                             monkeypatch):
+    path = tmp_path / "records.jsonl"
+    kw = {"ms": (2,), "ds": (1,), "Ts": (1,), "rhos": ("2",), "activations": ("tanh",),
+          "starts": 1, "steps": 1, "samples": 1, "lanczos": 4, "event_seeds": 4,
+          "records_path": str(path)}
+    first = run_grid(**kw)
+    assert {r["job"] for r in first} == {'["event", 2, 1]', '["lemmas", 2, 1, 1, "2", "tanh"]'}
+    assert all(r["holds"] for r in first)
+    assert len(path.read_text().splitlines()) == len(first)
+
+    def recompute(job, settings):
+        raise AssertionError(f"{job} recomputed")
+
+    monkeypatch.setattr(measurement_grid, "run_job", recompute)
+    again = run_grid(**kw)
+    assert json.dumps(again) == json.dumps(first)       # NaN fields compare as text
+    assert len(path.read_text().splitlines()) == len(first)
