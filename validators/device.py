@@ -11,11 +11,15 @@ import torch
 
 
 def resolve_device(device: str | torch.device) -> torch.device:
-    """``auto`` → cuda if available else cpu; ``cuda`` without a GPU is a ValueError."""
+    """``auto`` → cuda if available else cpu; ``cuda`` without a GPU, or anything other than
+    auto, cpu or cuda, is a ValueError naming ``device``."""
     text = str(device)
     if text == "auto":
         return torch.device("cuda" if torch.cuda.is_available() else "cpu")
-    dev = torch.device(text)
+    try:
+        dev = torch.device(text)
+    except RuntimeError:   # not a device string at all ("gpu"): the same one-line refusal
+        raise ValueError(f"`device` must be auto, cpu or cuda, got {device!r}") from None
     if dev.type == "cuda" and not torch.cuda.is_available():
         raise ValueError("`device` is 'cuda' but no CUDA device is available")
     if dev.type not in ("cpu", "cuda"):
