@@ -32,7 +32,9 @@ import typer
 
 from boundcalc.cli.app import write_output
 from boundcalc.cli.options import format_option
-from boundcalc.inputs.params import InputError
+from boundcalc.errors import InputError
+from boundcalc.inputs.flags import check_rows
+from boundcalc.inputs.surfaces import GENERALIZATION, NORM_FLAGS
 from boundcalc.render.cell_text import FORMATS
 
 __all__ = ["DEFAULTS", "generalization"]
@@ -175,25 +177,22 @@ def generalization(
     """
     from boundcalc.generalization.bound import (
         GENERALIZATION_PRECISION,
-        NORM_FLAGS,
         evaluate_inputs,
         validate_generalization,
     )
-    from boundcalc.inputs.params import parse_integer
 
-    fmt = str(format).strip().lower()
-    if fmt not in FORMATS:
-        raise InputError("--format", f"must be one of {', '.join(FORMATS)}, got {format!r}")
+    fmt = GENERALIZATION["fmt"].check(format)
     if symbolic and fmt == "csv":
         raise InputError("--symbolic", "works with --format table, json, markdown or latex, "
                                        "got --format csv")
-    digits = GENERALIZATION_PRECISION
-    if precision is not None:
-        digits = parse_integer("--precision", precision)
-        if not 10 <= digits <= 1000:
-            raise InputError("--precision", f"must be between 10 and 1000, got {precision!r}")
     norms = {"WQ0_F": wq_fro, "WK0_F": wk_fro, "WV0_F": wv_fro, "WQ0_2": wq_spec,
              "WK0_2": wk_spec, "WV0_2": wv_spec, "WO0_2": wo_norm}
+    # every flag given is checked by its row first, with --symbolic too
+    checked = check_rows(GENERALIZATION, {
+        "N": N, "d_m": dm, "d_s": ds, "d": d, "R_X": rx, "radii": radii, "delta": delta,
+        "alpha": alpha, "Phi0": phi0, "Y": label_bound, "seed": from_init,
+        "hidden_constants": hidden_constants, "precision": precision, **norms})
+    digits = checked.get("precision", GENERALIZATION_PRECISION)
     needs_numbers = any(v is not None for v in (alpha, phi0, from_init, data,
                                                  *norms.values()))
     if symbolic and not needs_numbers:

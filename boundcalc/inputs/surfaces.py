@@ -27,6 +27,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from pathlib import Path
+from typing import Any
 
 from boundcalc.errors import InputError
 from boundcalc.inputs.flags import (
@@ -38,11 +39,12 @@ from boundcalc.inputs.flags import (
     text_flag,
 )
 from boundcalc.inputs.params import PARAMS, parse_integer, parse_number
+from boundcalc.render.cell_text import FORMATS
 from boundcalc.theory.catalog import ACTIVATIONS
 
 __all__ = ["ALPHA", "CHECK", "COMPARE_RNN", "DEVICES", "GENERALIZATION", "MAX_VALIDATION_WIDTH",
-           "NORM_FLAGS", "VALIDATE", "parse_alpha", "parse_hidden_constants", "parse_radii",
-           "parse_sequence_lengths"]
+           "NORM_FLAGS", "VALIDATE", "check_data_flags", "check_generalization", "parse_alpha",
+           "parse_hidden_constants", "parse_radii", "parse_sequence_lengths"]
 
 
 def _rows(*rows: Flag) -> dict[str, Flag]:
@@ -304,7 +306,82 @@ GENERALIZATION: Mapping[str, Flag] = _rows(
               meaning="C_D, C_cov, C_conf, C_O, C_width, C_prob, c_hat (default 1)"),
     integer_flag("precision", "--precision", minimum=10, maximum=1000, unit="digits",
                  meaning="mpmath digits", message="must be between 10 and 1000"),
+    choice_flag("fmt", "--format", FORMATS, unit="", meaning="output format"),
 )
+
+
+def check_generalization(*, N: object, d_m: object, d_s: object, R_X: object, radii: object,
+                         delta: object, alpha: object, Phi0: object,
+                         init_norms: Mapping[str, object] | None, seed: object, d: object,
+                         hidden_constants: object, Y: object, max_init_entries: int
+                         ) -> dict[str, Any]:
+    """Every input of Theorem 5 checked by its :data:`GENERALIZATION` row, and how they go
+    together: α and Φ(θ⁰) required; exactly one of ``seed`` (``--from-init``, drawing a
+    d_m × d init of at most ``max_init_entries`` entries per matrix) and all seven norms.
+    Returns the checked values by keyword (``d`` defaults to ``d_m``; ``norms``
+    the given norms or None; ``hidden_constants`` the constants with a number).
+
+    Example:
+        >>> checked = check_generalization(
+        ...     N="100", d_m="8", d_s="3", R_X="1", radii="1", delta="0.1", alpha="1",
+        ...     Phi0="1", init_norms=None, seed="0", d=None, hidden_constants=None, Y=1,
+        ...     max_init_entries=10**8)
+        >>> checked["N"], checked["d"], checked["radii"], checked["norms"]
+        (100, 8, (1.0, 1.0, 1.0, 1.0), None)
+    """
+    rows = GENERALIZATION
+    out: dict[str, Any] = {
+        "N": rows["N"].check(N), "d_m": rows["d_m"].check(d_m), "d_s": rows["d_s"].check(d_s)}
+    out["d"] = out["d_m"] if d is None else rows["d"].check(d)
+    out["R_X"] = rows["R_X"].check(R_X)
+    out["radii"] = rows["radii"].check(radii)
+    out["delta"] = rows["delta"].check(delta)
+    if alpha is None:
+        raise InputError("--alpha", "is required: sigma_min(F_pre^0) measured on the data")
+    out["alpha"] = rows["alpha"].check(alpha)
+    if Phi0 is None:
+        raise InputError("--phi0", "is required: Phi(theta^0) = 1/2 ||f(theta^0) - y||^2")
+    out["Phi0"] = rows["Phi0"].check(Phi0)
+    out["hidden_constants"] = rows["hidden_constants"].check(hidden_constants)
+    out["Y"] = rows["Y"].check(Y)
+    given = {k: v for k, v in (init_norms or {}).items() if v is not None}
+    unknown = set(given) - set(NORM_FLAGS)
+    if unknown:
+        raise ValueError(f"`init_norms` has unknown keys {sorted(unknown)}; "
+                         f"expected {list(NORM_FLAGS)}")
+    if seed is not None and given:
+        raise InputError("--from-init", "draws the init norms; do not also give "
+                         f"{', '.join(NORM_FLAGS[k] for k in given)}")
+    out["seed"], out["norms"] = None, None
+    if seed is not None:
+        out["seed"] = rows["seed"].check(seed)
+        if out["d_m"] * out["d"] > max_init_entries:
+            raise InputError("--from-init", f"draws d_m x d = {out['d_m']} x {out['d']} "
+                             f"matrices, more than {max_init_entries:.0e} entries; give the "
+                             f"seven norm flags")
+        return out
+    if not given:
+        raise InputError("--from-init", "or all seven norm flags "
+                         f"({', '.join(NORM_FLAGS.values())}) are required")
+    missing = [flag for k, flag in NORM_FLAGS.items() if k not in given]
+    if missing:
+        raise InputError(missing[0], "is required when the init norms are given "
+                         "(or use --from-init SEED)")
+    out["norms"] = {k: rows[k].check(given[k]) for k in NORM_FLAGS}
+    return out
+
+
+def check_data_flags(d_m: object, seed: object) -> tuple[int, int]:
+    """``--dm`` and ``--from-init`` of ``generalization --data`` (the seed of θ⁰ is required
+    there), checked by their rows.
+
+    Example:
+        >>> check_data_flags("64", "0")
+        (64, 0)
+    """
+    if seed is None:
+        raise InputError("--from-init", "SEED is required with --data (the seed of theta^0)")
+    return GENERALIZATION["d_m"].check(d_m), GENERALIZATION["seed"].check(seed)
 
 
 # --------------------------------------------------------------------------- check
