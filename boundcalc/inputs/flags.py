@@ -33,7 +33,7 @@ from decimal import Decimal, InvalidOperation
 from typing import Any
 
 from boundcalc.errors import InputError
-from boundcalc.inputs.params import PARAMS, parse_integer, parse_number, parse_triple
+from boundcalc.inputs.params import PARAMS, parse_integer, parse_number
 
 __all__ = ["Flag", "check_float64", "check_rows", "choice_flag", "integer_flag", "param_flag",
            "real_flag", "text_flag"]
@@ -208,13 +208,11 @@ round to 0), got '1e-400'
                   "activation": "tanh, erf or custom:S0,S1,S2"}[row.kind]
 
     def parse(flag: str, value: object) -> Any:
-        checked = (row if flag == row.flag else replace(row, flag=flag)).check(value)
-        if float64:
-            parts = parse_triple(flag, str(value)) if row.kind == "triple" else (value,)
-            if row.kind not in ("even", "count", "activation"):
-                for part in parts:
-                    check_float64(flag, part)
-        return checked
+        if float64 and row.kind not in ("even", "count", "activation"):
+            parts = str(value).split(",") if row.kind == "triple" else [value]
+            for part in parts:  # before the range: 1e-400 is not "outside (0, 1)"
+                check_float64(flag, part)
+        return (row if flag == row.flag else replace(row, flag=flag)).check(value)
 
     return Flag(name, flag or row.flag, row.kind, range_text, unit, meaning or row.help, parse)
 

@@ -42,9 +42,10 @@ from boundcalc.inputs.params import PARAMS, parse_integer, parse_number
 from boundcalc.render.cell_text import FORMATS
 from boundcalc.theory.catalog import ACTIVATIONS
 
-__all__ = ["ALPHA", "CHECK", "COMPARE_RNN", "DEVICES", "GENERALIZATION", "MAX_VALIDATION_WIDTH",
-           "NORM_FLAGS", "VALIDATE", "check_data_flags", "check_generalization", "parse_alpha",
-           "parse_hidden_constants", "parse_radii", "parse_sequence_lengths"]
+__all__ = ["ALPHA", "CHECK", "CHECK_FORMATS", "COMPARE_RNN", "DEVICES", "GENERALIZATION",
+           "MAX_VALIDATION_WIDTH", "NORM_FLAGS", "VALIDATE", "check_data_flags",
+           "check_generalization", "parse_alpha", "parse_hidden_constants", "parse_radii",
+           "parse_sequence_lengths"]
 
 
 def _rows(*rows: Flag) -> dict[str, Flag]:
@@ -387,6 +388,9 @@ def check_data_flags(d_m: object, seed: object) -> tuple[int, int]:
 # --------------------------------------------------------------------------- check
 
 
+#: Output formats of ``boundcalc check``.
+CHECK_FORMATS = ("table", "json", "csv")
+
 #: The flags of ``boundcalc check RUN`` (the run file supplies m, n, d, T, K, η and the
 #: activation). The check computes in float64: a nonzero value float64 rounds to 0 is refused.
 CHECK: Mapping[str, Flag] = _rows(
@@ -398,7 +402,7 @@ CHECK: Mapping[str, Flag] = _rows(
                meaning="eps_mis > 0: Remark 9's min_iterate instead of Theorem 1's"),
     choice_flag("device", "--device", DEVICES, unit="torch device", extra=_device_index,
                 meaning="where to compute (float64)", message="must be auto, cpu or cuda"),
-    choice_flag("fmt", "--format", ("table", "json", "csv"), unit="", meaning="output format"),
+    choice_flag("fmt", "--format", CHECK_FORMATS, unit="", meaning="output format"),
 )
 
 
