@@ -191,7 +191,8 @@ def _prop2(key: str, inputs: Any, alpha: Any, digits: int) -> Evaluation:
     if key != "prop2":
         raise InputError("alpha", f"is for prop2 only, not {base_name(key)}")
     from boundcalc.calc.api import evaluate as evaluate_point
-    from boundcalc.calc.compare_rnn import evaluate_prop2, is_default_alpha, parse_alpha
+    from boundcalc.calc.compare_rnn import evaluate_prop2, is_default_alpha
+    from boundcalc.inputs.surfaces import parse_alpha
 
     text = _text("alpha", alpha)
     if is_default_alpha(parse_alpha(text)):

@@ -26,9 +26,9 @@ from boundcalc.inputs.params import (
     PARAMS,
     SWEEP_KINDS,
     InputError,
-    parse_number,
     validate,
 )
+from boundcalc.inputs.surfaces import ALPHA
 from boundcalc.theory.catalog import base_name
 
 __all__ = ["ALPHA_AXIS", "MAX_ROWS", "SWEEP_AXES", "SWEEP_INPUTS", "build_sweep", "count_values",
@@ -239,8 +239,7 @@ def _alpha_values(statement: str, spec: str | None) -> list[str] | None:
                                     f"{base_name(statement)}")
     values = parse_values("--alpha", spec)
     for value in values:
-        if parse_number("--alpha", value) <= 0:
-            raise InputError("--alpha", f"must be > 0, got {value!r}")
+        ALPHA.check(value)
     return values
 
 

@@ -67,7 +67,8 @@ def _point(statement: str, given: dict[str, str], fmt: str, output: str | None, 
                                        f"CSV keep the data contract), got --format {fmt}")
     other_alpha = None
     if alpha is not None:  # prop2 only; the registered statement is alpha = 3/2
-        from boundcalc.calc.compare_rnn import is_default_alpha, parse_alpha
+        from boundcalc.calc.compare_rnn import is_default_alpha
+        from boundcalc.inputs.surfaces import parse_alpha
 
         if not is_default_alpha(alpha):
             other_alpha = parse_alpha(alpha)

@@ -438,7 +438,7 @@ def compare_rnn_command(
 
     from boundcalc.calc.compare_rnn import compare_rnn
     from boundcalc.cli.app import emit as _emit
-    from boundcalc.inputs.params import parse_integer
+    from boundcalc.inputs.surfaces import COMPARE_RNN
     from boundcalc.render.cell_text import check_format
     from boundcalc.render.frame_text import render_frame
 
@@ -446,9 +446,7 @@ def compare_rnn_command(
         fmt = check_format(fmt)
     except ValueError as err:
         raise InputError("--format", str(err)) from None
-    Ts = [parse_integer("--T", t) for t in T_values.split(",") if t.strip()]
-    if not Ts or min(Ts) < 1:
-        raise InputError("--T", f"must be a comma list of integers >= 1, got {T_values!r}")
+    Ts = COMPARE_RNN["T_values"].check(T_values)
     given = {name: value for name, value in (("m", m), ("n", n), ("rho", rho), ("nu", nu),
                                              ("steps", steps), ("activation", activation))
              if value is not None}  # the others take their defaults (the parameter table's)
