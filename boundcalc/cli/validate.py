@@ -16,7 +16,7 @@ from typing import Annotated, Any
 
 import typer
 
-from boundcalc.cli.app import require_matplotlib, run_directory_errors
+from boundcalc.cli.app import check_format_flag, require_matplotlib, run_directory_errors
 from boundcalc.cli.executor_options import (
     CellsPerTask,
     DaskAddress,
@@ -31,8 +31,8 @@ from boundcalc.cli.executor_options import (
     executor_settings,
 )
 from boundcalc.cli.options import DEVICES, choice_option, format_option, param_option
-from boundcalc.errors import InputError
 from boundcalc.execution.executors import owned
+from boundcalc.inputs.combinations import check_combinations
 from boundcalc.inputs.params import PARAMS
 from boundcalc.inputs.validate_flags import check_validate
 from boundcalc.validation.settings import require_torch
@@ -232,15 +232,12 @@ def validate(
     # every flag and every rule over several flags, before any run directory, lock or torch
     checked = check_validate(values, names, given, decompose=decompose)
     fmt = checked["fmt"]
-    if executor == "processes" and jobs != 1:
-        raise InputError("--jobs", "is for --executor dask with validate (processes computes "
-                                   "the cells here, one after the other)")
+    check_combinations("validate", {"executor": executor, "jobs": jobs,
+                                    "decompose": decompose})
     engine = executor_settings(executor, jobs, dask_address, cells_per_task, slurm_partition,
                                slurm_time, slurm_gpus_per_task, slurm_cpus_per_task,
                                slurm_array_parallelism, slurm_setup, dask_dashboard)
     require_torch("STATEMENT", f"validate {' '.join(names)} measures the model")
-    if decompose and engine.engine:
-        raise InputError("--executor", "--decompose runs here (--executor processes)")
     folder = Path(out) if out is not None else Path("runs") / time.strftime(
         "validate-%Y%m%dT%H%M%SZ", time.gmtime())
     # one driver per run directory: its lock is taken before torch is imported, so a second
@@ -439,13 +436,9 @@ def compare_rnn_command(
     from boundcalc.calc.compare_rnn import compare_rnn
     from boundcalc.cli.app import emit as _emit
     from boundcalc.inputs.surfaces import COMPARE_RNN
-    from boundcalc.render.cell_text import check_format
     from boundcalc.render.frame_text import render_frame
 
-    try:
-        fmt = check_format(fmt)
-    except ValueError as err:
-        raise InputError("--format", str(err)) from None
+    fmt = check_format_flag(fmt)
     Ts = COMPARE_RNN["T_values"].check(T_values)
     given = {name: value for name, value in (("m", m), ("n", n), ("rho", rho), ("nu", nu),
                                              ("steps", steps), ("activation", activation))
