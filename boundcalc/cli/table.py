@@ -18,6 +18,7 @@ from boundcalc.cli.app import write_output
 from boundcalc.cli.options import choice_option, format_option
 from boundcalc.experiments.experiment_registry import experiment
 from boundcalc.inputs.params import InputError
+from boundcalc.inputs.table_flags import check_table_flags
 
 _PARAGRAPHS = (
     ('Tables from finished (or unfinished) experiment runs, without recomputing them.'),
@@ -102,18 +103,10 @@ def table(
     """
     from boundcalc.runs import tables
 
-    key = str(fmt).strip().lower()
-    if key not in tables.TABLE_FORMATS:
-        raise InputError("--format", f"must be one of {', '.join(tables.TABLE_FORMATS)}, "
-                                     f"got {fmt!r}")
-    if digits < 1 or digits > 17:
-        raise InputError("--digits", f"must be between 1 and 17, got {digits}")
-    if statistic not in tables.STATISTICS:
-        raise InputError("--statistic", f"must be geometric or arithmetic, got {statistic!r}")
-    if figure_width is not None and figure_width not in ("single", "double"):
-        raise InputError("--figure-width", f"must be single or double, got {figure_width!r}")
-    if figures_dir is not None and Path(figures_dir).exists() and not Path(figures_dir).is_dir():
-        raise InputError("--figures-dir", f"{figures_dir!r} is not a directory")
+    checked = check_table_flags(fmt=fmt, digits=digits, statistic=statistic,
+                                figure_width=figure_width, figures_dir=figures_dir)
+    key, statistic = checked["fmt"], checked["statistic"]
+    figure_width = checked.get("figure_width")
     runs = [tables.load_run(arg) for arg in run_dirs]
     for run in runs:
         for cell, problem in run.damaged.items():
