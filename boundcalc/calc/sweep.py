@@ -25,11 +25,11 @@ from boundcalc.inputs.params import (
     DEFAULTS,
     PARAMS,
     SWEEP_KINDS,
-    InputError,
     validate,
 )
+from boundcalc.inputs.rules import apply_rules
 from boundcalc.inputs.surfaces import ALPHA
-from boundcalc.inputs.sweep_values import check_row_count, parse_values
+from boundcalc.inputs.sweep_values import check_row_count, choose_columns, parse_values
 from boundcalc.theory.catalog import base_name
 
 __all__ = ["ALPHA_AXIS", "SWEEP_AXES", "SWEEP_INPUTS", "build_sweep", "select_columns"]
@@ -164,11 +164,11 @@ def build_sweep(statement: str, given: Mapping[str, str | None], activation: str
         values[ALPHA_AXIS] = alphas
         specs[ALPHA_AXIS] = (str(given[ALPHA_AXIS]), "--alpha", "real")
     rows = check_row_count({specs[a][1]: v for a, v in values.items()})
-    nu_sources = {_source_axis(f"nu_{c}", values) for c in "cuw"}
-    if ("eta" not in values and st.step
-            and all(any(Decimal(v) == 0 for v in values[a]) for a in nu_sources)):
-        raise InputError("--nu", "needs a positive component in every row when --eta is not "
-                                 "given (the theorem's step size is proportional to ||nu||)")
+    nu_sources = [_source_axis(f"nu_{c}", values) for c in "cuw"]
+    # the row with the smallest ν: η* must be defined in every row
+    smallest_nu = tuple(min(Decimal(v) for v in values[a]) for a in nu_sources)
+    apply_rules("calculator", {"nu": smallest_nu, "eta_star": "eta" not in values and st.step,
+                               "sweep": True})
     act_name = validate(activation=activation or DEFAULTS["activation"], eta="1").activation
     sigmas = [float(v) for v in activation_values(act_name, 30)]
     axes = list(values)
@@ -271,20 +271,4 @@ def select_columns(df: Any, spec: str | None, fmt: str, swept: Sequence[str]) ->
         keep = list(swept) or ["m"]
         keep += [c for c in names if c.startswith(("terms.", "bound."))]
         return keep + ["probability", "guaranteed"] + (["verdict"] if "verdict" in names else [])
-    chosen = []
-    for raw in spec.split(","):
-        item = raw.strip()
-        if not item:
-            continue
-        if item in names:
-            chosen.append(item)
-            continue
-        matches = [c for c in names if c.split(".")[-1] == item]
-        if len(matches) != 1:
-            hint = "ambiguous" if matches else "unknown"
-            raise InputError("--columns", f"{hint} column {item!r}; choose from "
-                                          f"{', '.join(names)}")
-        chosen.append(matches[0])
-    if not chosen:
-        raise InputError("--columns", "must name at least one column")
-    return list(dict.fromkeys(chosen))
+    return choose_columns(spec, names)

@@ -22,10 +22,10 @@ from boundcalc.execution.engines import dask_client
 from boundcalc.execution.executors import (
     EXECUTORS,
     ExecutorSettings,
-    parse_slurm_time,
     require_engine,
 )
 from boundcalc.inputs.combinations import check_combinations
+from boundcalc.inputs.executor_flags import SLURM_TIME
 from boundcalc.inputs.params import InputError
 
 __all__ = ["CellsPerTask", "DaskAddress", "DaskDashboard", "Executor", "SlurmArrayParallelism",
@@ -99,7 +99,7 @@ def executor_settings(kind: str, jobs: int = 1, dask_address: str | None = None,
     return ExecutorSettings(
         kind=kind, jobs=jobs, dask_address=address or None, cells_per_task=cells_per_task,
         slurm_partition=slurm_partition,
-        slurm_time=parse_slurm_time(slurm_time) if slurm_time is not None else None,
+        slurm_time=SLURM_TIME.check(slurm_time) if slurm_time is not None else None,
         slurm_gpus_per_task=slurm_gpus_per_task, slurm_cpus_per_task=slurm_cpus_per_task,
         slurm_array_parallelism=slurm_array_parallelism,
         slurm_setup=tuple(slurm_setup or ()), dask_dashboard=bool(dask_dashboard))

@@ -168,6 +168,16 @@ def _printed_radius(values: Mapping[str, Any]) -> bool:
 
 _TRAINING = ("theorem1", "prop1", "remark9")
 
+
+def _nu_for_eta_star(values: Mapping[str, Any]) -> bool:
+    return not values["eta_star"] or any(v > 0 for v in _triple(values["nu"]))
+
+
+def _nu_for_eta_star_message(values: Mapping[str, Any], statements: list[str]) -> str:
+    where = " in every row" if values.get("sweep") else ""
+    return (f"needs a positive component{where} when --eta is not given (the theorem's step "
+            f"size is proportional to ||nu||)")
+
 #: Every condition over several inputs, by name.
 RULES: Mapping[str, Rule] = {rule.name: rule for rule in (
     Rule("rho_ge_nu", ("rho", "nu"), "--nu", "rho >= nu componentwise", "ρ < ν",
@@ -185,6 +195,10 @@ RULES: Mapping[str, Rule] = {rule.name: rule for rule in (
          "a ProjSGD minibatch is a subset of the n samples", ("prop1",),
          {"calculator": NOT_APPLICABLE, "validate": REFUSE},
          lambda v: int(v["batch_size"]) <= int(v["n"]), _batch_message),
+    Rule("nu_positive_for_eta_star", ("nu", "eta_star"), "--nu",
+         "a positive component of nu when eta is not given", "ν = 0 with η = η*",
+         "the theorem's step size η* = ‖ν‖/(2 L B √K) is 0 when ν = 0", (),
+         {"calculator": REFUSE}, _nu_for_eta_star, _nu_for_eta_star_message),
     Rule("spectral_le_frobenius", ("norms",),
          lambda v: f"--w{_spectral_culprit(v['norms']).lower()}-spec", "||W||_2 <= ||W||_F",
          "‖W‖₂ > ‖W‖_F", "a spectral norm never exceeds the Frobenius norm of its matrix",

@@ -15,11 +15,12 @@ Example:
 from __future__ import annotations
 
 import sys
+from collections.abc import Sequence
 from decimal import ROUND_FLOOR, Decimal, InvalidOperation, localcontext
 
 from boundcalc.errors import InputError
 
-__all__ = ["MAX_ROWS", "check_row_count", "count_values", "parse_values"]
+__all__ = ["MAX_ROWS", "check_row_count", "choose_columns", "count_values", "parse_values"]
 
 #: Largest number of sweep rows (and of values of one flag): 2**20.
 MAX_ROWS = 2**20
@@ -187,3 +188,30 @@ def check_row_count(values: dict[str, list[str]], limit: int = MAX_ROWS) -> int:
         raise InputError(worst, f"makes the sweep {rows} rows ({sizes}), more than the limit of "
                                 f"{limit}; use fewer values")
     return rows
+
+
+def choose_columns(spec: str, names: Sequence[str]) -> list[str]:
+    """``--columns``: a comma list of output columns, each a full name or the unambiguous last
+    part of one (``min_iterate`` for ``bound.min_iterate``), in the order given, once each.
+
+    Example:
+        >>> choose_columns("m, min_iterate", ["m", "bound.min_iterate", "verdict"])
+        ['m', 'bound.min_iterate']
+    """
+    chosen = []
+    for raw in spec.split(","):
+        item = raw.strip()
+        if not item:
+            continue
+        if item in names:
+            chosen.append(item)
+            continue
+        matches = [c for c in names if c.split(".")[-1] == item]
+        if len(matches) != 1:
+            hint = "ambiguous" if matches else "unknown"
+            raise InputError("--columns", f"{hint} column {item!r}; choose from "
+                                          f"{', '.join(names)}")
+        chosen.append(matches[0])
+    if not chosen:
+        raise InputError("--columns", "must name at least one column")
+    return list(dict.fromkeys(chosen))
