@@ -18,6 +18,7 @@ from boundcalc.calc.evaluator import DEFAULT_PRECISION
 from boundcalc.errors import OutputError
 from boundcalc.files import write_atomic
 from boundcalc.inputs.calculator_flags import PRECISION, STATEMENT, TARGET, check_output_format
+from boundcalc.inputs.environment import require_module
 from boundcalc.inputs.params import InputError, routed_key
 from boundcalc.render.cell_text import FORMATS
 from boundcalc.render.result_text import guarantee_line
@@ -198,11 +199,8 @@ def require_matplotlib(flag: str, what: str) -> None:
     """Refuse up front (before any cell is computed) when matplotlib cannot be imported: an
     input error naming ``flag`` that says ``what`` needs it and how to install it (the
     figures of ``validate --decompose`` and of ``reproduce``)."""
-    try:
-        import matplotlib  # noqa: F401
-    except ImportError:
-        raise InputError(flag, f"{what} with matplotlib, which is not installed: pip install "
-                         f"'boundcalc[validators]' (or pip install matplotlib)") from None
+    require_module(flag, "matplotlib", what, "pip install 'boundcalc[validators]' (or pip "
+                                             "install matplotlib)", import_it=True)
 
 
 def _version_callback(value: bool) -> None:

@@ -25,8 +25,8 @@ from boundcalc.execution.executors import (
     require_engine,
 )
 from boundcalc.inputs.combinations import check_combinations
+from boundcalc.inputs.environment import require_modules
 from boundcalc.inputs.executor_flags import SLURM_TIME
-from boundcalc.inputs.params import InputError
 
 __all__ = ["CellsPerTask", "DaskAddress", "DaskDashboard", "Executor", "SlurmArrayParallelism",
            "SlurmCpusPerTask", "SlurmGpusPerTask", "SlurmPartition", "SlurmSetup", "SlurmTime",
@@ -91,9 +91,9 @@ def executor_settings(kind: str, jobs: int = 1, dask_address: str | None = None,
         require_engine(kind)
     address = dask_address or (os.environ.get("DASK_SCHEDULER_ADDRESS") if kind == "dask"
                                else None)
-    if dask_dashboard and not address and importlib.util.find_spec("bokeh") is None:
-        raise InputError("--dask-dashboard", "needs bokeh, which is not installed: pip install "
-                                             "bokeh")
+    if dask_dashboard and not address:
+        missing = [] if importlib.util.find_spec("bokeh") is not None else ["bokeh"]
+        require_modules("--dask-dashboard", missing, "", "pip install bokeh")
     if address:   # refused now, in seconds, rather than by the run after the run directory
         dask_client(address).close()
     return ExecutorSettings(

@@ -17,6 +17,7 @@ import typer
 from boundcalc.cli.app import write_output
 from boundcalc.cli.options import choice_option, format_option
 from boundcalc.experiments.experiment_registry import experiment
+from boundcalc.inputs.environment import require_module
 from boundcalc.inputs.params import InputError
 from boundcalc.inputs.table_flags import check_table_flags
 
@@ -133,6 +134,8 @@ def table(
 
 
 def _figures(runs: list, figures_dir: str | None, width: str | None = None) -> None:
+    require_module("--figures", "matplotlib", "draws", "pip install 'boundcalc[plot]'",
+                   import_it=True)
     from boundcalc.validators.experiments.figures import regenerate_figures
 
     used: set[Path] = set()
@@ -152,11 +155,6 @@ def _figures(runs: list, figures_dir: str | None, width: str | None = None) -> N
         except OSError as exc:
             raise InputError("--figures-dir", f"cannot write figures to {str(target)!r}: "
                                               f"{exc.strerror or exc}") from None
-        except ModuleNotFoundError as exc:
-            if (exc.name or "").split(".")[0] != "matplotlib":
-                raise
-            raise InputError("--figures", "draws with matplotlib, which is not installed: pip "
-                                          "install 'boundcalc[plot]'") from None
         if written:
             names = ", ".join(str(p) for p in written)
             sys.stderr.write(f"wrote {names}\n")

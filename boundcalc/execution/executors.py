@@ -60,6 +60,7 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
 
+from boundcalc.inputs.environment import require_commands, require_modules, require_setting
 from boundcalc.inputs.params import InputError
 
 __all__ = ["EXECUTORS", "EXTRAS", "LOCK_FILE", "PROC", "REFRESH_S", "SLURM_CLUSTERS",
@@ -133,20 +134,15 @@ def require_extra(kind: str) -> None:
             importlib.import_module(module)
         except ImportError:
             missing.append(module)
-    if missing:
-        raise InputError("--executor", f"{kind} needs {', '.join(missing)}, which is not "
-                                       f"installed: pip install 'boundcalc[{kind}]'")
+    require_modules("--executor", missing, kind, f"pip install 'boundcalc[{kind}]'")
 
 
 def slurm_cluster() -> str:
     """submitit's cluster for the slurm engine: ``BOUNDCALC_SLURM_CLUSTER`` (one of
     :data:`SLURM_CLUSTERS`), else ``slurm``; another value is an InputError (``--executor``)."""
     cluster = os.environ.get("BOUNDCALC_SLURM_CLUSTER") or "slurm"
-    if cluster not in SLURM_CLUSTERS:
-        raise InputError("--executor", f"slurm: BOUNDCALC_SLURM_CLUSTER must be "
-                                       f"{', '.join(SLURM_CLUSTERS[:-1])} or "
-                                       f"{SLURM_CLUSTERS[-1]}, got {cluster!r}")
-    return cluster
+    return require_setting("--executor", "BOUNDCALC_SLURM_CLUSTER", cluster, SLURM_CLUSTERS,
+                           "slurm")
 
 
 def require_engine(kind: str) -> None:
@@ -157,11 +153,9 @@ def require_engine(kind: str) -> None:
     require_extra(kind)
     if kind == "slurm" and slurm_cluster() == "slurm":
         missing = [command for command in SLURM_COMMANDS if shutil.which(command) is None]
-        if missing:
-            raise InputError("--executor", f"slurm needs Slurm's {' and '.join(missing)}, which "
-                                           f"{'is' if len(missing) == 1 else 'are'} not found on "
-                                           f"PATH: run on a Slurm cluster's login node, or "
-                                           f"choose --executor processes or dask")
+        require_commands("--executor", missing, "slurm", "Slurm's",
+                         "run on a Slurm cluster's login node, or choose --executor processes "
+                         "or dask")
 
 
 def slurm_parameters(settings: ExecutorSettings, name: str) -> dict[str, Any]:

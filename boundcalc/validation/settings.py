@@ -22,6 +22,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from boundcalc.errors import InputError
+from boundcalc.inputs.environment import require_gpu, require_module
 from boundcalc.inputs.surfaces import VALIDATE
 from boundcalc.inputs.validate_flags import check_statements, check_validate
 from boundcalc.theory.catalog import FALSIFIERS
@@ -228,16 +229,8 @@ def check_device(device: str) -> str:
 def require_torch(flag: str, what: str) -> None:
     """Refuse up front, naming ``flag``, when torch cannot be imported (the calculator's install
     has no torch; the validators need the ``validators`` extra)."""
-    import importlib.util
-
-    try:
-        found = importlib.util.find_spec("torch") is not None
-    except (ImportError, ValueError):  # a broken or blocked install counts as none
-        found = False
-    if not found:
-        raise InputError(flag, f"{what} with torch, which is not installed: pip install "
-                               f"'boundcalc[validators]' (on a CPU machine install torch's CPU "
-                               f"build first)")
+    require_module(flag, "torch", what, "pip install 'boundcalc[validators]' (on a CPU machine "
+                                        "install torch's CPU build first)")
 
 
 def resolve_device(device: str) -> str:
@@ -249,8 +242,7 @@ def resolve_device(device: str) -> str:
 
     if choice == "auto":
         return "cuda" if torch.cuda.is_available() else "cpu"
-    if not torch.cuda.is_available():
-        raise InputError("--device", f"{device!r} requested but no CUDA GPU is available")
+    require_gpu(device, torch.cuda.is_available())
     return choice
 
 
