@@ -31,12 +31,13 @@ from collections.abc import Iterable, Mapping
 from typing import Any
 
 from boundcalc.errors import InputError
-from boundcalc.inputs.flags import check_rows
+from boundcalc.inputs.flags import check_rows, choice_flag
 from boundcalc.inputs.rules import apply_rules
 from boundcalc.inputs.surfaces import VALIDATE
+from boundcalc.theory.catalog import FALSIFIER
 
-__all__ = ["GENERALIZATION_ONLY", "INDRNN_ONLY", "TRANSFORMER_ONLY", "check_statements",
-           "check_validate", "refuse_unused"]
+__all__ = ["GENERALIZATION_ONLY", "INDRNN_ONLY", "TRANSFORMER_ONLY", "check_falsifier",
+           "check_run_statements", "check_statements", "check_validate", "refuse_unused"]
 
 #: Flags used only by the Transformer statements / only by prop2 / only by ``generalization``
 #: (keyword → flag).
@@ -74,6 +75,30 @@ def check_statements(names: Iterable[str], everything: tuple[str, ...],
             raise InputError("STATEMENT", f"must be one of {', '.join(everything)}, all, "
                              f"{' or '.join(by_name)}, got {name!r}")
     return out
+
+
+def check_falsifier(statement: str) -> str:
+    """A statement ``validate`` has a measurement for (a key of
+    :data:`boundcalc.theory.catalog.FALSIFIER`), naming ``STATEMENT`` otherwise.
+
+    Example:
+        >>> check_falsifier("prop1")
+        'prop1'
+    """
+    return choice_flag("statement", "STATEMENT", FALSIFIER, unit="",
+                       meaning="a statement validate measures").check(statement)
+
+
+def check_run_statements(statements: Iterable[str], extra: Mapping[str, Any]) -> None:
+    """``run_validation`` from Python: ``generalization`` needs its settings in
+    ``settings.extra`` (built by ``make_generalization_settings``).
+
+    Example:
+        >>> check_run_statements(["lemma2"], {})
+    """
+    if _GENERALIZATION in statements and _GENERALIZATION not in extra:
+        raise InputError("STATEMENT", "generalization needs its settings in "
+                         "settings.extra['generalization'] (make_generalization_settings)")
 
 
 def refuse_unused(given: Iterable[str], statements: list[str]) -> None:
