@@ -8,8 +8,8 @@ import json
 import pytest
 
 from boundcalc.cli import main
-from boundcalc.validation import runner as validation_runner
 from boundcalc.inputs.surfaces import MAX_VALIDATION_WIDTH
+from boundcalc.validation import runner as validation_runner
 from boundcalc.validation import settings as validation_settings
 
 #: drives the torch validators (validate, reproduce, figures): skipped where torch is absent
