@@ -27,14 +27,24 @@ Example:
 from __future__ import annotations
 
 import inspect
-import numbers
-from collections.abc import Iterable, Mapping
-from decimal import Decimal
 from typing import TYPE_CHECKING, Any
 
 from boundcalc.errors import InputError
-from boundcalc.inputs.params import PARAMS, routed_key
-from boundcalc.theory.catalog import NAMES, base_name
+from boundcalc.inputs.combinations import check_combinations
+from boundcalc.inputs.keywords import (
+    COMPONENTS,
+    check_exact,
+    check_keywords,
+    choices,
+    point_value,
+    precision_digits,
+    renamed,
+    statement_key,
+    sweep_given,
+    value_text,
+)
+from boundcalc.inputs.params import PARAMS
+from boundcalc.theory.catalog import base_name
 from boundcalc.version import __version__
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -43,92 +53,6 @@ if TYPE_CHECKING:  # pragma: no cover
     from boundcalc.calc.api import Evaluation
 
 __all__ = ["evaluate", "sweep"]
-
-#: Values of ``route``; the first is the default.
-
-#: The per-component keywords of a sweep (``rho_c`` ... ``nu_w``), as ``boundcalc sweep --rho-c``.
-_COMPONENTS: tuple[str, ...] = tuple(col for p in PARAMS.values() if p.kind == "triple"
-                                     for col in p.columns)
-
-
-def _keyword(flag: str) -> str:
-    """The keyword of a CLI flag (``--batch-size`` → ``batch_size``, ``--T`` → ``T``,
-    ``STATEMENT`` → ``statement``).
-
-    Example:
-        >>> [_keyword(f) for f in ("--batch-size", "--T", "--rho-u", "STATEMENT", "alpha")]
-        ['batch_size', 'T', 'rho_u', 'statement', 'alpha']
-    """
-    if flag.startswith("--"):
-        return flag[2:].replace("-", "_")
-    return flag.lower()
-
-
-def _renamed(exc: InputError) -> InputError:
-    """``exc`` naming the keyword instead of the flag."""
-    key = _keyword(exc.flag)
-    return InputError(key, str(exc)[len(exc.flag) + 1:])
-
-
-def _statement_key(statement: str, route: Any) -> str:
-    """Registry key of ``statement`` on ``route`` (None: the default, tight)."""
-    name = str(statement).strip().lower()
-    if name not in NAMES:
-        raise InputError("statement", f"must be one of {', '.join(NAMES)}, got {statement!r}")
-    return routed_key(name, route, "route")
-
-
-def _text(key: str, value: Any) -> str:
-    """One value as the text the checks read (the shortest text of a float)."""
-    if isinstance(value, str):
-        return value
-    if isinstance(value, bool) or not isinstance(value, (numbers.Real, Decimal)):
-        raise InputError(key, f"must be a number or its text, got {value!r}")
-    if isinstance(value, numbers.Integral):
-        return str(int(value))
-    if isinstance(value, Decimal):
-        return str(value)
-    return repr(float(value))
-
-
-def _one(key: str, value: Any) -> str | int | float | Decimal:
-    """One point value as the checks read it (text, int, float or Decimal: a float is read from
-    its shortest text); a tuple for ρ and ν is the text of its three components."""
-    if key == "activation":
-        if not isinstance(value, str):
-            raise InputError(key, f"must be tanh, erf or 'custom:S0,S1,S2', got {value!r}")
-        return value
-    if isinstance(value, str):
-        return value
-    if isinstance(value, tuple) and PARAMS[key].kind == "triple":
-        return ",".join(_text(key, v) for v in value)
-    if isinstance(value, (tuple, list, set, Mapping)) or hasattr(value, "__len__"):
-        raise InputError(key, f"takes one value here, got {value!r} (boundcalc.sweep takes "
-                              "lists)")
-    _text(key, value)
-    if isinstance(value, numbers.Integral):  # the checks then quote the value as given
-        return int(value)
-    return value if isinstance(value, (float, Decimal)) else float(value)
-
-
-def _check_keywords(function: str, inputs: Mapping[str, Any], known: Iterable[str]) -> None:
-    unknown = sorted(set(inputs) - set(known))
-    if unknown:
-        raise TypeError(f"{function}() got an unexpected keyword argument {unknown[0]!r}; the "
-                        f"keywords are {', '.join(known)}")
-
-
-def _precision(value: Any) -> int:
-    from boundcalc.calc.evaluator import DEFAULT_PRECISION
-    from boundcalc.inputs.params import parse_integer
-
-    if value is None:
-        return DEFAULT_PRECISION
-    digits = parse_integer("precision", _text("precision", value))
-    if not 10 <= digits <= 1000:
-        raise InputError("precision", f"must be an integer between 10 and 1000, got {value!r}")
-    return digits
-
 
 def evaluate(statement: str, /, *, route: str | None = None, precision: int | None = None,
              exact: bool = False, alpha: Any = None, **inputs: Any) -> Evaluation:
@@ -169,82 +93,33 @@ def evaluate(statement: str, /, *, route: str | None = None, precision: int | No
     from boundcalc.calc.api import evaluate as evaluate_point
     from boundcalc.inputs.params import validate
 
-    _check_keywords("evaluate", inputs, PARAMS)
-    if not isinstance(exact, bool):  # "no" or 0 would silently pick one of the two views
-        raise InputError("exact", f"must be True or False, got {exact!r}")
+    check_keywords("evaluate", inputs, PARAMS)
+    check_exact(exact)
     try:
-        key = _statement_key(statement, route)
-        values = {k: _one(k, v) for k, v in inputs.items() if v is not None}
-        digits = _precision(precision)
+        key = statement_key(statement, route)
+        values = {k: point_value(k, v) for k, v in inputs.items() if v is not None}
+        digits = precision_digits(precision)
         checked = validate(**values, statement=key)
         if alpha is not None:
             result = _prop2(key, checked, alpha, digits)
         else:
             result = evaluate_point(key, checked, precision=digits)
     except InputError as exc:
-        raise _renamed(exc) from None
+        raise renamed(exc) from None
     return result if exact else result.floats()
 
 
 def _prop2(key: str, inputs: Any, alpha: Any, digits: int) -> Evaluation:
     """Proposition 2 at recurrent scale ``alpha`` (prop2 only)."""
-    if key != "prop2":
-        raise InputError("alpha", f"is for prop2 only, not {base_name(key)}")
+    check_combinations("python", {"alpha": alpha, "statement": base_name(key)})
     from boundcalc.calc.api import evaluate as evaluate_point
-    from boundcalc.calc.compare_rnn import evaluate_prop2, is_default_alpha, parse_alpha
+    from boundcalc.calc.compare_rnn import evaluate_prop2, is_default_alpha
+    from boundcalc.inputs.surfaces import parse_alpha
 
-    text = _text("alpha", alpha)
+    text = value_text("alpha", alpha)
     if is_default_alpha(parse_alpha(text)):
         return evaluate_point(key, inputs, precision=digits)
     return evaluate_prop2(inputs, parse_alpha(text), digits)
-
-
-def _spec(key: str, value: Any) -> str:
-    """The sweep flag's text of one keyword: a value, or a comma list of a list's values."""
-    if isinstance(value, str):
-        return value
-    if isinstance(value, Iterable) and not isinstance(value, (tuple, Mapping)):
-        items = list(value)
-        if not items:
-            raise InputError(key, "must not be an empty list")
-        if any(isinstance(v, (tuple, list)) for v in items):
-            raise InputError(key, "takes a list of uniform values in a sweep; sweep one "
-                                  f"component with {key}_c=[...], {key}_u=[...], {key}_w=[...]")
-        return ",".join(_text(key, v) for v in items)
-    return _text(key, value)
-
-
-def _choices(key: str, value: Any) -> list[Any]:
-    """The values of ``route`` / ``activation``: a list, or one value."""
-    if value is None or isinstance(value, str):
-        return [value]
-    if isinstance(value, Iterable) and not isinstance(value, Mapping):
-        items = list(value)
-        if not items:
-            raise InputError(key, "must not be an empty list")
-        return items
-    raise InputError(key, f"must be text or a list of texts, got {value!r}")
-
-
-def _sweep_given(inputs: Mapping[str, Any]) -> dict[str, str | None]:
-    """``build_sweep``'s flags (keyed by sweep axis) from the keywords; a tuple for ρ / ν sets
-    its three components."""
-    given: dict[str, str | None] = {}
-    for key, value in inputs.items():
-        if value is None or key == "activation":
-            continue
-        param = PARAMS.get(key)
-        if param is not None and param.kind == "triple" and isinstance(value, tuple):
-            if len(value) != 3:
-                raise InputError(key, f"takes one value or three components, got {value!r}")
-            for column, component in zip(param.columns, value, strict=True):
-                if inputs.get(column) is not None:
-                    raise InputError(column, f"is given twice: by {column}= and by {key}=")
-                given[column] = _text(key, component)
-            continue
-        axis = key if param is None or param.kind == "triple" else param.columns[0]
-        given[axis] = _spec(key, value)
-    return given
 
 
 def sweep(statement: str, /, *, route: Any = None, **inputs: Any) -> pd.DataFrame:
@@ -279,18 +154,18 @@ def sweep(statement: str, /, *, route: Any = None, **inputs: Any) -> pd.DataFram
 
     from boundcalc.calc.sweep import build_sweep
 
-    _check_keywords("sweep", inputs, (*PARAMS, *_COMPONENTS, "alpha"))
+    check_keywords("sweep", inputs, (*PARAMS, *COMPONENTS, "alpha"))
     frames = []
     try:
-        keys = [_statement_key(statement, r) for r in _choices("route", route)]
-        activations = [a if a is None else _one("activation", a)
-                       for a in _choices("activation", inputs.get("activation"))]
-        given = _sweep_given(inputs)
+        keys = [statement_key(statement, r) for r in choices("route", route)]
+        activations = [a if a is None else point_value("activation", a)
+                       for a in choices("activation", inputs.get("activation"))]
+        given = sweep_given(inputs)
         for key in keys:
             for activation in activations:
                 frames.append(build_sweep(key, given, activation)[0])
     except InputError as exc:
-        raise _renamed(exc) from None
+        raise renamed(exc) from None
     frame = frames[0] if len(frames) == 1 else pd.concat(frames, ignore_index=True)
     routes = [r for r in dict.fromkeys(_route_names(frame)) if r]
     frame.attrs.update(statement=str(statement),
@@ -308,7 +183,7 @@ def _signature(function: Any, *, point: bool) -> None:
     """Show the parameters' keywords (with None: the default) in ``help()`` and notebooks."""
     sig = inspect.signature(function)
     params = [p for p in sig.parameters.values() if p.kind is not p.VAR_KEYWORD]
-    names = list(PARAMS) if point else [*PARAMS, *_COMPONENTS, "alpha"]
+    names = list(PARAMS) if point else [*PARAMS, *COMPONENTS, "alpha"]
     params += [inspect.Parameter(name, inspect.Parameter.KEYWORD_ONLY, default=None,
                                  annotation=Any) for name in names]
     function.__signature__ = sig.replace(parameters=params)

@@ -13,7 +13,7 @@ w_O entries N(0, 1/d_m)); the paper sets d = d_m (L145), here ``d`` defaults to 
 dimension. F_pre ∈ R^{N×d_m} stacks the f_pre,n.
 
 Measured: the seven norms of θ⁰ (keys of
-:data:`boundcalc.generalization.bound.NORM_FLAGS`), α = σ_min(F_pre⁰), Φ(θ⁰) = ½‖f(θ⁰) − y‖², R_X =
+:data:`boundcalc.inputs.surfaces.NORM_FLAGS`), α = σ_min(F_pre⁰), Φ(θ⁰) = ½‖f(θ⁰) − y‖², R_X =
 max_n ‖X_n‖_F/√d_s (Assumption 3), and along GD the block distances ‖W_•^t − W_•⁰‖, Φ(θ^t), the
 empirical loss L_S(f_{θ^t}) and a held-out loss. :func:`check_run` turns them into the inputs of
 :func:`boundcalc.generalization.bound.evaluate_generalization` (radii = distances actually
@@ -165,7 +165,7 @@ def eval_loss_value(f: Tensor, y: Tensor, eval_loss: str) -> Tensor:
 
 
 def init_norms(params: EncoderParams) -> dict[str, float]:
-    """‖W_•⁰‖_F, ‖W_•⁰‖₂ and ‖w_O⁰‖₂, keyed as :data:`boundcalc.generalization.bound.NORM_FLAGS`."""
+    """‖W_•⁰‖_F, ‖W_•⁰‖₂ and ‖w_O⁰‖₂, keyed as :data:`boundcalc.inputs.surfaces.NORM_FLAGS`."""
     out: dict[str, float] = {}
     for name, w in zip("QKV", params[:3], strict=True):
         w64 = w.detach().to(torch.float64)

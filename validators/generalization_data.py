@@ -16,8 +16,8 @@ from typing import Any
 
 import numpy as np
 
-from boundcalc.generalization.bound_inputs import positive_integer
-from boundcalc.inputs.params import InputError, parse_integer
+from boundcalc.errors import InputError
+from boundcalc.inputs.surfaces import check_data_flags
 
 __all__ = ["measure_data"]
 
@@ -39,10 +39,7 @@ def measure_data(path: str, d_m: object, seed: object) -> dict[str, Any]:
         InputError: ``--dm`` or ``--from-init`` invalid or missing, ``--data`` unreadable or of
             the wrong shape, or torch not installed.
     """
-    dm_int = positive_integer("--dm", d_m)
-    if seed is None:
-        raise InputError("--from-init", "SEED is required with --data (the seed of theta^0)")
-    seed_int = parse_integer("--from-init", seed)  # type: ignore[arg-type]
+    dm_int, seed_int = check_data_flags(d_m, seed)
     try:
         with np.load(str(path)) as archive:
             if "X" not in archive or "y" not in archive:

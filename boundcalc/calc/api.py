@@ -40,6 +40,7 @@ from boundcalc.calc.evaluator import (
 )
 from boundcalc.errors import InputError
 from boundcalc.inputs.params import ARGUMENT_NAMES, PARAMS, Inputs
+from boundcalc.inputs.rules import apply_rules
 from boundcalc.version import __version__
 
 __all__ = ["AVERAGE_BOUND", "DRIFT_BOUNDS", "FLOAT_MAX", "FREE_BOUND_KEYS", "FREE_BOUND_TEXT",
@@ -493,9 +494,7 @@ def show_number(value: Any) -> str:
 
 
 def _check_step_budget(st: CompiledStatement, inputs: Inputs) -> None:
-    if st.step and inputs.eta is None and all(Fraction(v) == 0 for v in inputs.nu):
-        raise InputError("--nu", "needs a positive component when --eta is not given (the "
-                                 "theorem's step size is proportional to ||nu||)")
+    apply_rules("calculator", {"nu": inputs.nu, "eta_star": st.step and inputs.eta is None})
 
 
 def condition_results(st: CompiledStatement, inputs: Inputs, args: Mapping[str, mpmath.mpf],

@@ -47,25 +47,11 @@ from boundcalc.calc.evaluator import (
     compile_function,
 )
 from boundcalc.calc.solvers import bisect_even
-from boundcalc.inputs.params import (
-    DEFAULTS,
-    InputError,
-    Inputs,
-    parse_integer,
-    parse_number,
-    validate,
-)
+from boundcalc.inputs.params import DEFAULTS, Inputs, validate
+from boundcalc.inputs.surfaces import parse_alpha, parse_sequence_lengths
 
 #: α of the authors' scripts (App. B.1 / Section 6.2).
 DEFAULT_ALPHA = "1.5"
-
-
-def parse_alpha(value: str | float | int) -> str:
-    """Check α > 0 (flag ``--alpha``) and keep it as an exact decimal string."""
-    number = parse_number("--alpha", value)
-    if number <= 0:
-        raise InputError("--alpha", f"must be > 0, got {value!r}")
-    return str(value).strip()
 
 
 def is_default_alpha(alpha: str | float) -> bool:
@@ -250,8 +236,10 @@ def _regime(lam: mpmath.mpf) -> str:
     return "above cutoff"
 
 
-def _log10(value: mpmath.mpf) -> float:
-    return float(mpmath.log10(value)) if value > 0 else -math.inf
+def _log10(value: mpmath.mpf) -> float | str:
+    """log10 of a positive bound (:func:`_number`: the exact text past float64's range, as for a
+    sequence length of 1e309)."""
+    return _number(mpmath.log10(value)) if value > 0 else -math.inf
 
 
 def _number(value: Any) -> float | str:
@@ -292,7 +280,8 @@ def compare_rnn(T_values: Iterable[int], *, m: object = DEFAULTS["m"],
     Returns:
         One dict per T with keys ``T``, ``transformer_bound``, ``indrnn_bound`` (floats; past
         the float range the text of the exact value, e.g. ``"3.835e+621"``, never ``inf``),
-        ``indrnn_log10_bound`` (always finite), ``transformer_verdict`` and ``indrnn_verdict``
+        ``indrnn_log10_bound`` (a float, or past float64's range the text of its exact value),
+        ``transformer_verdict`` and ``indrnn_verdict``
         (:attr:`boundcalc.calc.api.Evaluation.verdict`: ``overflow`` when a quantity of that
         statement exceeds the float range), ``transformer_eta``, ``indrnn_eta`` (a float, or
         the exact text of a step size float64 would round to 0), ``recurrent_factor_init`` (α·σ₁),
@@ -302,11 +291,7 @@ def compare_rnn(T_values: Iterable[int], *, m: object = DEFAULTS["m"],
     Raises:
         InputError: a bad value, naming its flag (``--T``, ``--alpha``, ``--m`` …).
     """
-    ts = [parse_integer("--T", t) for t in T_values]
-    if not ts:
-        raise InputError("--T", "needs at least one sequence length")
-    if any(t < 1 for t in ts):
-        raise InputError("--T", f"values must be >= 1, got {ts}")
+    ts = parse_sequence_lengths("--T", T_values)
     alpha_text = parse_alpha(alpha)
     common = dict(m=m, n=n, d=d, delta=delta, rho=rho, nu=nu, steps=steps, eta=eta,
                   activation=activation)
@@ -334,4 +319,4 @@ def compare_rnn(T_values: Iterable[int], *, m: object = DEFAULTS["m"],
 
 
 __all__ = ["DEFAULT_ALPHA", "compare_rnn", "evaluate_prop2", "evaluate_prop2_grid",
-           "is_default_alpha", "nonvacuous_width_prop2", "parse_alpha"]
+           "is_default_alpha", "nonvacuous_width_prop2"]

@@ -16,173 +16,23 @@ the row limit, however fine its step.
 
 from __future__ import annotations
 
-import sys
 from collections.abc import Mapping, Sequence
-from decimal import ROUND_FLOOR, Decimal, InvalidOperation, localcontext
+from dataclasses import replace
 from typing import Any
 
+from boundcalc.inputs.combinations import check_combinations
 from boundcalc.inputs.params import (
     DEFAULTS,
     PARAMS,
     SWEEP_KINDS,
-    InputError,
-    parse_number,
     validate,
 )
+from boundcalc.inputs.rules import apply_rules
+from boundcalc.inputs.surfaces import ALPHA
+from boundcalc.inputs.sweep_values import check_row_count, choose_columns, parse_values
 from boundcalc.theory.catalog import base_name
 
-__all__ = ["ALPHA_AXIS", "MAX_ROWS", "SWEEP_AXES", "SWEEP_INPUTS", "build_sweep", "count_values",
-           "parse_values", "select_columns"]
-
-#: Largest number of sweep rows (and of values of one flag): 2**20.
-MAX_ROWS = 2**20
-
-
-_FLOAT_MAX = Decimal(sys.float_info.max)
-#: Smallest positive float64 (subnormal); a nonzero value below half of it rounds to 0.0.
-_FLOAT_TRUE_MIN = 5e-324
-#: Significant digits of the quotients that count a range's values: far more than a count up to
-#: :data:`MAX_ROWS` needs, and the exponents of float64-range values fit the context.
-_COUNT_DIGITS = 40
-
-
-def _decimal(flag: str, text: str, whole: str) -> Decimal:
-    try:
-        value = Decimal(text.strip())
-    except InvalidOperation:
-        raise InputError(flag, f"must be a number, a comma list or a range start:stop:step "
-                               f"(or start:stop:xF), got {whole!r}") from None
-    if not value.is_finite():
-        raise InputError(flag, f"must be finite, got {whole!r}")
-    if abs(value) > _FLOAT_MAX:
-        raise InputError(flag, f"{text.strip()} is beyond the float64 range of a sweep (|value| "
-                               f"<= {sys.float_info.max:.4g}; a sweep evaluates in float64), got "
-                               f"{whole!r}")
-    if value and not float(value):  # rounds to 0.0: the float64 row would silently differ
-        raise InputError(flag, f"{text.strip()} is below the float64 range of a sweep (a nonzero "
-                               f"|value| >= {_FLOAT_TRUE_MIN:.2g}; a sweep evaluates in float64), "
-                               f"got {whole!r}")
-    return value
-
-
-def _text(value: Decimal) -> str:
-    """Shortest plain decimal text of ``value`` (``Decimal('2E+3')`` → ``'2000'``)."""
-    if value == value.to_integral_value():
-        return str(int(value))
-    return format(value.normalize(), "f")
-
-
-def count_values(flag: str, spec: str) -> int:
-    """How many values :func:`parse_values` would give, without building them (at most one more
-    than it gives, for a stop within rounding of the last step); any range of float64 values,
-    however fine its step (``2:8:1e-300``), gives a count, never an arithmetic error.
-
-    Example:
-        >>> count_values("--n", "1:1000000:1"), count_values("--rho", "2:8:1e-300") > 10**300
-        (1000000, True)
-    """
-    spec = str(spec).strip()
-    if ":" not in spec:
-        return len([p for p in spec.split(",")])
-    start, stop, step, geometric = _range_parts(flag, spec)
-    with localcontext() as ctx:
-        ctx.prec, ctx.Emax, ctx.Emin = _COUNT_DIGITS, 99999, -99999
-        if geometric:
-            steps = (stop / start).ln() / step.ln() + Decimal("1e-9")
-        else:
-            steps = _exact_difference(stop, start) / step
-        return int(steps.to_integral_value(rounding=ROUND_FLOOR)) + 1
-
-
-def _exact_difference(stop: Decimal, start: Decimal) -> Decimal:
-    """``stop - start`` without rounding (enough digits for any two float64-range decimals)."""
-    with localcontext() as ctx:
-        ctx.prec = _exact_digits(stop, start)
-        return stop - start
-
-
-def _exact_digits(*values: Decimal) -> int:
-    """Digits that hold the sum of any of ``values`` exactly."""
-    nonzero = [v for v in values if v]
-    if not nonzero:
-        return 28
-    top = max(v.adjusted() for v in nonzero)
-    bottom = min(v.as_tuple().exponent for v in nonzero)
-    return max(top - int(bottom) + 3, 28)
-
-
-def _count_text(count: int) -> str:
-    """A count as text: exact up to 15 digits, else rounded (``about 6.00e+300``)."""
-    return str(count) if count < 10**15 else f"about {Decimal(count):.3g}"
-
-
-def _range_parts(flag: str, spec: str) -> tuple[Decimal, Decimal, Decimal, bool]:
-    parts = spec.split(":")
-    if len(parts) != 3:
-        raise InputError(flag, f"range must be start:stop:step or start:stop:xF, got {spec!r}")
-    start = _decimal(flag, parts[0], spec)
-    stop = _decimal(flag, parts[1], spec)
-    step_text = parts[2].strip()
-    geometric = step_text[:1].lower() == "x"
-    step = _decimal(flag, step_text[1:] if geometric else step_text, spec)
-    if stop < start:
-        raise InputError(flag, f"range stop must be >= start, got {spec!r}")
-    if geometric:
-        if start <= 0:
-            raise InputError(flag, f"geometric range needs start > 0, got {spec!r}")
-        if step <= 1:
-            raise InputError(flag, f"geometric range needs a factor xF with F > 1, got {spec!r}")
-    elif step <= 0:
-        raise InputError(flag, f"range step must be > 0, got {spec!r}")
-    return start, stop, step, geometric
-
-
-def parse_values(flag: str, spec: str, limit: int = MAX_ROWS) -> list[str]:
-    """Expand one sweep flag into exact decimal strings (duplicates kept in order, once).
-
-    Args:
-        flag: the flag, for error messages (``--m``).
-        spec: ``"512"``, ``"1e3,1e6"``, ``"8:4096:x2"`` or ``"0.1:0.5:0.1"``.
-        limit: most values allowed (one-line :class:`InputError` naming the flag above it).
-
-    Raises:
-        InputError: unparsable values or ranges, or more than ``limit`` values.
-
-    Example:
-        >>> parse_values("--n", "1e3,1e6")
-        ['1000', '1000000']
-    """
-    spec = str(spec).strip()
-    if not spec:
-        raise InputError(flag, "must not be empty")
-    count = count_values(flag, spec)
-    if count > limit:
-        raise InputError(flag, f"gives {_count_text(count)} values, more than the limit of "
-                               f"{limit}")
-    if ":" not in spec:
-        values = [_text(_decimal(flag, p, spec)) if _looks_numeric(p) else p.strip()
-                  for p in spec.split(",")]
-    else:
-        start, stop, step, geometric = _range_parts(flag, spec)
-        values = []
-        current = start
-        with localcontext() as ctx:
-            if not geometric:  # exact decimal arithmetic: a step that lands on stop includes it
-                ctx.prec = _exact_digits(start, stop, step)
-            while current <= stop and len(values) < count + 1:
-                values.append(_text(current))
-                current = current * step if geometric else current + step
-    return list(dict.fromkeys(values))
-
-
-def _looks_numeric(text: str) -> bool:
-    try:
-        Decimal(text.strip())
-    except InvalidOperation:
-        return False
-    return True
-
-
+__all__ = ["ALPHA_AXIS", "SWEEP_AXES", "SWEEP_INPUTS", "build_sweep", "select_columns"]
 
 def _axes() -> tuple[tuple[str, str, str], ...]:
     axes = []
@@ -215,18 +65,9 @@ SWEEP_INPUTS: tuple[str, ...] = tuple(
 
 
 def _check_sweep_value(axis: str, flag: str, kind: str, value: str) -> None:
-    """Validate one distinct sweep value with the single-point rules of params.validate."""
-    try:
-        if kind in ("rho", "nu"):
-            validate(**{kind: value}, eta="1")
-        elif axis == "eta":
-            validate(eta=value)
-        else:
-            validate(**{_VALIDATE_KEY[axis]: value}, eta="1")
-    except InputError as exc:
-        if exc.flag == flag:
-            raise
-        raise InputError(flag, str(exc)[len(exc.flag) + 1:]) from None
+    """Check one distinct sweep value with its parameter's row, naming the sweep's flag."""
+    row = PARAMS[kind if kind in ("rho", "nu") else _VALIDATE_KEY[axis]]
+    (row if row.flag == flag else replace(row, flag=flag)).check(value)
 
 
 def _alpha_values(statement: str, spec: str | None) -> list[str] | None:
@@ -234,13 +75,10 @@ def _alpha_values(statement: str, spec: str | None) -> list[str] | None:
     finite α > 0."""
     if spec is None:
         return None
-    if statement != "prop2":
-        raise InputError("--alpha", f"is for prop2 only (the IndRNN's recurrent scale), not "
-                                    f"{base_name(statement)}")
+    check_combinations("sweep", {"alpha": spec, "statement": base_name(statement)})
     values = parse_values("--alpha", spec)
     for value in values:
-        if parse_number("--alpha", value) <= 0:
-            raise InputError("--alpha", f"must be > 0, got {value!r}")
+        ALPHA.check(value)
     return values
 
 
@@ -325,19 +163,12 @@ def build_sweep(statement: str, given: Mapping[str, str | None], activation: str
     if alphas is not None:
         values[ALPHA_AXIS] = alphas
         specs[ALPHA_AXIS] = (str(given[ALPHA_AXIS]), "--alpha", "real")
-    rows = 1
-    for vals in values.values():
-        rows *= len(vals)
-    if rows > MAX_ROWS:
-        worst = max(values, key=lambda a: len(values[a]))
-        sizes = " x ".join(f"{specs[a][1]} {len(v)}" for a, v in values.items() if len(v) > 1)
-        raise InputError(specs[worst][1], f"makes the sweep {rows} rows ({sizes}), more than the "
-                                          f"limit of {MAX_ROWS}; use fewer values")
-    nu_sources = {_source_axis(f"nu_{c}", values) for c in "cuw"}
-    if ("eta" not in values and st.step
-            and all(any(Decimal(v) == 0 for v in values[a]) for a in nu_sources)):
-        raise InputError("--nu", "needs a positive component in every row when --eta is not "
-                                 "given (the theorem's step size is proportional to ||nu||)")
+    rows = check_row_count({specs[a][1]: v for a, v in values.items()})
+    nu_sources = [_source_axis(f"nu_{c}", values) for c in "cuw"]
+    # the row with the smallest ν: η* must be defined in every row
+    smallest_nu = tuple(min(Decimal(v) for v in values[a]) for a in nu_sources)
+    apply_rules("calculator", {"nu": smallest_nu, "eta_star": "eta" not in values and st.step,
+                               "sweep": True})
     act_name = validate(activation=activation or DEFAULTS["activation"], eta="1").activation
     sigmas = [float(v) for v in activation_values(act_name, 30)]
     axes = list(values)
@@ -440,20 +271,4 @@ def select_columns(df: Any, spec: str | None, fmt: str, swept: Sequence[str]) ->
         keep = list(swept) or ["m"]
         keep += [c for c in names if c.startswith(("terms.", "bound."))]
         return keep + ["probability", "guaranteed"] + (["verdict"] if "verdict" in names else [])
-    chosen = []
-    for raw in spec.split(","):
-        item = raw.strip()
-        if not item:
-            continue
-        if item in names:
-            chosen.append(item)
-            continue
-        matches = [c for c in names if c.split(".")[-1] == item]
-        if len(matches) != 1:
-            hint = "ambiguous" if matches else "unknown"
-            raise InputError("--columns", f"{hint} column {item!r}; choose from "
-                                          f"{', '.join(names)}")
-        chosen.append(matches[0])
-    if not chosen:
-        raise InputError("--columns", "must name at least one column")
-    return list(dict.fromkeys(chosen))
+    return choose_columns(spec, names)

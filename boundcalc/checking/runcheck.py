@@ -43,7 +43,9 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from boundcalc.checking.runfile import RunFile, open_run, run_from_arrays
+from boundcalc.inputs.flags import check_rows
 from boundcalc.inputs.params import validate
+from boundcalc.inputs.surfaces import CHECK
 from boundcalc.theory.catalog import MEASURED_ROUTES, route_key
 
 __all__ = ["GD_TOL", "NORM_TOL", "ROUNDING_TOL", "SYMMETRIC_TOL", "RunCheck", "check_run"]
@@ -108,8 +110,8 @@ class RunCheck:
         if fmt == "json":
             return json.dumps(self.to_dict(), indent=2, default=_json_default)
         if fmt == "csv":
-            cols = list(self.lines[0])
-            rows = [",".join(cols)] + [",".join(_csv(line[c]) for c in cols)
+            cols = list(dict.fromkeys(key for line in self.lines for key in line))
+            rows = [",".join(cols)] + [",".join(_csv(line.get(c)) for c in cols)
                                        for line in self.lines]
             return "\n".join(rows) + "\n"
         s = self.settings
@@ -224,7 +226,7 @@ def check_run(run: str | Any, *, rho: object = None, nu: object = None, delta: o
     flags = {k: str(v) if not isinstance(v, (tuple, list)) else ",".join(map(str, v))
              for k, v in (("rho", rho), ("nu", nu), ("delta", delta),
                           ("misspecification", misspecification)) if v is not None}
-    validate(eta="1", **flags)  # bad flags fail before the file is read
+    check_rows(CHECK, flags)  # bad flags fail before the file is read
     dev = resolve_device(device)
     loaded: RunFile = open_run(run) if isinstance(run, (str, bytes)) or hasattr(
         run, "__fspath__") else run_from_arrays(run)
@@ -318,8 +320,11 @@ def check_run(run: str | Any, *, rho: object = None, nu: object = None, delta: o
                 line = {"route": route, "kind": kind, "quantity": quantity, "name": name,
                         "measured": measured, "bound": bound,
                         "ratio": measured / bound if bound > 0 else
-                        (0.0 if measured <= 0 else math.inf),
+                        (0.0 if measured <= 0 else None),
                         "verdict": verdict, "guarantee": None}
+                if line["ratio"] is None:  # not inf: JSON has no infinity
+                    line["ratio_note"] = (f"undefined: the bound is {bound:g} and the measured "
+                                          f"value {measured:g} > 0")
                 if name == "min_iterate":
                     free = min(float(groups["constants"]["trivial_bound_B2"]),
                                values["initial_loss"])

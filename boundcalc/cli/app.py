@@ -17,10 +17,11 @@ import typer
 from boundcalc.calc.evaluator import DEFAULT_PRECISION
 from boundcalc.errors import OutputError
 from boundcalc.files import write_atomic
-from boundcalc.inputs.params import InputError, parse_integer, parse_number, routed_key
-from boundcalc.render.cell_text import FORMATS, check_format
+from boundcalc.inputs.calculator_flags import PRECISION, STATEMENT, TARGET, check_output_format
+from boundcalc.inputs.environment import require_module
+from boundcalc.inputs.params import InputError, routed_key
+from boundcalc.render.cell_text import FORMATS
 from boundcalc.render.result_text import guarantee_line
-from boundcalc.theory.catalog import NAMES as STATEMENT_NAMES
 from boundcalc.version import __version__
 
 __all__ = ["OUTPUT_PANEL", "PARAMS_PANEL", "app", "check_format_flag",
@@ -57,31 +58,21 @@ def examples(*lines: str) -> str:
 
 
 def check_format_flag(fmt: str, allowed: Sequence[str] = FORMATS) -> str:
-    try:
-        key = check_format(fmt)
-    except ValueError as exc:
-        raise InputError("--format", str(exc)) from None
-    if key not in allowed:
-        raise InputError("--format", f"must be one of {', '.join(allowed)} for this command, "
-                                     f"got {fmt!r}")
-    return key
+    """``--format`` by its row (:func:`boundcalc.inputs.calculator_flags.check_output_format`)."""
+    return check_output_format(fmt, allowed)
 
 
 def check_precision(text: str | None) -> tuple[int, int | None]:
     """(mpmath digits, table digits or None for the default display)."""
     if text is None:
         return DEFAULT_PRECISION, None
-    digits = parse_integer("--precision", text)
-    if not 10 <= digits <= 1000:
-        raise InputError("--precision", f"must be an integer between 10 and 1000, got {text!r}")
+    digits = PRECISION.check(text)
     return digits, min(digits, 17)
 
 
 def check_statement(name: str) -> str:
-    key = str(name).strip().lower()
-    if key not in STATEMENT_NAMES:
-        raise InputError("STATEMENT", f"must be one of {', '.join(STATEMENT_NAMES)}, got {name!r}")
-    return key
+    """``STATEMENT`` by its row (:data:`boundcalc.inputs.calculator_flags.STATEMENT`)."""
+    return STATEMENT.check(name)
 
 
 def check_route(text: str | None, statement: str) -> str:
@@ -96,10 +87,8 @@ def check_route(text: str | None, statement: str) -> str:
 
 
 def check_target(text: str) -> float:
-    value = parse_number("--target", text)
-    if value <= 0:
-        raise InputError("--target", f"must be > 0, got {text!r}")
-    return value
+    """``--target`` by its row (:data:`boundcalc.inputs.calculator_flags.TARGET`)."""
+    return TARGET.check(text)
 
 
 def given_flags(**values: str | None) -> dict[str, str]:
@@ -210,11 +199,8 @@ def require_matplotlib(flag: str, what: str) -> None:
     """Refuse up front (before any cell is computed) when matplotlib cannot be imported: an
     input error naming ``flag`` that says ``what`` needs it and how to install it (the
     figures of ``validate --decompose`` and of ``reproduce``)."""
-    try:
-        import matplotlib  # noqa: F401
-    except ImportError:
-        raise InputError(flag, f"{what} with matplotlib, which is not installed: pip install "
-                         f"'boundcalc[validators]' (or pip install matplotlib)") from None
+    require_module(flag, "matplotlib", what, "pip install 'boundcalc[validators]' (or pip "
+                                             "install matplotlib)", import_it=True)
 
 
 def _version_callback(value: bool) -> None:

@@ -13,13 +13,13 @@ import typer
 
 from boundcalc.cli.app import emit, examples, note
 from boundcalc.cli.options import DEVICES, choice_option, format_option
-from boundcalc.inputs.params import PARAMS, InputError, validate
-from boundcalc.validation.settings import check_device, require_torch
+from boundcalc.inputs.flags import check_rows
+from boundcalc.inputs.params import PARAMS
+from boundcalc.inputs.surfaces import CHECK, CHECK_FORMATS
+from boundcalc.validation.settings import require_torch
 
-__all__ = ["CHECK_FORMATS", "CHECK_HELP", "check", "register"]
+__all__ = ["CHECK_HELP", "check", "register"]
 
-#: Output formats of ``check``.
-CHECK_FORMATS = ("table", "json", "csv")
 
 CHECK_HELP = """Check a run trained anywhere (plain GD, ProjGD, Adam, your own code and data)
 against the theory. RUN is a run file (.npz: c0 (m,), U0 (m,d), W0 (m,d,d) the initial
@@ -66,13 +66,11 @@ def check(
     quiet: Annotated[bool, typer.Option("--quiet", "-q", help="no progress lines")] = False,
 ) -> None:
     """Check a run file against the theory; ``--help`` shows :data:`CHECK_HELP`."""
-    key = str(fmt).strip().lower()
-    if key not in CHECK_FORMATS:
-        raise InputError("--format", f"must be one of {', '.join(CHECK_FORMATS)}, got {fmt!r}")
     flags = {k: v for k, v in (("rho", rho), ("nu", nu), ("delta", delta),
                                ("misspecification", misspecification)) if v is not None}
-    validate(eta="1", **flags)
-    dev = check_device(device)
+    # every flag by its row, before the file is opened or torch imported
+    checked = check_rows(CHECK, {**flags, "device": device, "fmt": fmt})
+    key, dev = checked["fmt"], checked["device"]
     require_torch("RUN", "boundcalc check measures the run")
     from boundcalc.checking.runcheck import check_run
     from boundcalc.execution.executors import Eta

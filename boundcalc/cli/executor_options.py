@@ -22,10 +22,11 @@ from boundcalc.execution.engines import dask_client
 from boundcalc.execution.executors import (
     EXECUTORS,
     ExecutorSettings,
-    parse_slurm_time,
     require_engine,
 )
-from boundcalc.inputs.params import InputError
+from boundcalc.inputs.combinations import check_combinations
+from boundcalc.inputs.environment import require_modules
+from boundcalc.inputs.executor_flags import SLURM_TIME
 
 __all__ = ["CellsPerTask", "DaskAddress", "DaskDashboard", "Executor", "SlurmArrayParallelism",
            "SlurmCpusPerTask", "SlurmGpusPerTask", "SlurmPartition", "SlurmSetup", "SlurmTime",
@@ -80,47 +81,25 @@ def executor_settings(kind: str, jobs: int = 1, dask_address: str | None = None,
         >>> executor_settings("processes", jobs=2).as_dict()
         {'kind': 'processes', 'jobs': 2}
     """
-    if kind not in EXECUTORS:
-        raise InputError("--executor", f"must be {', '.join(EXECUTORS[:-1])} or "
-                                       f"{EXECUTORS[-1]}, got {kind!r}")
-    if jobs < 1:
-        raise InputError("--jobs", f"must be >= 1, got {jobs}")
-    if cells_per_task < 1:
-        raise InputError("--cells-per-task", f"must be >= 1, got {cells_per_task}")
-    slurm_given = {"--slurm-partition": slurm_partition, "--slurm-time": slurm_time,
-                   "--slurm-gpus-per-task": slurm_gpus_per_task,
-                   "--slurm-cpus-per-task": slurm_cpus_per_task,
-                   "--slurm-array-parallelism": slurm_array_parallelism,
-                   "--slurm-setup": slurm_setup or None}
-    if kind != "slurm":
-        for flag, value in slurm_given.items():
-            if value is not None:
-                raise InputError(flag, f"is for --executor slurm, not {kind}")
-    if kind != "dask" and dask_address is not None:
-        raise InputError("--dask-address", f"is for --executor dask, not {kind}")
-    if kind != "dask" and dask_dashboard:
-        raise InputError("--dask-dashboard", f"is for --executor dask, not {kind}")
-    if kind == "processes" and cells_per_task != 1:
-        raise InputError("--cells-per-task", "is for --executor dask or slurm")
-    for flag in ("--slurm-gpus-per-task", "--slurm-array-parallelism"):
-        value = slurm_given[flag]
-        if value is not None and value < (0 if "gpus" in flag else 1):
-            raise InputError(flag, f"must be >= {0 if 'gpus' in flag else 1}, got {value}")
-    if slurm_cpus_per_task is not None and slurm_cpus_per_task < 1:
-        raise InputError("--slurm-cpus-per-task", f"must be >= 1, got {slurm_cpus_per_task}")
+    check_combinations("executor", {
+        "kind": kind, "jobs": jobs, "cells_per_task": cells_per_task,
+        "dask_address": dask_address, "dask_dashboard": dask_dashboard,
+        "slurm_partition": slurm_partition, "slurm_time": slurm_time,
+        "slurm_gpus_per_task": slurm_gpus_per_task, "slurm_cpus_per_task": slurm_cpus_per_task,
+        "slurm_array_parallelism": slurm_array_parallelism, "slurm_setup": slurm_setup or None})
     if kind in ("dask", "slurm"):
         require_engine(kind)
     address = dask_address or (os.environ.get("DASK_SCHEDULER_ADDRESS") if kind == "dask"
                                else None)
-    if dask_dashboard and not address and importlib.util.find_spec("bokeh") is None:
-        raise InputError("--dask-dashboard", "needs bokeh, which is not installed: pip install "
-                                             "bokeh")
+    if dask_dashboard and not address:
+        missing = [] if importlib.util.find_spec("bokeh") is not None else ["bokeh"]
+        require_modules("--dask-dashboard", missing, "", "pip install bokeh")
     if address:   # refused now, in seconds, rather than by the run after the run directory
         dask_client(address).close()
     return ExecutorSettings(
         kind=kind, jobs=jobs, dask_address=address or None, cells_per_task=cells_per_task,
         slurm_partition=slurm_partition,
-        slurm_time=parse_slurm_time(slurm_time) if slurm_time is not None else None,
+        slurm_time=SLURM_TIME.check(slurm_time) if slurm_time is not None else None,
         slurm_gpus_per_task=slurm_gpus_per_task, slurm_cpus_per_task=slurm_cpus_per_task,
         slurm_array_parallelism=slurm_array_parallelism,
         slurm_setup=tuple(slurm_setup or ()), dask_dashboard=bool(dask_dashboard))

@@ -32,7 +32,9 @@ import typer
 
 from boundcalc.cli.app import write_output
 from boundcalc.cli.options import format_option
-from boundcalc.inputs.params import InputError
+from boundcalc.inputs.combinations import check_combinations
+from boundcalc.inputs.flags import check_rows
+from boundcalc.inputs.surfaces import GENERALIZATION
 from boundcalc.render.cell_text import FORMATS
 
 __all__ = ["DEFAULTS", "generalization"]
@@ -175,34 +177,29 @@ def generalization(
     """
     from boundcalc.generalization.bound import (
         GENERALIZATION_PRECISION,
-        NORM_FLAGS,
         evaluate_inputs,
         validate_generalization,
     )
-    from boundcalc.inputs.params import parse_integer
 
-    fmt = str(format).strip().lower()
-    if fmt not in FORMATS:
-        raise InputError("--format", f"must be one of {', '.join(FORMATS)}, got {format!r}")
-    if symbolic and fmt == "csv":
-        raise InputError("--symbolic", "works with --format table, json, markdown or latex, "
-                                       "got --format csv")
-    digits = GENERALIZATION_PRECISION
-    if precision is not None:
-        digits = parse_integer("--precision", precision)
-        if not 10 <= digits <= 1000:
-            raise InputError("--precision", f"must be between 10 and 1000, got {precision!r}")
+    fmt = GENERALIZATION["fmt"].check(format)
     norms = {"WQ0_F": wq_fro, "WK0_F": wk_fro, "WV0_F": wv_fro, "WQ0_2": wq_spec,
              "WK0_2": wk_spec, "WV0_2": wv_spec, "WO0_2": wo_norm}
+    # every flag given is checked by its row first, with --symbolic too
+    checked = check_rows(GENERALIZATION, {
+        "N": N, "d_m": dm, "d_s": ds, "d": d, "R_X": rx, "radii": radii, "delta": delta,
+        "alpha": alpha, "Phi0": phi0, "Y": label_bound, "seed": from_init,
+        "hidden_constants": hidden_constants, "precision": precision, **norms})
+    digits = checked.get("precision", GENERALIZATION_PRECISION)
     needs_numbers = any(v is not None for v in (alpha, phi0, from_init, data,
                                                  *norms.values()))
+    check_combinations("generalization", {
+        "symbolic": symbolic, "fmt": fmt, "needs_numbers": needs_numbers, "data": data,
+        "alpha": alpha, "phi0": phi0, "N": N, "ds": ds, "d": d, "wq_fro": wq_fro,
+        "wk_fro": wk_fro, "wv_fro": wv_fro, "wq_spec": wq_spec, "wk_spec": wk_spec,
+        "wv_spec": wv_spec, "wo_norm": wo_norm})
     if symbolic and not needs_numbers:
         _emit(_symbolic_block(fmt, as_printed), output)
         return
-    if symbolic and fmt == "json":
-        raise InputError("--symbolic", "with --format json prints the formulas alone (give no "
-                                       "--alpha/--phi0/init flags): the JSON result keeps the "
-                                       "data contract")
     given = {"N": N, "dm": dm, "ds": ds, "rx": rx, "radii": radii, "delta": delta,
              "label_bound": label_bound}
     values = {k: (v if v is not None else DEFAULTS[k]) for k, v in given.items()}
@@ -214,11 +211,6 @@ def generalization(
     if data is not None:
         from boundcalc.validators.generalization_data import measure_data
 
-        clash = [flag for flag, v in (("--alpha", alpha), ("--phi0", phi0), ("--N", N),
-                                      ("--ds", ds), ("--d", d)) if v is not None]
-        clash += [NORM_FLAGS[k] for k, v in norms.items() if v is not None]
-        if clash:
-            raise InputError(clash[0], "is measured by --data; do not give both")
         measured = measure_data(data, values["dm"], from_init)
         values["N"], values["ds"] = measured["N"], measured["d_s"]
         sources.update({"N": f"--data {data}", "d_s": f"--data {data}"})

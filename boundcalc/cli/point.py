@@ -35,7 +35,8 @@ from boundcalc.cli.options import (
     parameter_names,
     with_options,
 )
-from boundcalc.inputs.params import PARAMS, InputError, validate
+from boundcalc.inputs.combinations import check_combinations
+from boundcalc.inputs.params import PARAMS, validate
 from boundcalc.render.result_text import render_result
 from boundcalc.theory.catalog import STATEMENTS, StatementInfo
 
@@ -62,18 +63,15 @@ def _point(statement: str, given: dict[str, str], fmt: str, output: str | None, 
     fmt = check_format_flag(fmt)
     digits, shown = check_precision(precision)
     key = check_route(route, statement)
-    if symbolic and fmt in ("json", "csv"):
-        raise InputError("--symbolic", f"works with --format table, markdown or latex (JSON and "
-                                       f"CSV keep the data contract), got --format {fmt}")
     other_alpha = None
     if alpha is not None:  # prop2 only; the registered statement is alpha = 3/2
-        from boundcalc.calc.compare_rnn import is_default_alpha, parse_alpha
+        from boundcalc.calc.compare_rnn import is_default_alpha
+        from boundcalc.inputs.surfaces import parse_alpha
 
         if not is_default_alpha(alpha):
             other_alpha = parse_alpha(alpha)
-            if symbolic:
-                raise InputError("--symbolic", "shows the registered statement (alpha = 1.5); "
-                                               f"drop it or --alpha {alpha}")
+    check_combinations("point", {"symbolic": symbolic, "fmt": fmt, "alpha": alpha,
+                                 "other_alpha": other_alpha})
     inputs = validate(**given, statement=key)
     if other_alpha is not None:
         from boundcalc.calc.compare_rnn import evaluate_prop2, nonvacuous_width_prop2

@@ -50,7 +50,8 @@ from boundcalc.cli.options import (
     parameter_names,
     with_options,
 )
-from boundcalc.inputs.params import PARAMS, InputError, validate
+from boundcalc.inputs.combinations import check_combinations
+from boundcalc.inputs.params import PARAMS, validate
 from boundcalc.render.result_text import render_result
 from boundcalc.version import __version__
 
@@ -148,10 +149,7 @@ def width(target: str | None, nonvacuous: bool, **flags: Any) -> None:
     fmt, output, strict = check_format_flag(flags["format"]), flags["output"], flags["strict"]
     digits, shown = check_precision(flags["precision"])
     key = check_route(flags["route"], "theorem1")
-    if nonvacuous and target is not None:
-        raise InputError("--nonvacuous", "cannot be combined with --target (give one of them)")
-    if not nonvacuous and target is None:
-        raise InputError("--target", "is required (or give --nonvacuous)")
+    check_combinations("width", {"nonvacuous": nonvacuous, "target": target})
     given = _given(flags)
     inputs = validate(**given, statement=key)
     if nonvacuous:

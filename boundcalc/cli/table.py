@@ -17,7 +17,9 @@ import typer
 from boundcalc.cli.app import write_output
 from boundcalc.cli.options import choice_option, format_option
 from boundcalc.experiments.experiment_registry import experiment
+from boundcalc.inputs.environment import require_module
 from boundcalc.inputs.params import InputError
+from boundcalc.inputs.table_flags import check_table_flags
 
 _PARAGRAPHS = (
     ('Tables from finished (or unfinished) experiment runs, without recomputing them.'),
@@ -102,18 +104,10 @@ def table(
     """
     from boundcalc.runs import tables
 
-    key = str(fmt).strip().lower()
-    if key not in tables.TABLE_FORMATS:
-        raise InputError("--format", f"must be one of {', '.join(tables.TABLE_FORMATS)}, "
-                                     f"got {fmt!r}")
-    if digits < 1 or digits > 17:
-        raise InputError("--digits", f"must be between 1 and 17, got {digits}")
-    if statistic not in tables.STATISTICS:
-        raise InputError("--statistic", f"must be geometric or arithmetic, got {statistic!r}")
-    if figure_width is not None and figure_width not in ("single", "double"):
-        raise InputError("--figure-width", f"must be single or double, got {figure_width!r}")
-    if figures_dir is not None and Path(figures_dir).exists() and not Path(figures_dir).is_dir():
-        raise InputError("--figures-dir", f"{figures_dir!r} is not a directory")
+    checked = check_table_flags(fmt=fmt, digits=digits, statistic=statistic,
+                                figure_width=figure_width, figures_dir=figures_dir)
+    key, statistic = checked["fmt"], checked["statistic"]
+    figure_width = checked.get("figure_width")
     runs = [tables.load_run(arg) for arg in run_dirs]
     for run in runs:
         for cell, problem in run.damaged.items():
@@ -140,6 +134,8 @@ def table(
 
 
 def _figures(runs: list, figures_dir: str | None, width: str | None = None) -> None:
+    require_module("--figures", "matplotlib", "draws", "pip install 'boundcalc[plot]'",
+                   import_it=True)
     from boundcalc.validators.experiments.figures import regenerate_figures
 
     used: set[Path] = set()
@@ -159,11 +155,6 @@ def _figures(runs: list, figures_dir: str | None, width: str | None = None) -> N
         except OSError as exc:
             raise InputError("--figures-dir", f"cannot write figures to {str(target)!r}: "
                                               f"{exc.strerror or exc}") from None
-        except ModuleNotFoundError as exc:
-            if (exc.name or "").split(".")[0] != "matplotlib":
-                raise
-            raise InputError("--figures", "draws with matplotlib, which is not installed: pip "
-                                          "install 'boundcalc[plot]'") from None
         if written:
             names = ", ".join(str(p) for p in written)
             sys.stderr.write(f"wrote {names}\n")

@@ -16,7 +16,7 @@ from typing import Annotated, Any
 
 import typer
 
-from boundcalc.cli.app import require_matplotlib, run_directory_errors
+from boundcalc.cli.app import check_format_flag, require_matplotlib, run_directory_errors
 from boundcalc.cli.executor_options import (
     CellsPerTask,
     DaskAddress,
@@ -32,8 +32,10 @@ from boundcalc.cli.executor_options import (
 )
 from boundcalc.cli.options import DEVICES, choice_option, format_option, param_option
 from boundcalc.execution.executors import owned
-from boundcalc.inputs.params import PARAMS, InputError, parse_number
-from boundcalc.validation.settings import check_device, check_parameters, require_torch
+from boundcalc.inputs.combinations import check_combinations
+from boundcalc.inputs.params import PARAMS
+from boundcalc.inputs.validate_flags import check_validate
+from boundcalc.validation.settings import require_torch
 
 _VALIDATE_HELP = """Check the bounds against the real model: adversarial searches (Lemmas 2, 3, 6,
 and the tight route's constants on the head-average event), probability checks over many inits
@@ -94,16 +96,6 @@ boundcalc validate generalization --dm 32 --N 64 --steps 300 --lr 0.001 --seeds 
 
 boundcalc validate generalization --data ~/mnist --dm 64 --N 400 --device cuda"""
 
-#: Flags used only by the Transformer statements / only by ``generalization`` (python names).
-_TRANSFORMER_ONLY = {"m": "--m", "n": "--n", "d": "--d", "T": "--T", "rho": "--rho",
-                     "nu": "--nu", "activation": "--activation", "rate_seeds": "--rate-seeds",
-                     "batch_size": "--batch-size", "teacher_width": "--teacher-width",
-                     "effort": "--effort"}
-_INDRNN_ONLY = {"alpha": "--alpha"}
-_GENERALIZATION_ONLY = {"dm": "--dm", "N": "--N", "n_test": "--n-test", "lr": "--lr",
-                        "data": "--data", "radii": "--radii",
-                        "hidden_constants": "--hidden-constants"}
-
 #: Table header of the verdict columns of ``generalization`` rows, shown right after ``holds``.
 _VERDICT_COLUMNS = {"verdict": "verdict", "zero_predictor_loss": "zero_pred",
                     "initial_loss": "at_init", "bound_over_free": "bound/free"}
@@ -143,31 +135,6 @@ def _given(ctx: typer.Context, param: str) -> bool:
     """Whether ``param`` came from the command line / environment, not its default."""
     source = ctx.get_parameter_source(param)
     return source is not None and getattr(source, "name", "DEFAULT") != "DEFAULT"
-
-
-def _refuse_unused(ctx: typer.Context, names: list[str]) -> None:
-    """A flag given on the command line that no selected statement uses is an input error."""
-    from boundcalc.validation.settings import GENERALIZATION, INDRNN
-
-    def given(param: str) -> bool:
-        return _given(ctx, param)
-
-    transformer = [s for s in names if s != GENERALIZATION]
-    if not transformer:
-        for param, flag in _TRANSFORMER_ONLY.items():
-            if given(param):
-                hint = {"m": " (generalization's width is --dm)",
-                        "n": " (generalization's sample count is --N)"}.get(param, "")
-                raise InputError(flag, f"is for the Transformer statements, not generalization"
-                                       f"{hint}")
-    if GENERALIZATION not in names:
-        for param, flag in _GENERALIZATION_ONLY.items():
-            if given(param):
-                raise InputError(flag, "is for the generalization statement only")
-    if INDRNN not in names:
-        for param, flag in _INDRNN_ONLY.items():
-            if given(param):
-                raise InputError(flag, "is for the prop2 statement (the IndRNN) only")
 
 
 def validate(
@@ -252,54 +219,48 @@ def validate(
     from boundcalc.runs import validation_summary
     from boundcalc.validation import runner as validation_runner
     from boundcalc.validation import settings as validation_settings
-    if fmt not in ("table", "json"):
-        raise InputError("--format", f"must be table or json, got {fmt!r}")
     names = validation_settings.expand_statements(statements)
-    _refuse_unused(ctx, names)
-    # the flags shared with the calculator: its checks and messages, before any torch work
-    check_parameters(m=m, n=n, d=d, T=T, delta=delta, rho=rho, nu=nu, steps=steps,
-                     activation=activation, batch_size=batch_size)
-    check_device(device)
-    eta_value = _decompose_flags(names, decompose, eta)
-    if executor == "processes" and jobs != 1:
-        raise InputError("--jobs", "is for --executor dask with validate (processes computes "
-                                   "the cells here, one after the other)")
+    values = {"m": m, "n": n, "d": d, "T": T, "rho": rho, "nu": nu, "delta": delta,
+              "activation": activation, "steps": steps, "seeds": seeds, "rate_seeds": rate_seeds,
+              "batch_size": batch_size, "teacher_width": teacher_width, "effort": effort,
+              "device": device, "dtype": dtype, "fmt": fmt, "out": out, "dm": dm, "N": N,
+              "n_test": n_test, "lr": lr, "data": data, "radii": radii,
+              "hidden_constants": hidden_constants, "alpha": alpha, "eta": eta}
+    given = {name for name in values if _given(ctx, name)}
+    if validation_settings.INDRNN not in names:
+        values.pop("alpha")  # its default is not checked where prop2 does not run
+    # every flag and every rule over several flags, before any run directory, lock or torch
+    checked = check_validate(values, names, given, decompose=decompose)
+    fmt = checked["fmt"]
+    check_combinations("validate", {"executor": executor, "jobs": jobs,
+                                    "decompose": decompose})
     engine = executor_settings(executor, jobs, dask_address, cells_per_task, slurm_partition,
                                slurm_time, slurm_gpus_per_task, slurm_cpus_per_task,
                                slurm_array_parallelism, slurm_setup, dask_dashboard)
     require_torch("STATEMENT", f"validate {' '.join(names)} measures the model")
-    if decompose and engine.engine:
-        raise InputError("--executor", "--decompose runs here (--executor processes)")
-    folder = Path(out) if out else Path("runs") / time.strftime("validate-%Y%m%dT%H%M%SZ",
-                                                                time.gmtime())
+    folder = Path(out) if out is not None else Path("runs") / time.strftime(
+        "validate-%Y%m%dT%H%M%SZ", time.gmtime())
     # one driver per run directory: its lock is taken before torch is imported, so a second
     # driver on a live --out is refused at once; released when the command ends
     ctx.with_resource(owned(folder))
     # with dask or slurm the cells run elsewhere: --device cuda needs no GPU on this machine
-    remote = engine.engine and device.strip().lower().startswith("cuda")
-    settings = validation_settings.make_settings(
-        m=m, n=n, d=d, T=T, rho=rho, nu=nu, delta=delta, activation=activation, steps=steps,
-        seeds=seeds, rate_seeds=rate_seeds, batch_size=batch_size, effort=effort,
-        device="cpu" if remote else device, dtype=dtype, teacher_width=teacher_width,
-        statements=names, batch_size_given=_given(ctx, "batch_size"))
+    remote = engine.engine and checked["device"].startswith("cuda")
+    settings = validation_settings.validation_settings(
+        {**checked, "device": "cpu" if remote else checked["device"]})
     if remote:
-        settings = dataclasses.replace(settings, device=device.strip().lower())
+        settings = dataclasses.replace(settings, device=checked["device"])
     note = validation_settings.batch_size_note(names, "8", settings)
     if note and not quiet:
         sys.stderr.write(note + "\n")
     if validation_settings.INDRNN in names:
-        alpha_value = parse_number("--alpha", alpha)
-        if not alpha_value > 0:
-            raise InputError("--alpha", f"must be > 0, got {alpha!r}")
-        settings.extra[validation_settings.INDRNN] = {"alpha": alpha_value}
+        settings.extra[validation_settings.INDRNN] = {"alpha": float(checked["alpha"])}
     if validation_settings.GENERALIZATION in names:
-        general = validation_settings.make_generalization_settings(
-            dm=dm, N=N, n_test=n_test, steps=steps, lr=lr, seeds=seeds, delta=delta, data=data,
-            radii=radii, hidden_constants=hidden_constants,
-            device="cpu" if remote else device, dtype=dtype)
+        general = validation_settings.generalization_settings(
+            {**checked, "device": "cpu" if remote else checked["device"]})
         if remote:
             general = dataclasses.replace(general, device=settings.device)
         settings.extra[validation_settings.GENERALIZATION] = general
+    eta_value = None if checked.get("eta") is None else float(checked["eta"])
     if decompose:
         require_matplotlib("--decompose", "draws decompose.pdf/png")
         _decompose(names, settings, folder, eta_value, fmt, quiet)
@@ -378,21 +339,6 @@ def validate(
         sys.stderr.write(validation_summary.violation_warning(row) + "\n")
     if violations:
         raise typer.Exit(1)
-
-
-def _decompose_flags(names: list[str], decompose: bool, eta: str | None) -> float | None:
-    """Check ``--decompose`` (theorem1 / prop1 only) and ``--eta`` (with ``--decompose``
-    only)."""
-    if decompose:
-        others = [s for s in names if s not in ("theorem1", "prop1")]
-        if others:
-            raise InputError("--decompose", f"is for theorem1 and prop1 only, got "
-                                            f"{', '.join(others)}")
-    if eta is None:
-        return None
-    if not decompose:
-        raise InputError("--eta", "is for --decompose only (the other validations use eta*)")
-    return float(PARAMS["eta"].check(eta))
 
 
 def _decompose(names: list[str], settings: Any, folder: Path, eta: float | None, fmt: str,
@@ -489,17 +435,11 @@ def compare_rnn_command(
 
     from boundcalc.calc.compare_rnn import compare_rnn
     from boundcalc.cli.app import emit as _emit
-    from boundcalc.inputs.params import parse_integer
-    from boundcalc.render.cell_text import check_format
+    from boundcalc.inputs.surfaces import COMPARE_RNN
     from boundcalc.render.frame_text import render_frame
 
-    try:
-        fmt = check_format(fmt)
-    except ValueError as err:
-        raise InputError("--format", str(err)) from None
-    Ts = [parse_integer("--T", t) for t in T_values.split(",") if t.strip()]
-    if not Ts or min(Ts) < 1:
-        raise InputError("--T", f"must be a comma list of integers >= 1, got {T_values!r}")
+    fmt = check_format_flag(fmt)
+    Ts = COMPARE_RNN["T_values"].check(T_values)
     given = {name: value for name, value in (("m", m), ("n", n), ("rho", rho), ("nu", nu),
                                              ("steps", steps), ("activation", activation))
              if value is not None}  # the others take their defaults (the parameter table's)

@@ -60,12 +60,13 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
 
+from boundcalc.inputs.environment import require_commands, require_modules, require_setting
 from boundcalc.inputs.params import InputError
 
 __all__ = ["EXECUTORS", "EXTRAS", "LOCK_FILE", "PROC", "REFRESH_S", "SLURM_CLUSTERS",
            "SLURM_COMMANDS", "STALE_S", "TOGETHER_S", "WATCH_S", "Eta", "ExecutorSettings",
            "Progress", "RunLock", "RunLockedError", "cell_meta", "driver_gone", "driver_identity",
-           "execute_task", "owned", "parse_slurm_time", "require_engine", "require_extra",
+           "execute_task", "owned", "require_engine", "require_extra",
            "slurm_cluster", "slurm_parameters", "tasks_of", "watch_driver"]
 
 #: The executors, the default first.
@@ -133,20 +134,15 @@ def require_extra(kind: str) -> None:
             importlib.import_module(module)
         except ImportError:
             missing.append(module)
-    if missing:
-        raise InputError("--executor", f"{kind} needs {', '.join(missing)}, which is not "
-                                       f"installed: pip install 'boundcalc[{kind}]'")
+    require_modules("--executor", missing, kind, f"pip install 'boundcalc[{kind}]'")
 
 
 def slurm_cluster() -> str:
     """submitit's cluster for the slurm engine: ``BOUNDCALC_SLURM_CLUSTER`` (one of
     :data:`SLURM_CLUSTERS`), else ``slurm``; another value is an InputError (``--executor``)."""
     cluster = os.environ.get("BOUNDCALC_SLURM_CLUSTER") or "slurm"
-    if cluster not in SLURM_CLUSTERS:
-        raise InputError("--executor", f"slurm: BOUNDCALC_SLURM_CLUSTER must be "
-                                       f"{', '.join(SLURM_CLUSTERS[:-1])} or "
-                                       f"{SLURM_CLUSTERS[-1]}, got {cluster!r}")
-    return cluster
+    return require_setting("--executor", "BOUNDCALC_SLURM_CLUSTER", cluster, SLURM_CLUSTERS,
+                           "slurm")
 
 
 def require_engine(kind: str) -> None:
@@ -157,37 +153,9 @@ def require_engine(kind: str) -> None:
     require_extra(kind)
     if kind == "slurm" and slurm_cluster() == "slurm":
         missing = [command for command in SLURM_COMMANDS if shutil.which(command) is None]
-        if missing:
-            raise InputError("--executor", f"slurm needs Slurm's {' and '.join(missing)}, which "
-                                           f"{'is' if len(missing) == 1 else 'are'} not found on "
-                                           f"PATH: run on a Slurm cluster's login node, or "
-                                           f"choose --executor processes or dask")
-
-
-def parse_slurm_time(text: str) -> int:
-    """``--slurm-time`` in minutes: ``90``, ``1:30:00`` (H:MM:SS) or ``2-00:00:00`` (D-HH:MM:SS).
-
-    Example:
-        >>> parse_slurm_time("90"), parse_slurm_time("1:30:00"), parse_slurm_time("1-00:00:00")
-        (90, 90, 1440)
-    """
-    raw = text.strip()
-    try:
-        days, _, rest = raw.rpartition("-") if "-" in raw else ("0", "", raw)
-        parts = [int(p) for p in rest.split(":")]
-        if len(parts) == 1:
-            minutes = parts[0]
-        elif len(parts) in (2, 3):
-            h, m, s = (parts + [0])[:3] if len(parts) == 3 else (parts[0], parts[1], 0)
-            minutes = h * 60 + m + (1 if s > 0 else 0)
-        else:
-            raise ValueError
-        minutes += int(days) * 24 * 60
-    except ValueError:
-        raise InputError("--slurm-time", f"must be minutes or H:MM:SS, got {text!r}") from None
-    if minutes < 1:
-        raise InputError("--slurm-time", f"must be at least one minute, got {text!r}")
-    return minutes
+        require_commands("--executor", missing, "slurm", "Slurm's",
+                         "run on a Slurm cluster's login node, or choose --executor processes "
+                         "or dask")
 
 
 def slurm_parameters(settings: ExecutorSettings, name: str) -> dict[str, Any]:

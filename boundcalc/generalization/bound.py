@@ -46,20 +46,18 @@ import sympy as sp
 from boundcalc.calc.evaluator import compile_function, condition_holds, condition_info
 from boundcalc.errors import InputError
 from boundcalc.generalization.bound_inputs import (
-    NORM_FLAGS,
     GeneralizationInputs,
     lecun_init_norms,
-    parse_hidden_constants,
-    parse_radii,
     validate_generalization,
 )
+from boundcalc.inputs.surfaces import NORM_FLAGS
 from boundcalc.theory import generalization as G
 from boundcalc.theory import generalization_symbols as GS
 from boundcalc.version import __version__
 
-__all__ = ["GENERALIZATION_PRECISION", "MEASURED_KEYS", "NORM_FLAGS", "QUANTITY_KEYS",
+__all__ = ["GENERALIZATION_PRECISION", "MEASURED_KEYS", "QUANTITY_KEYS",
            "VERDICTS", "GeneralizationInputs", "evaluate_generalization", "evaluate_inputs",
-           "lecun_init_norms", "parse_hidden_constants", "parse_radii", "render_descriptions",
+           "lecun_init_norms", "render_descriptions",
            "render_latex_names", "status_line", "symbolic_generalization", "symbolic_text",
            "validate_generalization", "verdict_of"]
 

@@ -21,26 +21,19 @@ Example:
 from __future__ import annotations
 
 import math
-from collections.abc import Mapping, Sequence
+from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
 import sympy as sp
 
-from boundcalc.inputs.params import InputError, parse_integer, parse_number
+from boundcalc.inputs.rules import apply_rules
+from boundcalc.inputs.surfaces import NORM_FLAGS, check_generalization
 from boundcalc.theory import generalization_symbols as GS
 
-__all__ = ["DEFAULT_LABEL_BOUND", "EXACT_SPECTRAL_MAX", "MAX_INIT_ENTRIES", "NORM_FLAGS",
-           "GeneralizationInputs",
-           "lecun_init_norms", "parse_hidden_constants", "parse_radii", "positive_integer",
-           "spectral_norm", "validate_generalization"]
-
-#: Norm name → CLI flag, in the order of :data:`boundcalc.theory.generalization_symbols`.
-NORM_FLAGS: dict[str, str] = {
-    "WQ0_F": "--wq-fro", "WK0_F": "--wk-fro", "WV0_F": "--wv-fro",
-    "WQ0_2": "--wq-spec", "WK0_2": "--wk-spec", "WV0_2": "--wv-spec", "WO0_2": "--wo-norm",
-}
+__all__ = ["DEFAULT_LABEL_BOUND", "EXACT_SPECTRAL_MAX", "MAX_INIT_ENTRIES",
+           "GeneralizationInputs", "lecun_init_norms", "spectral_norm", "validate_generalization"]
 
 #: Default of the label bound Y (``--label-bound``): labels in [−1, 1], as the 0/1 labels of the
 #: paper's experiment (line 429) and of ``validate generalization``. Y enters the loss range
@@ -186,71 +179,6 @@ class GeneralizationInputs:
         return out
 
 
-def _positive(flag: str, value: object) -> float:
-    """``value`` as a number > 0, else :class:`InputError` naming ``flag``."""
-    x = parse_number(flag, value)  # type: ignore[arg-type]
-    if x <= 0:
-        raise InputError(flag, f"must be > 0, got {value!r}")
-    return x
-
-
-def positive_integer(flag: str, value: object, minimum: int = 1) -> int:
-    """``value`` as an integer ≥ ``minimum``, else :class:`InputError` naming ``flag``.
-
-    Example:
-        >>> positive_integer("--dm", "64")
-        64
-    """
-    x = parse_integer(flag, value)  # type: ignore[arg-type]
-    if x < minimum:
-        raise InputError(flag, f"must be an integer >= {minimum}, got {value!r}")
-    return x
-
-
-def parse_radii(value: object) -> tuple[float, float, float, float]:
-    """``"1,2,3,4"`` or a 4-sequence → (R_Q, R_K, R_V, R_O); one value is used for all four."""
-    if isinstance(value, str):
-        parts: Sequence[object] = [p.strip() for p in value.split(",")]
-    elif isinstance(value, (int, float)):
-        parts = [value]
-    else:
-        parts = list(value)  # type: ignore[call-overload]
-    if len(parts) == 1:
-        parts = list(parts) * 4
-    if len(parts) != 4:
-        raise InputError("--radii", f"takes R_Q,R_K,R_V,R_O (four values) or one value, "
-                                    f"got {value!r}")
-    vals = [parse_number("--radii", p) for p in parts]  # type: ignore[arg-type]
-    if any(v <= 0 for v in vals):
-        raise InputError("--radii", f"must all be > 0 (M divides by each radius), got {value!r}")
-    return vals[0], vals[1], vals[2], vals[3]
-
-
-def parse_hidden_constants(value: str | Mapping[str, object] | None) -> dict[str, float]:
-    """``"C_D=2,C_cov=0.5"`` or a mapping → the hidden constants with a number: the given ones and
-    the numeric defaults (1) of the others. A constant with a derived default
-    (:data:`GS.DERIVED_DEFAULTS`, C_conf) is in the result only when given."""
-    out = dict(GS.HIDDEN_DEFAULTS)
-    known = [s.name for s in GS.HIDDEN_CONSTANTS]
-    if value is None or value == "":
-        return out
-    if isinstance(value, str):
-        items: list[tuple[str, object]] = []
-        for part in value.split(","):
-            if "=" not in part:
-                raise InputError("--hidden-constants", f"takes NAME=VALUE pairs, got {part!r}")
-            key, _, val = part.partition("=")
-            items.append((key.strip(), val.strip()))
-    else:
-        items = list(value.items())
-    for key, val in items:
-        if key not in known:
-            raise InputError("--hidden-constants",
-                             f"unknown constant {key!r}; known: {', '.join(known)}")
-        out[key] = _positive("--hidden-constants", val)
-    return out
-
-
 def validate_generalization(
     *,
     N: object,
@@ -277,73 +205,28 @@ def validate_generalization(
     R = √(ΣR_•²) must exceed δ (the printed √(log(R/δ)/N)); the label bound Y ≥ 0 (flag
     ``--label-bound``, default :data:`DEFAULT_LABEL_BOUND`).
     """
-    n_int = positive_integer("--N", N, minimum=2)
-    dm_int = positive_integer("--dm", d_m)
-    ds_int = positive_integer("--ds", d_s)
-    d_int = dm_int if d is None else positive_integer("--d", d)
-    rx = _positive("--rx", R_X)
-    rad = parse_radii(radii)
-    delta_v = parse_number("--delta", delta)  # type: ignore[arg-type]
-    if not 0 < delta_v < 1:
-        raise InputError("--delta", f"must lie in (0, 1), got {delta!r}")
-    if alpha is None:
-        raise InputError("--alpha", "is required: sigma_min(F_pre^0) measured on the data")
-    alpha_v = _positive("--alpha", alpha)
-    if Phi0 is None:
-        raise InputError("--phi0", "is required: Phi(theta^0) = 1/2 ||f(theta^0) - y||^2")
-    phi0_v = parse_number("--phi0", Phi0)  # type: ignore[arg-type]
-    if phi0_v < 0:
-        raise InputError("--phi0", f"must be >= 0, got {Phi0!r}")
-    hidden = parse_hidden_constants(hidden_constants)  # type: ignore[arg-type]
+    checked = check_generalization(
+        N=N, d_m=d_m, d_s=d_s, R_X=R_X, radii=radii, delta=delta, alpha=alpha, Phi0=Phi0,
+        init_norms=init_norms, seed=seed, d=d, hidden_constants=hidden_constants,
+        Y=DEFAULT_LABEL_BOUND if Y is None else Y,
+        max_init_entries=MAX_INIT_ENTRIES)
+    dm_int, d_int, seed_int = checked["d_m"], checked["d"], checked["seed"]
+    hidden = checked["hidden_constants"]
     derived = tuple(name for name in GS.DERIVED_DEFAULTS if name not in hidden)
-    y_bound = DEFAULT_LABEL_BOUND
-    if Y is not None:
-        y_bound = parse_number("--label-bound", Y)  # type: ignore[arg-type]
-        if not y_bound >= 0:
-            raise InputError("--label-bound", f"must be >= 0 (|y| <= Y for every label), "
-                             f"got {Y!r}")
-
-    given = {k: v for k, v in (init_norms or {}).items() if v is not None}
-    unknown = set(given) - set(NORM_FLAGS)
-    if unknown:
-        raise ValueError(f"`init_norms` has unknown keys {sorted(unknown)}; "
-                         f"expected {list(NORM_FLAGS)}")
-    if seed is not None and given:
-        raise InputError("--from-init", "draws the init norms; do not also give "
-                         f"{', '.join(NORM_FLAGS[k] for k in given)}")
-    if seed is not None:
-        seed_int = parse_integer("--from-init", seed)  # type: ignore[arg-type]
-        if seed_int < 0:
-            raise InputError("--from-init", f"must be a seed >= 0, got {seed!r}")
-        if dm_int * d_int > MAX_INIT_ENTRIES:
-            raise InputError("--from-init", f"draws d_m x d = {dm_int} x {d_int} matrices, more "
-                             f"than {MAX_INIT_ENTRIES:.0e} entries; give the seven norm flags")
+    if seed_int is not None:
         norms = lecun_init_norms(dm_int, d_int, seed_int)
         method = ("dense eigensolver" if min(dm_int, d_int) <= EXACT_SPECTRAL_MAX
                       else "Lanczos")
         source = (f"LeCun init drawn with numpy seed {seed_int} (d = {d_int}; spectral norms "
                   f"by {method})")
     else:
-        seed_int = None
-        if not given:
-            raise InputError("--from-init", "or all seven norm flags "
-                             f"({', '.join(NORM_FLAGS.values())}) are required")
-        missing = [flag for k, flag in NORM_FLAGS.items() if k not in given]
-        if missing:
-            raise InputError(missing[0], "is required when the init norms are given "
-                             "(or use --from-init SEED)")
-        norms = {k: _positive(NORM_FLAGS[k], given[k]) for k in NORM_FLAGS}
-        source = "given"
-    for name in ("Q", "K", "V"):
-        if norms[f"W{name}0_2"] > norms[f"W{name}0_F"] * (1 + 1e-12):
-            flag = NORM_FLAGS[f"W{name}0_2"]
-            raise InputError(flag, f"must be <= the Frobenius norm {norms[f'W{name}0_F']!r}, "
-                             f"got {norms[f'W{name}0_2']!r}")
-    if as_printed and math.sqrt(sum(r * r for r in rad)) <= delta_v:
-        raise InputError("--radii", "give R = sqrt(R_Q^2+R_K^2+R_V^2+R_O^2) > delta: the printed "
-                         "confidence term sqrt(log(R/delta)/N) needs it")
+        norms, source = checked["norms"], "given"
+    rad, delta_v = checked["radii"], checked["delta"]
+    apply_rules("generalization", {"norms": norms, "radii": rad, "delta": delta_v,
+                                   "as_printed": bool(as_printed)})
     return GeneralizationInputs(
-        N=n_int, d_m=dm_int, d_s=ds_int, d=d_int, R_X=rx, radii=rad, delta=delta_v,
-        norms=norms, norms_source=source, seed=seed_int, alpha=alpha_v, Phi0=phi0_v,
-        hidden=hidden, as_printed=bool(as_printed), Y=y_bound, derived=derived,
+        N=checked["N"], d_m=dm_int, d_s=checked["d_s"], d=d_int, R_X=checked["R_X"],
+        radii=rad, delta=delta_v, norms=norms, norms_source=source, seed=seed_int,
+        alpha=checked["alpha"], Phi0=checked["Phi0"], hidden=hidden,
+        as_printed=bool(as_printed), Y=checked["Y"], derived=derived,
     )

@@ -29,6 +29,7 @@ from fractions import Fraction
 from typing import Any
 
 from boundcalc.errors import InputError
+from boundcalc.inputs.rules import apply_rules
 from boundcalc.theory.catalog import ACTIVATIONS, BY_NAME, base_name, route_key
 
 __all__ = [
@@ -415,9 +416,7 @@ def validate(*, statement: str | None = None, **values: object) -> Inputs:
             continue
         value = values.get(p.name, p.default)
         checked[p.name] = None if value is None else p.check(value)
-    if (checked["eta"] is None and _uses_step_size(statement)
-            and all(float(v) == 0 for v in checked["nu"])):
-        raise InputError("--nu", "needs a positive component when --eta is not given "
-                                 "(the theorem's step size is proportional to ||nu||)")
+    apply_rules("calculator", {"nu": checked["nu"],
+                               "eta_star": checked["eta"] is None and _uses_step_size(statement)})
     checked["activation"] = PARAMS["activation"].check(values.get("activation", "tanh"))
     return Inputs(**checked)

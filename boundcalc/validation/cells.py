@@ -20,7 +20,7 @@ import functools
 from collections.abc import Callable
 from importlib import import_module
 
-from boundcalc.inputs.params import InputError
+from boundcalc.inputs.validate_flags import check_falsifier
 from boundcalc.theory.catalog import FALSIFIER
 from boundcalc.validation.settings import ValidationSettings
 
@@ -38,10 +38,7 @@ def cell_runner(statement: str, s: ValidationSettings, seed: int) -> Callable[[]
         >>> FALSIFIER["prop1"].module, FALSIFIER["prop1"].function
         ('checks.training', 'prop1_cell')
     """
-    row = FALSIFIER.get(statement)
-    if row is None:
-        raise InputError("STATEMENT", f"must be one of {', '.join(FALSIFIER)}, got "
-                         f"{statement!r}")
+    row = FALSIFIER[check_falsifier(statement)]
     measure = getattr(import_module(f"boundcalc.validators.{row.module}"), row.function)
     return functools.partial(measure, s, seed)
 

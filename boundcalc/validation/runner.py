@@ -63,7 +63,7 @@ from pathlib import Path
 
 from boundcalc.execution.executors import ExecutorSettings, cell_meta, owned, tasks_of
 from boundcalc.execution.progress import CellTiming, cell_seconds, heartbeat
-from boundcalc.inputs.params import InputError
+from boundcalc.inputs.validate_flags import check_run_statements
 from boundcalc.runs.directory import RunDirectory
 from boundcalc.validation.cells import (
     bound_not_positive,
@@ -137,9 +137,7 @@ def _run_validation(statements: list[str], settings: ValidationSettings, out: st
     import torch
 
     torch.set_num_threads(max(1, torch.get_num_threads()))
-    if GENERALIZATION in statements and GENERALIZATION not in settings.extra:
-        raise InputError("STATEMENT", "generalization needs its settings in "
-                         "settings.extra['generalization'] (make_generalization_settings)")
+    check_run_statements(statements, settings.extra)
     config = {"statements": statements, **settings.as_dict()}
     if GENERALIZATION in config:
         config[GENERALIZATION] = settings.extra[GENERALIZATION].as_dict()

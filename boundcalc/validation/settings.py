@@ -19,17 +19,19 @@ from __future__ import annotations
 import functools
 from collections.abc import Iterable
 from dataclasses import dataclass, field
-from pathlib import Path
 from typing import Any
 
-from boundcalc.inputs.params import CHECKS, PARAMS, InputError, parse_number
-from boundcalc.theory.catalog import ACTIVATIONS, FALSIFIERS
+from boundcalc.errors import InputError
+from boundcalc.inputs.environment import require_gpu, require_module
+from boundcalc.inputs.surfaces import VALIDATE
+from boundcalc.inputs.validate_flags import check_statements, check_validate
+from boundcalc.theory.catalog import FALSIFIERS
 
 __all__ = ["DEFAULT_INDRNN_ALPHA", "EFFORT", "EXAMPLE_FLAGS", "GENERALIZATION", "INDRNN",
-           "MAX_VALIDATION_WIDTH", "SHARED_PARAMETERS", "STATEMENTS", "TRAINING_STATEMENTS",
-           "GeneralizationSettings", "ValidationSettings", "batch_size_note", "check_device",
-           "check_parameters", "expand_statements", "generalization_data",
-           "make_generalization_settings", "make_settings", "require_torch", "resolve_device"]
+           "STATEMENTS", "TRAINING_STATEMENTS", "GeneralizationSettings", "ValidationSettings",
+           "batch_size_note", "check_device", "expand_statements", "generalization_data",
+           "generalization_settings", "make_generalization_settings", "make_settings",
+           "require_torch", "resolve_device", "validation_settings"]
 
 #: The order ``validate all`` runs them in (cheap first): the falsifiers of the catalog
 #: (:data:`boundcalc.theory.catalog.FALSIFIERS`) that ``all`` runs.
@@ -50,17 +52,6 @@ EFFORT: dict[str, dict[str, int]] = {
     "standard": {"starts": 16, "search_steps": 150, "samples": 32},
     "thorough": {"starts": 64, "search_steps": 400, "samples": 64},
 }
-
-
-#: The largest width ``--m`` (and ``--dm``) the validators accept: 2**24. The validators hold the
-#: width-m model as dense torch tensors (several m-row copies per search start and sample), which
-#: past 2**24 rows no longer fit a device's memory, and float32 stops representing every integer
-#: (so m itself, used in 1/sqrt(m) and the counts) exactly above 2**24.
-MAX_VALIDATION_WIDTH = 2**24
-
-_WIDTH_WHY = (f"must be <= {MAX_VALIDATION_WIDTH} (2**24) for the validators: the model is held "
-              f"as dense torch tensors with m rows, which no longer fit in memory past that, and "
-              f"float32 is exact for integers only up to 2**24")
 
 
 #: Small flags of a CPU run, for the examples: ``make_settings(**EXAMPLE_FLAGS)``.
@@ -185,41 +176,31 @@ def make_generalization_settings(*, dm: str, N: str, n_test: str, steps: str, lr
                                  seeds: str, delta: str, data: str | None, radii: str,
                                  hidden_constants: str | None, device: str, dtype: str
                                  ) -> GeneralizationSettings:
-    """Parse and check the ``validate generalization`` flags; errors name the flag. The data are
-    loaded once here, so an unusable ``--data`` (or an ``--N`` it cannot supply) fails before any
-    run directory is written."""
-    from boundcalc.generalization.bound_inputs import parse_hidden_constants, parse_radii
-    from boundcalc.inputs.params import parse_integer
+    """Check the ``validate generalization`` flags (:func:`~boundcalc.inputs.validate_flags.
+    check_validate`; errors name the flag) and build the settings from the checked values
+    (:func:`generalization_settings`)."""
+    checked = check_validate(
+        {"dm": dm, "N": N, "n_test": n_test, "steps": steps, "lr": lr, "seeds": seeds,
+         "delta": delta, "data": data, "radii": radii, "hidden_constants": hidden_constants,
+         "device": device, "dtype": dtype}, [GENERALIZATION])
+    return generalization_settings(checked)
 
-    def integer(flag: str, text: str, minimum: int) -> int:
-        value = parse_integer(flag, text)
-        if value < minimum:
-            raise InputError(flag, f"must be an integer >= {minimum}, got {text!r}")
-        return value
 
-    delta_value = float(PARAMS["delta"].check(delta))
-    lr_value = parse_number("--lr", lr)
-    if not lr_value > 0:
-        raise InputError("--lr", f"must be > 0, got {lr!r}")
-    if dtype not in ("float32", "float64"):
-        raise InputError("--dtype", f"must be float32 or float64, got {dtype!r}")
-    radii_value = None if radii.strip().lower() == "travelled" else parse_radii(radii)
-    if hidden_constants is not None:
-        parse_hidden_constants(hidden_constants)
-    if data is not None and not Path(data).exists():
-        raise InputError("--data", f"{data!r} does not exist")
-    if parse_number("--dm", dm) > MAX_VALIDATION_WIDTH:
-        raise InputError("--dm", f"{_WIDTH_WHY.replace('m rows', 'd_m rows')}, got {dm!r}")
+def generalization_settings(checked: dict[str, Any]) -> GeneralizationSettings:
+    """:class:`GeneralizationSettings` from the values :func:`~boundcalc.inputs.validate_flags.
+    check_validate` returned (``--device`` resolved here, importing torch). The data are loaded
+    once here, so an unusable ``--data`` (or an ``--N`` it cannot supply) fails before any run
+    directory is written."""
     settings = GeneralizationSettings(
-        d_m=integer("--dm", dm, 1), N=integer("--N", N, 2), n_test=integer("--n-test", n_test, 1),
-        steps=PARAMS["steps"].check(steps), lr=lr_value, seeds=integer("--seeds", seeds, 1),
-        delta=delta_value, data=None if data is None else str(Path(data).resolve()),
-        radii=radii_value, hidden_constants=hidden_constants, device=resolve_device(device),
-        dtype=dtype)
+        d_m=checked["dm"], N=checked["N"], n_test=checked["n_test"], steps=checked["steps"],
+        lr=checked["lr"], seeds=checked["seeds"], delta=float(checked["delta"]),
+        data=checked.get("data"), radii=checked["radii"],
+        hidden_constants=checked.get("hidden_constants"),
+        device=resolve_device(checked["device"]), dtype=checked["dtype"])
     try:
         generalization_data(settings.N, settings.n_test, settings.data)
-    except ValueError as err:
-        flag = "--data" if data is not None else "--N"
+    except ValueError as err:  # the content of --data (or the generated set) known once read
+        flag = "--data" if settings.data is not None else "--N"
         raise InputError(flag, str(err).replace("`", "")) from None
     return settings
 
@@ -234,33 +215,22 @@ def generalization_data(N: int, n_test: int, data: str | None) -> dict[str, Any]
 
 
 def check_device(device: str) -> str:
-    """``device`` normalised (``auto``, ``cpu``, ``cuda`` or ``cuda:k``); anything else is an
-    :class:`InputError` naming ``--device``. Needs no torch.
+    """``device`` normalised (``auto``, ``cpu``, ``cuda`` or ``cuda:k``) by its row
+    (:data:`boundcalc.inputs.surfaces.VALIDATE`); anything else is an :class:`InputError` naming
+    ``--device``. Needs no torch.
 
     Example:
         >>> check_device(" CUDA:1 "), check_device("cpu")
         ('cuda:1', 'cpu')
     """
-    choice = device.strip().lower()
-    if choice in ("auto", "cpu", "cuda") or (choice.startswith("cuda:")
-                                              and choice[5:].isdigit()):
-        return choice
-    raise InputError("--device", f"must be auto, cpu or cuda, got {device!r}")
+    return VALIDATE["device"].check(device)
 
 
 def require_torch(flag: str, what: str) -> None:
     """Refuse up front, naming ``flag``, when torch cannot be imported (the calculator's install
     has no torch; the validators need the ``validators`` extra)."""
-    import importlib.util
-
-    try:
-        found = importlib.util.find_spec("torch") is not None
-    except (ImportError, ValueError):  # a broken or blocked install counts as none
-        found = False
-    if not found:
-        raise InputError(flag, f"{what} with torch, which is not installed: pip install "
-                               f"'boundcalc[validators]' (on a CPU machine install torch's CPU "
-                               f"build first)")
+    require_module(flag, "torch", what, "pip install 'boundcalc[validators]' (on a CPU machine "
+                                        "install torch's CPU build first)")
 
 
 def resolve_device(device: str) -> str:
@@ -272,46 +242,8 @@ def resolve_device(device: str) -> str:
 
     if choice == "auto":
         return "cuda" if torch.cuda.is_available() else "cpu"
-    if not torch.cuda.is_available():
-        raise InputError("--device", f"{device!r} requested but no CUDA GPU is available")
+    require_gpu(device, torch.cuda.is_available())
     return choice
-
-
-#: The flags ``validate`` shares with the calculator's point commands (keywords of
-#: :data:`boundcalc.inputs.params.PARAMS`): parsed and checked by the same rows, so that a bad
-# value gets : the calculator's one-line error.
-SHARED_PARAMETERS: tuple[str, ...] = ("m", "n", "d", "T", "delta", "rho", "nu", "steps",
-                                      "activation", "batch_size")
-
-
-def check_parameters(**values: str) -> dict[str, Any]:
-    """Check the flags ``validate`` shares with the calculator (:data:`SHARED_PARAMETERS`, by
-    keyword) with their :data:`boundcalc.inputs.params.PARAMS` rows, then the limits of the
-    validators (width at most :data:`MAX_VALIDATION_WIDTH`, a preset activation); returns the
-    checked values by keyword. Needs no torch, so the CLI refuses a bad value before any torch work.
-
-    A value the calculator refuses gets the calculator's message, word for word; a value it
-    accepts but the validators cannot run (``--m 1e30``, ``--activation custom:1,1,1``) gets the
-    validators' reason.
-
-    Example:
-        >>> check_parameters(m="1e3", rho="2,3,1")
-        {'m': 1000, 'rho': ('2', '3', '1')}
-        >>> check_parameters(n="2.5")
-        Traceback (most recent call last):
-        ...
-        boundcalc.errors.InputError: --n must be an integer, got '2.5'
-    """
-    unknown = sorted(set(values) - set(SHARED_PARAMETERS))
-    if unknown:
-        raise TypeError(f"check_parameters() got unexpected keyword arguments {unknown}")
-    checked = {name: PARAMS[name].check(value) for name, value in values.items()}
-    if "m" in checked and checked["m"] > MAX_VALIDATION_WIDTH:
-        raise InputError("--m", f"{_WIDTH_WHY}, got {values['m']!r}")
-    if "activation" in checked and checked["activation"] not in ACTIVATIONS:
-        raise InputError("--activation", f"must be {' or '.join(ACTIVATIONS)} for the "
-                                         f"validators, got {values['activation']!r}")
-    return checked
 
 
 def make_settings(*, m: str, n: str, d: str, T: str, rho: str, nu: str, delta: str,
@@ -319,38 +251,37 @@ def make_settings(*, m: str, n: str, d: str, T: str, rho: str, nu: str, delta: s
                   effort: str, device: str, dtype: str, teacher_width: str = "8192",
                   statements: Iterable[str] | None = None, batch_size_given: bool = True
                   ) -> ValidationSettings:
-    """Parse and check CLI strings; every error is an :class:`InputError` naming the flag.
+    """Check the CLI strings with :func:`~boundcalc.inputs.validate_flags.check_validate` (every
+    error an :class:`InputError` naming the flag) and build the settings
+    (:func:`validation_settings`).
 
-    The flags shared with the calculator go through :func:`check_parameters` (the calculator's
-    checks and messages). The minibatch size matters to ``prop1`` only (``statements`` =
-    ``None``: assume it runs). A batch size above ``n`` is refused, naming ``--batch-size``,
-    only when the user gave it (``batch_size_given``) and ``prop1`` runs; the default is lowered
-    to ``n`` instead (:func:`batch_size_note` says so).
+    The minibatch size matters to ``prop1`` only (``statements`` = ``None``: assume it runs). A
+    batch size above ``n`` is refused, naming ``--batch-size``, only when the user gave it
+    (``batch_size_given``) and ``prop1`` runs; the default is lowered to ``n`` instead
+    (:func:`batch_size_note` says so).
     """
-    def positive_int(flag: str, text: str) -> int:
-        return CHECKS["count"](flag, text)
+    values = {"m": m, "n": n, "d": d, "T": T, "rho": rho, "nu": nu, "delta": delta,
+              "activation": activation, "steps": steps, "seeds": seeds, "rate_seeds": rate_seeds,
+              "batch_size": batch_size, "effort": effort, "device": device, "dtype": dtype,
+              "teacher_width": teacher_width}
+    names = None if statements is None else list(statements)
+    given = set(values) - (set() if batch_size_given else {"batch_size"})
+    return validation_settings(check_validate(values, names, given))
 
-    p = check_parameters(m=m, n=n, d=d, T=T, delta=delta, rho=rho, nu=nu, steps=steps,
-                         activation=activation, batch_size=batch_size)
-    if effort not in EFFORT:
-        raise InputError("--effort", f"must be one of {', '.join(EFFORT)}, got {effort!r}")
-    if dtype not in ("float32", "float64"):
-        raise InputError("--dtype", f"must be float32 or float64, got {dtype!r}")
-    b_int = p["batch_size"]
-    uses_batch = statements is None or "prop1" in statements
-    if b_int > p["n"]:
-        if batch_size_given and uses_batch:
-            raise InputError("--batch-size", f"must be <= --n ({p['n']}), got {batch_size!r}")
-        b_int = p["n"]
+
+def validation_settings(checked: dict[str, Any]) -> ValidationSettings:
+    """:class:`ValidationSettings` from the values :func:`~boundcalc.inputs.validate_flags.
+    check_validate` returned (``--device`` resolved here, importing torch unless ``cpu``); a
+    batch size above n (the default, since a given one was refused) is lowered to n."""
     return ValidationSettings(
-        m=p["m"], n=p["n"], d=p["d"], T=p["T"],
-        rho=tuple(float(v) for v in p["rho"]),  # type: ignore[arg-type]
-        nu=tuple(float(v) for v in p["nu"]),  # type: ignore[arg-type]
-        delta=float(p["delta"]), activation=p["activation"], steps=p["steps"],
-        seeds=positive_int("--seeds", seeds), rate_seeds=positive_int("--rate-seeds", rate_seeds),
-        batch_size=b_int, effort=effort, device=resolve_device(device), dtype=dtype,
-        teacher_width=positive_int("--teacher-width", teacher_width),
-    )
+        m=checked["m"], n=checked["n"], d=checked["d"], T=checked["T"],
+        rho=tuple(float(v) for v in checked["rho"]),  # type: ignore[arg-type]
+        nu=tuple(float(v) for v in checked["nu"]),  # type: ignore[arg-type]
+        delta=float(checked["delta"]), activation=checked["activation"],
+        steps=checked["steps"], seeds=checked["seeds"], rate_seeds=checked["rate_seeds"],
+        batch_size=min(checked["batch_size"], checked["n"]), effort=checked["effort"],
+        device=resolve_device(checked["device"]), dtype=checked["dtype"],
+        teacher_width=checked["teacher_width"])
 
 
 def batch_size_note(statements: Iterable[str], default: str, settings: ValidationSettings
@@ -364,16 +295,5 @@ def batch_size_note(statements: Iterable[str], default: str, settings: Validatio
 
 def expand_statements(names: Iterable[str]) -> list[str]:
     """``all`` → every Transformer statement (not ``prop2`` or ``generalization``); otherwise
-    check each."""
-    out: list[str] = []
-    for name in names:
-        key = name.strip().lower()
-        if key == "all":
-            out.extend(s for s in STATEMENTS if s not in out)
-        elif key in (*STATEMENTS, INDRNN, GENERALIZATION):
-            if key not in out:
-                out.append(key)
-        else:
-            raise InputError("STATEMENT", f"must be one of {', '.join(STATEMENTS)}, all, "
-                             f"{INDRNN} or {GENERALIZATION}, got {name!r}")
-    return out
+    check each (:func:`~boundcalc.inputs.validate_flags.check_statements`)."""
+    return check_statements(names, STATEMENTS, (INDRNN, GENERALIZATION))

@@ -23,11 +23,11 @@ from boundcalc.execution.executors import (
     driver_identity,
     execute_task,
     owned,
-    parse_slurm_time,
     require_engine,
     slurm_parameters,
     tasks_of,
 )
+from boundcalc.inputs.executor_flags import parse_slurm_time
 from boundcalc.inputs.params import InputError
 
 

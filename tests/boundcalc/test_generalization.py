@@ -17,8 +17,9 @@ from typer.testing import CliRunner
 from boundcalc.cli import main
 from boundcalc.cli.generalization import generalization
 from boundcalc.generalization.bound import evaluate_generalization
-from boundcalc.generalization.bound_inputs import NORM_FLAGS, lecun_init_norms
+from boundcalc.generalization.bound_inputs import lecun_init_norms
 from boundcalc.inputs.params import InputError
+from boundcalc.inputs.surfaces import NORM_FLAGS
 
 CONTRACT_QUANTITIES = {"eta_Q", "eta_K", "eta_V", "eta_O", "xi_Q", "xi_K", "xi_V", "rho", "z",
                        "z_hat", "M", "M_hat", "A", "P", "alpha", "Phi0"}

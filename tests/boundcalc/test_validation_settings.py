@@ -8,6 +8,7 @@ import json
 import pytest
 
 from boundcalc.cli import main
+from boundcalc.inputs.surfaces import MAX_VALIDATION_WIDTH
 from boundcalc.validation import runner as validation_runner
 from boundcalc.validation import settings as validation_settings
 
@@ -66,7 +67,7 @@ def test_a_width_beyond_the_validators_limit_is_one_line_naming_m(m, tmp_path, c
     code = main(["validate", "lemma2", "--m", m, "--device", "cpu", "--quiet",
                  "--out", str(tmp_path / "r")])
     line = _one_line_exit_2(capsys, code, "--m")
-    assert str(validation_settings.MAX_VALIDATION_WIDTH) in line
+    assert str(MAX_VALIDATION_WIDTH) in line
     assert not (tmp_path / "r").exists()
 
 

@@ -122,6 +122,22 @@ def _a_posteriori_expressions(route: str) -> tuple[list[str], list, list]:
     return list(exprs), list(exprs.values()), syms
 
 
+def _one_by_one(route: str, values: dict[str, float]) -> list[float]:
+    """The a-posteriori expressions of ``route`` evaluated one at a time (sympy, 30 digits): the
+    slow path, taken only when the generated code divides by zero; NaN for a quantity undefined
+    at this point (none of the bounds the check reports: only the theorem's step size η*, which
+    a run with its own η does not use)."""
+    import sympy as sp
+
+    keys, exprs, syms = _a_posteriori_expressions(route)
+    subs = {sym: sp.Float(values[sym.name], 30) for sym in syms}
+    out = []
+    for expr in exprs:
+        value = sp.sympify(expr).xreplace(subs).evalf(30)
+        out.append(float(value) if value.is_real and value.is_finite else math.nan)
+    return out
+
+
 def a_posteriori_values(inputs, route: str, *, eta: float, eps_mis: float,
                         geometry: dict[str, float]) -> dict[str, dict[str, float]]:
     """Theorem 1's a-posteriori constants, terms and bounds on ``route`` (mpmath, 30 digits) at
@@ -142,7 +158,10 @@ def a_posteriori_values(inputs, route: str, *, eta: float, eps_mis: float,
     keys, names, func = cached_function(f"theorem1_a_posteriori_{route}",
                                         lambda: _a_posteriori_expressions(route))
     with mpmath.workdps(30):
-        numbers = func(*[mpmath.mpf(values[s]) for s in names])
+        try:
+            numbers = func(*[mpmath.mpf(values[s]) for s in names])
+        except ZeroDivisionError:  # a quantity undefined here (η* when L·B = 0 at ρ = ν = 0)
+            numbers = _one_by_one(route, values)
     out: dict[str, dict[str, float]] = {"constants": {}, "terms": {}, "bound": {}}
     for key, val in zip(keys, numbers, strict=True):
         group, name = key.split(".", 1)

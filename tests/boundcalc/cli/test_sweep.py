@@ -11,8 +11,9 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from boundcalc.calc.api import evaluate
-from boundcalc.calc.sweep import SWEEP_AXES, count_values, parse_values
+from boundcalc.calc.sweep import SWEEP_AXES
 from boundcalc.inputs.params import InputError, validate
+from boundcalc.inputs.sweep_values import count_values, parse_values
 
 
 @pytest.mark.parametrize(("spec", "values"), [
