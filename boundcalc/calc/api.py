@@ -30,7 +30,6 @@ from typing import Any
 import mpmath
 
 from boundcalc.calc.evaluator import (
-    DEFAULT_PRECISION,
     STEP_KEY,
     CompiledStatement,
     activation_values,
@@ -39,6 +38,7 @@ from boundcalc.calc.evaluator import (
     statement_function,
 )
 from boundcalc.errors import InputError
+from boundcalc.inputs.calculator_flags import DEFAULT_PRECISION
 from boundcalc.inputs.params import ARGUMENT_NAMES, PARAMS, Inputs
 from boundcalc.inputs.rules import apply_rules
 from boundcalc.version import __version__

@@ -41,12 +41,12 @@ from boundcalc.calc.api import (
     overflow_text,
 )
 from boundcalc.calc.evaluator import (
-    DEFAULT_PRECISION,
     STEP_KEY,
     cached_statement,
     compile_function,
 )
 from boundcalc.calc.solvers import bisect_even
+from boundcalc.inputs.calculator_flags import DEFAULT_PRECISION
 from boundcalc.inputs.params import DEFAULTS, Inputs, validate
 from boundcalc.inputs.surfaces import parse_alpha, parse_sequence_lengths
 

@@ -42,10 +42,11 @@ from typing import Any
 import mpmath
 
 from boundcalc.calc.codecache import code_key, generated, read_cached, write_cached
+from boundcalc.inputs.calculator_flags import DEFAULT_PRECISION
 from boundcalc.inputs.params import ARGUMENT_NAMES, parse_activation
 
 __all__ = [
-    "DEFAULT_PRECISION", "STEP_KEY", "CompiledStatement", "ConditionInfo", "activation_values",
+    "STEP_KEY", "CompiledStatement", "ConditionInfo", "activation_values",
     "cached_function", "cached_statement", "compile_function", "compiled_statement",
     "condition_holds", "condition_info",
     "evaluate_expressions", "evaluate_grid", "statement_function",
@@ -54,7 +55,6 @@ __all__ = [
 _ETA = ARGUMENT_NAMES.index("eta")
 
 #: Default mpmath precision (significant decimal digits) of every point evaluation.
-DEFAULT_PRECISION = 20
 #: Key of the eta* expression among a statement's constants.
 STEP_KEY = "theorem_step_size"
 

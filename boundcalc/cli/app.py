@@ -14,10 +14,15 @@ from typing import Annotated, Any
 
 import typer
 
-from boundcalc.calc.evaluator import DEFAULT_PRECISION
 from boundcalc.errors import OutputError
 from boundcalc.files import write_atomic
-from boundcalc.inputs.calculator_flags import PRECISION, STATEMENT, TARGET, check_output_format
+from boundcalc.inputs.calculator_flags import (
+    DEFAULT_PRECISION,
+    PRECISION,
+    STATEMENT,
+    TARGET,
+    check_output_format,
+)
 from boundcalc.inputs.environment import require_module
 from boundcalc.inputs.params import InputError, routed_key
 from boundcalc.render.cell_text import FORMATS

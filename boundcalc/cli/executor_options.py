@@ -20,13 +20,12 @@ import typer
 from boundcalc.cli.options import choice_option
 from boundcalc.execution.engines import dask_client
 from boundcalc.execution.executors import (
-    EXECUTORS,
     ExecutorSettings,
     require_engine,
 )
 from boundcalc.inputs.combinations import check_combinations
 from boundcalc.inputs.environment import require_modules
-from boundcalc.inputs.executor_flags import SLURM_TIME
+from boundcalc.inputs.executor_flags import EXECUTORS, SLURM_TIME
 
 __all__ = ["CellsPerTask", "DaskAddress", "DaskDashboard", "Executor", "SlurmArrayParallelism",
            "SlurmCpusPerTask", "SlurmGpusPerTask", "SlurmPartition", "SlurmSetup", "SlurmTime",

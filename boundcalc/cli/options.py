@@ -18,8 +18,8 @@ from typing import Annotated, Any
 
 import typer
 
-from boundcalc.calc.evaluator import DEFAULT_PRECISION
 from boundcalc.cli.app import OUTPUT_PANEL, PARAMS_PANEL
+from boundcalc.inputs.calculator_flags import DEFAULT_PRECISION
 from boundcalc.inputs.params import PARAMS, Param
 from boundcalc.render.cell_text import FORMATS
 from boundcalc.theory.catalog import ACTIVATIONS, DEFAULT_ROUTE, ROUTES

@@ -69,7 +69,7 @@ boundcalc table runs/figure2-paper runs/figure2-quick --format csv
 boundcalc table runs/figure1-paper --figures --figures-dir paper/figures"""
 
 
-#: The values of ``--format`` (:data:`boundcalc.runs.tables.TABLE_FORMATS`, which imports
+#: The values of ``--format`` (:data:`boundcalc.inputs.table_flags.TABLE_FORMATS`, which imports
 #: pandas: not imported to build the option).
 FORMATS: tuple[str, ...] = ("markdown", "latex", "csv")
 

@@ -63,14 +63,12 @@ from typing import Any
 from boundcalc.inputs.environment import require_commands, require_modules, require_setting
 from boundcalc.inputs.params import InputError
 
-__all__ = ["EXECUTORS", "EXTRAS", "LOCK_FILE", "PROC", "REFRESH_S", "SLURM_CLUSTERS",
+__all__ = ["EXTRAS", "LOCK_FILE", "PROC", "REFRESH_S", "SLURM_CLUSTERS",
            "SLURM_COMMANDS", "STALE_S", "TOGETHER_S", "WATCH_S", "Eta", "ExecutorSettings",
            "Progress", "RunLock", "RunLockedError", "cell_meta", "driver_gone", "driver_identity",
            "execute_task", "owned", "require_engine", "require_extra",
            "slurm_cluster", "slurm_parameters", "tasks_of", "watch_driver"]
 
-#: The executors, the default first.
-EXECUTORS = ("processes", "dask", "slurm")
 #: The optional extra each engine needs, and the modules that prove it is installed.
 EXTRAS = {"dask": ("dask", "distributed"), "slurm": ("submitit",)}
 #: The lock file of a run directory.

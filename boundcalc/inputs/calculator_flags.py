@@ -19,7 +19,10 @@ from boundcalc.inputs.flags import choice_flag, integer_flag, real_flag
 from boundcalc.render.cell_text import FORMATS
 from boundcalc.theory.catalog import NAMES as STATEMENT_NAMES
 
-__all__ = ["FORMAT", "PRECISION", "STATEMENT", "TARGET", "check_output_format"]
+__all__ = ["DEFAULT_PRECISION", "FORMAT", "PRECISION", "STATEMENT", "TARGET", "check_output_format"]
+
+#: Significant digits of the mpmath evaluation when ``--precision`` is not given.
+DEFAULT_PRECISION = 20
 
 #: ``--format``: the output formats of the calculator's commands.
 FORMAT = choice_flag("fmt", "--format", FORMATS, unit="", meaning="output format")

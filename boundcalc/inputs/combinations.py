@@ -21,7 +21,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from boundcalc.errors import InputError
-from boundcalc.execution.executors import EXECUTORS as _EXECUTORS
+from boundcalc.inputs.executor_flags import EXECUTORS as _EXECUTORS
 
 __all__ = ["COMBINATIONS", "Combination", "SLURM_FLAGS", "check_combinations"]
 

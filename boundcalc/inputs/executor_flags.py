@@ -11,7 +11,10 @@ from __future__ import annotations
 from boundcalc.errors import InputError
 from boundcalc.inputs.flags import text_flag
 
-__all__ = ["SLURM_TIME", "parse_slurm_time"]
+__all__ = ["EXECUTORS", "SLURM_TIME", "parse_slurm_time"]
+
+#: The executors of ``--executor``, the default first.
+EXECUTORS: tuple[str, ...] = ("processes", "dask", "slurm")
 
 
 def parse_slurm_time(text: str, flag: str = "--slurm-time") -> int:

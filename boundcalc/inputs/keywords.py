@@ -115,7 +115,7 @@ def check_keywords(function: str, inputs: Mapping[str, Any], known: Iterable[str
 
 
 def precision_digits(value: Any) -> int:
-    from boundcalc.calc.evaluator import DEFAULT_PRECISION
+    from boundcalc.inputs.calculator_flags import DEFAULT_PRECISION
     from boundcalc.inputs.params import parse_integer
 
     if value is None:

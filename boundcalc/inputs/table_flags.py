@@ -18,9 +18,16 @@ from typing import Any
 
 from boundcalc.errors import InputError
 from boundcalc.inputs.flags import Flag, check_rows, choice_flag, integer_flag, text_flag
-from boundcalc.runs.tables import STATISTICS, TABLE_FORMATS
 
-__all__ = ["TABLE", "check_table_flags"]
+__all__ = ["STATISTICS", "TABLE", "TABLE_FORMATS", "check_table_flags"]
+
+#: Output formats of ``boundcalc table`` (:func:`boundcalc.runs.tables.render_tables`).
+TABLE_FORMATS: tuple[str, ...] = ("markdown", "latex", "csv")
+
+#: What a measured column shows in Markdown and LaTeX: ``geometric`` (the default) the geometric
+#: mean over seeds and its 95 % t-interval on the log values, ``gmean [low, high]`` — what the
+#: figures draw and the slopes fit — or ``arithmetic`` the mean ± its 95 % t-interval.
+STATISTICS: tuple[str, ...] = ("geometric", "arithmetic")
 
 
 def _figures_dir(flag: str, value: object) -> str:

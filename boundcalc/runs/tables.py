@@ -25,6 +25,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+from boundcalc.inputs.table_flags import STATISTICS, TABLE_FORMATS
 from boundcalc.experiments.experiment_registry import experiment, load
 from boundcalc.render.frame_text import render_frame
 from boundcalc.render.latex import latex_text
@@ -36,16 +37,10 @@ from boundcalc.render.rounding import (
 )
 from boundcalc.runs.stored import StoredRun, load_run
 
-__all__ = ["STATISTICS", "TABLE_FORMATS", "Column", "StoredRun", "Table", "build_tables",
+__all__ = ["Column", "StoredRun", "Table", "build_tables",
            "figure1_tables", "figure2_tables", "load_run", "render_tables", "table1_tables",
            "tables_from_summaries", "tsweep_tables"]
 
-#: Output formats of :func:`render_tables`.
-TABLE_FORMATS: tuple[str, ...] = ("markdown", "latex", "csv")
-#: What a measured column shows in Markdown and LaTeX: ``geometric`` (the default) the geometric
-#: mean over seeds and its 95 % t-interval on the log values, ``gmean [low, high]`` — what the
-#: figures draw and the slopes fit — or ``arithmetic`` the mean ± its 95 % t-interval.
-STATISTICS: tuple[str, ...] = ("geometric", "arithmetic")
 #: How the titles name each statistic.
 _STATISTIC_WORDS = {"geometric": "geometric mean [95% CI on the log values]",
                     "arithmetic": "mean ± 95% CI"}

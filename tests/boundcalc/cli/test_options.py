@@ -107,6 +107,6 @@ def test_a_wrong_value_is_still_the_one_line_error(argv, line):
 
 def test_the_table_formats_are_the_tables_module_s():
     from boundcalc.cli.table import FORMATS
-    from boundcalc.runs.tables import TABLE_FORMATS
+    from boundcalc.inputs.table_flags import TABLE_FORMATS
 
     assert FORMATS == TABLE_FORMATS
