@@ -15,10 +15,11 @@ Three kinds of marker (HTML comments: invisible on a rendered page) say where a 
   The key is a dotted path into the command's JSON (``rows.-1.x`` indexes a list; ``*`` maps over
   one, and ``min(…)`` / ``max(…)`` reduce it), or ``/REGEX/`` whose first group is read from the
   text output. In a Markdown table, the text ``row LABEL column K`` names the cell instead (column
-  1 holds the row's label). A value that is not a number (a verdict) is compared as a word. The
-  number is checked to the precision it is written with (``25.41``: within 0.005; an integer
-  written ``1572`` against an integer exactly), so a machine whose last float digits differ passes
-  and a changed number does not. The command is ``boundcalc ARGS`` (run in this process through
+  1 holds the row's label), and ``column K`` with a path holding ``*`` the whole column, one value
+  per data row. A value that is not a number (a verdict) is compared as a word. The number is
+  checked to the precision it is written with (``25.41``: within 0.005; an integer written
+  ``1572`` against an integer exactly), so a machine whose last float digits differ passes and a
+  changed number does not. The command is ``boundcalc ARGS`` (run in this process through
   :func:`boundcalc.cli.main`) or ``derived NAME ARGS``: a function of :data:`DERIVED` computing
   from the calculator what no single command prints (the width from which every free cap is
   inactive). ``numbers (slow):`` marks a command that needs torch or more than a second or two
@@ -400,6 +401,36 @@ def _table_cell(region: str, context: str) -> list[tuple[int, int]] | None:
     return []
 
 
+_COLUMN = re.compile(r"column (\d+)")
+
+
+def _table_column(region: str, column: int, values: Any) -> list[tuple[int, int]]:
+    """The spans of the first value in column ``column`` of each data row of the table in
+    ``region``, one per item of ``values`` (a list, as many as the rows).
+
+    Example:
+        >>> table = "| m | a |\\n|---|---|\\n| 8 | 1.5 |\\n| 16 | 2.5 (x) |\\n"
+        >>> [table[a:b] for a, b in _table_column(table, 2, [1.5, 2.5])]
+        ['1.5', '2.5']
+    """
+    if not isinstance(values, list):
+        raise ValueError("'column K' needs a list of values (a path with *)")
+    spans, offset, body = [], 0, False
+    for line in region.splitlines(keepends=True):
+        cells = line.split("|")
+        if body and line.startswith("|") and len(cells) > column + 1:
+            found = re.search(_VALUE, cells[column])
+            if found is not None:
+                start = offset + sum(len(c) + 1 for c in cells[:column])
+                spans.append((start + found.start(), start + found.end()))
+        body = body or (line.startswith("|") and set(line.strip()) <= set("|-: "))
+        offset += len(line)
+    if len(spans) != len(values):
+        raise ValueError(f"the table has {len(spans)} rows with a value in column {column}, "
+                         f"the command {len(values)} values")
+    return spans
+
+
 def _context_pattern(context: str) -> re.Pattern[str]:
     """The text around a number as a pattern: whitespace loose, ``{}`` the number (group 1),
     ``{_}`` any other number.
@@ -492,27 +523,32 @@ def _process(path: str, text: str, outputs: _Outputs, write: bool
         first, last = _paragraph(text, marker.end)
         region = text[first:last]
         for key, context in marker.entries:
-            checked += 1
             try:
                 value = _select(data, key)
-                spans = _table_cell(region, context)
-                if spans is None:
-                    spans = [hit.span(1) for hit in _context_pattern(context).finditer(region)]
+                column = _COLUMN.fullmatch(context.strip())
+                if column is not None:  # a list of values down one column of a table
+                    items = list(zip(_table_column(region, int(column.group(1)), value),
+                                     value, strict=True))
+                else:
+                    spans = _table_cell(region, context)
+                    if spans is None:
+                        spans = [hit.span(1) for hit in _context_pattern(context).finditer(region)]
+                    if len(spans) != 1:
+                        where = "not found" if not spans else f"found {len(spans)} times"
+                        raise ValueError(f"{context!r} {where} in the paragraph after the marker")
+                    items = [(spans[0], value)]
             except (ValueError, IndexError, KeyError, TypeError) as err:
+                checked += 1
                 differences.append(Difference(path, line, f"{key}: {err}"))
                 continue
-            if len(spans) != 1:
-                where = "not found" if not spans else f"found {len(spans)} times"
-                differences.append(Difference(path, line, f"{context!r} {where} in the "
-                                              "paragraph after the marker"))
-                continue
-            start, end = spans[0]
-            written = region[start:end]
-            if not _matches(written, value):
-                new = _written_like(written, value)
-                differences.append(Difference(path, _line(text, first + start), f"{written} "
-                                              f"should be {new} ({key} of {marker.source})"))
-                edits.append((first + start, first + end, new))
+            for (start, end), one in items:
+                checked += 1
+                written = region[start:end]
+                if not _matches(written, one):
+                    new = _written_like(written, one)
+                    differences.append(Difference(path, _line(text, first + start), f"{written} "
+                                                  f"should be {new} ({key} of {marker.source})"))
+                    edits.append((first + start, first + end, new))
     if write:
         for start, end, new in sorted(edits, reverse=True):
             text = text[:start] + new + text[end:]

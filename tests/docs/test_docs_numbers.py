@@ -45,7 +45,12 @@ def test_every_number_of_a_torch_command_is_what_it_prints() -> None:
         "\n".join(map(str, differences))
 
 
-def test_a_changed_number_in_the_readme_is_found_and_written_back(tmp_path: Path) -> None:
+@pytest.mark.parametrize(("quoted", "altered_to"), [
+    ("`VACUOUS: min_iterate 25.41 ≥", "`VACUOUS: min_iterate 25.42 ≥"),   # in a sentence
+    ("| 256 | 6302.3 | 1028.4 | 525.6 |", "| 256 | 6302.3 | 1028.4 | 525.7 |"),   # in a table
+])
+def test_a_changed_number_in_the_readme_is_found_and_written_back(
+        quoted: str, altered_to: str, tmp_path: Path) -> None:
     """The check fails on a number altered by hand (naming its line) and ``--write`` restores it;
     the rest of the document is left as it was."""
     for name in refresh.DOCUMENTS:
@@ -53,13 +58,14 @@ def test_a_changed_number_in_the_readme_is_found_and_written_back(tmp_path: Path
         shutil.copy(ROOT / name, tmp_path / name)
     readme = tmp_path / "README.md"
     original = readme.read_text(encoding="utf-8")
-    altered = original.replace("`VACUOUS: min_iterate 25.41 ≥", "`VACUOUS: min_iterate 25.42 ≥", 1)
-    assert altered != original, "the README no longer quotes the main job's min_iterate"
+    altered = original.replace(quoted, altered_to, 1)
+    assert altered != original, f"the README no longer quotes {quoted!r}"
     readme.write_text(altered, encoding="utf-8")
-    line = altered[: altered.index("25.42")].count("\n") + 1
+    line = altered[: altered.index(altered_to)].count("\n") + 1
     found = refresh.check(tmp_path, documents=("README.md",))
     assert [(d.path, d.line) for d in found] == [("README.md", line)]
-    assert "25.42 should be 25.41" in found[0].message
+    was, now = (text.split()[-2] for text in (quoted, altered_to))
+    assert f"{now} should be {was}" in found[0].message
     refresh.refresh(tmp_path, write=True, documents=("README.md",))
     assert readme.read_text(encoding="utf-8") == original
 
