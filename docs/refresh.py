@@ -117,8 +117,9 @@ def _run_boundcalc(argv: list[str]) -> str:
 def caps_inactive_from(argv: list[str]) -> dict[str, Any]:
     """For a Theorem 1 setting given as ``boundcalc sweep`` flags (without ``--m``): per free cap
     (``eps_lin_cap`` …, docs/derivations.md §4.1) the smallest even m from which the constant
-    stays strictly below its cap for every even m up to 8192, the smallest such m for every cap
-    (``every``), and each constant and its cap at m = 8.
+    stays strictly below its cap for every even m up to 8192 (``<cap>_binds_to``: that m − 2, the
+    largest width at which the cap binds), the smallest such m for every cap (``every``), and each
+    constant and its cap at m = 8.
 
     Example:
         >>> out = caps_inactive_from(["--n", "1000", "--d", "8", "--rho", "3", "--nu", "3"])
@@ -139,6 +140,7 @@ def caps_inactive_from(argv: list[str]) -> dict[str, Any]:
         first = int(binding.max()) + 2 if len(binding) else 2
         short = cap.split(".")[-1]
         out[short] = first
+        out[f"{short}_binds_to"] = first - 2  # the largest m at which it binds (0: none)
         every = max(every, first)
         at8 = frame[frame["m"] == 8]
         out[f"{name.split('.')[-1]}_at_8"] = float(at8[name].iloc[0])
