@@ -182,10 +182,22 @@ def validate_results(argv: list[str]) -> dict[str, Any]:
     return out
 
 
+def reproduce_cells(argv: list[str]) -> dict[str, Any]:
+    """``boundcalc reproduce ARGV`` run into a temporary run directory (torch; for the quick
+    presets): its cells (``cells``, one dict each, as :func:`boundcalc.load_run` reads them)."""
+    import boundcalc
+
+    with tempfile.TemporaryDirectory(prefix="boundcalc-docs-reproduce-") as folder:
+        _run_boundcalc(["reproduce", *argv, "--out", str(Path(folder) / "run")])
+        cells = boundcalc.load_run(Path(folder) / "run").cells
+    return {"cells": json.loads(cells.to_json(orient="records"))}
+
+
 #: ``derived NAME ARGS`` markers: NAME → function of the argument list returning a JSON-like
 #: value.
 DERIVED: dict[str, Callable[[list[str]], Any]] = {"caps_inactive_from": caps_inactive_from,
                                                   "readme_check_example": readme_check_example,
+                                                  "reproduce_cells": reproduce_cells,
                                                   "validate_results": validate_results}
 
 
