@@ -387,8 +387,13 @@ class Evaluation:
 
     def __repr__(self) -> str:
         """One line: the statement, its route, the verdict (whether the conditions hold, for a
-        statement without one) and the bound, 6 significant digits
-        (``Evaluation(theorem1, route=tight, verdict=vacuous, min_iterate=67.5693, …)``)."""
+        statement without one) and the bound, 6 significant digits.
+
+        Example:
+            >>> from boundcalc.inputs.params import validate
+            >>> repr(evaluate("theorem1", validate(m=512, n=1000, rho=2)))[:71]
+            'Evaluation(theorem1, route=tight, verdict=vacuous, min_iterate=25.4128,'
+        """
         route = getattr(self.statement, "route", "") or ""
         parts = [str(self.statement.name)] + ([f"route={route}"] if route else [])
         parts.append(f"verdict={self.verdict}" if self.verdict is not None

@@ -16,9 +16,10 @@ import sys
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
-from typing import Annotated
+from typing import Annotated, Any
 
 import typer
+from typer.core import TyperCommand
 
 from boundcalc.cli.app import require_matplotlib, run_directory_errors
 from boundcalc.cli.executor_options import (
@@ -35,6 +36,7 @@ from boundcalc.cli.executor_options import (
     executor_settings,
 )
 from boundcalc.cli.options import DEVICES, choice_option, completer
+from boundcalc.cli.table import literal_brackets as _literal_brackets
 from boundcalc.execution.executors import ExecutorSettings, owned
 from boundcalc.experiments.experiment_registry import Experiment, listed, names, with_option
 from boundcalc.experiments.experiment_registry import experiment as registry_row
@@ -42,7 +44,7 @@ from boundcalc.inputs.overrides import parse_assignments, parse_seeds, read_conf
 from boundcalc.inputs.params import InputError
 from boundcalc.validation.settings import check_device, require_torch
 
-__all__ = ["PRESETS", "parse_seeds", "register", "reproduce"]
+__all__ = ["PRESETS", "parse_seeds", "register", "reproduce", "reproduce_help"]
 
 #: The presets every experiment of the registry has (the first is the default); an experiment
 #: may have others (its row's ``presets``).
@@ -55,7 +57,7 @@ def _complete_experiment(incomplete: str) -> list[str]:
 
 def reproduce(
     ctx: typer.Context,
-    experiment: Annotated[str, typer.Argument(help="figure1, figure2, table1 or tsweep",
+    experiment: Annotated[str, typer.Argument(help="one of the registered experiments",
                                                  metavar="EXPERIMENT",
                                                  autocompletion=_complete_experiment)],
     preset: Annotated[str, choice_option("--preset", choices=PRESETS,
@@ -110,15 +112,8 @@ def reproduce(
     slurm_array_parallelism: SlurmArrayParallelism = None,
     slurm_setup: SlurmSetup = None,
 ) -> None:
-    """Reproduce an experiment of the paper (Section 6.1: figure1, Section 6.2: figure2; paper
-    003's Table 1: table1; Theorem 1's regime against the sequence length T: tsweep) into a
-    resumable run directory, at the preset's settings or your own (--set, --config).
-
-    Examples: boundcalc reproduce figure1 --preset quick ; boundcalc reproduce figure2 --preset
-    paper --device cuda --out runs/figure2-paper ; boundcalc reproduce table1 --preset paper
-    --data ~/mnist ; boundcalc reproduce tsweep --preset quick ; boundcalc reproduce figure1
-    --preset quick --set widths=8,16,32 --set seeds=2 --set steps=50 --out runs/mine
-    """
+    """Reproduce an experiment into a resumable run directory (``--help`` shows
+    :func:`reproduce_help`, the registry's experiments)."""
     row = registry_row(experiment)
     if preset not in row.presets:
         raise InputError("--preset", f"must be {' or '.join(row.presets)}, got {preset!r}")
@@ -243,6 +238,68 @@ def _device(device: str, engine: ExecutorSettings) -> str:
     return resolve_device(device)
 
 
+def reproduce_help() -> str:
+    """The ``--help`` text of ``reproduce``, read from the experiment registry when it is shown:
+    every registered experiment with its description, an experiment registered at run time too.
+
+    Example:
+        >>> print(reproduce_help().splitlines()[2])
+        figure1: Section 6.1: linearization error, approximation error and min training loss against the width m (teacher-student, ProjGD)
+    """  # noqa: E501
+    rows = list(_registry().values())
+    listing = "\n".join(f"{row.name}: {row.description or row.label}" for row in rows)
+    first = rows[0].name if rows else "EXPERIMENT"
+    return (f"Reproduce an experiment into a resumable run directory, at the preset's settings or "
+            f"your own (--set, --config). The experiments:\n\n{listing}\n\n"
+            f"Examples: boundcalc reproduce {first} --preset quick ; boundcalc reproduce figure2 "
+            "--preset paper --device cuda --out runs/figure2-paper ; boundcalc reproduce table1 "
+            "--preset paper --data ~/mnist ; boundcalc reproduce figure1 --preset quick --set "
+            "widths=8,16,32 --set seeds=2 --set steps=50 --out runs/mine")
+
+
+def _option_help() -> dict[str, str]:
+    """The help of the options that name experiments, from the registry."""
+    return {
+        "experiment": listed(names()).replace(" and ", " or "),
+        "set_values": "set one field of the experiment's config (repeatable), e.g. --set "
+        "widths=8,16,32 --set steps=200 --set rho=2 (one value or three); lists are comma lists; "
+        "seeds=K is a count (the experiment's first K seeds, as --seeds), seeds=A-B or seeds=A,B "
+        f"the seeds themselves. The keys are the fields of the experiment's config "
+        f"({listed(names())}; an unknown key lists them all)",
+        "seeds": "a count k (the preset's first k seeds), a range A-B or a list A,B,C of seeds "
+        f"(default: the preset's); for {listed(with_option('seeds'))}",
+        "data": f"{listed(with_option('data'))}: the data set, a folder or file "
+        "(required by the presets that need it)",
+        "lin_align": f"{listed(with_option('lin_align'))} panel (a): boundary point aligned "
+        "with each head's 'feature' gradient (default) or the 'output' gradient of f (the other "
+        "is recorded too)",
+        "dtype": f"{listed(with_option('dtype'))}: float64 or float32 (default: the preset's)",
+        "figure_width": f"{listed(with_option('figure_width'))}: the figure's width, single "
+        "(3.25 in, one column) or double (6.75 in); default: the experiment's; not a parameter "
+        "of the run (a resumed run may redraw at another width)",
+    }
+
+
+def _registry() -> dict[str, Experiment]:
+    from boundcalc.experiments.experiment_registry import EXPERIMENTS
+
+    return EXPERIMENTS
+
+
+class _ReproduceCommand(TyperCommand):
+    """``reproduce``'s Click command: its help and the help of its options that name
+    experiments are read from the registry when shown (:func:`reproduce_help`)."""
+
+    def format_help(self, ctx: Any, formatter: Any) -> None:
+        self.help = _literal_brackets(reproduce_help())
+        helps = _option_help()
+        for param in self.params:
+            if param.name in helps:
+                param.help = _literal_brackets(helps[param.name])  # type: ignore[attr-defined]
+        super().format_help(ctx, formatter)
+
+
 def register(app: typer.Typer) -> None:
     """Add ``reproduce`` to the calculator's app."""
-    app.command("reproduce", short_help="Reproduce the paper's experiments (torch).")(reproduce)
+    app.command("reproduce", cls=_ReproduceCommand,
+                short_help="Reproduce the paper's experiments (torch).")(reproduce)

@@ -10,53 +10,83 @@ from __future__ import annotations
 
 import sys
 from pathlib import Path
-from typing import Annotated
+from typing import Annotated, Any
 
 import typer
+from typer.core import TyperCommand
 
 from boundcalc.cli.app import write_output
 from boundcalc.cli.options import choice_option, format_option
-from boundcalc.experiments.experiment_registry import experiment
+from boundcalc.experiments.experiment_registry import EXPERIMENTS, experiment, listed, names
 from boundcalc.inputs.environment import require_module
 from boundcalc.inputs.params import InputError
-from boundcalc.inputs.table_flags import check_table_flags
+from boundcalc.inputs.table_flags import TABLE_FORMATS, check_table_flags
 
-_PARAGRAPHS = (
-    ('Tables from finished (or unfinished) experiment runs, without recomputing them.'),
-    ('Reads each RUN_DIR written by `boundcalc reproduce figure1|figure2|table1` (the kind is '
-     'the `experiment` of its config.json), re-reads the stored cells (never trains, never '
-     'imports torch) and prints, per kind:'),
-    ('figure1: per width m, the geometric mean over seeds and its 95% CI of the linearization '
-     'error, approximation error and min training loss, each next to its bound (ε_lin, ε_app, '
-     "Theorem 1), then a second table with the log-log slopes in m (± 95% CI) next to the "
-     "bound's slope. figure2: per (model, L), the geometric mean and 95% CI of the max Jacobian "
-     'norm and min validation loss, mean ± 95% CI of the max loss gradient, and the memory per '
-     'sample (no bound is stored). tsweep: per (m, T) as figure1, and the slopes in log T. '
-     'table1: per (d_m, N), the lowest '
-     'test loss and its epoch (one run per cell, so no CI) next to the Theorem 5 bound and the '
-     'Lemma 4 conditions that hold.'),
-    ('Several RUN_DIRs: one combined table per kind (kinds in the order given); a `run` column '
-     "(the RUN_DIR as given) says which run a row comes from. The numbers are those of the run's "
-     'summary.csv / slopes.csv / table1.csv. A run with missing cells is tabled from the cells '
-     'it has, and one line on stderr lists the missing ones; a damaged cell file (empty, '
-     'truncated, {} or lacking a field) is left out too and named in a warning on stderr.'),
-    ('--format csv: one plain-CSV block per table (blocks separated by an empty line), every '
-     "number exact, mean and `_ci95` in separate columns, the run's own column names plus `run`. "
-     'markdown and latex: the statistic the figures draw, `gmean [low, high]` (geometric mean '
-     'over seeds, 95% t-interval on the log values; --statistic arithmetic: `mean ± CI`, the '
-     'arithmetic mean and its symmetric 95% t-interval), the interval to --digits minus one '
-     'significant digits (at least two) and the mean rounded to its last digit; one power of '
-     'ten per column, as (…)×10^k (never e+); a few '
-     'detail columns are CSV only. latex is the booktabs tabular that reproduce writes as '
-     'figure1_table.tex / figure2_table.tex / table1_table.tex: grouped heads, symbols as column '
-     'heads, figure1 '
-     "with its fitted slopes as a last row, figure2 with both models side by side per L."),
-    ("--figures redraws the run's figure (figure1.png/pdf, figure2.png/pdf; table1 has none) "
-     'from the stored cells into the run directory, or into --figures-dir DIR (one sub-folder '
-     'per run when several are given), --figure-width single (3.25 in) or double (6.75 in) '
-     'wide; this needs matplotlib, not torch (the plot extra).'),
-)
-TABLE_HELP = "\n\n".join(_PARAGRAPHS)
+
+def table_help() -> str:
+    """The ``--help`` text of ``boundcalc table``, read from the experiment registry at the time
+    it is shown, so an experiment registered at run time is listed with the built-in ones.
+
+    Example:
+        >>> "tsweep: per (m, T)" in table_help()
+        True
+    """
+    rows = list(EXPERIMENTS.values())
+    kinds = " ".join(f"{row.name}: {row.table_description or 'its summary rows.'}"
+                     for row in rows)
+    drawn = [row.name for row in rows if row.figure is not None]
+    undrawn = [row.name for row in rows if row.figure is None]
+    figures = ", ".join(f"{name}.png/pdf" for name in drawn)
+    if undrawn:
+        figures += f"; {listed(tuple(undrawn))} {'has' if len(undrawn) == 1 else 'have'} none"
+    latex_files = " / ".join(f"{row.name}_table.tex" for row in rows)
+    paragraphs = (
+        'Tables from finished (or unfinished) experiment runs, without recomputing them.',
+        f'Reads each RUN_DIR written by `boundcalc reproduce {"|".join(names())}` (the kind is '
+        'the `experiment` of its config.json), re-reads the stored cells (never trains, never '
+        'imports torch) and prints, per kind:',
+        kinds,
+        'Several RUN_DIRs: one combined table per kind (kinds in the order given); a `run` '
+        "column (the RUN_DIR as given) says which run a row comes from. The numbers are those of "
+        "the run's summary.csv / slopes.csv / table1.csv. A run with missing cells is tabled "
+        'from the cells it has, and one line on stderr lists the missing ones; a damaged cell '
+        'file (empty, truncated, {} or lacking a field) is left out too and named in a warning '
+        'on stderr.',
+        '--format csv: one plain-CSV block per table (blocks separated by an empty line), every '
+        "number exact, mean and `_ci95` in separate columns, the run's own column names plus "
+        '`run`. markdown and latex: the statistic the figures draw, `gmean [low, high]` '
+        '(geometric mean over seeds, 95% t-interval on the log values; --statistic arithmetic: '
+        '`mean ± CI`, the arithmetic mean and its symmetric 95% t-interval), the interval to '
+        '--digits minus one significant digits (at least two) and the mean rounded to its last '
+        'digit; one power of ten per column, as (…)×10^k (never e+); a few detail columns are '
+        f'CSV only. latex is the booktabs tabular that reproduce writes as {latex_files}: '
+        'grouped heads, symbols as column heads, figure1 with its fitted slopes as a last row, '
+        'figure2 with both models side by side per L.',
+        f"--figures redraws the run's figure ({figures}) from the stored cells into the run "
+        'directory, or into --figures-dir DIR (one sub-folder per run when several are given), '
+        '--figure-width single (3.25 in) or double (6.75 in) wide; this needs matplotlib, not '
+        'torch (the plot extra).',
+    )
+    return literal_brackets("\n\n".join(paragraphs))
+
+
+def literal_brackets(text: str) -> str:
+    """``text`` with ``[`` escaped where typer reads help as rich markup (else rich takes
+    ``[low, high]`` for a style and drops it)."""
+    import typer.core
+
+    if getattr(typer.core, "DEFAULT_MARKUP_MODE", None) != "rich":
+        return text
+    return text.replace("[", "\\[")
+
+
+class _TableCommand(TyperCommand):
+    """``table``'s Click command: its help is :func:`table_help` when shown."""
+
+    def format_help(self, ctx: Any, formatter: Any) -> None:
+        self.help = table_help()
+        super().format_help(ctx, formatter)
+
 
 TABLE_EXAMPLES = """Examples:
 
@@ -69,9 +99,8 @@ boundcalc table runs/figure2-paper runs/figure2-quick --format csv
 boundcalc table runs/figure1-paper --figures --figures-dir paper/figures"""
 
 
-#: The values of ``--format`` (:data:`boundcalc.inputs.table_flags.TABLE_FORMATS`, which imports
-#: pandas: not imported to build the option).
-FORMATS: tuple[str, ...] = ("markdown", "latex", "csv")
+#: The values of ``--format``: the input layer's row.
+FORMATS: tuple[str, ...] = TABLE_FORMATS
 
 
 def table(
@@ -100,7 +129,7 @@ def table(
 ) -> None:
     """Tables (and figures) from stored experiment runs, without recomputing them.
 
-    ``--help`` shows :data:`TABLE_HELP`.
+    ``--help`` shows :func:`table_help`.
     """
     from boundcalc.runs import tables
 
@@ -166,8 +195,8 @@ def _figures(runs: list, figures_dir: str | None, width: str | None = None) -> N
 
 def register(app: typer.Typer) -> None:
     """Add ``table`` to the calculator's app."""
-    app.command("table", help=TABLE_HELP, epilog=TABLE_EXAMPLES,
+    app.command("table", cls=_TableCommand, help=table_help(), epilog=TABLE_EXAMPLES,
                 short_help="Tables and figures from stored experiment runs.")(table)
 
 
-__all__ = ["FORMATS", "TABLE_EXAMPLES", "TABLE_HELP", "register", "table"]
+__all__ = ["FORMATS", "TABLE_EXAMPLES", "literal_brackets", "register", "table", "table_help"]
