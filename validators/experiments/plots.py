@@ -46,6 +46,7 @@ from .plot_axes import (
     axis_scales,
     bound_on_scale,
     drawn_values,
+    log_x,
     thin_tick_labels,
     value_axis,
     x_axis,
@@ -693,7 +694,8 @@ def tsweep_figure(summary: Sequence[Mapping[str, Any]], fits: Sequence[Mapping[s
     _suptitle(fig, title, width)
     thin_tick_labels(fig)
     panel_axes = {ax.get_title(loc="left").split()[0]: ax for ax in axes if ax.has_data()}
-    return fig, TSWEEP_CAPTION.format(title=title, stat=_STAT_WORDS[drawn],
+    plain_title = title.replace(r"$\Omega_\rho$", "Ω_ρ")   # the caption is plain text
+    return fig, TSWEEP_CAPTION.format(title=plain_title, stat=_STAT_WORDS[drawn],
                                       scales=axis_scales(panel_axes))
 
 
