@@ -449,7 +449,8 @@ def figure1_figure(summary: Sequence[Mapping[str, Any]], fits: Sequence[Mapping[
         fig.delaxes(slot)
         fig.legend(*zip(*handles, strict=True), loc="center", ncol=1,
                    bbox_to_anchor=(left, box.y0, 1.0 - left, box.height),
-                   bbox_transform=fig.transFigure, **_legend_size(width))
+                   bbox_transform=fig.transFigure, labelspacing=0.3, borderaxespad=0.2,
+                   **_legend_size(width))
     else:
         fig.legend(*zip(*handles, strict=True), loc="outside lower center",
                    ncol=4 if width == "double" else 2, **_legend_size(width))
