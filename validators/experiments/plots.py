@@ -243,8 +243,8 @@ def _slope_text(slope: float, ci: float, digits: int = 2, unit: str = "",
     """
     text = f"slope{unit} {signed(slope, digits)}"
     if not math.isfinite(ci):
-        return text + (f" ({points} points: no CI)" if points is not None and points < 3
-                       else " (no CI)")
+        return text + ("\n" if narrow else " ") + (
+            f"({points} points: no CI)" if points is not None and points < 3 else "(no CI)")
     return text + f"±{ci:.{digits}f}" + ("\n(95% CI)" if narrow else " (95% CI)")
 
 
