@@ -27,8 +27,9 @@ from __future__ import annotations
 import math
 from decimal import ROUND_HALF_UP, Decimal
 
-__all__ = ["STYLES", "column_exponent", "column_mean_ci_text", "column_number_text",
-           "interval_text", "mean_ci_text", "number_text", "rounded", "scaled"]
+__all__ = ["STYLES", "WIDE_INTERVAL_DECADES", "column_exponent", "column_mean_ci_text",
+           "column_number_text", "interval_decades", "interval_text", "mean_ci_text",
+           "number_text", "rounded", "scaled", "wide_interval_text"]
 
 #: The text styles: LaTeX math (``\\times10^{k}``, ``\\pm``) or Markdown (``×10^k``, ``±``).
 STYLES = ("latex", "markdown")
@@ -176,13 +177,15 @@ def _wrap(text: str, exponent: int, style: str, grouped: bool) -> str:
 
 def interval_text(center: float | None, low: float | None, high: float | None,
                   style: str = "latex", digits: int = 3, ci_digits: int = 2,
-                  exponent: int = 0) -> str:
+                  exponent: int = 0, own_powers: bool = True) -> str:
     """``center [low, high]`` — a geometric mean over seeds and its 95 % interval, which is not
     symmetric about it — all three rounded at one decimal place: that of the narrower side of the
     interval (``center − low`` or ``high − center``) to ``ci_digits`` significant digits, so no
     digit is shown that the interval does not support; ``center`` alone to ``digits`` digits when
     the interval is missing (one seed); ``--`` for a missing center. Numbers are written as
-    multiples of 10^``exponent`` (:func:`column_exponent`), the power once after the brackets.
+    multiples of 10^``exponent`` (:func:`column_exponent`), the power once after the brackets;
+    ``own_powers`` False (a table column, whose one power of ten was chosen from every number it
+    shows) writes the ends as multiples of that power too, never with a power of their own.
 
     Example:
         >>> interval_text(0.0123, 0.0101, 0.0149, "markdown")
@@ -201,12 +204,13 @@ def interval_text(center: float | None, low: float | None, high: float | None,
                      False)
     side = min(abs(center - low), abs(high - center))
     place = _digits_place(center, digits) if side == 0 else _place(side, ci_digits)
-    ends = [_end(value, place, ci_digits, exponent, style) for value in (low, high)]
+    ends = [_end(value, place, ci_digits, exponent, style, own_powers) for value in (low, high)]
     text = f"{scaled(center, place, exponent)} [{ends[0]}, {ends[1]}]"
     return _wrap(text, exponent, style, True)
 
 
-def _end(value: float, place: int, ci_digits: int, exponent: int, style: str) -> str:
+def _end(value: float, place: int, ci_digits: int, exponent: int, style: str,
+         own_powers: bool = True) -> str:
     """An end of an interval: at the center's ``place``, or to ``ci_digits`` significant digits
     where that place would write it as 0 or with more than four digits; plain digits while
     0.001 ≤ |value| / 10^exponent < 10⁴, else (an interval from two seeds can span many
@@ -217,11 +221,53 @@ def _end(value: float, place: int, ci_digits: int, exponent: int, style: str) ->
     if own < place or own > place + 2:   # under ci_digits digits, or over ci_digits + 2
         place = own
     text = scaled(value, place, exponent)
-    if _PLAIN_RANGE[0] <= abs(Decimal(text)) < _PLAIN_RANGE[1]:
+    if not own_powers or _PLAIN_RANGE[0] <= abs(Decimal(text)) < _PLAIN_RANGE[1]:
         return text
     lead = _quantize(value, place).adjusted()
     return rounded(value, place, style, plain=False) if exponent == 0 else (
         scaled(value, place, lead) + _times(lead - exponent, style))
+
+
+#: A 95 % interval whose ends lie more than this many decades apart (high / low > 10^2, as two
+#: or three seeds give) says only that the seeds disagree: the tables print its width in decades
+#: instead of its ends (:func:`wide_interval_text`; CSV keeps the ends).
+WIDE_INTERVAL_DECADES = 2.0
+
+
+def interval_decades(low: float | None, high: float | None) -> float:
+    """Decades between the ends of a positive interval, log10(high / low); NaN where an end is
+    missing, not finite or not positive.
+
+    Example:
+        >>> round(interval_decades(9.1e-17, 1.0e17), 1), interval_decades(None, 2.0)
+        (33.0, nan)
+    """
+    if low is None or high is None or not (math.isfinite(low) and math.isfinite(high)) or \
+            low <= 0 or high <= 0:
+        return math.nan
+    return math.log10(high / low)
+
+
+def wide_interval_text(center: float | None, low: float | None, high: float | None,
+                       style: str = "latex", digits: int = 3, exponent: int = 0) -> str | None:
+    """``center [CI spans k decades]``: a geometric mean whose interval is wider than
+    :data:`WIDE_INTERVAL_DECADES` (its ends would only say that the seeds disagree), the center to
+    ``digits`` significant digits as a multiple of the column's 10^``exponent`` (``(0.634 [CI spans
+    2.4 decades])×10^-3``, as the column's intervals write it); None for an
+    interval that is not that wide (write it with :func:`interval_text`).
+
+    Example:
+        >>> wide_interval_text(3.1, 9.1e-17, 1.0e17, "markdown", 2)
+        '3.1 [CI spans 33 decades]'
+        >>> wide_interval_text(0.25, 0.063, 0.98, "markdown") is None
+        True
+    """
+    decades = interval_decades(low, high)
+    if center is None or not math.isfinite(center) or not decades > WIDE_INTERVAL_DECADES:
+        return None
+    text = (f"{scaled(center, _digits_place(center, digits), exponent)} "
+            f"[CI spans {decades:.2g} decades]")
+    return _wrap(text, exponent, style, True)
 
 
 def _digits_place(value: float, digits: int) -> int:

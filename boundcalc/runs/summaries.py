@@ -10,8 +10,9 @@ From the finished cells of a run (:class:`boundcalc.runs.stored.StoredRun`) this
   :func:`boundcalc.calc.api.evaluate`, exactly as the run does), and the log–log slope of the means in
   m with its 95 % CI beside the theory curve's slope;
 * **figure2** (per model and lag L): mean and 95 % CI over seeds of the max Jacobian norm, the
-  min validation loss and the max loss gradient (geometric mean and interval of the first two,
-  as drawn), and the memory per sample (no bound is stored);
+  min validation loss and the max loss gradient, each with its geometric mean and interval (the
+  statistic the figure draws and the tables show), and the memory per sample (no bound is
+  stored);
 * **table1** (per (d_m, N)): the lowest test loss and its epoch (one run per cell, so no CI) next
   to the Theorem 5 bound, its verdict against the free yardstick (the held-out loss of the zero
   predictor and of the model at initialization, :func:`table1_row`) and the number of Lemma 4
@@ -263,7 +264,9 @@ def summarize_figure2_records(records: Sequence[Mapping[str, Any]],
             val_mean, val_ci, _ = mean_ci95([r["min_val_loss"] for r in cell])
             grad_mean, grad_ci, _ = mean_ci95([r["max_loss_gradient"] for r in cell])
             geometric = {**_geometric("max_jacobian", [r["max_jacobian"] for r in cell]),
-                         **_geometric("min_val_loss", [r["min_val_loss"] for r in cell])}
+                         **_geometric("min_val_loss", [r["min_val_loss"] for r in cell]),
+                         **_geometric("max_loss_gradient",
+                                      [r["max_loss_gradient"] for r in cell])}
             rows.append({
                 "model": model, "L": L, "T": cell[0]["T"], "seeds": len(cell),
                 "diverged": sum(bool(r["diverged"]) for r in cell),

@@ -34,6 +34,7 @@ from boundcalc.render.rounding import (
     column_mean_ci_text,
     column_number_text,
     interval_text,
+    wide_interval_text,
 )
 from boundcalc.runs.stored import StoredRun, load_run
 
@@ -130,7 +131,8 @@ _FIGURE2_COLUMNS = [
     _c("max_loss_gradient_mean", "max loss gradient", ci="max_loss_gradient_ci95"),
     _c("memory_floats_per_sample", "memory / sample", "memory / sample (floats)"),
     *[_c(f"{k}_{s}", f"{k} {s}", csv_only=True)
-      for k in ("max_jacobian", "min_val_loss") for s in ("gmean", "gci_low", "gci_high")],
+      for k in ("max_jacobian", "min_val_loss", "max_loss_gradient")
+      for s in ("gmean", "gci_low", "gci_high")],
 ]
 _JAC, _VAL, _MEM = "max Jacobian norm", "min validation loss", "memory / sample (floats)"
 #: figure 2 in LaTeX: one row per lag, the two models side by side under grouped heads
@@ -154,7 +156,7 @@ _TABLE1_COLUMNS = [
     _c("paper_epoch", "paper's epoch", "epoch", group="paper"),
     _c("theorem5_bound", "bound Theorem 5", "Theorem 5 bound"),
     _c("theorem5_bound_printed", "Theorem 5 printed", csv_only=True),
-    _c("under_bound", "under bound", in_latex=False),
+    _c("under_bound", "under bound"),
     _c("lowest_test_under_bound", "lowest test loss <= bound", csv_only=True),
     _c("zero_predictor_test_loss", "zero predictor's test loss", csv_only=True),
     _c("initial_test_loss", "test loss at init", csv_only=True),
@@ -192,13 +194,14 @@ _FIGURE1_TITLE = ("Figure 1 (Section 6.1): {statistic} over seeds per width m; b
 _FIGURE1_SLOPES_TITLE = ("Figure 1: log-log slope in m of the geometric means (± 95% CI) and "
                          "of the bound")
 _FIGURE2_TITLE = ("Figure 2 (Section 6.2): {statistic} over seeds per (model, L); no bound is "
-                  "stored for this experiment")
+                  "stored for this experiment; the labels are standardized, so predicting 0 has "
+                  "a validation loss of about 1 (the yardstick of the min validation loss)")
 _TABLE1_TITLE = ("Table 1 (paper 003): lowest test loss per (d_m, N), one run per cell (no CI), "
                  "next to the Theorem 5 bound; under bound: with its verdict against the free "
                  "yardstick, the held-out loss of the zero predictor (log 2) and of the model at "
                  "init")
-_TSWEEP_TITLE = ("T sweep (Theorem 1's setting: ProjGD on Omega_rho): {statistic} over seeds "
-                 "per (m, T); bound = boundcalc theory (flat in T); Theorem 1's bound says "
+_TSWEEP_TITLE = ("T sweep (Theorem 1's setting: ProjGD with radii ρ = ν): {statistic} over "
+                 "seeds per (m, T); bound = boundcalc theory (flat in T); Theorem 1's bound says "
                  "something only below R̂(θ₀), the measured training loss at init")
 _TSWEEP_SLOPES_TITLE = ("T sweep: slope of log(metric) in log T fitted per seed, mean ± 95% "
                         "t-interval over seeds; the slope of the means and of the bound beside "
@@ -313,7 +316,8 @@ def figure1_tables(parts: Parts) -> list[Table]:
         for fit in fits:
             footer[f"{fit['panel']}_mean"] = (fit["slope"], fit["slope_ci95"])
             footer[f"{fit['panel']}_theory"] = (fit["theory_slope"], None)
-        table.footers[label] = ("slope", footer)
+        two = any(isinstance(f.get("widths"), int) and f["widths"] < 3 for f in fits)
+        table.footers[label] = ("slope" + (_TWO_POINTS if two else ""), footer)
     slopes = Table("figure1", "figure1-slopes", _FIGURE1_SLOPES_TITLE, _SLOPE_COLUMNS,
                    _fits(parts), len(parts),
                    in_latex=False)   # LaTeX: the slope row under figure 1's columns
@@ -353,13 +357,32 @@ def _geometric_key(table: Table, col: Column) -> str | None:
     return metric if any(f"{metric}_gmean" in row for row in table.rows) else None
 
 
-def _primary(row: Mapping[str, Any], col: Column, metric: str | None) -> float | None:
-    """The number of a cell that decides its column's power of ten: the (geometric) mean or the
-    value; None for what is not a float."""
-    value = row.get(f"{metric}_gmean" if metric else col.key)
-    if isinstance(value, bool) or not isinstance(value, float) or not math.isfinite(value):
-        return None
-    return value
+def _shown_numbers(row: Mapping[str, Any], col: Column, metric: str | None) -> list[float]:
+    """The numbers a cell writes, which decide its column's power of ten: the geometric mean and
+    the ends of its interval (not those of an interval printed as its width,
+    :func:`_wide_text`), or the value; none for what is not a float."""
+    if metric is None:
+        values = [row.get(col.key)]
+    elif _wide_text(row, metric, 3, "markdown") is not None:
+        values = [row.get(f"{metric}_gmean")]
+    else:
+        values = [row.get(f"{metric}_{s}") for s in ("gmean", "gci_low", "gci_high")]
+    return [v for v in values if isinstance(v, float) and not isinstance(v, bool)
+            and math.isfinite(v)]
+
+
+def _wide_text(row: Mapping[str, Any], metric: str, digits: int, style: str,
+               exponent: int = 0) -> str | None:
+    return wide_interval_text(_float(row.get(f"{metric}_gmean")),
+                              _float(row.get(f"{metric}_gci_low")),
+                              _float(row.get(f"{metric}_gci_high")), style, digits, exponent)
+
+
+#: What a title adds when a cell gives an interval as its width (:func:`_wide_text`).
+_WIDE_NOTE = ("; [CI spans k decades]: a 95% CI wider than two decades (a few seeds that "
+              "disagree) is given as its width, its ends are in the CSV")
+#: How a slope without a CI (a fit to two points) says so.
+_TWO_POINTS = " (2 points: no CI)"
 
 
 def _display(row: Mapping[str, Any], col: Column, digits: int, latex: bool,
@@ -371,14 +394,20 @@ def _display(row: Mapping[str, Any], col: Column, digits: int, latex: bool,
         return _PANELS[value][1 if latex else 0]
     style = "latex" if latex else "markdown"
     if metric is not None:
+        wide = _wide_text(row, metric, digits, style, exponent)
+        if wide is not None:   # LaTeX: the words as text inside the math
+            return "$" + wide.replace("[CI spans", r"[\mbox{CI spans").replace(
+                "decades]", r"decades}]") + "$" if latex else wide
         text = interval_text(_float(row.get(f"{metric}_gmean")),
                              _float(row.get(f"{metric}_gci_low")),
                              _float(row.get(f"{metric}_gci_high")), style, digits,
-                             _ci_digits(digits), exponent)
+                             _ci_digits(digits), exponent, own_powers=False)
         return text if not latex or text == "--" else f"${text}$"
     if col.ci is not None:
         text = column_mean_ci_text(_float(value), _float(row.get(col.ci)), style, digits,
                                    _ci_digits(digits), exponent)
+        if _fewer_than_three_points(row, col) and text != "--":
+            return (f"${text}$" if latex else text) + _TWO_POINTS
         return text if not latex or text == "--" else f"${text}$"
     if isinstance(value, float):
         text = column_number_text(value, digits, style, exponent)
@@ -391,6 +420,14 @@ def _display(row: Mapping[str, Any], col: Column, digits: int, latex: bool,
         return f"${text}$" if isinstance(value, int) and not isinstance(value, bool) \
             else latex_text(text)
     return text
+
+
+def _fewer_than_three_points(row: Mapping[str, Any], col: Column) -> bool:
+    """Whether a slope cell is a fit to two points (figure 1's ``widths``, the T sweep's ``Ts``
+    below 3), which has no CI: the cell says so rather than print a bare number."""
+    points = row.get("Ts" if "Ts" in row else "widths")
+    return (col.key.startswith("slope") and isinstance(points, int) and points < 3
+            and not math.isfinite(_float(row.get(col.ci or "")) or math.nan))
 
 
 def _float(value: Any) -> float | None:
@@ -415,7 +452,8 @@ def _cells(table: Table, cols: Sequence[Column], digits: int, latex: bool, stati
     metrics = [_geometric_key(table, c) if statistic == "geometric" else None for c in cols]
     texts: dict[str, list[str]] = {}
     for col, metric in zip(cols, metrics, strict=True):
-        exponent = column_exponent([_primary(row, col, metric) for row in table.rows])
+        exponent = column_exponent([v for row in table.rows
+                                    for v in _shown_numbers(row, col, metric)])
         texts[col.key] = [_display(row, col, digits, latex, metric, exponent)
                           for row in table.rows]
     return metrics, texts
@@ -437,8 +475,11 @@ def _render_csv(table: Table) -> str:
     return render_frame(frame, "csv")
 
 
-def _title(table: Table, statistic: str) -> str:
-    return table.title.replace("{statistic}", _STATISTIC_WORDS[statistic])
+def _title(table: Table, statistic: str, texts: Mapping[str, list[str]] | None = None) -> str:
+    title = table.title.replace("{statistic}", _STATISTIC_WORDS[statistic])
+    if texts and any("decades]" in t for column in texts.values() for t in column):
+        title += _WIDE_NOTE
+    return title
 
 
 def _render_markdown(table: Table, digits: int, statistic: str) -> str:
@@ -452,7 +493,7 @@ def _render_markdown(table: Table, digits: int, statistic: str) -> str:
     body = [([row["run"]] if with_run else []) + [texts[c.key][i] for c in cols]
             for i, row in enumerate(table.rows)]
     frame = pd.DataFrame(body, columns=headers, dtype=object)
-    return render_frame(frame, "markdown", title=_title(table, statistic))
+    return render_frame(frame, "markdown", title=_title(table, statistic, texts))
 
 
 def _group_heads(cols: Sequence[Column], offset: int) -> list[str]:
@@ -474,11 +515,13 @@ def _group_heads(cols: Sequence[Column], offset: int) -> list[str]:
 
 
 def _render_latex(table: Table, digits: int, statistic: str) -> str:
-    title = _title(table, statistic)
     if table.latex_view is not None:
-        table = table.latex_view
+        title_table, table = table, table.latex_view
+    else:
+        title_table = table
     cols = _shown(table, "latex")
     _, texts = _cells(table, cols, digits, True, statistic)
+    title = _title(title_table, statistic, texts)
     with_run = table.runs > 1
     align = ("l" if with_run else "") + "".join("c" if c.ci or c.group else "r" for c in cols)
     lines = [f"% {latex_text(title)}; generated by boundcalc",

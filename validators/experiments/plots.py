@@ -41,6 +41,17 @@ import numpy as np
 from boundcalc.experiments.experiment_registry import experiment
 from boundcalc.runs.stored import FIGURE1_METRICS
 
+from .plot_axes import (
+    OFF_SCALE,
+    axis_scales,
+    bound_on_scale,
+    drawn_values,
+    log_x,
+    thin_tick_labels,
+    value_axis,
+    x_axis,
+)
+
 __all__ = ["FIGURE1_CAPTION", "FIGURE1_WIDTH", "FIGURE2_CAPTION", "FIGURE2_WIDTH",
            "FIGURE_WIDTHS", "MIN_SEEDS_FOR_BAND", "TSWEEP_CAPTION", "TSWEEP_PANEL_LABELS",
            "TSWEEP_WIDTH", "check_width", "draw_figure1", "draw_figure2", "draw_figure2_summary",
@@ -123,36 +134,62 @@ def _seed_values(records: Sequence[Mapping[str, Any]] | None, key: str, x_key: s
     return out
 
 
+#: Seeds drawn beside their mean, never under it: the j-th seed of a point sits this fraction of
+#: the x axis's span (on the axis's own scale) to the right or left of the mean's marker.
+_DODGE = (0.045, 0.075, 0.105)
+
+
+def _dodged(x: float, j: int, span: tuple[float, float], log: bool) -> float:
+    """x of the j-th seed marker beside a mean at ``x`` (alternately right and left, further out
+    as j grows), ``span`` the data's x range, on a log or linear axis."""
+    step = _DODGE[min(j // 2, len(_DODGE) - 1)] * (1 if j % 2 == 0 else -1)
+    if log:
+        return x * (span[1] / span[0]) ** step
+    return x + step * (span[1] - span[0])
+
+
 def _measured(ax, rows: Sequence[Mapping[str, Any]], key: str, x_key: str,
               records: Sequence[Mapping[str, Any]] | None, color: str, marker: str,
-              where: Mapping[str, Any] | None = None) -> str:
+              where: Mapping[str, Any] | None = None, x_log: bool | None = None
+              ) -> tuple[str, np.ndarray]:
     """Geometric mean over seeds (line and markers), and either its 95 % band on the log values
-    or the individual seeds; returns ``"band"`` or ``"seeds"`` (what was drawn)."""
+    or the individual seeds, drawn beside the mean's marker (:func:`_dodged`) so that none hides
+    under it; returns ``"band"`` or ``"seeds"`` (what was drawn) and, per x, the lowest value
+    drawn there (the band's lower edge or the lowest seed). ``x_log``: whether the x axis will be
+    logarithmic (None: as :func:`x_axis` decides)."""
     x = np.array([r[x_key] for r in rows], dtype=float)
     g = np.array([r[f"{key}_gmean"] for r in rows], dtype=float)
     ax.plot(x, g, marker=marker, color=color, zorder=3)
     seeds = [int(r.get("seeds", 0)) for r in rows]
+    lowest = g.copy()
     if records is not None and min(seeds, default=0) < MIN_SEEDS_FOR_BAND:
-        for xi in x:
-            values = _seed_values(records, key, x_key, xi, where)
-            ax.plot([xi] * len(values), values, linestyle="none", marker=marker,
-                    markerfacecolor="none", markeredgecolor=color, markeredgewidth=0.6,
-                    markersize=3.2, alpha=_SEED_ALPHA, zorder=2)
-        return "seeds"
+        span = (float(x.min()), float(x.max())) if x.size else (1.0, 1.0)
+        log = log_x(x) if x_log is None else x_log
+        for i, xi in enumerate(x):
+            values = sorted(_seed_values(records, key, x_key, xi, where))
+            if values:
+                lowest[i] = min(lowest[i], values[0])
+            ax.plot([_dodged(xi, j, span, log) for j in range(len(values))], values,
+                    linestyle="none", marker=marker, markerfacecolor="none",
+                    markeredgecolor=color, markeredgewidth=0.6, markersize=3.2,
+                    alpha=_SEED_ALPHA, zorder=2)
+        return "seeds", lowest
     low = np.array([r[f"{key}_gci_low"] for r in rows], dtype=float)
     high = np.array([r[f"{key}_gci_high"] for r in rows], dtype=float)
     ok = np.isfinite(low) & np.isfinite(high)
     ax.fill_between(x[ok], low[ok], high[ok], color=color, alpha=0.2, linewidth=0, zorder=1)
-    return "band"
+    lowest[ok] = np.minimum(lowest[ok], low[ok])
+    return "band", lowest
 
 
 def free_yardsticks(ax, rows: Sequence[Mapping[str, Any]], x_key: str,
-                    bound_key: str = "min_train_loss_theory") -> list[tuple[Any, str]]:
+                    bound_key: str | None = "min_train_loss_theory") -> list[tuple[Any, str]]:
     """Draw panel (c)'s free yardsticks on ``ax``: the measured training loss at initialization
     R̂(θ_0) (geometric mean over seeds, ``initial_train_loss_gmean``), which min_k R̂(θ_k) never
     exceeds, and Y² (``initial_loss_bound``) where it lies within the span of what the panel
-    already shows (the bound and the measurements); a bound above them says nothing. Returns the
-    legend entries of what was drawn."""
+    already shows (the bound, ``bound_key`` — None where the bound is off the panel's scale — and
+    the measurements); a bound above them says nothing. Returns the legend entries of what was
+    drawn."""
     from matplotlib.lines import Line2D
 
     x = np.array([r[x_key] for r in rows], dtype=float)
@@ -164,7 +201,8 @@ def free_yardsticks(ax, rows: Sequence[Mapping[str, Any]], x_key: str,
         handles.append((Line2D([], [], color=_INITIAL_COLOR, linestyle="-.", marker="v",
                                markersize=3), r"measured $\hat{R}(\theta_0)$ (free bound)"))
     y2 = np.array([r.get("initial_loss_bound", math.nan) for r in rows], dtype=float)
-    shown = np.array([r.get(bound_key, math.nan) for r in rows] + list(initial), dtype=float)
+    bound = [r.get(bound_key, math.nan) for r in rows] if bound_key else []
+    shown = np.array(bound + list(initial) + list(drawn_values(ax)), dtype=float)
     shown = shown[np.isfinite(shown) & (shown > 0)]
     if np.isfinite(y2).all() and shown.size and shown.min() <= y2.min() and \
             y2.max() <= shown.max():
@@ -189,63 +227,24 @@ def _spread_handle(drawn: str, color: str, marker: str = "o"):
     return _seed_handle(color, marker), "individual seeds"
 
 
-def _drawn_values(ax) -> np.ndarray:
-    """Every finite positive y value drawn on ``ax`` (lines, and the bands' outlines)."""
-    values = [np.asarray(line.get_ydata(), dtype=float) for line in ax.get_lines()]
-    for collection in ax.collections:
-        for path in collection.get_paths():
-            values.append(np.asarray(path.vertices[:, 1], dtype=float))
-    flat = np.concatenate(values) if values else np.array([])
-    return flat[np.isfinite(flat) & (flat > 0)]
-
-
-def _plain_number(value: float, _position: Any = None) -> str:
-    text = np.format_float_positional(value, trim="-", precision=6)
-    return text.replace("-", "\u2212")
-
-
-def _value_axis(ax) -> None:
-    """The y axis of a panel from what it shows: linear when everything drawn lies within one
-    decade (a log axis over 0.7–1.3 reads as noise), else logarithmic — with plain tick labels
-    (0.02, 0.05, 0.1) when the range is under two decades and within 0.001–10⁴."""
-    from matplotlib.ticker import FuncFormatter, LogLocator, NullFormatter
-
-    values = _drawn_values(ax)
-    if values.size and values.max() < 10 * values.min():
-        ax.set_yscale("linear")
-        ax.set_ylim(bottom=0, top=values.max() * 1.08)
-        return
-    ax.set_yscale("log")
-    if values.size and values.max() < 100 * values.min() and values.min() >= 1e-3 and \
-            values.max() < 1e4:
-        ax.yaxis.set_major_locator(LogLocator(subs=(1.0, 2.0, 5.0)))
-        ax.yaxis.set_major_formatter(FuncFormatter(_plain_number))
-        ax.yaxis.set_minor_formatter(NullFormatter())
-
-
-def _x_axis(ax, x_ticks: Sequence[float], base: int = 2) -> None:
-    from matplotlib.ticker import FixedLocator, NullLocator, ScalarFormatter
-
-    ax.set_xscale("log", base=base)
-    ax.xaxis.set_major_locator(FixedLocator(list(x_ticks)))
-    ax.xaxis.set_major_formatter(ScalarFormatter())
-    ax.xaxis.set_minor_locator(NullLocator())
-    ax.grid(alpha=0.3, which="major")
-    ax.tick_params(which="both", direction="out")
-
-
 def _letters() -> Iterator[str]:
     """(a), (b), … (z): one letter per panel of a figure, never repeated."""
     return iter(f"({chr(ord('a') + i)})" for i in range(26))
 
 
 def _slope_text(slope: float, ci: float, digits: int = 2, unit: str = "",
-                narrow: bool = False) -> str:
+                narrow: bool = False, points: int | None = None) -> str:
     """``slope −0.54±0.11 (95% CI)``; ``narrow`` (a one-column figure) breaks before the CI's
-    name."""
+    name; a slope without a CI says why (``points`` 2: a line through two points).
+
+    Example:
+        >>> _slope_text(-0.5, float("nan"), points=2)
+        'slope −0.50 (2 points: no CI)'
+    """
     text = f"slope{unit} {signed(slope, digits)}"
     if not math.isfinite(ci):
-        return text
+        return text + ("\n" if narrow else " ") + (
+            f"({points} points: no CI)" if points is not None and points < 3 else "(no CI)")
     return text + f"±{ci:.{digits}f}" + ("\n(95% CI)" if narrow else " (95% CI)")
 
 
@@ -254,15 +253,15 @@ def _title_size(width: str) -> float:
     return 7.5 if width == "double" else 6.5
 
 
-def _reference_slope(ax, x: np.ndarray, level: np.ndarray, slope: float = -0.5) -> None:
-    """A reference line of slope ``slope`` in log–log, a factor 3 below the geometric mean of
-    ``level`` at the middle of ``x`` (so it runs beside the data, never on it)."""
-    ok = np.isfinite(level) & (level > 0)
+def _reference_slope(ax, x: np.ndarray, lowest: np.ndarray, slope: float = -0.5) -> None:
+    """A reference line ∝ x^``slope`` (a straight line of that slope in log–log) a factor 2 below
+    ``lowest``, the lowest value drawn at each x (the band's lower edge or the lowest seed), so
+    that it runs beside the data and its spread, never on them."""
+    ok = np.isfinite(lowest) & (lowest > 0)
     if not ok.any():
         return
-    mid = np.exp(np.log(x).mean())
-    anchor = np.exp(np.log(level[ok]).mean()) / 3
-    ax.plot(x, anchor * (x / mid) ** slope, linestyle=(0, (1, 1.5)), color=_REF_COLOR,
+    anchor = float(np.min(lowest[ok] / x[ok] ** slope)) / 2
+    ax.plot(x, anchor * x ** slope, linestyle=(0, (1, 1.5)), color=_REF_COLOR,
             linewidth=1.0, zorder=1)
 
 
@@ -307,7 +306,7 @@ _RATIO_MARKERS = {"lin_error": ("o", "black"), "app_error": ("s", "0.35"),
                   "min_train_loss": ("D", "0.6")}
 
 FIGURE1_CAPTION = """\
-{title}. Panels {a}–{c} against the width m of the student (log–log; {stat}):
+{title}. Panels {a}–{c} against the width m of the student ({stat}):
 {a} mean_j |f − f_lin|, the mean over the n samples of the gap between the network f and its
 linearization f_lin at θ(0), both at the gradient-aligned boundary point of Ω_ρ (bound: Lemma 3's
 ε_lin){alt_note};
@@ -317,10 +316,12 @@ linearization f_lin at θ(0), both at the gradient-aligned boundary point of Ω_
 θ_0 … θ_K of ProjGD (K steps; bound: Theorem 1's min-iterate bound), beside its free yardsticks:
 the measured R̂(θ_0) (k = 0 is an iterate, so min_k R̂(θ_k) ≤ R̂(θ_0) with no theorem) and Y², the
 bound on the loss at initialization of the same evaluation, where on scale;
-{d} each measurement over its bound (below 1: the bound holds){vacuity_note}.
+{d} each measurement over its bound (below 1: the bound holds){ratio_note}{vacuity_note}.
+Axes: {scales} (an axis over less than a decade is linear).{off_note}
 The dotted grey line in {a}–{c} has slope −1/2 (∝ m^(−1/2), the rate of the theory and of the
-paper's fits), drawn below the data for comparison; the slope in each title is the least-squares
-slope of log(geometric mean) in log m with its 95% CI. n = samples, d = token dimension,
+paper's fits; a straight line only on log–log axes), drawn below the data and its spread for
+comparison; the slope in each title is the least-squares slope of log(geometric mean) in log m
+with its 95% CI (a fit to two widths has none). n = samples, d = token dimension,
 T = sequence length, K = steps.
 """
 
@@ -343,55 +344,69 @@ def figure1_figure(summary: Sequence[Mapping[str, Any]], fits: Sequence[Mapping[
     letters = _letters()
     # Theorem 1's bound over the measured R̂(θ_0) is a bound over a measurement (above 1: vacuous),
     # not a measurement over its bound: it gets a panel of its own, with its own y label
-    vacuity = [r["min_train_loss_theory"] / r.get("initial_train_loss_gmean", math.nan)
-               for r in rows]
+    initial = np.array([r.get("initial_train_loss_gmean", math.nan) for r in rows], dtype=float)
+    vacuity = np.array([r["min_train_loss_theory"] for r in rows], dtype=float) / initial
     has_vacuity = bool(np.isfinite(vacuity).any())
     panels = 5 if has_vacuity else 4
     if width == "double":
         shape, size = (1, panels), (inches, 2.7)
-    else:
-        shape, size = ((3, 2), (inches, 6.6)) if has_vacuity else ((2, 2), (inches, 4.6))
+    else:   # five panels: the legend takes the sixth slot
+        shape, size = ((3, 2), (inches, 5.4)) if has_vacuity else ((2, 2), (inches, 4.6))
     fig, grid = plt.subplots(*shape, figsize=size, layout="constrained")
     axes = list(np.ravel(grid))
+    slot = axes[5] if width == "single" and has_vacuity else None
     for spare in axes[panels:]:
-        fig.delaxes(spare)
+        spare.axis("off")
+        if spare is not slot:
+            fig.delaxes(spare)
     axes = axes[:panels]
     drawn = "band"
     free_handles: list[tuple[Any, str]] = []
     names: dict[str, str] = {}
+    off_scale: list[str] = []
     for ax, key in zip(axes, metrics, strict=False):
         name, ylabel, _ = _F1_PANELS[key]
         names[key] = next(letters)
-        drawn = _measured(ax, rows, key, "m", records, "tab:blue", "o")
+        drawn, lowest = _measured(ax, rows, key, "m", records, "tab:blue", "o")
         fit = by_panel.get(key, {})
         heading = f"{names[key]} {name}"
         if math.isfinite(fit.get("slope", math.nan)):
             heading += "\n" + _slope_text(fit["slope"], fit.get("slope_ci95", math.nan),
-                                           narrow=width == "single" or panels > 4)
-        _reference_slope(ax, x, np.array([r[f"{key}_gmean"] for r in rows], dtype=float))
-        ax.plot(x, [r[f"{key}_theory"] for r in rows], marker="s", linestyle=":",
-                color=_BOUND_COLOR, markersize=2.8)
-        if key == "min_train_loss":
-            free_handles = free_yardsticks(ax, rows, "m")
+                                           narrow=width == "single" or panels > 4,
+                                           points=fit.get("widths", len(rows)))
         if key == "lin_error" and has_alt:
             ax.plot(x, [r["lin_error_alt_gmean"] for r in rows], marker="^",
                     color=_ALT_COLOR, alpha=0.8, markersize=3)
+        bound = np.array([r[f"{key}_theory"] for r in rows], dtype=float)
+        on_scale = bound_on_scale(ax, bound)
+        if on_scale:
+            ax.plot(x, bound, marker="s", linestyle=":", color=_BOUND_COLOR, markersize=2.8)
+        else:
+            off_scale.append(names[key])
+        if key == "min_train_loss":
+            free_handles = free_yardsticks(ax, rows, "m",
+                                           "min_train_loss_theory" if on_scale else None)
+        _reference_slope(ax, x, lowest)
         ax.set_title(heading, loc="left", fontsize=_title_size(width))
         ax.set_ylabel(ylabel)
-        _x_axis(ax, x)
-        _value_axis(ax)
+        x_axis(ax, x)
+        value_axis(ax)
     ratio_ax = axes[3]
     names["ratio"] = next(letters)
     for key in metrics:
         marker, color = _RATIO_MARKERS[key]
         ratio = [r[f"{key}_gmean"] / r[f"{key}_theory"] for r in rows]
         ratio_ax.plot(x, ratio, marker=marker, color=color, markersize=3)
+    free_ratio = initial / np.array([r["min_train_loss_theory"] for r in rows], dtype=float)
+    if has_vacuity:   # the free yardstick over the same bound, beside (c) / Theorem 1
+        ratio_ax.plot(x, free_ratio, marker="v", linestyle="-.", color=_INITIAL_COLOR,
+                      markersize=3, markerfacecolor="none", linewidth=0.9)
     blank = "\n" * (1 + (width == "single" or panels > 4))   # as tall as a slope title
     ratio_ax.set_title(f"{names['ratio']} ratio" + blank, loc="left",
                        fontsize=_title_size(width))
     ratio_ax.set_ylabel("measured / bound")
-    _x_axis(ratio_ax, x)
-    _value_axis(ratio_ax)
+    x_axis(ratio_ax, x)
+    value_axis(ratio_ax)
     if has_vacuity:
         vacuity_ax = axes[4]
         names["vacuity"] = next(letters)
@@ -401,14 +416,14 @@ def figure1_figure(summary: Sequence[Mapping[str, Any]], fits: Sequence[Mapping[
         vacuity_ax.set_title(f"{names['vacuity']} vacuity" + blank, loc="left",
                              fontsize=_title_size(width))
         vacuity_ax.set_ylabel(r"Theorem 1 bound / $\hat{R}(\theta_0)$")
-        _x_axis(vacuity_ax, x)
-        _value_axis(vacuity_ax)
+        x_axis(vacuity_ax, x)
+        value_axis(vacuity_ax)
     for ax in axes:
         ax.set_xlabel("width $m$")
     spread, spread_label = _spread_handle(drawn, "tab:blue")
     a, b, c = (names[k] for k in metrics)
     handles = [
-        (Line2D([], [], color="tab:blue", marker="o"), "geometric mean"),
+        (Line2D([], [], color="tab:blue", marker="o"), "geometric mean over seeds"),
         (spread, spread_label),
         (Line2D([], [], color=_BOUND_COLOR, linestyle=":", marker="s", markersize=2.8),
          "bound"),
@@ -422,21 +437,46 @@ def figure1_figure(summary: Sequence[Mapping[str, Any]], fits: Sequence[Mapping[
         (Line2D([], [], color=_RATIO_MARKERS[k][1], marker=_RATIO_MARKERS[k][0],
                 markersize=3), f"{names[k]} / {_F1_PANELS[k][2]}") for k in metrics]
     if has_vacuity:
-        handles.append((Line2D([], [], color=_BOUND_COLOR, linestyle="-.", marker="x",
-                               markersize=3.5),
-                        r"Theorem 1 / $\hat{R}(\theta_0)$"))
-    fig.legend(*zip(*handles, strict=True), loc="outside lower center",
-               ncol=4 if width == "double" else 2, **_legend_size(width))
+        handles += [(Line2D([], [], color=_INITIAL_COLOR, linestyle="-.", marker="v",
+                            markersize=3, markerfacecolor="none", linewidth=0.9),
+                     r"$\hat{R}(\theta_0)$ / Theorem 1"),
+                    (Line2D([], [], color=_BOUND_COLOR, linestyle="-.", marker="x",
+                            markersize=3.5), r"Theorem 1 / $\hat{R}(\theta_0)$")]
+    if slot is not None:   # the legend in the empty sixth slot, where the layout put it
+        _suptitle(fig, title, width)
+        fig.canvas.draw()
+        box, left = slot.get_position(), axes[4].get_position().x1 + 0.02
+        fig.delaxes(slot)
+        fig.legend(*zip(*handles, strict=True), loc="center", ncol=1,
+                   bbox_to_anchor=(left, box.y0, 1.0 - left, box.height),
+                   bbox_transform=fig.transFigure, labelspacing=0.3, borderaxespad=0.2,
+                   **_legend_size(width))
+    else:
+        fig.legend(*zip(*handles, strict=True), loc="outside lower center",
+                   ncol=4 if width == "double" else 2, **_legend_size(width))
     _suptitle(fig, title, width)
+    thin_tick_labels(fig)
     alt_note = (f"; green triangles: the same with each head's step aligned with the "
                 f"{'gradient of f' if alt_align == 'output' else 'gradient of its own output'}"
                 f" ({alt_align} alignment)" if has_alt else "")
+    ratio_note = (f"; hollow triangles: the measured R̂(θ_0) over the same bound as {c} — where "
+                  f"it lies as far below 1 as {c}, the bound is vacuous and the small ratio "
+                  f"says nothing" if has_vacuity else "")
     vacuity_note = (f";\n{names['vacuity']} Theorem 1's bound over the measured R̂(θ_0), a bound "
                     f"over a measurement on an axis of its own (above the dotted line at 1: the "
                     f"bound is vacuous)" if has_vacuity else "")
+    off_note = (f" The bound of {', '.join(off_scale)} lies more than {OFF_SCALE:.0f} times "
+                f"above every measurement of its panel and is left off it (it would squeeze the "
+                f"data into the bottom of the axis): {names['ratio']} compares them."
+                if off_scale else "")
+    panel_axes = {names[k]: ax for k, ax in zip(metrics, axes, strict=False)}
+    panel_axes[names["ratio"]] = ratio_ax
+    if has_vacuity:
+        panel_axes[names["vacuity"]] = axes[4]
     caption = FIGURE1_CAPTION.format(title=title, a=a, b=b, c=c, d=names["ratio"],
                                      stat=_STAT_WORDS[drawn], alt_note=alt_note,
-                                     vacuity_note=vacuity_note)
+                                     ratio_note=ratio_note, vacuity_note=vacuity_note,
+                                     scales=axis_scales(panel_axes), off_note=off_note)
     return fig, caption
 
 
@@ -475,9 +515,10 @@ the lag L (sequence length T = L + 1); per model the {stat}.
 J(θ) = sqrt((1/n) Σ_j ‖∇_P f(X_j; θ)‖²), the root-mean-square over the n training windows of the
 gradient of the output f with respect to the parameter block P: the attention weights P = W of
 the Transformer, the recurrent weights P = u of the IndRNN;
-{b} the lowest validation loss (mean squared error on the held-out windows) over the iterates.
-A panel whose values lie within one decade has a linear axis. m = width, K = steps,
-η = step size.
+{b} the lowest validation loss (mean squared error on the held-out windows) over the iterates,
+beside its yardstick: the labels are standardized to mean 0 and variance 1 over the windows, so
+predicting 0 has a validation loss of about 1 (dash-dotted line).
+Axes: {scales} (a y range within one decade is linear). m = width, K = steps, η = step size.
 """
 
 
@@ -504,25 +545,32 @@ def figure2_figure(summary: Sequence[Mapping[str, Any]],
         for model, (color, marker, _) in _F2_MODELS.items():
             rows = sorted((r for r in summary if r["model"] == model), key=lambda r: r["L"])
             if rows:
-                drawn = _measured(ax, rows, key, "L", records, color, marker,
-                                  where={"model": model})
+                drawn, _ = _measured(ax, rows, key, "L", records, color, marker,
+                                     where={"model": model}, x_log=False)
+        if key == "min_val_loss":   # the yardstick: the labels are standardized
+            ax.axhline(1.0, color=_Y2_COLOR, linestyle="-.", linewidth=0.9, zorder=2)
         ax.set_title(f"{names[-1]} {name}", loc="left", fontsize=_title_size(width))
         ax.set_ylabel(ylabel)
-        _value_axis(ax)
+        value_axis(ax)
         ax.set_xticks(list(lags))
         ax.grid(alpha=0.3, which="major")
         ax.tick_params(which="both", direction="out")
         ax.set_xlabel("lag $L$ ($T = L + 1$)")
     handles = []
     for color, marker, label in _F2_MODELS.values():
-        handles.append((Line2D([], [], color=color, marker=marker), label))
+        handles.append((Line2D([], [], color=color, marker=marker),
+                        f"{label}: geometric mean over seeds"))
         spread, spread_label = _spread_handle(drawn, color, marker)
         handles.append((spread, f"{label.split()[0]}: {spread_label}"))
-    fig.legend(*zip(*handles, strict=True), loc="outside lower center", ncol=2,
-               **_legend_size(width))
+    handles.append((Line2D([], [], color=_Y2_COLOR, linestyle="-.", linewidth=0.9),
+                    f"{names[1]}: predicting 0 (standardized labels)"))
+    fig.legend(*zip(*handles, strict=True), loc="outside lower center",
+               ncol=2 if width == "double" else 1, **_legend_size(width))
     _suptitle(fig, title, width)
+    thin_tick_labels(fig)
     caption = FIGURE2_CAPTION.format(title=title, a=names[0], b=names[1],
-                                     stat=_STAT_WORDS[drawn])
+                                     stat=_STAT_WORDS[drawn],
+                                     scales=axis_scales(dict(zip(names, axes, strict=True))))
     return fig, caption
 
 
@@ -551,14 +599,16 @@ TSWEEP_PANEL_LABELS = {"lin_error": "linearization error",
 
 TSWEEP_CAPTION = """\
 {title}. Figure 1's teacher–student protocol at fixed width m (one row of panels per m) against
-the sequence length T (log–log; {stat}). Per m: the linearization error mean_j |f − f_lin|, the
-approximation error max_j |f_lin(θ̄) − y| and the lowest training loss min_k R̂(θ_k) over the
-ProjGD iterates (with Theorem 1's bound, the measured loss at initialization R̂(θ_0) and Y² where
-on scale), as in Figure 1; the last panel of each m is each measurement over its bound (ε_lin,
-ε_app, Theorem 1) — the bounds do not depend on T and lie decades above the measurements, so
+the sequence length T ({stat}; axes: {scales}). Per m: the linearization error
+mean_j |f − f_lin|, the approximation error max_j |f_lin(θ̄) − y| and the lowest training loss
+min_k R̂(θ_k) over the ProjGD iterates (with Theorem 1's bound where within a factor 100 of the
+data, the measured loss at initialization R̂(θ_0) and Y² where on scale), as in Figure 1; the
+last panel of each m is each measurement over its bound (ε_lin, ε_app, Theorem 1), beside the
+measured R̂(θ_0) over Theorem 1's bound (hollow triangles: as far below 1 as the training loss,
+the bound is vacuous) — the bounds do not depend on T and lie decades above the measurements, so
 they are compared as ratios (below 1: the bound holds). The slope in each title is the slope of
 log(metric) in log T fitted per seed, mean ± 95% CI over the seeds; 0 means no dependence on T.
-n = samples, d = token dimension, K = steps, ρ = ν the radii of Ω_ρ.
+n = samples, d = token dimension, K = steps, ρ = ν the radii of the set Ω_ρ.
 """
 
 
@@ -575,11 +625,13 @@ def tsweep_figure(summary: Sequence[Mapping[str, Any]], fits: Sequence[Mapping[s
     shown = [m for m in widths if any(r["m"] == m for r in summary)]
     per_row = 4 if width == "double" else 2
     grid_rows = max(1, len(shown)) * (4 // per_row)
+    row_inches = 2.0 if width == "double" else 1.45   # one column: two-line titles
     fig, grid = plt.subplots(grid_rows, per_row, squeeze=False, layout="constrained",
-                             figsize=(inches, 0.8 + 2.0 * grid_rows))
+                             figsize=(inches, 0.8 + row_inches * grid_rows))
     axes = list(np.ravel(grid))
     letters = _letters()
     drawn = "band"
+    bound_drawn = has_free_ratio = False
     for i, m in enumerate(shown):
         row_axes = axes[4 * i: 4 * i + 4]
         rows = sorted((r for r in summary if r["m"] == m), key=lambda r: r["T"])
@@ -588,44 +640,64 @@ def tsweep_figure(summary: Sequence[Mapping[str, Any]], fits: Sequence[Mapping[s
         for ax, key in zip(row_axes, FIGURE1_METRICS, strict=False):
             panel = f"{next(letters)} {_SHORT[key] if width == 'single' else _F1_PANELS[key][0]}, "\
                 f"m = {m}"
-            drawn = _measured(ax, rows, key, "T", mine, "tab:blue", "o")
+            drawn, _ = _measured(ax, rows, key, "T", mine, "tab:blue", "o")
             fit = next((f for f in fits if f["m"] == m and f["panel"] == key), {})
             if math.isfinite(fit.get("slope", math.nan)):
-                panel += "\n" + _slope_text(fit["slope"], fit.get("slope_ci95", math.nan),
-                                             narrow=True)
+                text = _slope_text(fit["slope"], fit.get("slope_ci95", math.nan),
+                                   narrow=width == "double")
+                # one column: the caption names the 95% CI (the title has no room for it)
+                panel += "\n" + (text if width == "double" else text.replace(" (95% CI)", ""))
             if key == "min_train_loss":  # the bound beside R(theta_0), on one axis
-                ax.plot(x, [r[f"{key}_theory"] for r in rows], marker="s", linestyle=":",
-                        color=_BOUND_COLOR, markersize=2.8)
-                free_handles = free_yardsticks(ax, rows, "T") or free_handles
+                bound = np.array([r[f"{key}_theory"] for r in rows], dtype=float)
+                on_scale = bound_on_scale(ax, bound)
+                if on_scale:
+                    ax.plot(x, bound, marker="s", linestyle=":", color=_BOUND_COLOR,
+                            markersize=2.8)
+                    bound_drawn = True
+                free_handles = free_yardsticks(ax, rows, "T", f"{key}_theory" if on_scale
+                                               else None) or free_handles
             ax.set_title(panel, loc="left", fontsize=_title_size(width))
             ax.set_ylabel(_F1_PANELS[key][1])
-            _x_axis(ax, x)
-            _value_axis(ax)
+            x_axis(ax, x)
+            value_axis(ax)
         ratio_ax = row_axes[3]
-        ratio_ax.set_title(f"{next(letters)} ratio, m = {m}\n\n", loc="left",
-                           fontsize=_title_size(width))
+        ratio_ax.set_title(f"{next(letters)} ratio, m = {m}\n" + "\n" * (width == "double"),
+                           loc="left", fontsize=_title_size(width))
         for key in FIGURE1_METRICS:
             marker, color = _RATIO_MARKERS[key]
             ratio_ax.plot(x, [r[f"{key}_gmean"] / r[f"{key}_theory"] for r in rows],
                           marker=marker, color=color, markersize=3)
+        free_ratio = [r.get("initial_train_loss_gmean", math.nan) / r["min_train_loss_theory"]
+                      for r in rows]
+        if np.isfinite(free_ratio).any():
+            ratio_ax.plot(x, free_ratio, marker="v", linestyle="-.", color=_INITIAL_COLOR,
+                          markersize=3, markerfacecolor="none", linewidth=0.9)
+            has_free_ratio = True
         ratio_ax.set_ylabel("measured / bound")
-        _x_axis(ratio_ax, x)
-        _value_axis(ratio_ax)
+        x_axis(ratio_ax, x)
+        value_axis(ratio_ax)
     for ax in axes:
         ax.set_xlabel("sequence length $T$")
     spread, spread_label = _spread_handle(drawn, "tab:blue")
-    handles = [(Line2D([], [], color="tab:blue", marker="o"), "geometric mean"),
+    handles = [(Line2D([], [], color="tab:blue", marker="o"), "geometric mean over seeds"),
                (spread, spread_label),
-               (Line2D([], [], color=_BOUND_COLOR, linestyle=":", marker="s",
-                       markersize=2.8), "bound Theorem 1"),
+               *([(Line2D([], [], color=_BOUND_COLOR, linestyle=":", marker="s",
+                          markersize=2.8), "bound Theorem 1")] if bound_drawn else []),
                *free_handles,
                *[(Line2D([], [], color=_RATIO_MARKERS[k][1], marker=_RATIO_MARKERS[k][0],
                          markersize=3), f"{_F1_PANELS[k][0]} / {_F1_PANELS[k][2]}")
-                 for k in FIGURE1_METRICS]]
+                 for k in FIGURE1_METRICS],
+               *([(Line2D([], [], color=_INITIAL_COLOR, linestyle="-.", marker="v",
+                          markersize=3, markerfacecolor="none", linewidth=0.9),
+                   r"$\hat{R}(\theta_0)$ / Theorem 1")] if has_free_ratio else [])]
     fig.legend(*zip(*handles, strict=True), loc="outside lower center",
                ncol=4 if width == "double" else 2, **_legend_size(width))
     _suptitle(fig, title, width)
-    return fig, TSWEEP_CAPTION.format(title=title, stat=_STAT_WORDS[drawn])
+    thin_tick_labels(fig)
+    panel_axes = {ax.get_title(loc="left").split()[0]: ax for ax in axes if ax.has_data()}
+    plain_title = title.replace(r"$\Omega_\rho$", "Ω_ρ")   # the caption is plain text
+    return fig, TSWEEP_CAPTION.format(title=plain_title, stat=_STAT_WORDS[drawn],
+                                      scales=axis_scales(panel_axes))
 
 
 def plot_tsweep(summary: Sequence[Mapping[str, Any]], fits: Sequence[Mapping[str, Any]],
@@ -685,7 +757,7 @@ def draw_tsweep(summary: Sequence[Mapping[str, Any]], fits: Sequence[Mapping[str
                 width: str | None = None) -> list[Path]:
     """:func:`plot_tsweep` of a T-sweep run with parameters ``params`` (``widths``, ``n``, ``d``,
     ``steps``, ``rho``, ``seeds``); ``width`` None is the T sweep's default (double)."""
-    title = (f"Theorem 1's setting (ProjGD on Ω_ρ) against T: n = {params['n']}, "
+    title = (f"Theorem 1's setting (ProjGD on $\\Omega_\\rho$) against T: n = {params['n']}, "
              f"d = {params['d']}, "
              f"K = {params['steps']}, ρ = ν = {params['rho'][0]:g}, "
              f"{len(params['seeds'])} seeds")
