@@ -41,6 +41,7 @@ import math
 from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
+from boundcalc.runs.stats import fit_slope, geometric_mean_ci95, mean_ci95
 from boundcalc.runs.stored import (
     FIGURE1_EXTRA,
     FIGURE1_METRICS,
@@ -49,7 +50,6 @@ from boundcalc.runs.stored import (
     StoredRun,
     revive,
 )
-from boundcalc.runs.stats import fit_slope, geometric_mean_ci95, mean_ci95
 from boundcalc.runs.validation_summary import yardstick_fields
 
 __all__ = ["FIGURE1_THEORY", "FIGURE2_BLOCK", "figure1_run_slopes", "figure1_slopes",

@@ -25,8 +25,8 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from boundcalc.inputs.table_flags import STATISTICS, TABLE_FORMATS
 from boundcalc.experiments.experiment_registry import experiment, load
+from boundcalc.inputs.table_flags import STATISTICS, TABLE_FORMATS
 from boundcalc.render.frame_text import render_frame
 from boundcalc.render.latex import latex_text
 from boundcalc.render.rounding import (
