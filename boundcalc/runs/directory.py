@@ -24,8 +24,8 @@ another cell than its file name (another seed or width), or records other parame
 run's is moved to ``cells/corrupt/`` with a warning on stderr naming it, and counts as not done
 (so the run recomputes it). A damaged ``config.json`` cannot be rebuilt safely (it is what says
 which run the cells belong to): :class:`RunDirectoryError` (an
-:class:`~boundcalc.inputs.params.InputError` of ``--out``, exit 2) names the file and what to do. When
-``config.json`` is missing, the cells are the run's only record: a cell whose recorded
+:class:`~boundcalc.inputs.params.InputError` of ``--out``, exit 2) names the file and what to do.
+When ``config.json`` is missing, the cells are the run's only record: a cell whose recorded
 parameters differ from the command's is refused (:class:`RunDirectoryError` naming the flag that
 differs, before anything is written), and a cell that records none (written before cells
 recorded their parameters) is moved aside and computed again, since nothing says what it was

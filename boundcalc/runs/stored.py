@@ -1,13 +1,13 @@
 """Stored experiment runs, read back: which run a directory holds and its finished cells.
 
 ``boundcalc reproduce figure1|figure2|table1|tsweep`` leaves a run directory
-(:mod:`boundcalc.runs.directory`): ``config.json`` (the parameters, ``experiment`` naming the kind) and
-one JSON file per finished cell under ``cells/``. :func:`load_run` reads them back as a
+(:mod:`boundcalc.runs.directory`): ``config.json`` (the parameters, ``experiment`` naming the kind)
+and one JSON file per finished cell under ``cells/``. :func:`load_run` reads them back as a
 :class:`StoredRun` — it never trains, never recomputes a cell and never imports torch — so that
 the tables of a run (:mod:`boundcalc.runs.tables`) can be made from an unfinished run, or from cells
 gathered from several machines. A damaged cell file is left in place, counted as missing and
-named with why: as :meth:`boundcalc.runs.directory.RunDirectory.has_cell` judges it (a field missing, NaN
-where a finite number belongs, another cell named inside than its file name says, other
+named with why: as :meth:`boundcalc.runs.directory.RunDirectory.has_cell` judges it (a field
+missing, NaN where a finite number belongs, another cell named inside than its file name says, other
 parameters recorded than the run's). This module also names the fields every cell of a kind must
 hold (:data:`CELL_FIELDS`), which the experiments write and the summaries
 (:mod:`boundcalc.runs.summaries`) read, and what a cell's file name says it holds
@@ -122,8 +122,9 @@ def cell_identity(kind: str, key: str) -> dict[str, Any]:
 
 def cell_checks(kind: str, key: str) -> dict[str, Any]:
     """What a sound cell ``key`` of ``kind`` holds, as the keyword arguments of
-    :meth:`boundcalc.runs.directory.RunDirectory.has_cell` (and :func:`boundcalc.runs.directory.cell_problem`):
-    ``required`` fields, the ``identity`` its file name says, the fields that must be
+    :meth:`boundcalc.runs.directory.RunDirectory.has_cell` (and
+    :func:`boundcalc.runs.directory.cell_problem`): ``required`` fields, the ``identity`` its file
+    name says, the fields that must be
     ``finite``."""
     row = EXPERIMENTS[kind]
     return {"required": row.cell_fields, "identity": row.identity(key),

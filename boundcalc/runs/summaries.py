@@ -1,14 +1,15 @@
 """Summaries of stored experiment runs: mean ± 95 % CI per cell, the bound beside it, the slopes.
 
-From the finished cells of a run (:class:`boundcalc.runs.stored.StoredRun`) this module computes, per run:
+From the finished cells of a run (:class:`boundcalc.runs.stored.StoredRun`) this module computes,
+per run:
 
 * **figure1** (per width m): mean and 95 % Student-t CI over seeds (and the geometric mean with
   its t-interval on the log values, ``_gmean`` / ``_gci_low`` / ``_gci_high``, which the figure
   draws on its log axes) of the linearization error,
   the approximation error and the minimum training loss, each next to its theory curve
   (ε_lin, ε_app, Theorem 1's min-iterate bound, evaluated by the calculator
-  :func:`boundcalc.calc.api.evaluate`, exactly as the run does), and the log–log slope of the means in
-  m with its 95 % CI beside the theory curve's slope;
+  :func:`boundcalc.calc.api.evaluate`, exactly as the run does), and the log–log slope of the means
+  in m with its 95 % CI beside the theory curve's slope;
 * **figure2** (per model and lag L): mean and 95 % CI over seeds of the max Jacobian norm, the
   min validation loss and the max loss gradient, each with its geometric mean and interval (the
   statistic the figure draws and the tables show), and the memory per sample (no bound is
@@ -99,8 +100,8 @@ def figure1_theory(m: int, params: Mapping[str, Any]) -> dict[str, float]:
 
 def _geometric(key: str, values: Sequence[float | None]) -> dict[str, float]:
     """``<key>_gmean``, ``<key>_gci_low``, ``<key>_gci_high``: the geometric mean over seeds and
-    its 95 % t-interval on the log values (:func:`boundcalc.runs.stats.geometric_mean_ci95`), what the
-    figures draw on their log axes.
+    its 95 % t-interval on the log values (:func:`boundcalc.runs.stats.geometric_mean_ci95`), what
+    the figures draw on their log axes.
 
     Example:
         >>> {k: round(v, 4) for k, v in _geometric("x", [2.0, 8.0, 4.0]).items()}

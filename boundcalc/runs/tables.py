@@ -1,8 +1,8 @@
 """Tables of stored experiment runs, as CSV, Markdown or LaTeX: ``boundcalc table``.
 
-The rows are the summaries of :mod:`boundcalc.runs.summaries` — per figure1 width, figure2 (model, L)
-or table1 (d_m, N) cell, mean ± 95 % CI next to the bound, and figure1's slopes — of the runs that
-:func:`boundcalc.runs.stored.load_run` read back (re-exported here with :class:`StoredRun`).
+The rows are the summaries of :mod:`boundcalc.runs.summaries` — per figure1 width, figure2 (model,
+L) or table1 (d_m, N) cell, mean ± 95 % CI next to the bound, and figure1's slopes — of the runs
+that :func:`boundcalc.runs.stored.load_run` read back (re-exported here with :class:`StoredRun`).
 :func:`build_tables` makes one combined table per kind (a ``run`` column says which run a row
 comes from); :func:`render_tables` prints them as CSV (exact floats, the run's own column names),
 Markdown or LaTeX (booktabs; both rounded, ``mean ± CI``). The figures of a run are redrawn by
@@ -559,8 +559,8 @@ def render_tables(tables: Sequence[Table], fmt: str, digits: int = 3,
     by side) — the same text ``reproduce`` writes as ``figure1_table.tex`` / ``figure2_table.tex``.
     Markdown and LaTeX show, per measured column, the ``statistic`` of :data:`STATISTICS`:
     ``geometric`` (default, where the summary has it: what the figures draw) ``gmean [low,
-    high]`` (:func:`boundcalc.render.rounding.interval_text`), ``arithmetic`` ``mean ± CI``; the CI (or
-    the narrower side of the interval) to ``max(2, digits - 1)`` significant digits and the mean
+    high]`` (:func:`boundcalc.render.rounding.interval_text`), ``arithmetic`` ``mean ± CI``; the CI
+    (or the narrower side of the interval) to ``max(2, digits - 1)`` significant digits and the mean
     rounded to its last digit, a number alone to ``digits``; every number of one column with one
     power of ten (:func:`boundcalc.render.rounding.column_exponent`: plain digits, or ``(…)×10^k`` /
     ``(…)\\times10^{k}`` with the same k down the column; never ``e+``); they leave out the
