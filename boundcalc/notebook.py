@@ -8,8 +8,8 @@ and columns. Both are re-exported by the package, so ``boundcalc.evaluate(...)``
 
 The keywords are the names of :data:`boundcalc.inputs.params.PARAMS` (``m, n, d, T, delta, rho, nu,
 steps, eta, activation, batch_size, misspecification``) plus ``route`` (``"tight"``,
-``"paper"``, ``"gradnorm"`` or ``"joint"``); a keyword not given takes its default. A number
-may be an int, a float or a string
+``"paper"``, ``"gradnorm"``, ``"joint"`` or ``"blocks"``); a keyword not given takes its default.
+A number may be an int, a float or a string
 (``"1e3"``; a float is read from its shortest text, so ``0.05`` is exactly 1/20); ``rho`` and
 ``nu`` also take a tuple of the three components, ``rho=(2, 3, 1)``. A bad value raises
 :class:`boundcalc.errors.InputError` naming the keyword (``m must be a positive even integer
@@ -61,8 +61,8 @@ def evaluate(statement: str, /, *, route: str | None = None, precision: int | No
     Args:
         statement: ``theorem1``, ``prop1``, ``remark9``, ``lemma2``, ``lemma3``, ``lemma5``,
             ``lemma6``, ``event`` or ``prop2``.
-        route: ``"tight"`` (default), ``"paper"``, ``"gradnorm"`` or ``"joint"`` (theorem1,
-            prop1, remark9 only).
+        route: ``"tight"`` (default), ``"paper"``, ``"gradnorm"``, ``"joint"`` or ``"blocks"``
+            (theorem1, prop1, remark9 only).
         precision: significant digits of the mpmath evaluation (10 to 1000; default 20).
         exact: give the mpmath values instead of Python floats.
         alpha: prop2 only: the IndRNN's recurrent scale (default 3/2).

@@ -33,12 +33,13 @@ from dataclasses import dataclass
 from typing import Literal, get_args
 
 #: A proof route of the routed statements (Theorem 1, Proposition 1, Remark 9; ``--route``):
-#: ``tight`` (head-average event E_avg, Cauchy–Schwarz drift, per-head block bounds;
-#: derivations.md §7.7 with §7.10), ``paper`` (the paper's route on the max event E_U,
-#: §7.1–7.5), ``gradnorm`` (tight plus ‖∇R̂‖² ≤ 4L²R̂, §7.9) or ``joint`` (tight with joint
-#: (U, W) norms, §7.7 before §7.10). The text is the route's name in the CLI, the JSON and the
-#: registry keys.
-Route = Literal["tight", "paper", "gradnorm", "joint"]
+#: ``tight`` (head-average event E_avg, Cauchy–Schwarz drift, per-head block bounds with the
+#: attention third-moment constant 4/(3√3); derivations.md §7.7 with §7.10 and §2.2), ``paper``
+#: (the paper's route on the max event E_U, §7.1–7.5), ``gradnorm`` (tight plus
+#: ‖∇R̂‖² ≤ 4L²R̂, §7.9), ``joint`` (tight with joint (U, W) norms, §7.7 before §7.10) or
+#: ``blocks`` (tight with the block bounds' earlier constant 32/27 in H, §2.1: the default
+#: route before §2.2). The text is the route's name in the CLI, the JSON and the registry keys.
+Route = Literal["tight", "paper", "gradnorm", "joint", "blocks"]
 
 #: Every proof route (``--route``'s choices), the default first.
 ROUTES: tuple[Route, ...] = get_args(Route)
@@ -49,7 +50,11 @@ DEFAULT_ROUTE: Route = ROUTES[0]
 
 #: The routes whose per-head bounds are the block bounds of derivations.md §7.10 (``joint`` and
 #: ``paper`` use joint (U, W) norms).
-BLOCKWISE_ROUTES: tuple[Route, ...] = ("tight", "gradnorm")
+BLOCKWISE_ROUTES: tuple[Route, ...] = ("tight", "gradnorm", "blocks")
+
+#: The block routes whose H uses the attention third-moment constant 4/(3√3) of derivations.md
+#: §2.2 (``blocks`` keeps §2.1's 32/27).
+THIRD_MOMENT_ROUTES: tuple[Route, ...] = ("tight", "gradnorm")
 
 #: The routes on the head-average event E_avg (every route but the paper's, which is on the max
 #: event E_U).
@@ -258,4 +263,5 @@ BY_NAME: dict[str, StatementInfo] = {row.name: row for row in STATEMENTS}
 
 __all__ = ["ACTIVATIONS", "BLOCKWISE_ROUTES", "BY_NAME", "DEFAULT_ROUTE", "FALSIFIER",
            "FALSIFIERS", "HEAD_AVERAGE_ROUTES", "MEASURED_ROUTES", "NAMES", "ROUTED", "ROUTES",
-           "STATEMENTS", "Falsifier", "Route", "StatementInfo", "base_name", "route_key"]
+           "STATEMENTS", "THIRD_MOMENT_ROUTES", "Falsifier", "Route", "StatementInfo", "base_name",
+           "route_key"]

@@ -115,6 +115,14 @@ JOINT_DESCRIPTIONS: dict[str, str] = {
                    "min_{k<K} R(theta_k) (and on the average loss), joint (U, W) norms",
 }
 
+#: Meaning of every key of Theorem 1 on the blocks route (derivations.md §7.10 with §2.1's
+#: constant 32/27 in H: the default route before §2.2): the tight route's lines.
+BLOCKS_DESCRIPTIONS: dict[str, str] = {
+    **TIGHT_DESCRIPTIONS,
+    "min_iterate": "blocks route: min of the linear-drift and Cauchy-Schwarz bounds on "
+                   "min_{k<K} R(theta_k) (and on the average loss), H with 32/27",
+}
+
 #: LaTeX symbol of every Theorem 1 key (the tight route renames ``linearization``).
 LATEX_NAMES: dict[str, str] = {
     "u_inf": r"u_\infty", "u_max": r"u_{\max}", "lipschitz_L": "L",
@@ -217,7 +225,7 @@ PROP2_LATEX_NAMES: dict[str, str] = {
 }
 
 __all__ = [
-    "DESCRIPTIONS", "GRADNORM_DESCRIPTIONS", "JOINT_DESCRIPTIONS", "LATEX_NAMES",
-    "LEMMA_DESCRIPTIONS",
+    "BLOCKS_DESCRIPTIONS", "DESCRIPTIONS", "GRADNORM_DESCRIPTIONS", "JOINT_DESCRIPTIONS",
+    "LATEX_NAMES", "LEMMA_DESCRIPTIONS",
     "PROP2_DESCRIPTIONS", "PROP2_LATEX_NAMES", "TIGHT_DESCRIPTIONS",
 ]

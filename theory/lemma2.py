@@ -208,19 +208,26 @@ def head_gradient_block_bound(u: sp.Expr, along_u: sp.Expr, along_w: sp.Expr,
 
 
 def head_hessian_block_bound(u: sp.Expr, first: tuple[sp.Expr, sp.Expr],
-                             second: tuple[sp.Expr, sp.Expr], a_priori: bool = True) -> sp.Expr:
+                             second: tuple[sp.Expr, sp.Expr], a_priori: bool = True,
+                             third_moment: bool = True) -> sp.Expr:
     """H(u; a, b) ≥ |D²g[h, k]| for directions with block norms ‖h_U‖ ≤ a_U, ‖h_W‖_F ≤ a_W,
     ‖k_U‖ ≤ b_U, ‖k_W‖_F ≤ b_W, whenever ‖U‖ ≤ u (derivations.md §2.1):
 
         H(u; a, b) = σ₂X²√((a_U² + Q²X²u²a_W²)(b_U² + Q²X²u²b_W²))
-                     + σ₁(QX²(a_U b_W + a_W b_U) + (32/27)Q²X³u·a_W b_W).
+                     + σ₁(QX²(a_U b_W + a_W b_U) + κ·Q²X³u·a_W b_W),
+
+    κ = 4/(3√3) (``third_moment=True``, the default: :func:`attention_third_moment_bound`,
+    derivations.md §2.2) or κ = 32/27 (``third_moment=False``: the ``blocks`` route,
+    :func:`coupled_third_moment_factor`).
 
     D²g[h, k] = σ''(z)Dz[h]Dz[k] + σ'(z)(h_UᵀG k_W q + k_UᵀG h_W q + UᵀD²a[h_W, k_W]) with
     Dz[h] = h_Uᵀa + UᵀG h_W q (bounded as in :func:`head_gradient_block_bound`), |h_UᵀG k_W q| ≤
-    (X² − α)Q a_U b_W and UᵀD²a[h_W, k_W] = Σ_t s_t(e_t − ē)(e'_t − ē')Uᵀ(x_t − a), at most
-    u(X + √α)·(X² − α)Q²a_W b_W (Cauchy–Schwarz under s, Var_s(e) ≤ ‖G‖Q²a_W²), and
-    (X + √α)(X² − α) ≤ (32/27)X³ (maximum of (1 + t)²(1 − t) at t = 1/3). Concave and
-    non-decreasing in s = u² (a geometric mean of two affine functions plus a multiple of √s).
+    (X² − α)Q a_U b_W and UᵀD²a[h_W, k_W] = Σ_t s_t(e_t − ē)(e'_t − ē')Uᵀ(x_t − a): a third
+    central moment tensor of the tokens under s, contracted with h_W q, k_W q and U, at most
+    (4/(3√3))X³·u·Q²a_W b_W (§2.2); the older route bounds it by u(X + √α)·(X² − α)Q²a_W b_W
+    (Cauchy–Schwarz under s, Var_s(e) ≤ ‖G‖Q²a_W²) and (X + √α)(X² − α) ≤ (32/27)X³ (maximum
+    of (1 + t)²(1 − t) at t = 1/3). Concave and non-decreasing in s = u² (a geometric mean of
+    two affine functions plus a multiple of √s).
 
     Example:
         >>> import sympy as sp
@@ -229,12 +236,42 @@ def head_hessian_block_bound(u: sp.Expr, first: tuple[sp.Expr, sp.Expr],
         sigma2
     """
     x, q, _ = input_geometry(a_priori)
+    kappa = attention_third_moment_bound() if third_moment else coupled_third_moment_factor()
     (a_u, a_w), (b_u, b_w) = first, second
     gradient_part = sp.sqrt((a_u**2 + q**2 * x**2 * u**2 * a_w**2)
                             * (b_u**2 + q**2 * x**2 * u**2 * b_w**2))
     return (sigma2 * x**2 * gradient_part
             + sigma1 * (q * x**2 * (a_u * b_w + a_w * b_u)
-                        + sp.Rational(32, 27) * q**2 * x**3 * u * a_w * b_w))
+                        + kappa * q**2 * x**3 * u * a_w * b_w))
+
+
+def attention_third_moment_bound() -> sp.Expr:
+    """κ = 4/(3√3) = 4√3/9 ≈ 0.770: for every softmax weight vector s over tokens with
+    ‖x_t‖ ≤ X and every w, w', U,
+
+        |Σ_t s_t (wᵀy_t)(w'ᵀy_t)(Uᵀy_t)| ≤ κ·X³‖w‖‖w'‖‖U‖,   y_t = x_t − Σ_r s_r x_r,
+
+    i.e. |UᵀD²a[h_W, k_W]| ≤ κX³‖U‖‖h_W q‖‖k_W q‖ (derivations.md §2.2). Proof: the left side is a
+    symmetric trilinear form T (the third central moment tensor of the tokens under s); its norm
+    is attained on the diagonal, sup |T(v, v, v)| over unit v (spectral theorem for the first two
+    slots; the van der Corput–Schaake inequality for binary cubics for the last), and T(v, v, v)
+    is the third central moment of Z = vᵀx_t ∈ [−X, X], at most κX³ by
+    EY³ ≤ min(bV, (2a + b)V + a²b) for Y = Z − EZ ∈ [a, b], V = EY². Attained (two tokens ±Xe,
+    weights (1 ∓ 1/√3)/2), and independent of the activation: it is a property of softmax
+    attention (equal in value to tanh's σ₂, max |2y(1 − y²)|, because both are the same cubic).
+
+    Example:
+        >>> attention_third_moment_bound(), attention_third_moment_bound() < 32 / 27
+        (4*sqrt(3)/9, True)
+    """
+    return 4 * sp.sqrt(3) / 9
+
+
+def coupled_third_moment_factor() -> sp.Expr:
+    """32/27 = max_{t∈[0,1]} (1 + t)²(1 − t): the factor of the ``blocks`` route's bound
+    |UᵀD²a[h_W, k_W]| ≤ u(X + √α)(X² − α)Q²a_W b_W ≤ (32/27)X³uQ²a_W b_W (derivations.md §2.1),
+    above :func:`attention_third_moment_bound`."""
+    return sp.Rational(32, 27)
 
 
 def head_bounds(a_priori: bool = True, event: str = "max") -> tuple[sp.Expr, sp.Expr]:
@@ -311,7 +348,9 @@ def lemma2() -> Statement:
 
 __all__ = [
     "EVENTS",
+    "attention_third_moment_bound",
     "concave_unit_floor",
+    "coupled_third_moment_factor",
     "feedforward_max",
     "feedforward_rms",
     "head_bounds",

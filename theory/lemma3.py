@@ -112,7 +112,7 @@ def displacement_blocks() -> tuple[sp.Expr, sp.Expr]:
     return rho_u, rho_w
 
 
-def linearization_error_block_bound(a_priori: bool = True) -> sp.Expr:
+def linearization_error_block_bound(a_priori: bool = True, third_moment: bool = True) -> sp.Expr:
     """ε_lin = m^{-1/2}(ρ_c Φ(u_rms; ρ_u, ρ_w) + ½ H(u_rms; ρ, ρ)) ≥ sup_{Ω_ρ} |f − f_lin| on
     E_avg: Lemma 3's per-head expansion with the block bounds of derivations.md §2.1 in place of
     G·r and ½H·r² (the tight route, §7.10 item 3).
@@ -125,26 +125,30 @@ def linearization_error_block_bound(a_priori: bool = True) -> sp.Expr:
         >>> block = linearization_error_block_bound().subs(point)
         >>> joint = linearization_error_bound(event="average").subs(point)
         >>> round(float(block), 3), round(float(joint), 3)
-        (1.908, 3.52)
+        (1.786, 3.52)
     """
-    return _block_expansion(sp.Rational(1, 2), a_priori)
+    return _block_expansion(sp.Rational(1, 2), a_priori, third_moment)
 
 
-def taylor_remainder_block_bound(a_priori: bool = True) -> sp.Expr:
+def taylor_remainder_block_bound(a_priori: bool = True, third_moment: bool = True) -> sp.Expr:
     """ε_tay = m^{-1/2}(ρ_c Φ(u_rms; ρ_u, ρ_w) + (½ + ρ_c/(3√m)) H(u_rms; ρ, ρ)) on E_avg: the
     Taylor remainder of :func:`taylor_remainder_bound` with the block bounds of derivations.md
     §2.1 (per head |Dg_i[Δ_i]| ≤ Φ(u_i; ρ_u, ρ_w)/√m, |D²g_i[Δ_i, Δ_i]| ≤ H(u_i; ρ, ρ)/m, both
-    concave in u_i², so Jensen over the heads gives u_rms)."""
-    return _block_expansion(sp.Rational(1, 2) + rho_c / (3 * sp.sqrt(m)), a_priori)
+    concave in u_i², so Jensen over the heads gives u_rms). ``third_moment``: H's attention
+    constant, as in :func:`~boundcalc.theory.lemma2.head_hessian_block_bound` (False: the
+    ``blocks`` route's 32/27)."""
+    return _block_expansion(sp.Rational(1, 2) + rho_c / (3 * sp.sqrt(m)), a_priori, third_moment)
 
 
-def _block_expansion(hessian_weight: sp.Expr, a_priori: bool) -> sp.Expr:
+def _block_expansion(hessian_weight: sp.Expr, a_priori: bool,
+                     third_moment: bool = True) -> sp.Expr:
     """m^{-1/2}(ρ_c Φ(u_rms; ρ_u, ρ_w) + w·H(u_rms; ρ, ρ)), w = ``hessian_weight``: the per-head
     expansion shared by the block forms of ε_lin (w = ½) and ε_tay (w = ½ + ρ_c/(3√m))."""
     u = feedforward_rms(a_priori)
     blocks = displacement_blocks()
     return (rho_c * head_gradient_block_bound(u, *blocks, a_priori)
-            + hessian_weight * head_hessian_block_bound(u, blocks, blocks, a_priori)
+            + hessian_weight * head_hessian_block_bound(u, blocks, blocks, a_priori,
+                                                        third_moment)
             ) / sp.sqrt(m)
 
 

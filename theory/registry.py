@@ -7,8 +7,9 @@ proof route, ``--route``) is registered once per route of
 :data:`~boundcalc.theory.catalog.ROUTES`, under the key
 :func:`boundcalc.theory.catalog.route_key` gives the pair: ``name`` on the default route
 (:data:`~boundcalc.theory.catalog.DEFAULT_ROUTE`, ``tight``), ``<name>_paper`` on the paper's
-route, ``<name>_gradnorm`` on the gradient-norm route and ``<name>_joint`` on the tight route
-without its block bounds.
+route, ``<name>_gradnorm`` on the gradient-norm route, ``<name>_joint`` on the tight route
+without its block bounds and ``<name>_blocks`` on the tight route with the block bounds' earlier
+constant 32/27 in H (the default route before derivations.md §2.2).
 """
 
 from __future__ import annotations
@@ -24,7 +25,7 @@ from .statement import Statement
 def _builders() -> dict[str, Callable[[], Statement]]:
     """Every statement of the catalog (a routed one on the default route), in catalog order,
     then the routed statements on each other route of :data:`ROUTES` in turn (``paper``,
-    ``gradnorm``, ``joint``)."""
+    ``gradnorm``, ``joint``, ``blocks``)."""
     builders: dict[str, Callable[[], Statement]] = {}
     for row in STATEMENTS:
         builders[row.name] = getattr(import_module(f"{__package__}.{row.module}"), row.name)

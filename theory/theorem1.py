@@ -52,10 +52,18 @@ from __future__ import annotations
 
 import sympy as sp
 
-from .catalog import BLOCKWISE_ROUTES, DEFAULT_ROUTE, HEAD_AVERAGE_ROUTES, ROUTES, Route
+from .catalog import (
+    BLOCKWISE_ROUTES,
+    DEFAULT_ROUTE,
+    HEAD_AVERAGE_ROUTES,
+    ROUTES,
+    THIRD_MOMENT_ROUTES,
+    Route,
+)
 from .conditions import m_even_condition, rho_ge_nu_conditions
 from .event import event_radius, head_average_radius
 from .labels import (
+    BLOCKS_DESCRIPTIONS,
     DESCRIPTIONS,
     GRADNORM_DESCRIPTIONS,
     JOINT_DESCRIPTIONS,
@@ -130,8 +138,8 @@ def _check_route(route: Route) -> None:
     """The proof routes of Theorem 1 / Proposition 1 / Remark 9 (:data:`catalog.ROUTES`):
     ``tight`` (the default, derivations.md §7.7 with the block bounds of §7.10), ``paper`` (the
     paper's skeleton, §7.1–7.5), ``gradnorm`` (the tight route plus the gradient-norm form
-    ‖∇R̂‖² ≤ 4L²R̂, §7.9) and ``joint`` (§7.7 with joint (U, W) norms: the tight route before
-    §7.10)."""
+    ‖∇R̂‖² ≤ 4L²R̂, §7.9), ``joint`` (§7.7 with joint (U, W) norms: the tight route before
+    §7.10) and ``blocks`` (the tight route with H's earlier constant 32/27: before §2.2)."""
     if route not in ROUTES:
         raise ValueError(f"`route` must be one of {ROUTES}, got {route!r}")
 
@@ -142,6 +150,14 @@ def is_blockwise(route: Route) -> bool:
     joint (U, W) norms."""
     _check_route(route)
     return route in BLOCKWISE_ROUTES
+
+
+def uses_third_moment(route: Route) -> bool:
+    """True for the block routes whose H bounds the attention term by the third-moment constant
+    4/(3√3) of derivations.md §2.2 (:data:`catalog.THIRD_MOMENT_ROUTES`: ``tight``,
+    ``gradnorm``); ``blocks`` keeps §2.1's 32/27."""
+    _check_route(route)
+    return route in THIRD_MOMENT_ROUTES
 
 
 def change_of_feature_error_bound(a_priori: bool = True,
@@ -156,7 +172,8 @@ def change_of_feature_error_bound(a_priori: bool = True,
     merged into the Taylor remainder ε_tay (lemma3.taylor_remainder_bound); on E_avg:
     m^{-1/2}[G r ν_c + (ρ_c G + H̃ r) r_ν] with G = G(u_rms), H̃ = H̃(u_rms).
 
-    ``tight`` / ``gradnorm``: the same bracket with the block bounds of derivations.md §2.1
+    ``tight`` / ``gradnorm`` / ``blocks``: the same bracket with the block bounds of
+    derivations.md §2.1 (H's attention constant 4/(3√3) of §2.2; 32/27 on ``blocks``)
     (θ̄ − θ(0) has per-head blocks ν_c/√m, ν_u/√m, ν_w/√m; θ − θ(0) has ρ_c/√m, ρ_u/√m,
     ρ_w/√m), on E_avg, u = u_rms (§7.10):
     m^{-1/2}[ν_c Φ(u; ρ_u, ρ_w) + ρ_c Φ(u; ν_u, ν_w) + H(u; (ρ_u, ρ_w), (ν_u, ν_w))].
@@ -166,7 +183,8 @@ def change_of_feature_error_bound(a_priori: bool = True,
         u = feedforward_rms(a_priori)
         return (nu_c * head_gradient_block_bound(u, rho_u, rho_w, a_priori)
                 + rho_c * head_gradient_block_bound(u, nu_u, nu_w, a_priori)
-                + head_hessian_block_bound(u, (rho_u, rho_w), (nu_u, nu_w), a_priori)
+                + head_hessian_block_bound(u, (rho_u, rho_w), (nu_u, nu_w), a_priori,
+                                           uses_third_moment(route))
                 ) / sp.sqrt(m)
     grad, hess = head_bounds(a_priori, "max" if route == "paper" else "average")
     r = attention_ffn_radius()
@@ -272,15 +290,15 @@ def build_bound(misspecification: sp.Expr = sp.S.Zero, step: sp.Expr = eta,
             u0_rms (``tight``) in place of the event radius (a-posteriori bounds of the
             validators).
         route: ``"tight"`` (the default; derivations.md §7.7 with §7.10), ``"paper"``
-            (§7.1–7.5), ``"gradnorm"`` (§7.9) or ``"joint"`` (§7.7).
+            (§7.1–7.5), ``"gradnorm"`` (§7.9), ``"joint"`` (§7.7) or ``"blocks"`` (§7.10
+            with §2.1's 32/27).
 
     Returns:
         (constants, terms, bound) dictionaries of sympy expressions.
     """
     _check_route(route)
     if route != "paper":
-        return _build_tight(misspecification, step, a_priori, route == "gradnorm",
-                            is_blockwise(route))
+        return _build_tight(misspecification, step, a_priori, route)
     lip = lipschitz_constant(a_priori)
     lin_cap, app_cap = linearization_cap(a_priori, "max"), approximation_cap(a_priori)
     eps_lin = sp.Min(linearization_error_bound(a_priori), lin_cap)
@@ -313,18 +331,22 @@ def build_bound(misspecification: sp.Expr = sp.S.Zero, step: sp.Expr = eta,
 
 
 def _build_tight(misspecification: sp.Expr, step: sp.Expr, a_priori: bool,
-                 gradnorm: bool = False, blockwise: bool = True):
+                 route: Route = DEFAULT_ROUTE):
     """The tight route (derivations.md §7.7): head-average event, Taylor remainder merged with the
     θ_k − θ(0) half of the change of feature, d-free attention parts, and the drift bounded both
     linearly in B and by Cauchy–Schwarz (the smaller bound is reported). ``blockwise`` (§7.10):
     the per-head block bounds of §2.1 in ε_lin, ε_tay, ε_cf and F, and the sub-gamma attention
     deviation of §5.3 in ε_app (False: the ``joint`` route). ``gradnorm`` (§7.9): a third form
-    with ‖∇R̂‖² ≤ 4L²R̂ (informative where ηL² < 1 − ε/B) and the step η_g."""
+    with ‖∇R̂‖² ≤ 4L²R̂ (informative where ηL² < 1 − ε/B) and the step η_g. H's attention
+    constant is §2.2's 4/(3√3) on ``tight`` and ``gradnorm``, §2.1's 32/27 on ``blocks``."""
+    gradnorm, blockwise = route == "gradnorm", is_blockwise(route)
+    third_moment = uses_third_moment(route)
     lip = lipschitz_constant(a_priori, "average")
     lin_cap, tay_cap = linearization_cap(a_priori, "average"), taylor_remainder_cap(a_priori)
     app_cap = approximation_cap(a_priori, tight=True)
     if blockwise:
-        lin, tay = linearization_error_block_bound(a_priori), taylor_remainder_block_bound(a_priori)
+        lin = linearization_error_block_bound(a_priori, third_moment)
+        tay = taylor_remainder_block_bound(a_priori, third_moment)
     else:
         lin = linearization_error_bound(a_priori, "average")
         tay = taylor_remainder_bound(a_priori, "average")
@@ -333,7 +355,6 @@ def _build_tight(misspecification: sp.Expr, step: sp.Expr, a_priori: bool,
     eps_app = sp.Min(approximation_error_bound(a_priori, attention_dof="one",
                                                sub_gamma=blockwise), app_cap)
     cf_cap = change_of_feature_cap(a_priori, "tight")
-    route = "tight" if blockwise else "joint"
     eps_cf = sp.Min(change_of_feature_error_bound(a_priori, route), cf_cap)
     res = residual_envelope(misspecification, a_priori, tight=True, blockwise=blockwise)
     drift = eps_tay + eps_app + eps_cf + misspecification
@@ -429,6 +450,8 @@ def route_descriptions(route: Route) -> dict[str, str]:
         return dict(GRADNORM_DESCRIPTIONS)
     if route == "joint":
         return dict(JOINT_DESCRIPTIONS)
+    if route == "blocks":
+        return dict(BLOCKS_DESCRIPTIONS)
     return dict(TIGHT_DESCRIPTIONS if route == "tight" else DESCRIPTIONS)
 
 
@@ -438,7 +461,8 @@ def theorem1(misspecified: bool = False, route: Route = DEFAULT_ROUTE) -> Statem
     Args:
         misspecified: add Remark 9's term B·ε_mis (labels off the transport target by ε_mis).
         route: ``"tight"`` (default; derivations.md §7.7 with §7.10), ``"paper"`` (§7.1–7.5),
-            ``"gradnorm"`` (§7.9) or ``"joint"`` (§7.7 before §7.10).
+            ``"gradnorm"`` (§7.9), ``"joint"`` (§7.7 before §7.10) or ``"blocks"`` (§7.10
+            with §2.1's 32/27: the default before §2.2).
 
     Example:
         >>> from boundcalc.theory.theorem1 import theorem1
@@ -495,7 +519,7 @@ __all__ = [
     "change_of_feature_error_bound", "common_conditions", "gradient_norm_form",
     "gradient_step_size",
     "initial_loss_bound", "is_blockwise", "route_descriptions", "route_events",
-    "route_latex_names", "theorem1",
+    "route_latex_names", "theorem1", "uses_third_moment",
     "theorem_step_size",
     "transport_norm",
 ]

@@ -118,9 +118,10 @@ StrictOpt = Annotated[bool, typer.Option("--strict", help="exit 1 unless the ver
                                          rich_help_panel=OUTPUT_PANEL)]
 RouteOpt = Annotated[str | None, choice_option(
     "--route", choices=ROUTES, help="proof route: tight (head-average event, Cauchy-Schwarz "
-    "drift, per-head block bounds; derivations.md §7.7, §7.10), paper (the paper's route, "
-    "§7.1-7.5), gradnorm (tight plus ||grad R||^2 <= 4 L^2 R, step eta_g; §7.9) or joint (tight "
-    "with joint (U, W) norms: its numbers before §7.10)",
+    "drift, per-head block bounds with the attention third moment 4/(3 sqrt 3); derivations.md "
+    "§7.7, §7.10, §2.2), paper (the paper's route, §7.1-7.5), gradnorm (tight plus "
+    "||grad R||^2 <= 4 L^2 R, step eta_g; §7.9), joint (tight with joint (U, W) norms: its "
+    "numbers before §7.10) or blocks (tight with 32/27 in H: its numbers before §2.2)",
     show_default=DEFAULT_ROUTE, panel=PARAMS_PANEL)]
 TargetOpt = Annotated[str, typer.Option("--target", help="the value to get under (> 0)",
                                         metavar="VALUE", rich_help_panel=PARAMS_PANEL,

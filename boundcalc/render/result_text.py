@@ -70,9 +70,9 @@ def _is_scalar(value: Any) -> bool:
 #: formats show them apart from its constants (CSV and JSON keep them among the constants).
 MAX_EVENT_CONSTANTS: tuple[str, ...] = ("u_inf", "u_max", "smoothness_beta")
 #: The routes whose table, Markdown and LaTeX output show the :data:`MAX_EVENT_CONSTANTS` apart:
-#: two of :data:`boundcalc.theory.catalog.HEAD_AVERAGE_ROUTES` (the gradnorm route's output keeps
-#: them among its constants).
-MAX_EVENT_APART_ROUTES: tuple[Route, ...] = ("tight", "joint")
+#: three of :data:`boundcalc.theory.catalog.HEAD_AVERAGE_ROUTES` (the gradnorm route's output
+#: keeps them among its constants).
+MAX_EVENT_APART_ROUTES: tuple[Route, ...] = ("tight", "joint", "blocks")
 _MAX_EVENT_TITLE = ("Max-event constants (E_U, Definition 1): not part of the tight route's "
                     "1 − 2δ statement, reported only")
 
@@ -126,9 +126,9 @@ def _sections(data: Mapping[str, Any]) -> list[_Section]:
 
 
 def _max_event_apart(data: Mapping[str, Any], sections: list[_Section]) -> list[_Section]:
-    """On the :data:`MAX_EVENT_APART_ROUTES` (tight, joint), the :data:`MAX_EVENT_CONSTANTS` move
-    from the constants to a section of their own right after them, so that no reader takes them
-    for part of the statement."""
+    """On the :data:`MAX_EVENT_APART_ROUTES` (tight, joint, blocks), the
+    :data:`MAX_EVENT_CONSTANTS` move from the constants to a section of their own right after
+    them, so that no reader takes them for part of the statement."""
     statement = data.get("statement")
     if not (isinstance(statement, Mapping)
             and statement.get("route") in MAX_EVENT_APART_ROUTES):

@@ -44,7 +44,7 @@ def test_evaluate_gives_the_cli_numbers_as_python_floats():
         assert all(type(v) is float for v in group.values())
     assert type(res.probability) is float
     cli = _cli_json("theorem1", "--m", "512", "--n", "1000", "--rho", "2")
-    assert res.verdict == cli["verdict"] == "vacuous"  # 25.41 ≥ Y² = 9
+    assert res.verdict == cli["verdict"] == "vacuous"  # 23.26 ≥ Y² = 9
     assert res.free_bound == ("initial_loss_bound", cli["constants"]["initial_loss_bound"])
     assert res.active_drift_bound == cli["active_drift_bound"]
     assert res.bound == cli["bound"] and res.constants == cli["constants"]
@@ -104,7 +104,7 @@ def test_prop2_takes_alpha_as_the_cli_does():
     ({"activation": "relu"}, "activation must be tanh, erf or custom:S0,S1,S2, got 'relu'"),
     ({"nu": 0}, "nu needs a positive component when --eta is not given"),
     ({"precision": 5}, "precision must be an integer between 10 and 1000, got 5"),
-    ({"route": "fast"}, "route must be one of tight, paper, gradnorm, joint, got 'fast'"),
+    ({"route": "fast"}, "route must be one of tight, paper, gradnorm, joint, blocks, got 'fast'"),
     ({"T": 0}, "T must be >= 1, got 0"),
     ({"exact": "yes"}, "exact must be True or False, got 'yes'"),
     ({"exact": 1}, "exact must be True or False, got 1"),
@@ -157,7 +157,7 @@ def test_to_frame_has_one_row_per_quantity_condition_and_the_verdict():
 def test_repr_html_shows_every_section_as_a_table():
     text = evaluate("theorem1", m=512, n=1000, rho=2)._repr_html_()
     assert text.count("<table") == 7
-    for word in ("theorem1", "tight route", "min_iterate", "25.4128", "PASS", "guaranteed",
+    for word in ("theorem1", "tight route", "min_iterate", "23.2556", "PASS", "guaranteed",
                  "cauchy_schwarz"):
         assert word in text
     failing = evaluate("theorem1", rho=0.5)._repr_html_()
@@ -248,7 +248,9 @@ def test_bad_sweep_input_raises_input_error_naming_the_keyword(kwargs, message):
 
 def test_an_evaluation_reads_as_one_line_with_its_route_verdict_and_bound():
     text = repr(evaluate("theorem1", m=512, n=1000, rho=2))
-    assert text.startswith("Evaluation(theorem1, route=tight, verdict=vacuous, min_iterate=25.")
+    assert text.startswith("Evaluation(theorem1, route=tight, verdict=vacuous, min_iterate=23.")
+    blocks = repr(evaluate("theorem1", m=512, n=1000, rho=2, route="blocks"))
+    assert blocks.startswith("Evaluation(theorem1, route=blocks, verdict=vacuous, min_iterate=25.")
     assert "\n" not in text and len(text) < 200
     lemma = repr(evaluate("lemma2", m=64, rho=2))
     assert lemma.startswith("Evaluation(lemma2, conditions_hold=True, lipschitz_L=")

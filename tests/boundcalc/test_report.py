@@ -84,21 +84,27 @@ def test_paper_route_at_m_512_is_vacuous_and_informative_only_below_y_squared(cl
     assert "GUARANTEED" not in table.out
 
 
-def test_the_main_job_is_vacuous_against_y_squared_and_informative_from_m_1572(cli):
+def test_the_main_job_is_vacuous_against_y_squared_and_informative_from_m_1436(cli):
+    # 1572 on the blocks route, the default before derivations.md §2.2 (checked below)
     main = ("theorem1", "--m", "512", "--n", "1000", "--rho", "2")
     data = _json(cli, *main)
     assert data["verdict"] == "vacuous" and data["free_bound"] == "initial_loss_bound"
     assert data["constants"]["initial_loss_bound"] == pytest.approx(9.0, rel=1e-15)
     assert data["bound"]["min_iterate"] < data["constants"]["trivial_bound_B2"]  # below B² only
-    assert data["nonvacuous_from_m"] == 1572
+    assert data["nonvacuous_from_m"] == 1436
     inputs = validate(n=1000, rho="2")
-    assert _nonvacuous("theorem1", inputs, 1572) and not _nonvacuous("theorem1", inputs, 1570)
+    assert _nonvacuous("theorem1", inputs, 1436) and not _nonvacuous("theorem1", inputs, 1434)
+    assert (_nonvacuous("theorem1_blocks", inputs, 1572)
+            and not _nonvacuous("theorem1_blocks", inputs, 1570))
+    blocks = _json(cli, *main, "--route", "blocks")
+    assert blocks["nonvacuous_from_m"] == 1572
+    assert blocks["bound"]["min_iterate"] == pytest.approx(25.41, abs=0.005)
     # the average iterate is judged against B² alone: informative here (72.9 < 129.4)
     assert data["average_iterate_verdict"] == "guaranteed"
     assert data["bound"]["average_iterate"] < data["constants"]["trivial_bound_B2"]
     out = _flat(cli(*main).out)
-    assert ("VACUOUS: min_iterate 25.41 ≥ 9 = Y², the loss at initialization (f(θ(0)) = 0); "
-            "informative from m = 1572") in out
+    assert ("VACUOUS: min_iterate 23.26 ≥ 9 = Y², the loss at initialization (f(θ(0)) = 0); "
+            "informative from m = 1436") in out
     assert cli(*main, "--strict").code == 1
 
 
@@ -138,7 +144,7 @@ def test_tight_route_at_m_8192_is_guaranteed(cli):
     assert data["verdict"] == "guaranteed" and data["statement"]["guaranteed"] is True
     bound, trivial = data["bound"]["min_iterate"], data["constants"]["trivial_bound_B2"]
     assert bound < data["constants"]["initial_loss_bound"] == 81.0 < trivial
-    assert data["nonvacuous_from_m"] == 1730
+    assert data["nonvacuous_from_m"] == 1576
     linear = data["bound"]["min_iterate_linear_drift"]
     cauchy = data["bound"]["min_iterate_cauchy_schwarz"]
     assert bound == min(linear, cauchy)
@@ -258,7 +264,9 @@ def test_width_nonvacuous_prints_the_answer_like_width_target(cli):
     assert run.code == 0
     assert "route: tight" in run.out and "Answer" in run.out
     assert "non_vacuous_at_m" in run.out and "m_minus_2_vacuous" in run.out
-    assert " 1572" in run.out and "< Y² = 9.0 at m = 1572" in run.out
+    assert " 1436" in run.out and "< Y² = 9.0 at m = 1436" in run.out
+    blocks = cli("width", "--nonvacuous", "--n", "1000", "--rho", "2", "--route", "blocks")
+    assert " 1572" in blocks.out and "< Y² = 9.0 at m = 1572" in blocks.out
 
 
 def test_width_nonvacuous_infeasible_and_bad_combinations(cli):

@@ -24,9 +24,10 @@ def test_catalog_lists_the_statements_in_cli_order():
     assert catalog.ROUTED == ROUTED == ("theorem1", "prop1", "remark9")
 
 
-def test_registry_holds_exactly_the_catalog_and_its_paper_gradnorm_and_joint_routes():
+def test_registry_holds_exactly_the_catalog_and_its_paper_gradnorm_joint_and_blocks_routes():
     assert set(BUILDERS) == set(catalog.NAMES) | {f"{name}_{route}" for name in catalog.ROUTED
-                                                 for route in ("paper", "gradnorm", "joint")}
+                                                 for route in ("paper", "gradnorm", "joint",
+                                                               "blocks")}
 
 
 def test_base_name_strips_only_a_route_suffix_of_a_routed_statement():
@@ -135,7 +136,7 @@ def test_route_key_is_the_inverse_of_base_name_and_refuses_an_unknown_route():
         for route in catalog.ROUTES:
             assert catalog.base_name(catalog.route_key(name, route)) == name
     with pytest.raises(ValueError,
-                       match="must be one of tight, paper, gradnorm, joint, got 'fast'"):
+                       match="must be one of tight, paper, gradnorm, joint, blocks, got 'fast'"):
         catalog.route_key("theorem1", "fast")
 
 
@@ -207,10 +208,12 @@ def _hand_built_keys(source: str) -> list[str]:
 
 def test_the_route_type_lists_the_routes_with_the_default_first_and_its_subsets():
     assert typing.get_args(catalog.Route) == catalog.ROUTES == ("tight", "paper", "gradnorm",
-                                                                "joint")
+                                                                "joint", "blocks")
     assert catalog.DEFAULT_ROUTE == catalog.ROUTES[0] == "tight"
-    assert catalog.HEAD_AVERAGE_ROUTES == ("tight", "gradnorm", "joint")   # all but E_U's
+    assert catalog.HEAD_AVERAGE_ROUTES == ("tight", "gradnorm", "joint", "blocks")  # all but E_U's
     assert set(catalog.BLOCKWISE_ROUTES) <= set(catalog.HEAD_AVERAGE_ROUTES)
+    assert set(catalog.THIRD_MOMENT_ROUTES) <= set(catalog.BLOCKWISE_ROUTES)
+    assert catalog.DEFAULT_ROUTE in catalog.THIRD_MOMENT_ROUTES
     assert set(catalog.MEASURED_ROUTES) <= set(catalog.ROUTES)
 
 

@@ -67,7 +67,9 @@ def test_block_hessian_bound_dominates_the_coupled_form_for_every_norm_of_a(sig1
     uu = U_GRID[None, :]
     for a in BLOCKS:
         for b in BLOCKS:
-            bound = _numeric(head_hessian_block_bound(u, a, b).subs(
+            # §2.1's separation, kept as the blocks route (32/27); the default route's H
+            # (§2.2) has its own tests in test_attention_third_moment.py
+            bound = _numeric(head_hessian_block_bound(u, a, b, third_moment=False).subs(
                 {S.sigma1: sig1, S.sigma2: sig2}), u)(U_GRID)
             dz_a = t * a[0] + (1 - t**2) * uu * a[1]
             dz_b = t * b[0] + (1 - t**2) * uu * b[1]
@@ -137,11 +139,13 @@ def test_tight_route_is_never_looser_than_the_joint_route_on_a_grid(statement, r
             assert np.all(tight[key] <= joint[key] * (1 + 1e-12)), (*label, key)
 
 
-def test_tight_route_is_informative_from_m_1730_at_the_figure_1_setting_in_mpmath():
-    # derivations.md §7.10: min_iterate < Y^2 = 81 from m = 1730 (4768 on the joint route)
-    def below(m: int, route: str = "tight") -> bool:
+def test_blocks_route_is_informative_from_m_1730_at_the_figure_1_setting_in_mpmath():
+    # derivations.md §7.10: min_iterate < Y^2 = 81 from m = 1730 with §2.1's 32/27 (the blocks
+    # route, the default before §2.2; 4768 on the joint route, 1576 on the default route)
+    def below(m: int, route: str = "blocks") -> bool:
         ev = evaluate(route_key("theorem1", route), validate(m=m, **FIG1))
         return mpmath.mpf(ev.bound["min_iterate"]) < mpmath.mpf(ev.constants["initial_loss_bound"])
 
     assert below(1730) and not below(1728)
     assert below(4768, "joint") and not below(4766, "joint")
+    assert below(1576, "tight") and not below(1574, "tight")

@@ -60,13 +60,14 @@ def test_gradient_form_solves_its_quadratic_with_margin_a():
 
 
 def test_smallest_informative_width_at_the_figure_1_setting_in_mpmath():
-    # derivations.md §7.9: min_iterate < Y^2 = 81 from m = 1586 on the gradnorm route (the tight
-    # route's block bounds of §7.10 plus the gradient-norm form; 4286 before the block bounds)
+    # derivations.md §7.9: min_iterate < Y^2 = 81 from m = 1444 on the gradnorm route (the tight
+    # route's block bounds of §7.10 with §2.2's attention constant plus the gradient-norm form;
+    # 1586 with §2.1's 32/27, 4286 before the block bounds)
     def below(m):
         ev = evaluate("theorem1_gradnorm", validate(m=m, **FIG1))
         return mpmath.mpf(ev.bound["min_iterate"]) < mpmath.mpf(ev.constants["initial_loss_bound"])
 
-    assert below(1586) and not below(1584)
+    assert below(1444) and not below(1442)
 
 
 def test_proposition1_and_realizable_remark9_share_the_gradnorm_bound(fig1_grid):

@@ -9,7 +9,13 @@ whenever ‖U‖ ≤ u, for every W and every input with token norms ≤ 1 and �
 
     |Dg[h]|     ≤ Φ(u; a)    = σ₁√(a_U² + u²a_W²),
     |D²g[h, k]| ≤ H(u; a, b) = σ₂√((a_U² + u²a_W²)(b_U² + u²b_W²))
-                               + σ₁(a_U b_W + a_W b_U + (32/27)u·a_W b_W).
+                               + σ₁(a_U b_W + a_W b_U + κu·a_W b_W),
+
+κ = 4/(3√3) on the default route (derivations.md §2.2; 32/27 on the ``blocks`` route, §2.1).
+κ bounds the attention term alone, |UᵀD²a[h_W, k_W]| ≤ κ‖U‖‖h_W q‖‖k_W q‖ (a third central
+moment of the tokens under the softmax weights), and has a falsifier of its own
+(:func:`search_attention_third_moment`, record ``tight.attention_third_moment``): the constant
+is attained, so its best ratio tends to 1 and a constant 1 % too low is caught.
 
 Every ε_lin, ε_tay, ε_cf and F of the tight route is assembled from these two per-head bounds, so
 a direction that beats one of them is a counterexample to the route's derivation.
@@ -40,7 +46,9 @@ Records (:func:`head_block_records`, called by
 ``tight.head_hessian_block``, method ``adversarial``, one per pair of block radii (``pair``);
 ``measured`` = |Dg[h]| (|D²g[h, k]|) at the maximising point, ``bound`` = Φ (H) at that point's
 block norms, so ``ratio`` is the maximised ratio; the bound formulas are the theory's expressions
-(:func:`block_bounds`), at u = the route's u_rms.
+(:func:`block_bounds`), at u = the route's u_rms. ``tight.attention_third_moment``: measured
+|UᵀD²a[h_W, k_W]| = |Σ_t s_t(e_t − ē)(e'_t − ē')Uᵀ(x_t − a)|, bound κ‖U‖‖h_W‖_F‖k_W‖_F (‖q‖ ≤ 1),
+κ the theory's :func:`~boundcalc.theory.lemma2.attention_third_moment_bound`.
 """
 
 from __future__ import annotations
@@ -59,9 +67,10 @@ from .ascent import SearchResult
 from .records import activation_sigmas, record
 from .space import Config, SearchSpace, random_configuration
 
-__all__ = ["GRADIENT_PAIRS", "HESSIAN_PAIRS", "block_bounds", "block_space",
-           "head_block_records", "head_directional_derivatives", "search_head_gradient_block",
-           "search_head_hessian_block"]
+__all__ = ["GRADIENT_PAIRS", "HESSIAN_PAIRS", "attention_third_moment", "block_bounds",
+           "block_space", "head_block_records", "head_directional_derivatives",
+           "search_attention_third_moment", "search_head_gradient_block",
+           "search_head_hessian_block", "third_moment_constant"]
 
 #: The variables of a block search: U, W, the inputs and the two unit-scaled directions.
 BLOCK_VARS = ("U0", "W0", "dU", "dW", "X", "q")
@@ -83,13 +92,20 @@ HESSIAN_PAIRS: tuple[tuple[str, object, object], ...] = (
 # the bounds (the theory's expressions) and the derivatives (closed form)
 # ----------------------------------------------------------------------------------------------
 
+def _sqrt(x: Tensor | float) -> Tensor | float:
+    """√x of a tensor (differentiable) or of a number (a constant of the formula, e.g. √3)."""
+    return torch.sqrt(x) if isinstance(x, Tensor) else math.sqrt(x)
+
+
 @functools.cache
-def block_bounds(activation: str) -> tuple[Callable[..., Tensor], Callable[..., Tensor]]:
+def block_bounds(activation: str, third_moment: bool = True
+                 ) -> tuple[Callable[..., Tensor], Callable[..., Tensor]]:
     """(Φ, H) of ``activation`` as torch functions Φ(u, a_U, a_W) and
     H(u, a_U, a_W, b_U, b_W) (elementwise, differentiable): the theory's a-priori
     :func:`~boundcalc.theory.lemma2.head_gradient_block_bound` and
     :func:`~boundcalc.theory.lemma2.head_hessian_block_bound` (X = Q = 1) with the activation's
-    σ₁, σ₂, so the searches test the calculator's expressions themselves.
+    σ₁, σ₂, so the searches test the calculator's expressions themselves. ``third_moment``:
+    H's attention constant 4/(3√3) (the default route) or, False, 32/27 (the ``blocks`` route).
 
     >>> phi, hess = block_bounds("tanh")
     >>> one, zero = torch.tensor(1.0), torch.tensor(0.0)
@@ -103,11 +119,12 @@ def block_bounds(activation: str) -> tuple[Callable[..., Tensor], Callable[..., 
 
     u, a_u, a_w, b_u, b_w = sp.symbols("u a_u a_w b_u b_w", nonnegative=True)
     _, s1, s2 = activation_sigmas(activation)
-    modules = [{"sqrt": torch.sqrt}]
+    modules = [{"sqrt": _sqrt}]
     grad = sp.lambdify((u, a_u, a_w, sigma1),
                        head_gradient_block_bound(u, a_u, a_w), modules=modules)
     hess = sp.lambdify((u, a_u, a_w, b_u, b_w, sigma1, sigma2),
-                       head_hessian_block_bound(u, (a_u, a_w), (b_u, b_w)), modules=modules)
+                       head_hessian_block_bound(u, (a_u, a_w), (b_u, b_w),
+                                                third_moment=third_moment), modules=modules)
 
     def phi(u_: Tensor, au: Tensor, aw: Tensor) -> Tensor:
         return grad(u_, au, aw, s1)
@@ -154,6 +171,47 @@ def head_directional_derivatives(U: Tensor, W: Tensor, X: Tensor, q: Tensor,
            + (s * ch * ck * (p - z.unsqueeze(-1))).sum(-1))
     d1, d2 = act.d1(z), act.d2(z)
     return d1 * dz_h, d1 * dz_k, d2 * dz_h * dz_k + d1 * d2z
+
+
+def third_moment_constant() -> float:
+    """κ = 4/(3√3) as a float: the theory's
+    :func:`~boundcalc.theory.lemma2.attention_third_moment_bound`.
+
+    >>> round(third_moment_constant(), 6)
+    0.7698
+    """
+    from boundcalc.theory.lemma2 import attention_third_moment_bound
+
+    return float(attention_third_moment_bound())
+
+
+def attention_third_moment(U: Tensor, W: Tensor, X: Tensor, q: Tensor, h_w: Tensor,
+                           k_w: Tensor) -> Tensor:
+    """UᵀD²a[h_W, k_W] = Σ_t s_t(e_t − ē)(e'_t − ē')Uᵀ(x_t − a), (S, n): the attention term of
+    D²z (module docstring), e_t = x_tᵀh_Wq, e'_t = x_tᵀk_Wq, s = softmax(XᵀWq), a = Σ_t s_t x_t.
+    Shapes as in :func:`head_directional_derivatives`.
+
+    Two tokens ±e with weights (1 ∓ 1/√3)/2 and U = h_W q = k_W q = e attain κ = 4/(3√3):
+
+    >>> import math
+    >>> c = math.atanh(1 / math.sqrt(3))                  # logits ∓c: weights (1 ∓ 1/√3)/2
+    >>> e = torch.tensor([[1.0, 0.0]], dtype=torch.float64)
+    >>> X = torch.stack([e, -e], dim=1).unsqueeze(1)       # (1, 1, 2, 2)
+    >>> W = -c * torch.eye(2, dtype=torch.float64).unsqueeze(0)
+    >>> hw = torch.eye(2, dtype=torch.float64).unsqueeze(0)
+    >>> value = attention_third_moment(e, W, X, e.unsqueeze(1), hw, hw)
+    >>> round(float(value), 6), round(4 / (3 * math.sqrt(3)), 6)
+    (0.7698, 0.7698)
+    """
+    logits = torch.einsum("sntd,sde,sne->snt", X, W, q)
+    s = torch.softmax(logits, dim=-1)
+    a = torch.einsum("snt,sntd->snd", s, X)
+    p = torch.einsum("sntd,sd->snt", X, U) - torch.einsum("snd,sd->sn", a, U).unsqueeze(-1)
+    eh = torch.einsum("sntd,sde,sne->snt", X, h_w, q)
+    ek = torch.einsum("sntd,sde,sne->snt", X, k_w, q)
+    ch = eh - (s * eh).sum(-1, keepdim=True)
+    ck = ek - (s * ek).sum(-1, keepdim=True)
+    return (s * ch * ck * p).sum(-1)
 
 
 # ----------------------------------------------------------------------------------------------
@@ -288,6 +346,55 @@ def search_head_hessian_block(d: int, T: int, u: float, act: Activation,
                    restarts=restarts)
 
 
+def _third_moment_ratio(cfg: Config, scale: float) -> tuple[Tensor, Tensor]:
+    """(|UᵀD²a[h_W, k_W]|, scale·κ‖U‖‖h_W‖_F‖k_W‖_F) of every start and sample, (S, n) each."""
+    h, k = _directions(cfg, (0.0, 1.0), (0.0, 1.0))
+    U = cfg["U0"][:, 0]
+    value = attention_third_moment(U, cfg["W0"][:, 0], cfg["X"], cfg["q"], h[1], k[1]).abs()
+    bound = scale * third_moment_constant() * _norm(U, 1) * _norm(h[1], 2) * _norm(k[1], 2)
+    return value, bound.unsqueeze(-1).expand_as(value)
+
+
+def search_attention_third_moment(d: int, T: int, u: float, *, starts: int, steps: int,
+                                  seed: int, samples: int = 1,
+                                  dtype: torch.dtype = torch.float64,
+                                  device: str | torch.device = "cpu", scale: float = 1.0,
+                                  restarts: int = 1) -> tuple[SearchResult, dict]:
+    """Projected ascent on |UᵀD²a[h_W, k_W]| / (scale·κ‖U‖‖h_W‖_F‖k_W‖_F) over ‖U‖ ≤ u, W,
+    tokens, q and the unit W-blocks h_W, k_W (derivations.md §2.2; κ = 4/(3√3)). Returns the
+    :class:`SearchResult` and a dict with the maximiser's ``measured``, ``bound``, ``U_norm`` and
+    ``point``. ``scale`` < 1 lowers κ (to show that the search can fail).
+
+    >>> _, info = search_attention_third_moment(2, 2, 1.0, starts=8, steps=40, seed=0)
+    >>> 0.9 < info["measured"] / info["bound"] <= 1.0
+    True
+    """
+    space = block_space(d, T, u, samples)
+    dev = torch.device(device)
+    cfg = random_configuration(space, starts, seed=seed, dtype=dtype, device=dev)
+
+    def objective(c: Config) -> Tensor:
+        value, bound = _third_moment_ratio(c, scale)
+        return value / bound.clamp_min(1e-300)
+
+    res = drive(space, objective, cfg, free=BLOCK_VARS, steps=steps, seed=seed,
+                restarts=restarts)
+    with torch.no_grad():
+        value, bound = _third_moment_ratio(res.config, scale)
+        ratio = value / bound.clamp_min(1e-300)
+    flat = int(torch.argmax(ratio))
+    s, j = divmod(flat, ratio.shape[1])
+    h, k = _directions(res.config, (0.0, 1.0), (0.0, 1.0))
+    info = {
+        "measured": float(value[s, j]), "bound": float(bound[s, j]), "start": s, "sample": j,
+        "U_norm": float(_norm(res.config["U0"][s, 0], 1)),
+        "point": {"U": res.config["U0"][s, 0].tolist(), "W": res.config["W0"][s, 0].tolist(),
+                  "X": res.config["X"][s, j].tolist(), "q": res.config["q"][s, j].tolist(),
+                  "h_W": h[1][s].tolist(), "k_W": k[1][s].tolist()},
+    }
+    return res, info
+
+
 # ----------------------------------------------------------------------------------------------
 # records
 # ----------------------------------------------------------------------------------------------
@@ -308,6 +415,7 @@ def head_block_records(d: int, T: int, u: float, act: Activation, rho: Sequence[
                        keep_argmax: bool = False) -> list[dict]:
     """The records ``tight.head_gradient_block`` (one per :data:`GRADIENT_PAIRS` entry) and
     ``tight.head_hessian_block`` (one per :data:`HESSIAN_PAIRS` entry) at u (the route's u_rms),
+    and ``tight.attention_third_moment`` (the constant κ of H's attention term, alone),
     with ρ = (ρ_c, ρ_u, ρ_w) and ν of the run; a pair with an all-zero direction (ν = 0) is
     skipped. Method ``adversarial``; ``measured`` |Dg[h]| or |D²g[h, k]| at the maximiser,
     ``bound`` the formula at its block norms; the block radii in ``blocks``, the pair's name in
@@ -317,7 +425,7 @@ def head_block_records(d: int, T: int, u: float, act: Activation, rho: Sequence[
     >>> recs = head_block_records(2, 2, 1.5, get_activation("tanh"), (2.0, 2.0, 2.0),
     ...                           (1.0, 1.0, 1.0), {}, starts=2, steps=2, seed=0)
     >>> len(recs), all(r["holds"] for r in recs)
-    (11, True)
+    (12, True)
     """
     kw = {"starts": starts, "steps": steps, "samples": samples, "dtype": dtype,
           "device": device, "scale": scale}
@@ -345,4 +453,10 @@ def head_block_records(d: int, T: int, u: float, act: Activation, rho: Sequence[
         _, info = search_head_hessian_block(d, T, u, act, first, second,
                                             seed=seed + 31 + i, **kw)
         add("tight.head_hessian_block", pair, [*first, *second], info)
+    _, info = search_attention_third_moment(d, T, u, seed=seed + 51, **kw)
+    rec = record("tight.attention_third_moment", "adversarial", info["measured"], info["bound"],
+                 settings, pair="(0,1),(0,1)", U_norm=info["U_norm"], **extra)
+    if keep_argmax or not rec["holds"]:
+        rec["argmax"] = info["point"]
+    out.append(rec)
     return out

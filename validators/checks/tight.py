@@ -103,6 +103,7 @@ from .adversary import (
     synthetic_inputs,
 )
 from .ascent import SearchResult
+from .eps_app_teacher import signed_teacher_record
 from .head_blocks import head_block_records
 from .label_envelope import (
     DEFAULT_DRAWS,
@@ -400,7 +401,7 @@ def validate_tight(m: int, d: int, T: int, rho: object, *, nu: object = "1",
                    samples: int = DEFAULT_SAMPLES, query: str = "free",
                    draws: int = DEFAULT_DRAWS, device: str | torch.device = "cpu",
                    dtype: torch.dtype | str = torch.float64, threads: int | None = 1,
-                   keep_argmax: bool = False) -> list[dict]:
+                   keep_argmax: bool = False, teacher_seeds: int = 200) -> list[dict]:
     """The tight route's deterministic constants on E_avg, and the d-free label envelope.
 
     Methods: ``adversarial`` — U(0) in the root-mean-square ball of radius ū under the symmetric
@@ -422,7 +423,10 @@ def validate_tight(m: int, d: int, T: int, rho: object, *, nu: object = "1",
       (:func:`~boundcalc.validators.checks.head_blocks.head_block_records`; ``samples`` inputs
       per start);
     * ``tight.label_attention`` — sup of E_U‖G U‖·‖q‖ against 1 (exact at the maximiser);
-    * ``tight.label_envelope_Y`` — sup over inputs of sup_v f*(X) against Y (Monte Carlo).
+    * ``tight.label_envelope_Y`` — sup over inputs of sup_v f*(X) against Y (Monte Carlo);
+    * ``tight.eps_app_teacher`` — ε_app against the signed teacher of
+      :mod:`~boundcalc.validators.checks.eps_app_teacher` over ``teacher_seeds`` inits (d ≥ 2):
+      the rate of inits above ε_app must be ≤ δ.
     """
     check_args(m=m, d=d, T=T, starts=starts, steps=steps, seed=seed, activation=activation,
                samples=samples)
@@ -491,6 +495,12 @@ def validate_tight(m: int, d: int, T: int, rho: object, *, nu: object = "1",
         # --- data: one seeded init, synthetic inputs, ascent over θ -----------------------------
         records.extend(_data_records(m, d, T, rho, nu, rho_f, nu_f, act, bounds, settings,
                                      steps, samples, seed, dt, dev))
+        # --- ε_app inside its class: the signed teacher (eps_app_teacher.py), d >= 2 ----------
+        if d >= 2 and teacher_seeds > 0:
+            rec = signed_teacher_record(m, d, tuple(float(v) for v in nu_f), bounds["eps_app"],
+                                        delta=settings["delta"], seeds=teacher_seeds,
+                                        activation=act.name)
+            records.append({**settings, **rec})
     return records
 
 

@@ -42,9 +42,9 @@ def test_choice_metavar_and_completer():
 
 
 @pytest.mark.parametrize(("argv", "metavars"), [
-    (["theorem1"], ["[table|json|csv|markdown|latex]", "[tight|paper|gradnorm|joint]"]),
-    (["sweep"], ["[table|json|csv|markdown|latex]", "[tight|paper|gradnorm|joint]"]),
-    (["explain"], ["[table|json|markdown|latex]", "[tight|paper|gradnorm|joint]"]),
+    (["theorem1"], ["[table|json|csv|markdown|latex]", "[tight|paper|gradnorm|joint|blocks]"]),
+    (["sweep"], ["[table|json|csv|markdown|latex]", "[tight|paper|gradnorm|joint|blocks]"]),
+    (["explain"], ["[table|json|markdown|latex]", "[tight|paper|gradnorm|joint|blocks]"]),
     (["width"], ["[table|json|csv|markdown|latex]"]),
     (["generalization"], ["[table|json|csv|markdown|latex]"]),
     (["compare-rnn"], ["[table|json|csv|markdown|latex]"]),
@@ -70,7 +70,7 @@ def test_completion_is_enabled():
 @pytest.mark.parametrize(("words", "expected"), [
     ("boundcalc theorem1 --format ", ["table", "json", "csv", "markdown", "latex"]),
     ("boundcalc theorem1 --format m", ["markdown"]),
-    ("boundcalc sweep theorem1 --route ", ["tight", "paper", "gradnorm", "joint"]),
+    ("boundcalc sweep theorem1 --route ", ["tight", "paper", "gradnorm", "joint", "blocks"]),
     ("boundcalc explain lemma", ["lemma2", "lemma3", "lemma5", "lemma6"]),
     ("boundcalc explain theorem1 --format ", ["table", "json", "markdown", "latex"]),
     ("boundcalc theorem1 --activation ", ["tanh", "erf", "custom:"]),
@@ -92,7 +92,7 @@ def test_the_shell_completes_the_values(words, expected):
     (["explain", "theorem1", "--format", "csv"],
      "error: --format must be one of table, json, markdown, latex for this command, got 'csv'"),
     (["sweep", "theorem1", "--route", "fast"],
-     "error: --route must be one of tight, paper, gradnorm, joint, got 'fast'"),
+     "error: --route must be one of tight, paper, gradnorm, joint, blocks, got 'fast'"),
     (["reproduce", "figure1", "--preset", "huge"],
      "error: --preset must be quick or paper, got 'huge'"),
     (["validate", "theorem1", "--device", "tpu"],

@@ -76,7 +76,13 @@ def test_block_bounds_are_the_stated_formulas_with_the_activations_sigmas(activa
         expect_h = s2 * math.sqrt(a2 * b2) + s1 * (au * bw + aw * bu + 32 / 27 * u * aw * bw)
         args = [t(v, dtype=torch.float64) for v in (u, au, aw, bu, bw)]
         assert float(phi(*args[:3])) == pytest.approx(expect_phi, rel=1e-14)
-        assert float(hess(*args)) == pytest.approx(expect_h, rel=1e-14)
+        # the blocks route's H (derivations.md §2.1, 32/27)
+        assert float(block_bounds(activation, False)[1](*args)) == pytest.approx(expect_h,
+                                                                                rel=1e-14)
+        # the default route's H (§2.2): the attention constant 4/(3√3)
+        kappa = 4 / (3 * math.sqrt(3))
+        expect_k = s2 * math.sqrt(a2 * b2) + s1 * (au * bw + aw * bu + kappa * u * aw * bw)
+        assert float(hess(*args)) == pytest.approx(expect_k, rel=1e-14)
 
 
 def test_gradient_search_reports_a_violation_of_a_halved_bound():
@@ -129,7 +135,7 @@ def test_no_head_block_record_exceeds_its_bound(m, d, T, rho, nu, activation):
     radii = tuple(float(rho) for _ in range(3)), tuple(float(nu) for _ in range(3))
     recs = head_block_records(d, T, bounds["u_rms"], get_activation(activation), *radii,
                               {"m": m}, seed=3, **TINY)
-    assert len(recs) == len(GRADIENT_PAIRS) + len(HESSIAN_PAIRS)
+    assert len(recs) == len(GRADIENT_PAIRS) + len(HESSIAN_PAIRS) + 1   # + κ's own record
     for r in recs:
         assert r["holds"], r
         assert r["ratio"] == pytest.approx(r["measured"] / r["bound"], rel=1e-14)
@@ -144,4 +150,4 @@ def test_a_zero_direction_is_skipped():
     pairs = {(r["name"], r["pair"]) for r in recs}
     assert ("tight.head_gradient_block", "nu") not in pairs
     assert ("tight.head_hessian_block", "rho,nu") not in pairs
-    assert len(recs) == len(GRADIENT_PAIRS) + len(HESSIAN_PAIRS) - 2
+    assert len(recs) == len(GRADIENT_PAIRS) + len(HESSIAN_PAIRS) + 1 - 2

@@ -52,6 +52,11 @@ REACHED = {"tight.lipschitz_L": 0.9, "tight.output_envelope_F": 0.9,
 #: The direct falsifiers of the per-head block bounds Φ and H (their bounds are the formulas at
 #: the maximiser's block norms, not constants of evaluate('theorem1')).
 HEAD_BLOCKS = {"tight.head_gradient_block", "tight.head_hessian_block"}
+#: The direct falsifier of H's attention constant κ = 4/(3√3) (derivations.md §2.2; its bound is
+#: κ at the maximiser's norms).
+THIRD_MOMENT = {"tight.attention_third_moment"}
+#: ε_app against the signed teacher of eps_app_teacher.py (its bound is evaluate's eps_app).
+TEACHER = {"tight.eps_app_teacher"}
 
 
 def _space(**kw):
@@ -219,14 +224,17 @@ def test_every_tight_record_holds_and_reads_its_bound_from_the_calculator(record
     ev = evaluate("theorem1", validate(m=4, d=2, rho="2", nu="1"))
     assert ev.statement.route == "tight"
     names = {r["name"] for r in records}
-    assert names == set(REACHED) | HEAD_BLOCKS
+    assert names == set(REACHED) | HEAD_BLOCKS | THIRD_MOMENT | TEACHER
     for r in records:
         for key in ("name", "method", "measured", "bound", "ratio", "holds", "m", "d", "seed",
                     "route", "device", "dtype"):
             assert key in r, key
         assert r["holds"], f"bound violated: {r}"
         assert math.isfinite(r["measured"]) and r["measured"] >= 0
-        if r["name"] in HEAD_BLOCKS:
+        if r["name"] in TEACHER:
+            expected_app = tight_bounds(m=4, d=2, rho="2", nu="1")["eps_app"]   # n = 64
+            assert r["bound"] == pytest.approx(expected_app, rel=1e-12)
+        if r["name"] in HEAD_BLOCKS | THIRD_MOMENT | TEACHER:
             continue
         key = r["name"].split(".", 1)[1]
         expected = 1.0 if key == "label_attention" else float(ev.constants[key])
