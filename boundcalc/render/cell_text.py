@@ -66,7 +66,7 @@ def format_value(value: Any, digits: int | None = None) -> str:
         if math.isnan(value):
             return ""
         if digits is None:
-            return repr(value)
+            return repr(float(value))  # a numpy float64 is a float whose repr names its type
         if value.is_integer() and abs(value) < 10**digits:
             return str(int(value))
         return f"{value:.{digits}g}"
@@ -83,7 +83,7 @@ def markdown_cell(text: str) -> str:
         >>> print(markdown_cell("a|b"))
         a\\|b
     """
-    return str(text).replace("|", r"\|").replace("\n", " ")
+    return str(text).replace("|", r"\|").replace("\r", " ").replace("\n", " ")
 
 
 def rich_to_text(renderable: Any, width: int) -> str:

@@ -1,5 +1,6 @@
 """The cache folders code is executed from: trusted only when nobody else can change them or any
-folder above them; folders boundcalc creates are private whatever the umask."""
+folder above them; folders boundcalc creates are private whatever the umask; a file written
+atomically gets the permissions the umask gives a plain ``open``."""
 
 from __future__ import annotations
 
@@ -73,3 +74,16 @@ def test_folders_made_for_a_cache_are_private_under_umask_0(tmp_path):
     finally:
         os.umask(old)
     assert [_mode(tmp_path / p) for p in ("a", "a/b", "a/b/c")] == [0o700] * 3
+
+
+def test_output_file_honours_the_umask(tmp_path):
+    import os
+
+    from boundcalc.files import write_atomic
+
+    old = os.umask(0o022)
+    try:
+        write_atomic(str(tmp_path / "out.csv"), "a,b")
+    finally:
+        os.umask(old)
+    assert (tmp_path / "out.csv").stat().st_mode & 0o777 == 0o644

@@ -9,7 +9,7 @@ import mpmath
 import pytest
 
 from boundcalc.calc.api import evaluate
-from boundcalc.calc.solvers import WIDTH_TERMS, solve_steps, solve_width
+from boundcalc.calc.solvers import WIDTH_TERMS
 from boundcalc.inputs.params import validate
 
 
@@ -77,19 +77,3 @@ def test_steps_at_a_too_large_eta_is_infeasible_with_exit_1(cli):
     run = cli("steps", "--target", "1", "--m", "512", "--eta", "1e-3")
     assert run.code == 1
     assert "eta L^2 B^2" in run.err and len(run.err.strip().splitlines()) == 1
-
-
-def test_width_solver_keeps_its_bracket_on_a_non_monotone_function():
-    bumpy = {2: 9.0, 4: 3.0, 6: 8.0, 8: 7.0, 16: 6.0}
-
-    def f(m: int) -> float:
-        return bumpy.get(m, 100.0 / m)
-
-    answer = solve_width(f, 5.0)
-    assert f(answer.m) <= 5.0 < f(answer.m - 2)
-
-
-def test_steps_closed_form_matches_the_square_of_the_ratio():
-    assert solve_steps(2, 3, 4, 1).steps == 576
-    assert solve_steps(1, 1, 1, 0.3).steps == 12  # ceil(11.11)
-    assert solve_steps(0, 1, 1, 0.1, eta=0.05).steps == 1

@@ -1,4 +1,5 @@
-"""The renderers (``boundcalc.render``): any flat section renders, in every format; NaN; escapes."""
+"""One result rendered (boundcalc/render/result_text.py): any flat section, in every format; NaN;
+escapes."""
 
 from __future__ import annotations
 
@@ -6,11 +7,9 @@ import csv
 import io
 import json
 
-import pandas as pd
 import pytest
 
 from boundcalc.render.cell_text import FORMATS
-from boundcalc.render.frame_text import render_frame
 from boundcalc.render.result_text import guarantee_line, render_result
 
 DATA = {
@@ -68,35 +67,3 @@ def test_table_rounds_to_the_requested_digits_and_shows_sources():
 def test_unknown_format_is_rejected():
     with pytest.raises(ValueError, match="xml"):
         render_result(DATA, "xml")
-
-
-FRAME = pd.DataFrame({"m": [8, 16], "eta": [float("nan"), 0.5], "ok": [True, False],
-                      "label": ['a,"b"', "c"]})
-
-
-def test_frame_csv_and_json_round_trip_with_missing_values():
-    rows = list(csv.DictReader(io.StringIO(render_frame(FRAME, "csv"))))
-    assert rows == [{"m": "8", "eta": "", "ok": "true", "label": 'a,"b"'},
-                    {"m": "16", "eta": "0.5", "ok": "false", "label": "c"}]
-    assert json.loads(render_frame(FRAME, "json")) == [
-        {"m": 8, "eta": None, "ok": True, "label": 'a,"b"'},
-        {"m": 16, "eta": 0.5, "ok": False, "label": "c"}]
-
-
-def test_frame_table_shows_first_and_last_rows_of_long_frames():
-    frame = pd.DataFrame({"m": range(0, 1000, 2)})
-    text = render_frame(frame, "table", max_rows=10)
-    assert " 998" in text and " 0" in text and "490 of 500 rows not shown" in text
-
-
-def test_output_file_honours_the_umask(tmp_path):
-    import os
-
-    from boundcalc.files import write_atomic
-
-    old = os.umask(0o022)
-    try:
-        write_atomic(str(tmp_path / "out.csv"), "a,b")
-    finally:
-        os.umask(old)
-    assert (tmp_path / "out.csv").stat().st_mode & 0o777 == 0o644

@@ -136,7 +136,7 @@ def test_the_readme_check_example_fits_15_lines_and_trains_saves_and_checks(tmp_
                                                                              monkeypatch, capsys):
     import torch
 
-    readme = (Path(__file__).parents[2] / "README.md").read_text(encoding="utf-8")
+    readme = (Path(__file__).parents[3] / "README.md").read_text(encoding="utf-8")
     code = readme.split("## Check your own run (torch)")[1].split("```python\n")[1].split("```")[0]
     assert len(code.splitlines()) + 2 <= 15            # with its two fences
     assert "boundcalc.save_run(" in code and "boundcalc.check_run(" in code

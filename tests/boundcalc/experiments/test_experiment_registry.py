@@ -278,7 +278,7 @@ def _dispatch_on_names(tree: ast.AST) -> list[tuple[int, str]]:
 
 
 def test_no_module_outside_the_registry_dispatches_on_an_experiment_name():
-    root = Path(__file__).resolve().parents[2]
+    root = Path(__file__).resolve().parents[3]
     hits = []
     for folder in ("boundcalc", "validators"):
         for path in sorted((root / folder).rglob("*.py")):
