@@ -160,7 +160,8 @@ def reproduce(
     check_device(device)
     inputs = load(row.inputs) if row.inputs is not None else None
     if inputs is not None:  # every override checked here, torch-free
-        seed_choice, fields = inputs.check(preset, values, origin, data)
+        seed_choice, fields = inputs.check(preset, values, origin, data,
+                                                 row.refused)
     if row.needs_torch:
         require_torch("EXPERIMENT", f"{experiment} trains the model")
     if inputs is None and (set_values or config_file is not None):

@@ -308,9 +308,11 @@ class ExperimentInputs:
         return tuple(k for k, row in self.fields.items() if row.own_option is None)
 
     def check(self, preset: str, values: Mapping[str, Any], origin: Mapping[str, str],
-              data: str | None = None) -> tuple[int | list[int] | None, dict[str, Any]]:
+              data: str | None = None, refused: Mapping[str, str] | None = None
+              ) -> tuple[int | list[int] | None, dict[str, Any]]:
         """``values`` (key → text or value, each given by the option ``origin[key]``) checked
-        against the preset ``preset``: every field in its range, every refusing rule holding.
+        against the preset ``preset``: every field in its range, every refusing rule holding;
+        ``refused`` maps keys that are no setting to why (the registry row's ``refused``).
         Returns ``(seeds, fields)`` as :func:`boundcalc.validators.experiments.configure.
         run_named` takes them: ``seeds`` a count or a list (None: not given), ``fields`` the
         other values, typed.
@@ -328,6 +330,9 @@ class ExperimentInputs:
 n_generated = 100 must exceed max(Ns) + n_test = 256 (set n_generated, or give --data)
         """
         rest = dict(values)
+        for key, why in (refused or {}).items():
+            if key in rest:
+                raise InputError(f"{origin.get(key, '--set')} {key}", why)
         seeds: int | list[int] | None = None
         if "seeds" in rest and self.first_seed is not None:
             flag = f"{origin.get('seeds', '--set')} seeds"
