@@ -172,13 +172,14 @@ def reproduce(
     elif inputs is None:  # the flags alone, checked above
         seed_choice = values.pop("seeds", None)
         fields = values
-    if row.figure is not None:
-        require_matplotlib("EXPERIMENT", f"{experiment} draws its figure")
     # one driver per run directory: its lock is taken before torch is imported (unless an
     # experiment without field rows needed it for its overrides), so a second driver on a live
     # --out is refused at once; released when the command ends
     folder = Path(out) if out is not None else Path("runs") / f"{experiment}-{preset}"
     ctx.with_resource(owned(folder))
+    if row.figure is not None:  # after the lock (importing matplotlib takes a second); a
+        # refusal here leaves no folder (the lock removes the folders it made)
+        require_matplotlib("EXPERIMENT", f"{experiment} draws its figure")
     if engine.engine and row.task is None:
         raise InputError("--executor", f"{experiment} runs on --executor processes only, not "
                                        f"{executor}")
