@@ -374,7 +374,7 @@ def collect(run: RunDirectory, cfg: Figure1Config) -> list[dict[str, Any]]:
     return [run.load_cell(cell_key(*c)) for c in all_cells(cfg) if is_done(run, c)]
 
 
-def theory_curves(m: int, cfg: Figure1Config) -> dict[str, float]:
+def theory_curves(m: int, cfg: Figure1Config) -> dict[str, Any]:
     """ε_lin, ε_app (n samples) and Theorem 1's min-iterate bound (n_train) at width m
     (:func:`boundcalc.runs.summaries.figure1_theory`)."""
     from boundcalc.runs.summaries import figure1_theory

@@ -40,12 +40,14 @@ import numpy as np
 
 from boundcalc.experiments.experiment_registry import experiment
 from boundcalc.runs.stored import FIGURE1_METRICS
+from boundcalc.runs.summaries import not_applicable
 
 __all__ = ["FIGURE1_CAPTION", "FIGURE1_WIDTH", "FIGURE2_CAPTION", "FIGURE2_WIDTH",
            "FIGURE_WIDTHS", "MIN_SEEDS_FOR_BAND", "TSWEEP_CAPTION", "TSWEEP_PANEL_LABELS",
            "TSWEEP_WIDTH", "check_width", "draw_figure1", "draw_figure2", "draw_figure2_summary",
            "draw_tsweep", "figure1_figure", "figure2_figure", "figure_style", "free_yardsticks",
-           "plot_figure1", "plot_figure2", "plot_tsweep", "signed", "tsweep_figure"]
+           "plot_figure1", "plot_figure2", "plot_tsweep", "signed", "theorem1_applicability",
+           "tsweep_figure"]
 
 #: ``--figure-width``: inches of a one-column and of a two-column figure.
 FIGURE_WIDTHS = {"single": 3.25, "double": 6.75}
@@ -321,8 +323,30 @@ bound on the loss at initialization of the same evaluation, where on scale;
 The dotted grey line in {a}–{c} has slope −1/2 (∝ m^(−1/2), the rate of the theory and of the
 paper's fits), drawn below the data for comparison; the slope in each title is the least-squares
 slope of log(geometric mean) in log m with its 95% CI. n = samples, d = token dimension,
-T = sequence length, K = steps.
+T = sequence length, K = steps.{applicability}
 """
+
+
+def theorem1_applicability(rows: Sequence[Mapping[str, Any]]) -> tuple[str, str]:
+    """(label, caption sentence) of Theorem 1's bound in a figure of the summary ``rows``:
+    ``("Theorem 1", "")`` where its conditions hold in every row, else ``("Theorem 1 (not
+    applicable)", …)`` with a sentence naming the failing conditions (the calculator's, as the
+    summary's ``min_train_loss_conditions`` records them).
+
+    Example:
+        >>> theorem1_applicability([{"min_train_loss_conditions": "hold"}])
+        ('Theorem 1', '')
+        >>> rows = [{"min_train_loss_conditions": "not applicable: rho_c >= nu_c fails"}]
+        >>> theorem1_applicability(rows)[0]
+        'Theorem 1 (not applicable)'
+    """
+    texts = [t.removeprefix("not applicable: ")
+             for t in dict.fromkeys(not_applicable(r) for r in rows) if t]
+    if not texts:
+        return "Theorem 1", ""
+    return ("Theorem 1 (not applicable)",
+            f"\nTheorem 1 is not applicable at these settings ({'; '.join(texts)}): its bound, "
+            f"drawn for reference, guarantees nothing here.")
 
 
 def figure1_figure(summary: Sequence[Mapping[str, Any]], fits: Sequence[Mapping[str, Any]],
@@ -338,6 +362,7 @@ def figure1_figure(summary: Sequence[Mapping[str, Any]], fits: Sequence[Mapping[
     by_panel = {f["panel"]: f for f in fits}
     rows = sorted(summary, key=lambda r: r["m"])
     x = np.array([r["m"] for r in rows], dtype=float)
+    theorem1, applicability = theorem1_applicability(rows)
     alt_align = "output" if lin_align == "feature" else "feature"
     has_alt = bool(rows) and all("lin_error_alt_gmean" in r for r in rows)
     letters = _letters()
@@ -365,6 +390,8 @@ def figure1_figure(summary: Sequence[Mapping[str, Any]], fits: Sequence[Mapping[
         drawn = _measured(ax, rows, key, "m", records, "tab:blue", "o")
         fit = by_panel.get(key, {})
         heading = f"{names[key]} {name}"
+        if key == "min_train_loss" and applicability:
+            heading += " (Theorem 1 not applicable)"
         if math.isfinite(fit.get("slope", math.nan)):
             heading += "\n" + _slope_text(fit["slope"], fit.get("slope_ci95", math.nan),
                                            narrow=width == "single" or panels > 4)
@@ -418,13 +445,14 @@ def figure1_figure(summary: Sequence[Mapping[str, Any]], fits: Sequence[Mapping[
     if has_alt:
         handles.append((Line2D([], [], color=_ALT_COLOR, alpha=0.8, marker="^", markersize=3),
                         f"{a} {alt_align}-aligned"))
+    bound_names = {**{k: v[2] for k, v in _F1_PANELS.items()}, "min_train_loss": theorem1}
     handles += free_handles + [
         (Line2D([], [], color=_RATIO_MARKERS[k][1], marker=_RATIO_MARKERS[k][0],
-                markersize=3), f"{names[k]} / {_F1_PANELS[k][2]}") for k in metrics]
+                markersize=3), f"{names[k]} / {bound_names[k]}") for k in metrics]
     if has_vacuity:
         handles.append((Line2D([], [], color=_BOUND_COLOR, linestyle="-.", marker="x",
                                markersize=3.5),
-                        r"Theorem 1 / $\hat{R}(\theta_0)$"))
+                        theorem1 + r" / $\hat{R}(\theta_0)$"))
     fig.legend(*zip(*handles, strict=True), loc="outside lower center",
                ncol=4 if width == "double" else 2, **_legend_size(width))
     _suptitle(fig, title, width)
@@ -436,7 +464,7 @@ def figure1_figure(summary: Sequence[Mapping[str, Any]], fits: Sequence[Mapping[
                     f"bound is vacuous)" if has_vacuity else "")
     caption = FIGURE1_CAPTION.format(title=title, a=a, b=b, c=c, d=names["ratio"],
                                      stat=_STAT_WORDS[drawn], alt_note=alt_note,
-                                     vacuity_note=vacuity_note)
+                                     vacuity_note=vacuity_note, applicability=applicability)
     return fig, caption
 
 
@@ -558,7 +586,8 @@ on scale), as in Figure 1; the last panel of each m is each measurement over its
 ε_app, Theorem 1) — the bounds do not depend on T and lie decades above the measurements, so
 they are compared as ratios (below 1: the bound holds). The slope in each title is the slope of
 log(metric) in log T fitted per seed, mean ± 95% CI over the seeds; 0 means no dependence on T.
-n = samples, d = token dimension, K = steps, ρ = ν the radii of Ω_ρ.
+n = samples, d = token dimension, K = steps, ρ the radii of Ω_ρ, ν the teacher's transport
+budgets.{applicability}
 """
 
 
@@ -580,6 +609,7 @@ def tsweep_figure(summary: Sequence[Mapping[str, Any]], fits: Sequence[Mapping[s
     axes = list(np.ravel(grid))
     letters = _letters()
     drawn = "band"
+    theorem1, applicability = theorem1_applicability(summary)
     for i, m in enumerate(shown):
         row_axes = axes[4 * i: 4 * i + 4]
         rows = sorted((r for r in summary if r["m"] == m), key=lambda r: r["T"])
@@ -617,15 +647,17 @@ def tsweep_figure(summary: Sequence[Mapping[str, Any]], fits: Sequence[Mapping[s
     handles = [(Line2D([], [], color="tab:blue", marker="o"), "geometric mean"),
                (spread, spread_label),
                (Line2D([], [], color=_BOUND_COLOR, linestyle=":", marker="s",
-                       markersize=2.8), "bound Theorem 1"),
+                       markersize=2.8), f"bound {theorem1}"),
                *free_handles,
                *[(Line2D([], [], color=_RATIO_MARKERS[k][1], marker=_RATIO_MARKERS[k][0],
-                         markersize=3), f"{_F1_PANELS[k][0]} / {_F1_PANELS[k][2]}")
+                         markersize=3), f"{_F1_PANELS[k][0]} / "
+                  f"{theorem1 if k == 'min_train_loss' else _F1_PANELS[k][2]}")
                  for k in FIGURE1_METRICS]]
     fig.legend(*zip(*handles, strict=True), loc="outside lower center",
                ncol=4 if width == "double" else 2, **_legend_size(width))
     _suptitle(fig, title, width)
-    return fig, TSWEEP_CAPTION.format(title=title, stat=_STAT_WORDS[drawn])
+    return fig, TSWEEP_CAPTION.format(title=title, stat=_STAT_WORDS[drawn],
+                                      applicability=applicability)
 
 
 def plot_tsweep(summary: Sequence[Mapping[str, Any]], fits: Sequence[Mapping[str, Any]],
@@ -685,12 +717,25 @@ def draw_tsweep(summary: Sequence[Mapping[str, Any]], fits: Sequence[Mapping[str
                 width: str | None = None) -> list[Path]:
     """:func:`plot_tsweep` of a T-sweep run with parameters ``params`` (``widths``, ``n``, ``d``,
     ``steps``, ``rho``, ``seeds``); ``width`` None is the T sweep's default (double)."""
+    rho, nu = _radii(params["rho"]), _radii(params.get("nu", params["rho"]))
+    radii = f"ρ = ν = {rho}" if rho == nu else f"ρ = {rho}, ν = {nu}"
     title = (f"Theorem 1's setting (ProjGD on Ω_ρ) against T: n = {params['n']}, "
              f"d = {params['d']}, "
-             f"K = {params['steps']}, ρ = ν = {params['rho'][0]:g}, "
+             f"K = {params['steps']}, {radii}, "
              f"{len(params['seeds'])} seeds")
     return plot_tsweep(summary, fits, records, stem, widths=params["widths"], title=title,
                        width=width or TSWEEP_WIDTH)
+
+
+def _radii(values: Sequence[float]) -> str:
+    """ρ or ν as a title writes it: one number when the three components agree.
+
+    Example:
+        >>> _radii([3.0, 3.0, 3.0]), _radii([2.0, 3.0, 3.0])
+        ('3', '(2, 3, 3)')
+    """
+    parts = [f"{float(v):g}" for v in values]
+    return parts[0] if len(set(parts)) == 1 else f"({', '.join(parts)})"
 
 
 def draw_figure2_summary(summary: Sequence[Mapping[str, Any]], fits: Sequence[Mapping[str, Any]],
