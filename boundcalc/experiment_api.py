@@ -246,6 +246,8 @@ def reproduce(name: str, preset: str = "quick", out: str | os.PathLike | None = 
                                  f"or an .npz)")
     if data is not None and not isinstance(data, (str, os.PathLike)):
         raise InputError("data", f"must be a path, got {data!r}")
+    if not isinstance(device, str):
+        raise InputError("device", f"must be auto, cpu or cuda, got {device!r}")
     check_device(device)
     data_text = None if data is None else os.fspath(data)
     origin = dict.fromkeys(overrides, "reproduce()")

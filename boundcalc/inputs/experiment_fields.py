@@ -48,7 +48,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from boundcalc.errors import InputError
-from boundcalc.inputs.overrides import convert, parse_seeds
+from boundcalc.inputs.overrides import MAX_SEEDS, convert, parse_seeds
 
 __all__ = ["EXPERIMENT_INPUTS", "FIGURE1", "FIGURE2", "MAX_ITEMS", "MAX_SEED", "MAX_SIZE",
            "TABLE1", "TSWEEP", "ExperimentInputs", "Field", "Rule", "check_out", "field_table"]
@@ -57,7 +57,7 @@ __all__ = ["EXPERIMENT_INPUTS", "FIGURE1", "FIGURE2", "MAX_ITEMS", "MAX_SEED", "
 #: docstring).
 MAX_SIZE = 2**24
 #: The most values a list setting holds (widths, lags, seeds, …).
-MAX_ITEMS = 4096
+MAX_ITEMS = MAX_SEEDS
 #: The largest seed.
 MAX_SEED = 2**32 - 1
 
