@@ -221,6 +221,7 @@ def reproduce(name: str, preset: str = "quick", out: str | os.PathLike | None = 
         run.summary.query("quantity == 'lin_error'")[["m", "gmean", "gci_low", "gci_high"]]
     """
     from boundcalc.errors import InputError
+    from boundcalc.inputs.experiment_fields import check_out
     from boundcalc.validation.settings import check_device, require_torch
 
     if name not in names():
@@ -228,22 +229,38 @@ def reproduce(name: str, preset: str = "quick", out: str | os.PathLike | None = 
     row = experiment(name)
     if preset not in row.presets:
         raise InputError("preset", f"must be {' or '.join(row.presets)}, got {preset!r}")
+    if out is not None and not isinstance(out, (str, os.PathLike)):
+        raise InputError("out", f"must be a folder name, got {out!r}")
+    out_text = check_out(None if out is None else os.fspath(out), "out")
     if not isinstance(jobs, int) or isinstance(jobs, bool) or jobs < 1:
         raise InputError("jobs", f"must be an integer >= 1, got {jobs!r}")
     if figure_width is not None and row.figure is None:
         raise InputError("figure_width", f"is for {listed(with_option('figure_width'))}, not "
                                          f"{name}")
+    if figure_width is not None and figure_width not in ("single", "double"):
+        raise InputError("figure_width", f"must be single or double, got {figure_width!r}")
     if data is not None and "data" not in row.options:
         raise InputError("data", f"is for {listed(with_option('data'))} only, not {name}")
+    if preset in row.data_required and data is None:
+        raise InputError("data", f"is required with preset {preset!r} (the MNIST IDX folder "
+                                 f"or an .npz)")
+    if data is not None and not isinstance(data, (str, os.PathLike)):
+        raise InputError("data", f"must be a path, got {data!r}")
+    if not isinstance(device, str):
+        raise InputError("device", f"must be auto, cpu or cuda, got {device!r}")
     check_device(device)
+    data_text = None if data is None else os.fspath(data)
+    origin = dict.fromkeys(overrides, "reproduce()")
+    if row.inputs is not None:  # every override checked before torch is imported
+        seeds, fields = load(row.inputs).check(preset, overrides, origin, data_text,
+                                                     row.refused)
     require_torch("name", f"{name} trains the model")
     from boundcalc.validation.settings import resolve_device
     from boundcalc.validators.experiments.configure import resolve_overrides, run_named
 
-    data_text = None if data is None else str(data)
-    seeds, fields = resolve_overrides(name, preset, overrides,
-                                      dict.fromkeys(overrides, "reproduce()"), data_text)
+    if row.inputs is None:
+        seeds, fields = resolve_overrides(name, preset, overrides, origin, data_text)
     folder = run_named(name, preset, seeds=seeds, fields=fields, device=resolve_device(device),
-                       out=out, jobs=jobs, data=data_text, figure_width=figure_width,
+                       out=out_text, jobs=jobs, data=data_text, figure_width=figure_width,
                        progress=progress)
     return load_run(folder)

@@ -1,11 +1,11 @@
 """``boundcalc reproduce``: the paper's experiments into resumable run directories.
 
 Imports torch and the experiments (:mod:`boundcalc.validators.experiments`) only when the command
-runs, after its flags are checked and the run directory's lock is taken
-(:func:`boundcalc.execution.executors.owned`), so that a second driver on a live ``--out`` is
-refused at once; with ``--set`` or ``--config`` the overrides are checked against the experiment's
-config first (:mod:`boundcalc.validators.experiments.configure`; this imports torch), so a bad key
-or value exits 2 before anything is written.
+runs, after its flags and every override of ``--set`` / ``--config`` are checked against the
+experiment's field rows (:mod:`boundcalc.inputs.experiment_fields`, torch-free) and the run
+directory's lock is taken (:func:`boundcalc.execution.executors.owned`): a bad key or value exits 2
+before anything is written, and a second driver on a live ``--out`` is refused at once. Settings
+that make a statement not applicable (ρ < ν, δ ≥ ½ for Theorem 1) run, with a note.
 ``--executor`` picks where the cells are computed (:mod:`boundcalc.cli.executor_options`):
 this machine's ``--jobs`` processes, Dask or Slurm (:mod:`boundcalc.validators.experiments.tasks`).
 """
@@ -38,8 +38,9 @@ from boundcalc.cli.executor_options import (
 from boundcalc.cli.options import DEVICES, choice_option, completer
 from boundcalc.cli.table import literal_brackets as _literal_brackets
 from boundcalc.execution.executors import ExecutorSettings, owned
-from boundcalc.experiments.experiment_registry import Experiment, listed, names, with_option
+from boundcalc.experiments.experiment_registry import Experiment, listed, load, names, with_option
 from boundcalc.experiments.experiment_registry import experiment as registry_row
+from boundcalc.inputs.experiment_fields import check_out
 from boundcalc.inputs.overrides import parse_assignments, parse_seeds, read_config_file
 from boundcalc.inputs.params import InputError
 from boundcalc.validation.settings import check_device, require_torch
@@ -115,6 +116,7 @@ def reproduce(
     """Reproduce an experiment into a resumable run directory (``--help`` shows
     :func:`reproduce_help`, the registry's experiments)."""
     row = registry_row(experiment)
+    out = check_out(out)
     if preset not in row.presets:
         raise InputError("--preset", f"must be {' or '.join(row.presets)}, got {preset!r}")
     if jobs < 1:
@@ -151,26 +153,34 @@ def reproduce(
     elif data is not None:
         _check_option(row, "data", "--data", only=True)
     check_device(device)
+    inputs = load(row.inputs) if row.inputs is not None else None
+    if inputs is not None:  # every override checked here, torch-free
+        seed_choice, fields = inputs.check(preset, values, origin, data,
+                                                 row.refused)
     if row.needs_torch:
         require_torch("EXPERIMENT", f"{experiment} trains the model")
-    if set_values or config_file is not None:
-        # checked before the run directory is made (this imports torch first)
+    if inputs is None and (set_values or config_file is not None):
+        # an experiment without field rows: checked by its make_config (imports torch first)
         from boundcalc.validators.experiments.configure import resolve_overrides
 
         seed_choice, fields = resolve_overrides(experiment, preset, values, origin, data)
-    else:  # the flags alone, checked above: the lock is taken before torch is imported
+    elif inputs is None:  # the flags alone, checked above
         seed_choice = values.pop("seeds", None)
         fields = values
-    if row.figure is not None:
-        require_matplotlib("EXPERIMENT", f"{experiment} draws its figure")
-    # one driver per run directory: its lock is taken before torch is imported (unless the
-    # overrides needed it), so a second driver on a live --out is refused at once; released
-    # when the command ends
+    # one driver per run directory: its lock is taken before torch is imported (unless an
+    # experiment without field rows needed it for its overrides), so a second driver on a live
+    # --out is refused at once; released when the command ends
     folder = Path(out) if out is not None else Path("runs") / f"{experiment}-{preset}"
     ctx.with_resource(owned(folder))
+    if row.figure is not None:  # after the lock (importing matplotlib takes a second); a
+        # refusal here leaves no folder (the lock removes the folders it made)
+        require_matplotlib("EXPERIMENT", f"{experiment} draws its figure")
     if engine.engine and row.task is None:
         raise InputError("--executor", f"{experiment} runs on --executor processes only, not "
                                        f"{executor}")
+    for line in inputs.notes(preset, fields) if inputs is not None else []:
+        sys.stderr.write(f"note: {line}; the run goes on, and its summary, tables and figure "
+                         f"say so\n")
     from boundcalc.validators.experiments.configure import run_named
 
     with _data_errors(row, data), run_directory_errors():

@@ -77,6 +77,10 @@ class Experiment:
             from stored cells (matplotlib, never torch); None: the experiment has no figure.
         figure_width: the figure's default ``--figure-width``.
         config: its config dataclass (every field a ``--set`` key).
+        inputs: its :class:`~boundcalc.inputs.experiment_fields.ExperimentInputs` (torch-free:
+            a row per config field, the presets, the rules over several fields), with which
+            ``reproduce`` checks every override before any run directory, lock or torch import;
+            None: the overrides are checked by ``make_config`` (torch imported first).
         make_config: ``(preset, seeds or data, device=…, **fields) → config``.
         write_outputs: ``(RunDirectory, config, **drawing options) → …``: the run's files from
             its stored cells.
@@ -122,6 +126,7 @@ class Experiment:
     make_config: Ref
     write_outputs: Ref
     finite_fields: tuple[str, ...] = ()
+    inputs: Ref | None = None
     slopes: Ref | None = None
     figure: Ref | None = None
     figure_width: str | None = None
@@ -212,6 +217,7 @@ def _tsweep_cells(params: Mapping[str, Any]) -> list[str]:
 
 
 _X = "boundcalc.validators.experiments."
+_IN = "boundcalc.inputs.experiment_fields:"
 _ETA = ("is not a setting: the step size is step_constant/sqrt(steps) (1.75/sqrt(K)); set "
         "step_constant or steps")
 
@@ -292,7 +298,7 @@ def listed(items: tuple[str, ...]) -> str:
 
 
 register_experiment(Experiment(
-    name="figure1", label="figure 1", cells=_figure1_cells,
+    name="figure1", inputs=_IN + "FIGURE1", label="figure 1", cells=_figure1_cells,
     cell_pattern=r"m(?P<m>\d+)-seed(?P<seed>\d+)",
     cell_fields=("seed", "m", *FIGURE1_METRICS), finite_fields=FIGURE1_METRICS,
     group_columns=("m",),
@@ -314,7 +320,7 @@ register_experiment(Experiment(
     "to the bound's slope."))
 
 register_experiment(Experiment(
-    name="figure2", label="figure 2", cells=_figure2_cells,
+    name="figure2", inputs=_IN + "FIGURE2", label="figure 2", cells=_figure2_cells,
     cell_pattern=r"(?P<model>transformer|indrnn)-L(?P<L>\d+)-seed(?P<seed>\d+)",
     cell_fields=("model", "L", "T", "seed", "max_jacobian", "min_val_loss",
                  "max_loss_gradient", "diverged", "memory_floats_per_sample"),
@@ -332,7 +338,7 @@ register_experiment(Experiment(
     "(no bound is stored)."))
 
 register_experiment(Experiment(
-    name="table1", label="table 1", cells=_table1_cells,
+    name="table1", inputs=_IN + "TABLE1", label="table 1", cells=_table1_cells,
     cell_pattern=r"dm(?P<d_m>\d+)-N(?P<N>\d+)", cell_fields=TABLE1_KEYS,
     finite_fields=("alpha", "Phi0"), group_columns=("d_m", "N"),
     summarize="boundcalc.runs.summaries:summarize_table1",
@@ -347,7 +353,7 @@ register_experiment(Experiment(
     "no CI) next to the Theorem 5 bound and the Lemma 4 conditions that hold."))
 
 register_experiment(Experiment(
-    name="tsweep", label="the T sweep", cells=_tsweep_cells,
+    name="tsweep", inputs=_IN + "TSWEEP", label="the T sweep", cells=_tsweep_cells,
     cell_pattern=r"m(?P<m>\d+)-T(?P<T>\d+)-seed(?P<seed>\d+)",
     cell_fields=("seed", "m", "T", *FIGURE1_METRICS), finite_fields=FIGURE1_METRICS,
     group_columns=("m", "T"),

@@ -37,7 +37,12 @@ from typing import Any
 
 from boundcalc.errors import InputError
 
-__all__ = ["convert", "parse_assignments", "parse_seeds", "read_config_file", "typed_overrides"]
+__all__ = ["MAX_SEEDS", "convert", "parse_assignments", "parse_seeds", "read_config_file",
+           "typed_overrides"]
+
+#: The most seeds a run takes (a count, a range or a list): each is a cell of the run, or a seed
+#: of every cell.
+MAX_SEEDS = 4096
 
 _NONE_WORDS = ("none", "null")
 _TRUE, _FALSE = ("true", "yes", "1"), ("false", "no", "0")
@@ -245,6 +250,7 @@ def parse_seeds(text: str | int | Sequence[int], flag: str = "--seeds") -> int |
     """Seeds as ``reproduce`` takes them (``--seeds``, ``--set seeds=``): a count ``k`` (an
     integer: the experiment's first k seeds), an inclusive range ``A-B`` or a list ``A,B,C``
     (distinct integers >= 0; a TOML or Python list too). A single seed is a one-item list, ``5,``.
+    At most :data:`MAX_SEEDS` seeds (a larger count or range is refused before it is built).
 
     Example:
         >>> parse_seeds("10"), parse_seeds("6-8"), parse_seeds("1,4"), parse_seeds([3])
@@ -272,6 +278,8 @@ def parse_seeds(text: str | int | Sequence[int], flag: str = "--seeds") -> int |
             count = integer(raw)
             if count < 1:
                 raise InputError(flag, f"{shapes}, got {text!r}")
+            if count > MAX_SEEDS:
+                raise InputError(flag, f"takes at most {MAX_SEEDS} seeds, got {text!r}")
             return count
         if "," in raw:
             values = [integer(part) for part in raw.split(",") if part.strip()]
@@ -280,7 +288,11 @@ def parse_seeds(text: str | int | Sequence[int], flag: str = "--seeds") -> int |
             lo, hi = integer(lo_text), integer(hi_text)
             if hi < lo:
                 raise InputError(flag, f"range A-B needs A <= B, got {text!r}")
+            if hi - lo + 1 > MAX_SEEDS:
+                raise InputError(flag, f"takes at most {MAX_SEEDS} seeds, got {text!r}")
             values = list(range(lo, hi + 1))
     if not values or min(values) < 0 or len(set(values)) != len(values):
         raise InputError(flag, f"must list distinct integers >= 0, got {text!r}")
+    if len(values) > MAX_SEEDS:
+        raise InputError(flag, f"takes at most {MAX_SEEDS} seeds, got {len(values)}")
     return values

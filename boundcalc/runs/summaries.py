@@ -54,10 +54,11 @@ from boundcalc.runs.stored import (
 from boundcalc.runs.validation_summary import yardstick_fields
 
 __all__ = ["FIGURE1_THEORY", "FIGURE2_BLOCK", "figure1_run_slopes", "figure1_slopes",
-           "figure1_theory", "tsweep_run_slopes",
+           "figure1_theory", "theorem1_applicability", "tsweep_run_slopes",
            "summarize_figure1", "summarize_figure1_records", "summarize_figure2",
            "summarize_figure2_records", "summarize_table1", "summarize_tsweep", "table1_row",
            "TABLE1_VERDICT_KEYS", "INITIAL_LOSS_COLUMNS", "initial_loss_columns",
+           "conditions_text", "not_applicable",
            "summarize_tsweep_records", "tsweep_slopes", "TSWEEP_METRICS"]
 
 #: Panel of figure 1 → the calculator's quantity it is compared with.
@@ -67,16 +68,22 @@ FIGURE1_THEORY = {"lin_error": "eps_lin", "app_error": "eps_app",
 FIGURE2_BLOCK = {"transformer": "W", "indrnn": "u"}
 
 
-def figure1_theory(m: int, params: Mapping[str, Any]) -> dict[str, float]:
+def figure1_theory(m: int, params: Mapping[str, Any]) -> dict[str, Any]:
     """ε_lin, ε_app (at n samples) and Theorem 1's min-iterate bound with its free bounds B²
     (``trivial_bound_B2``) and Y² (``initial_loss_bound``) (at the n_train training samples) at
-    width m — the calculator, as :func:`boundcalc.validators.experiments.figure1.theory_curves`.
+    width m — the calculator, as :func:`boundcalc.validators.experiments.figure1.theory_curves` —
+    and ``min_iterate_conditions``: ``hold``, or ``not applicable: …`` naming the conditions of
+    Theorem 1 that fail (the calculator's own, :attr:`boundcalc.calc.api.Evaluation.conditions`:
+    ρ ≥ ν componentwise, δ < ½), which every summary, table and figure shows beside the bound.
 
     Example:
         >>> p = {"n": 256, "val_fraction": 0.2, "d": 8, "T": 16, "delta": "0.05", "steps": 100,
         ...      "rho": [3.0, 3.0, 3.0], "nu": [3.0, 3.0, 3.0], "activation": "tanh"}
-        >>> sorted(figure1_theory(8, p))
-        ['eps_app', 'eps_lin', 'initial_loss_bound', 'min_iterate', 'trivial_bound_B2']
+        >>> sorted(figure1_theory(8, p))  # doctest: +NORMALIZE_WHITESPACE
+        ['eps_app', 'eps_lin', 'initial_loss_bound', 'min_iterate', 'min_iterate_conditions',
+         'trivial_bound_B2']
+        >>> figure1_theory(8, {**p, "rho": [2.0, 3.0, 3.0]})["min_iterate_conditions"]
+        'not applicable: rho_c >= nu_c fails'
     """
     from boundcalc.calc.api import evaluate
     from boundcalc.inputs.params import validate
@@ -86,7 +93,7 @@ def figure1_theory(m: int, params: Mapping[str, Any]) -> dict[str, float]:
 
     n = int(params["n"])
     n_train = n - int(float(params["val_fraction"]) * n)
-    out = {}
+    out: dict[str, Any] = {}
     for count, keys in ((n, ("eps_lin", "eps_app")),
                         (n_train, ("min_iterate", "trivial_bound_B2", "initial_loss_bound"))):
         res = evaluate("theorem1", validate(
@@ -95,8 +102,62 @@ def figure1_theory(m: int, params: Mapping[str, Any]) -> dict[str, float]:
             activation=params["activation"]))
         for key in keys:
             out[key] = float(res.bound[key] if key in res.bound else res.constants[key])
+    out["min_iterate_conditions"] = conditions_text(res.conditions)
     return out
 
+
+def conditions_text(conditions: Iterable[Any]) -> str:
+    """``hold`` when every condition of an evaluation holds, else ``not applicable: `` and the
+    failing ones as the calculator words them (:class:`boundcalc.calc.api.Evaluation`'s
+    ``conditions``; ``rho_c >= nu_c fails``).
+
+    Example:
+        >>> from types import SimpleNamespace as C
+        >>> conditions_text([C(holds=True, detail="m even holds (m = 8)")])
+        'hold'
+        >>> conditions_text([C(holds=False, detail="delta < 1/2 FAILS (delta = 0.6): why")])
+        'not applicable: delta < 1/2 fails'
+    """
+    failing = [str(c.detail).split(" FAILS")[0].strip() + " fails"
+               for c in conditions if not c.holds]
+    return "hold" if not failing else "not applicable: " + "; ".join(failing)
+
+
+def not_applicable(row: Mapping[str, Any], key: str = "min_train_loss_conditions") -> str:
+    """The ``not applicable: …`` text of a summary row whose bound's conditions fail, else
+    ``""`` (a row of a run summarized before the column existed: ``""``).
+
+    Example:
+        >>> not_applicable({"min_train_loss_conditions": "not applicable: rho_c >= nu_c fails"})
+        'not applicable: rho_c >= nu_c fails'
+        >>> not_applicable({"min_train_loss_conditions": "hold"}), not_applicable({})
+        ('', '')
+    """
+    text = row.get(key)
+    return text if isinstance(text, str) and text.startswith("not applicable") else ""
+
+
+
+def theorem1_applicability(rows: Sequence[Mapping[str, Any]]) -> tuple[str, str]:
+    """(label, caption sentence) of Theorem 1's bound in a figure of the summary ``rows``:
+    ``("Theorem 1", "")`` where its conditions hold in every row, else ``("Theorem 1 (not
+    applicable)", …)`` with a sentence naming the failing conditions (the calculator's, as the
+    summary's ``min_train_loss_conditions`` records them).
+
+    Example:
+        >>> theorem1_applicability([{"min_train_loss_conditions": "hold"}])
+        ('Theorem 1', '')
+        >>> rows = [{"min_train_loss_conditions": "not applicable: rho_c >= nu_c fails"}]
+        >>> theorem1_applicability(rows)[0]
+        'Theorem 1 (not applicable)'
+    """
+    texts = [t.removeprefix("not applicable: ")
+             for t in dict.fromkeys(not_applicable(r) for r in rows) if t]
+    if not texts:
+        return "Theorem 1", ""
+    return ("Theorem 1 (not applicable)",
+            f"\nTheorem 1 is not applicable at these settings ({'; '.join(texts)}): its bound, "
+            f"drawn for reference, guarantees nothing here.")
 
 def _geometric(key: str, values: Sequence[float | None]) -> dict[str, float]:
     """``<key>_gmean``, ``<key>_gci_low``, ``<key>_gci_high``: the geometric mean over seeds and
@@ -161,7 +222,7 @@ INITIAL_LOSS_COLUMNS = ("initial_train_loss_mean", "initial_train_loss_ci95",
                         "initial_train_loss_gmean", "initial_train_loss_gci_low",
                         "initial_train_loss_gci_high", "trivial_bound_B2", "initial_loss_bound",
                         "min_train_loss_free_bound", "min_train_loss_free_bound_key",
-                        "min_train_loss_verdict")
+                        "min_train_loss_verdict", "min_train_loss_conditions")
 
 
 def initial_loss_columns(cell: Sequence[Mapping[str, Any]],
@@ -171,7 +232,10 @@ def initial_loss_columns(cell: Sequence[Mapping[str, Any]],
     geometric mean and interval; absent from cells written without it), B² and Y² of the same
     evaluation as the bound, and Theorem 1's min-iterate bound against the smallest of B², Y²
     and every seed's R̂(θ_0) (``min_train_loss_free_bound``, ``…_key``, ``…_verdict``; k = 0 is
-    an iterate, so min_k R̂(θ_k) ≤ R̂(θ_0) with no theorem).
+    an iterate, so min_k R̂(θ_k) ≤ R̂(θ_0) with no theorem), and whether Theorem 1's conditions
+    hold (``min_train_loss_conditions``, from ``curves["min_iterate_conditions"]``): where one
+    fails the verdict is the calculator's ``not_guaranteed``, never ``vacuous`` or
+    ``informative``.
 
     Example:
         >>> cols = initial_loss_columns([{"initial_train_loss": 0.004},
@@ -192,9 +256,12 @@ def initial_loss_columns(cell: Sequence[Mapping[str, Any]],
                     **_geometric("initial_train_loss", values)})
         free["initial_loss"] = min(values)
     fields = yardstick_fields(curves["min_iterate"], free)
+    conditions = str(curves.get("min_iterate_conditions", "hold"))
     out.update({"min_train_loss_free_bound": fields["free_bound"],
                 "min_train_loss_free_bound_key": fields["free_bound_key"],
-                "min_train_loss_verdict": fields["verdict"]})
+                "min_train_loss_verdict": fields["verdict"] if conditions == "hold"
+                else "not_guaranteed",
+                "min_train_loss_conditions": conditions})
     return out
 
 

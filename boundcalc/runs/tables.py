@@ -37,6 +37,7 @@ from boundcalc.render.rounding import (
     wide_interval_text,
 )
 from boundcalc.runs.stored import StoredRun, load_run
+from boundcalc.runs.summaries import not_applicable
 
 __all__ = ["Column", "StoredRun", "Table", "build_tables",
            "figure1_tables", "figure2_tables", "load_run", "render_tables", "table1_tables",
@@ -54,7 +55,9 @@ class Column:
     ``header`` names it in Markdown; ``latex`` is its head in LaTeX (a symbol where there is one)
     and ``group`` the grouped head spanning it and its neighbours of the same group (LaTeX only);
     ``csv_only`` columns are left out of Markdown and LaTeX (CSV keeps every number), and
-    ``in_latex`` False leaves one out of LaTeX alone.
+    ``in_latex`` False leaves one out of LaTeX alone. ``note``: the key of a row's text that
+    follows the value in Markdown and LaTeX when it says ``not applicable: …`` (a bound whose
+    conditions fail, :func:`boundcalc.runs.summaries.not_applicable`).
     """
 
     key: str
@@ -64,6 +67,7 @@ class Column:
     csv_only: bool = False
     group: str | None = None
     in_latex: bool = True
+    note: str | None = None
 
 
 @dataclass
@@ -102,8 +106,10 @@ _FIGURE1_COLUMNS = [
        group=_LOSS),
     _c("initial_train_loss_mean", "training loss at init R̂(θ₀)", r"$\hat{R}(\theta_0)$",
        ci="initial_train_loss_ci95", group=_LOSS),
-    _c("min_train_loss_theory", "bound Theorem 1", "Theorem 1", group=_LOSS),
+    _c("min_train_loss_theory", "bound Theorem 1", "Theorem 1", group=_LOSS,
+       note="min_train_loss_conditions"),
     _c("min_train_loss_verdict", "Theorem 1 verdict", csv_only=True),
+    _c("min_train_loss_conditions", "Theorem 1 conditions", csv_only=True),
     _c("min_train_loss_free_bound", "free yardstick min(B², Y², R̂(θ₀))", csv_only=True),
     _c("min_train_loss_free_bound_key", "free yardstick is", csv_only=True),
     _c("initial_loss_bound", "Y²", csv_only=True),
@@ -177,6 +183,7 @@ _TSWEEP_COLUMNS = [
                                                  "initial_train_loss")}],
     _c("rel_min_train_loss_mean", "min training loss / label rms²",
        r"$\min_k \hat{R} / \overline{y^2}$", ci="rel_min_train_loss_ci95"),
+    _c("min_train_loss_conditions", "Theorem 1 conditions", csv_only=True),
 ]
 _TSWEEP_SLOPE_COLUMNS = [
     _c("panel", "panel"), _c("m", "m", "$m$"),
@@ -387,6 +394,17 @@ _TWO_POINTS = " (2 points: no CI)"
 
 def _display(row: Mapping[str, Any], col: Column, digits: int, latex: bool,
              metric: str | None = None, exponent: int = 0) -> str:
+    """A cell's text: its value (:func:`_value_text`), then, for a column with a ``note`` whose
+    row says ``not applicable: …``, that text in parentheses."""
+    text = _value_text(row, col, digits, latex, metric, exponent)
+    note = not_applicable(row, col.note) if col.note is not None else ""
+    if not note:
+        return text
+    return f"{text} ({latex_text(note) if latex else note})"
+
+
+def _value_text(row: Mapping[str, Any], col: Column, digits: int, latex: bool,
+                metric: str | None = None, exponent: int = 0) -> str:
     value = row.get(col.key)
     if col.key == "paper_epoch" and isinstance(value, int) and value < 0:
         value = None  # table1: no paper value for this cell

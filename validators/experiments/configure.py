@@ -4,13 +4,14 @@ and :func:`boundcalc.reproduce`.
 Every experiment keeps its settings in one frozen dataclass (its registry row's ``config``,
 :func:`config_class`), a preset being one instance of it. :func:`resolve_overrides` turns
 ``key → text or value`` overrides into that dataclass's types
-(:func:`boundcalc.inputs.overrides.typed_overrides`) and builds the config from the preset with
-them, so a bad key or value is an :class:`~boundcalc.errors.InputError` naming the option and the
-key before anything runs. ``seeds`` keeps the meaning of ``--seeds``: a count k is the experiment's
-first k seeds (figure1 and tsweep 1 … k, figure2 0 … k−1), a list or a range the seeds
-themselves. :func:`run_named` runs an experiment with the checked overrides on this machine's
-processes or on an executor; ``config.json`` records the config that results, so a
-resumed run is compared with it as with a preset's.
+(:meth:`boundcalc.inputs.experiment_fields.ExperimentInputs.check`: the experiment's field rows,
+torch-free; for an experiment without them, :func:`boundcalc.inputs.overrides.typed_overrides` and
+its ``make_config``), so a bad key or value is an :class:`~boundcalc.errors.InputError` naming the
+option and the key before anything runs. ``seeds`` keeps the meaning of ``--seeds``: a count k is
+the experiment's first k seeds (figure1 and tsweep 1 … k, figure2 0 … k−1), a list or a range
+the seeds themselves. :func:`run_named` runs an experiment with the checked overrides on this
+machine's processes or on an executor; ``config.json`` records the config that results, so a resumed
+run is compared with it as with a preset's.
 """
 
 from __future__ import annotations
@@ -85,6 +86,8 @@ def resolve_overrides(name: str, preset: str, values: Mapping[str, Any],
     for key, why in row.refused.items():
         if key in rest:
             raise InputError(f"{origin.get(key, '--set')} {key}", why)
+    if row.inputs is not None:  # its field rows (what reproduce checks, torch-free)
+        return load(row.inputs).check(preset, rest, origin, data, row.refused)
     seeds = None
     if "seeds" in rest and "seeds" in row.options:
         seeds = parse_seeds(rest.pop("seeds"), flag=f"{origin.get('seeds', '--set')} seeds")

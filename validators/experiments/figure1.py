@@ -52,6 +52,7 @@ import torch
 from boundcalc.execution.executors import Eta, ExecutorSettings
 from boundcalc.execution.progress import duration
 from boundcalc.files import write_atomic
+from boundcalc.inputs.experiment_fields import FIGURE1
 from boundcalc.runs.directory import RunDirectory
 from boundcalc.runs.stats import fit_slope
 from boundcalc.runs.stored import FIGURE1_EXTRA, FIGURE1_METRICS, cell_checks
@@ -108,38 +109,15 @@ class Figure1Config:
         return self.n - int(self.val_fraction * self.n)
 
     def check(self) -> None:
-        """Argument checks that name the offending field and value."""
-        if not self.widths or any(not isinstance(m, int) or m < 2 or m % 2 for m in self.widths):
-            raise ValueError(f"`widths` must be positive even integers, got {self.widths!r}")
-        if not self.seeds or any(not isinstance(s, int) or s < 0 for s in self.seeds):
-            raise ValueError(f"`seeds` must be non-negative integers, got {self.seeds!r}")
-        if len(set(self.seeds)) != len(self.seeds):
-            raise ValueError(f"`seeds` must be distinct, got {self.seeds!r}")
-        for name in ("n", "d", "T", "teacher_width", "anchors", "steps"):
-            if getattr(self, name) < 1:
-                raise ValueError(f"`{name}` must be >= 1, got {getattr(self, name)}")
-        if not 1 <= self.n_train < self.n + (self.val_fraction == 0):
-            raise ValueError(f"`n` = {self.n} with `val_fraction` = {self.val_fraction} must "
-                             "leave at least one training sample")
-        if self.lin_align not in LIN_ALIGNMENTS:
-            raise ValueError(f"`lin_align` must be one of {LIN_ALIGNMENTS}, got "
-                             f"{self.lin_align!r}")
-        if self.dtype not in ("float32", "float64"):
-            raise ValueError(f"`dtype` must be 'float32' or 'float64', got {self.dtype!r}")
-        try:
-            delta = float(self.delta)
-        except (TypeError, ValueError):
-            delta = math.nan
-        if not 0 < delta < 1:
-            raise ValueError(f"`delta` must be a number in (0, 1), got {self.delta!r}")
-        get_activation(self.activation)
+        """Every field in its range and the rules over several fields: the rows of
+        :data:`boundcalc.inputs.experiment_fields.FIGURE1` (an ``InputError``, a ``ValueError``,
+        naming the field)."""
+        FIGURE1.check_config(asdict(self))
 
 
-PRESETS: dict[str, Figure1Config] = {
-    "paper": Figure1Config(),
-    "quick": Figure1Config(widths=(8, 16, 32, 64), seeds=(1, 2), n=256, steps=100,
-                           teacher_width=1024),
-}
+#: The presets: the fields each sets away from the defaults, written once in the field rows.
+PRESETS: dict[str, Figure1Config] = {name: replace(Figure1Config(), **values)
+                                     for name, values in FIGURE1.presets.items()}
 
 
 def make_config(preset: str, seeds: int | Iterable[int] | None = None,
@@ -396,7 +374,7 @@ def collect(run: RunDirectory, cfg: Figure1Config) -> list[dict[str, Any]]:
     return [run.load_cell(cell_key(*c)) for c in all_cells(cfg) if is_done(run, c)]
 
 
-def theory_curves(m: int, cfg: Figure1Config) -> dict[str, float]:
+def theory_curves(m: int, cfg: Figure1Config) -> dict[str, Any]:
     """ε_lin, ε_app (n samples) and Theorem 1's min-iterate bound (n_train) at width m
     (:func:`boundcalc.runs.summaries.figure1_theory`)."""
     from boundcalc.runs.summaries import figure1_theory

@@ -51,6 +51,7 @@ import torch
 
 from boundcalc.execution.executors import Eta, ExecutorSettings
 from boundcalc.files import write_atomic
+from boundcalc.inputs.experiment_fields import FIGURE2
 from boundcalc.runs.directory import RunDirectory, save_cell_file
 from boundcalc.runs.stats import mean_ci95
 from boundcalc.runs.stored import cell_checks
@@ -93,33 +94,15 @@ class Figure2Config:
     device: str = "cpu"
 
     def check(self) -> None:
-        """Argument checks that name the offending field and value."""
-        if not self.lags or any(not isinstance(v, int) or v < 1 for v in self.lags):
-            raise ValueError(f"`lags` must be positive integers, got {self.lags!r}")
-        if not self.seeds or any(not isinstance(s, int) or s < 0 for s in self.seeds):
-            raise ValueError(f"`seeds` must be non-negative integers, got {self.seeds!r}")
-        if len(set(self.seeds)) != len(self.seeds):
-            raise ValueError(f"`seeds` must be distinct, got {self.seeds!r}")
-        if self.m < 2 or self.m % 2:
-            raise ValueError(f"`m` must be a positive even integer, got {self.m}")
-        if self.steps < 1:
-            raise ValueError(f"`steps` must be >= 1, got {self.steps}")
-        if not self.lr > 0:
-            raise ValueError(f"`lr` must be > 0, got {self.lr}")
-        if int(self.val_fraction * self.n) < 1 or int(self.val_fraction * self.n) >= self.n:
-            raise ValueError(f"`n` = {self.n} with `val_fraction` = {self.val_fraction} must "
-                             "leave at least one training and one validation window")
-        if self.seed_batch < 1:
-            raise ValueError(f"`seed_batch` must be >= 1, got {self.seed_batch}")
-        if self.dtype not in ("float32", "float64"):
-            raise ValueError(f"`dtype` must be 'float32' or 'float64', got {self.dtype!r}")
-        get_activation(self.activation)
+        """Every field in its range and the rules over several fields: the rows of
+        :data:`boundcalc.inputs.experiment_fields.FIGURE2` (an ``InputError``, a ``ValueError``,
+        naming the field)."""
+        FIGURE2.check_config(asdict(self))
 
 
-PRESETS: dict[str, Figure2Config] = {
-    "paper": Figure2Config(seed_batch=20),
-    "quick": Figure2Config(seeds=(0, 1), n=320, m=16, steps=150),
-}
+#: The presets: the fields each sets away from the defaults, written once in the field rows.
+PRESETS: dict[str, Figure2Config] = {name: replace(Figure2Config(), **values)
+                                     for name, values in FIGURE2.presets.items()}
 
 
 def resolve_device(device: str | None) -> str:

@@ -40,6 +40,7 @@ import numpy as np
 
 from boundcalc.experiments.experiment_registry import experiment
 from boundcalc.runs.stored import FIGURE1_METRICS
+from boundcalc.runs.summaries import theorem1_applicability
 
 from .plot_axes import (
     OFF_SCALE,
@@ -56,7 +57,8 @@ __all__ = ["FIGURE1_CAPTION", "FIGURE1_WIDTH", "FIGURE2_CAPTION", "FIGURE2_WIDTH
            "FIGURE_WIDTHS", "MIN_SEEDS_FOR_BAND", "TSWEEP_CAPTION", "TSWEEP_PANEL_LABELS",
            "TSWEEP_WIDTH", "check_width", "draw_figure1", "draw_figure2", "draw_figure2_summary",
            "draw_tsweep", "figure1_figure", "figure2_figure", "figure_style", "free_yardsticks",
-           "plot_figure1", "plot_figure2", "plot_tsweep", "signed", "tsweep_figure"]
+           "plot_figure1", "plot_figure2", "plot_tsweep", "signed", "theorem1_applicability",
+           "tsweep_figure"]
 
 #: ``--figure-width``: inches of a one-column and of a two-column figure.
 FIGURE_WIDTHS = {"single": 3.25, "double": 6.75}
@@ -322,7 +324,7 @@ The dotted grey line in {a}–{c} has slope −1/2 (∝ m^(−1/2), the rate of 
 paper's fits; a straight line only on log–log axes), drawn below the data and its spread for
 comparison; the slope in each title is the least-squares slope of log(geometric mean) in log m
 with its 95% CI (a fit to two widths has none). n = samples, d = token dimension,
-T = sequence length, K = steps.
+T = sequence length, K = steps.{applicability}
 """
 
 
@@ -339,6 +341,7 @@ def figure1_figure(summary: Sequence[Mapping[str, Any]], fits: Sequence[Mapping[
     by_panel = {f["panel"]: f for f in fits}
     rows = sorted(summary, key=lambda r: r["m"])
     x = np.array([r["m"] for r in rows], dtype=float)
+    theorem1, applicability = theorem1_applicability(rows)
     alt_align = "output" if lin_align == "feature" else "feature"
     has_alt = bool(rows) and all("lin_error_alt_gmean" in r for r in rows)
     letters = _letters()
@@ -370,6 +373,8 @@ def figure1_figure(summary: Sequence[Mapping[str, Any]], fits: Sequence[Mapping[
         drawn, lowest = _measured(ax, rows, key, "m", records, "tab:blue", "o")
         fit = by_panel.get(key, {})
         heading = f"{names[key]} {name}"
+        if key == "min_train_loss" and applicability:
+            heading += " (Theorem 1 not applicable)"
         if math.isfinite(fit.get("slope", math.nan)):
             heading += "\n" + _slope_text(fit["slope"], fit.get("slope_ci95", math.nan),
                                            narrow=width == "single" or panels > 4,
@@ -433,15 +438,16 @@ def figure1_figure(summary: Sequence[Mapping[str, Any]], fits: Sequence[Mapping[
     if has_alt:
         handles.append((Line2D([], [], color=_ALT_COLOR, alpha=0.8, marker="^", markersize=3),
                         f"{a} {alt_align}-aligned"))
+    bound_names = {**{k: v[2] for k, v in _F1_PANELS.items()}, "min_train_loss": theorem1}
     handles += free_handles + [
         (Line2D([], [], color=_RATIO_MARKERS[k][1], marker=_RATIO_MARKERS[k][0],
-                markersize=3), f"{names[k]} / {_F1_PANELS[k][2]}") for k in metrics]
+                markersize=3), f"{names[k]} / {bound_names[k]}") for k in metrics]
     if has_vacuity:
         handles += [(Line2D([], [], color=_INITIAL_COLOR, linestyle="-.", marker="v",
                             markersize=3, markerfacecolor="none", linewidth=0.9),
-                     r"$\hat{R}(\theta_0)$ / Theorem 1"),
+                     r"$\hat{R}(\theta_0)$ / " + theorem1),
                     (Line2D([], [], color=_BOUND_COLOR, linestyle="-.", marker="x",
-                            markersize=3.5), r"Theorem 1 / $\hat{R}(\theta_0)$")]
+                            markersize=3.5), theorem1 + r" / $\hat{R}(\theta_0)$")]
     if slot is not None:   # the legend in the empty sixth slot, where the layout put it
         _suptitle(fig, title, width)
         fig.canvas.draw()
@@ -476,7 +482,8 @@ def figure1_figure(summary: Sequence[Mapping[str, Any]], fits: Sequence[Mapping[
     caption = FIGURE1_CAPTION.format(title=title, a=a, b=b, c=c, d=names["ratio"],
                                      stat=_STAT_WORDS[drawn], alt_note=alt_note,
                                      ratio_note=ratio_note, vacuity_note=vacuity_note,
-                                     scales=axis_scales(panel_axes), off_note=off_note)
+                                     scales=axis_scales(panel_axes), off_note=off_note,
+                                     applicability=applicability)
     return fig, caption
 
 
@@ -608,7 +615,8 @@ measured R̂(θ_0) over Theorem 1's bound (hollow triangles: as far below 1 as t
 the bound is vacuous) — the bounds do not depend on T and lie decades above the measurements, so
 they are compared as ratios (below 1: the bound holds). The slope in each title is the slope of
 log(metric) in log T fitted per seed, mean ± 95% CI over the seeds; 0 means no dependence on T.
-n = samples, d = token dimension, K = steps, ρ = ν the radii of the set Ω_ρ.
+n = samples, d = token dimension, K = steps, ρ the radii of Ω_ρ, ν the teacher's transport
+budgets.{applicability}
 """
 
 
@@ -632,6 +640,7 @@ def tsweep_figure(summary: Sequence[Mapping[str, Any]], fits: Sequence[Mapping[s
     letters = _letters()
     drawn = "band"
     bound_drawn = has_free_ratio = False
+    theorem1, applicability = theorem1_applicability(summary)
     for i, m in enumerate(shown):
         row_axes = axes[4 * i: 4 * i + 4]
         rows = sorted((r for r in summary if r["m"] == m), key=lambda r: r["T"])
@@ -682,14 +691,15 @@ def tsweep_figure(summary: Sequence[Mapping[str, Any]], fits: Sequence[Mapping[s
     handles = [(Line2D([], [], color="tab:blue", marker="o"), "geometric mean over seeds"),
                (spread, spread_label),
                *([(Line2D([], [], color=_BOUND_COLOR, linestyle=":", marker="s",
-                          markersize=2.8), "bound Theorem 1")] if bound_drawn else []),
+                          markersize=2.8), f"bound {theorem1}")] if bound_drawn else []),
                *free_handles,
                *[(Line2D([], [], color=_RATIO_MARKERS[k][1], marker=_RATIO_MARKERS[k][0],
-                         markersize=3), f"{_F1_PANELS[k][0]} / {_F1_PANELS[k][2]}")
+                         markersize=3), f"{_F1_PANELS[k][0]} / "
+                  f"{theorem1 if k == 'min_train_loss' else _F1_PANELS[k][2]}")
                  for k in FIGURE1_METRICS],
                *([(Line2D([], [], color=_INITIAL_COLOR, linestyle="-.", marker="v",
                           markersize=3, markerfacecolor="none", linewidth=0.9),
-                   r"$\hat{R}(\theta_0)$ / Theorem 1")] if has_free_ratio else [])]
+                   r"$\hat{R}(\theta_0)$ / " + theorem1)] if has_free_ratio else [])]
     fig.legend(*zip(*handles, strict=True), loc="outside lower center",
                ncol=4 if width == "double" else 2, **_legend_size(width))
     _suptitle(fig, title, width)
@@ -697,7 +707,8 @@ def tsweep_figure(summary: Sequence[Mapping[str, Any]], fits: Sequence[Mapping[s
     panel_axes = {ax.get_title(loc="left").split()[0]: ax for ax in axes if ax.has_data()}
     plain_title = title.replace(r"$\Omega_\rho$", "Ω_ρ")   # the caption is plain text
     return fig, TSWEEP_CAPTION.format(title=plain_title, stat=_STAT_WORDS[drawn],
-                                      scales=axis_scales(panel_axes))
+                                      scales=axis_scales(panel_axes),
+                                      applicability=applicability)
 
 
 def plot_tsweep(summary: Sequence[Mapping[str, Any]], fits: Sequence[Mapping[str, Any]],
@@ -757,12 +768,25 @@ def draw_tsweep(summary: Sequence[Mapping[str, Any]], fits: Sequence[Mapping[str
                 width: str | None = None) -> list[Path]:
     """:func:`plot_tsweep` of a T-sweep run with parameters ``params`` (``widths``, ``n``, ``d``,
     ``steps``, ``rho``, ``seeds``); ``width`` None is the T sweep's default (double)."""
+    rho, nu = _radii(params["rho"]), _radii(params.get("nu", params["rho"]))
+    radii = f"ρ = ν = {rho}" if rho == nu else f"ρ = {rho}, ν = {nu}"
     title = (f"Theorem 1's setting (ProjGD on $\\Omega_\\rho$) against T: n = {params['n']}, "
              f"d = {params['d']}, "
-             f"K = {params['steps']}, ρ = ν = {params['rho'][0]:g}, "
+             f"K = {params['steps']}, {radii}, "
              f"{len(params['seeds'])} seeds")
     return plot_tsweep(summary, fits, records, stem, widths=params["widths"], title=title,
                        width=width or TSWEEP_WIDTH)
+
+
+def _radii(values: Sequence[float]) -> str:
+    """ρ or ν as a title writes it: one number when the three components agree.
+
+    Example:
+        >>> _radii([3.0, 3.0, 3.0]), _radii([2.0, 3.0, 3.0])
+        ('3', '(2, 3, 3)')
+    """
+    parts = [f"{float(v):g}" for v in values]
+    return parts[0] if len(set(parts)) == 1 else f"({', '.join(parts)})"
 
 
 def draw_figure2_summary(summary: Sequence[Mapping[str, Any]], fits: Sequence[Mapping[str, Any]],

@@ -63,12 +63,13 @@ import torch
 
 from boundcalc.execution.executors import Eta
 from boundcalc.files import write_atomic
+from boundcalc.inputs.experiment_fields import TABLE1
 from boundcalc.runs.directory import RunDirectory, records_to_csv
 from boundcalc.runs.stored import cell_checks
 from boundcalc.runs.summaries import table1_row
 
 from ..data.digits import load_digit_tokens
-from ..data.mnist import SCALES, r_x_bound
+from ..data.mnist import r_x_bound
 from ..encoder import MIN_ALPHA, MIN_RADIUS, eval_loss_value, lecun_init, measure_init, train_gd
 from .experiment import run_experiment
 
@@ -100,31 +101,15 @@ class Table1Config:
     device: str = "cpu"
 
     def check(self) -> None:
-        if not self.dms or any(not isinstance(v, int) or v < 1 for v in self.dms):
-            raise ValueError(f"`dms` must be positive integers, got {self.dms!r}")
-        if not self.Ns or any(not isinstance(v, int) or v < 2 for v in self.Ns):
-            raise ValueError(f"`Ns` must be integers >= 2, got {self.Ns!r}")
-        if self.steps < 1:
-            raise ValueError(f"`steps` must be >= 1, got {self.steps}")
-        if not self.lr > 0:
-            raise ValueError(f"`lr` must be > 0, got {self.lr}")
-        if not 0 < self.delta < 1:
-            raise ValueError(f"`delta` must be in (0, 1), got {self.delta}")
-        if not isinstance(self.patch, int) or self.patch < 1:
-            raise ValueError(f"`patch` must be a positive integer, got {self.patch!r}")
-        if self.scale not in SCALES:
-            raise ValueError(f"`scale` must be one of {SCALES}, got {self.scale!r}")
-        if self.dtype not in ("float32", "float64"):
-            raise ValueError(f"`dtype` must be 'float32' or 'float64', got {self.dtype!r}")
-        if self.data is None and self.n_generated < max(self.Ns) + (self.n_test or 0) + 1:
-            raise ValueError("`n_generated` must exceed max(Ns) + n_test for generated data")
+        """Every field in its range and the rules over several fields: the rows of
+        :data:`boundcalc.inputs.experiment_fields.TABLE1` (an ``InputError``, a ``ValueError``,
+        naming the field)."""
+        TABLE1.check_config(asdict(self))
 
 
-PRESETS: dict[str, Table1Config] = {
-    "paper": Table1Config(),
-    "quick": Table1Config(dms=(16, 32), Ns=(64, 128), steps=300, n_test=128, dtype="float64",
-                          n_generated=257),
-}
+#: The presets: the fields each sets away from the defaults, written once in the field rows.
+PRESETS: dict[str, Table1Config] = {name: replace(Table1Config(), **values)
+                                    for name, values in TABLE1.presets.items()}
 
 
 def make_config(preset: str, data: str | os.PathLike | None = None, device: str = "cpu",

@@ -35,7 +35,7 @@ from __future__ import annotations
 import os
 import sys
 from collections.abc import Iterable
-from dataclasses import asdict, dataclass, fields
+from dataclasses import asdict, dataclass, fields, replace
 from pathlib import Path
 from typing import Any
 
@@ -43,6 +43,7 @@ import torch
 
 from boundcalc.execution.executors import ExecutorSettings
 from boundcalc.files import write_atomic
+from boundcalc.inputs.experiment_fields import TSWEEP
 from boundcalc.runs.directory import RunDirectory, save_cell_file
 from boundcalc.runs.stored import FIGURE1_METRICS, cell_checks, tsweep_cell_key
 from boundcalc.runs.summaries import summarize_tsweep_records, tsweep_slopes
@@ -94,18 +95,15 @@ class TSweepConfig:
         return self.figure1(self.Ts[0]).eta
 
     def check(self) -> None:
-        """Figure 1's checks, and T ≥ 1 distinct (at least two, for a slope)."""
-        if (len(self.Ts) < 2 or len(set(self.Ts)) != len(self.Ts)
-                or any(not isinstance(T, int) or T < 1 for T in self.Ts)):
-            raise ValueError(f"`Ts` must be at least two distinct integers >= 1, got {self.Ts!r}")
-        self.figure1(self.Ts[0]).check()
+        """Figure 1's checks, and T ≥ 1 distinct (at least two, for a slope): the rows of
+        :data:`boundcalc.inputs.experiment_fields.TSWEEP` (an ``InputError``, a ``ValueError``,
+        naming the field)."""
+        TSWEEP.check_config(asdict(self))
 
 
-PRESETS: dict[str, TSweepConfig] = {
-    "paper": TSweepConfig(),
-    "quick": TSweepConfig(widths=(16, 64), Ts=(4, 16, 64, 256), seeds=(1, 2, 3), n=128,
-                          steps=100, teacher_width=512, anchors=8),
-}
+#: The presets: the fields each sets away from the defaults, written once in the field rows.
+PRESETS: dict[str, TSweepConfig] = {name: replace(TSweepConfig(), **values)
+                                    for name, values in TSWEEP.presets.items()}
 
 
 def make_config(preset: str, seeds: int | Iterable[int] | None = None,
