@@ -42,11 +42,12 @@ from boundcalc.errors import InputError
 from boundcalc.inputs.params import ARGUMENT_NAMES, PARAMS, Inputs
 from boundcalc.version import __version__
 
-__all__ = ["AVERAGE_BOUND", "DRIFT_BOUNDS", "FLOAT_MAX", "FREE_BOUND_KEYS", "FREE_BOUND_TEXT",
+__all__ = ["AVERAGE_BOUND", "DEFAULT_MIN_PROBABILITY", "DRIFT_BOUNDS", "FLOAT_MAX", "FREE_BOUND_KEYS", "FREE_BOUND_TEXT",
            "INITIAL_LOSS_KEY", "OVERFLOW", "TRIVIAL_KEY", "VERDICTS", "VERDICT_BOUND",
            "ConditionResult", "Evaluation", "Number", "condition_results", "evaluate",
            "free_bound_of",
            "has_verdict", "mp_arguments", "out_of_range", "overflow_text", "overflows",
+           "probability_sufficient",
            "show_number", "symbol_values", "underflows", "verdict_column"]
 
 #: Verdicts of a statement whose constants include the free bounds B² and Y² (see
@@ -62,6 +63,28 @@ OVERFLOW = "overflow"
 
 #: Largest finite float64.
 FLOAT_MAX = sys.float_info.max
+
+#: The smallest probability at which a bound counts as guaranteed unless ``--min-probability``
+#: says otherwise (the default of that row of :data:`boundcalc.inputs.params.PARAMS`): a
+#: statement that holds with probability below ½ is more likely false than true at the draw.
+DEFAULT_MIN_PROBABILITY = float(PARAMS["min_probability"].default or "0.5")
+
+
+def probability_sufficient(probability: Any, min_probability: Any) -> bool:
+    """Whether ``probability`` (an mpmath or float value; None: undefined) reaches
+    ``min_probability``, compared exactly: the threshold is read from its shortest decimal text
+    (``0.5``, not its binary float), the probability as held.
+
+    Example:
+        >>> probability_sufficient(mpmath.mpf("0.9"), 0.5), probability_sufficient(0.02, 0.5)
+        (True, False)
+    """
+    if probability is None:
+        return False
+    mp = _exact_number(probability)
+    if mp is None or mpmath.isnan(mp):
+        return False
+    return bool(mp >= mpmath.mpf(repr(float(min_probability))))
 
 
 def _exact_number(value: Any) -> mpmath.mpf | None:
@@ -220,11 +243,28 @@ class Evaluation:
         return all(c.holds for c in self.conditions)
 
     @property
+    def min_probability(self) -> float:
+        """The smallest probability at which a bound counts as guaranteed: the input
+        ``min_probability`` (``--min-probability``), :data:`DEFAULT_MIN_PROBABILITY` when the
+        inputs do not carry it."""
+        value = self.inputs.get("min_probability")
+        return DEFAULT_MIN_PROBABILITY if value is None else float(value)  # type: ignore[arg-type]
+
+    @property
+    def probability_sufficient(self) -> bool:
+        """Whether the statement's probability reaches :attr:`min_probability` (decided on the
+        exact value: the threshold's decimal text against the mpmath probability)."""
+        if self.exact is not None:
+            return self.exact.probability_sufficient
+        return probability_sufficient(self.probability, self.min_probability)
+
+    @property
     def guaranteed(self) -> bool:
-        """True when the result says something: every condition holds, no quantity overflows
-        and, for a statement with a :attr:`verdict`, min_iterate is below its free bound (the
-        verdict is ``guaranteed``)."""
-        return self.conditions_hold and self.verdict in (None, "guaranteed")
+        """True when the result says something: every condition holds, the probability reaches
+        :attr:`min_probability`, no quantity overflows and, for a statement with a
+        :attr:`verdict`, min_iterate is below its free bound (the verdict is ``guaranteed``)."""
+        return (self.conditions_hold and self.probability_sufficient
+                and self.verdict in (None, "guaranteed"))
 
     @property
     def free_bound(self) -> tuple[str, Number] | None:
@@ -250,10 +290,11 @@ class Evaluation:
     @property
     def verdict(self) -> str | None:
         """``overflow`` (a quantity exceeds the float range: :attr:`overflow`; no bound is
-        guaranteed), else ``guaranteed`` (every condition holds and min_iterate < min(B², Y²)),
-        ``vacuous`` (every condition holds, min_iterate ≥ min(B², Y²): R̂ ≤ B² for every θ and
-        min_k R̂(θ_k) ≤ R̂(θ_0) ≤ Y², so the bound says nothing) or ``not_guaranteed`` (a
-        condition fails); None for a statement without B² (the lemmas) that does not overflow.
+        guaranteed), else ``not_guaranteed`` (a condition fails, or the statement's probability
+        is below :attr:`min_probability`), ``guaranteed`` (min_iterate < min(B², Y²)) or
+        ``vacuous`` (min_iterate ≥ min(B², Y²): R̂ ≤ B² for every θ and min_k R̂(θ_k) ≤
+        R̂(θ_0) ≤ Y², so the bound says nothing); None for a statement without B² (the lemmas)
+        that does not overflow.
         Decided at the working precision (a quantity undefined at the point counts as
         vacuous)."""
         if self.exact is not None:
@@ -276,7 +317,7 @@ class Evaluation:
             return OVERFLOW
         if TRIVIAL_KEY not in self.constants or key not in self.bound:
             return None
-        if not self.conditions_hold:
+        if not self.conditions_hold or not self.probability_sufficient:
             return "not_guaranteed"
         value = self.bound[key]
         if value is None or free is None or not value < free[1]:
@@ -329,6 +370,7 @@ class Evaluation:
                 "summary": self.statement.summary,
                 "guaranteed": self.guaranteed,
                 "conditions_hold": self.conditions_hold,
+                "probability_sufficient": self.probability_sufficient,
                 "route": getattr(self.statement, "route", "") or None,
                 "precision_digits": self.precision,
             },
@@ -404,7 +446,8 @@ class Evaluation:
 
     def _verdict_rows(self) -> list[tuple[str, Any]]:
         rows: list[tuple[str, Any]] = [("guaranteed", self.guaranteed),
-                                       ("conditions_hold", self.conditions_hold)]
+                                       ("conditions_hold", self.conditions_hold),
+                                       ("probability_sufficient", self.probability_sufficient)]
         if self.verdict is not None:
             rows.append(("verdict", self.verdict))
         if self.free_bound is not None:
@@ -607,21 +650,28 @@ def has_verdict(name: str) -> bool:
     return TRIVIAL_KEY in st.constants and VERDICT_BOUND in st.bound
 
 
-def verdict_column(conditions_hold: Any, bound: Any, free: Any):
-    """:attr:`Evaluation.verdict` of every row of a grid (numpy): rows whose conditions all hold
-    and whose ``bound`` (min_iterate) is below ``free`` (the free bound min(B², Y²)) are
-    ``guaranteed``, the other rows whose conditions hold ``vacuous`` (NaN counts as vacuous), the
-    rest ``not_guaranteed``. Returns an array of ``int8`` codes into :data:`VERDICTS`.
+def verdict_column(conditions_hold: Any, bound: Any, free: Any, probability: Any = None,
+                   min_probability: Any = DEFAULT_MIN_PROBABILITY):
+    """:attr:`Evaluation.verdict` of every row of a grid (numpy): rows whose conditions all hold,
+    whose ``probability`` reaches ``min_probability`` (None: not checked) and whose ``bound``
+    (min_iterate) is below ``free`` (the free bound min(B², Y²)) are ``guaranteed``, the other
+    such rows ``vacuous`` (NaN counts as vacuous), the rest ``not_guaranteed``. Returns an array
+    of ``int8`` codes into :data:`VERDICTS`.
 
     Example:
         >>> [VERDICTS[c] for c in verdict_column([True, True, False], [1.0, 3.0, 1.0], 2.0)]
         ['guaranteed', 'vacuous', 'not_guaranteed']
+        >>> [VERDICTS[c] for c in verdict_column([True, True], [1.0, 1.0], 2.0, [0.9, 0.02])]
+        ['guaranteed', 'not_guaranteed']
     """
     import numpy as np
 
     with np.errstate(invalid="ignore"):
         below = np.asarray(bound, dtype=float) < np.asarray(free, dtype=float)
-    ok = np.asarray(conditions_hold, dtype=bool)
+        ok = np.asarray(conditions_hold, dtype=bool)
+        if probability is not None:
+            ok = ok & (np.asarray(probability, dtype=float)
+                       >= np.asarray(min_probability, dtype=float))
     return np.where(ok, np.where(below, 0, 1), 2).astype(np.int8)
 
 

@@ -47,7 +47,7 @@ def input_sources(statement: str, given: Mapping[str, str], inputs: Mapping[str,
             text = str(inputs["eta_source"])
         else:
             text = "default"
-        if key not in ("activation", "eta") and key not in used:
+        if key not in ("activation", "eta") and param.symbols and key not in used:
             text += ", not used by this statement"
         if key == "eta" and "eta" not in used and not st.step:
             text += ", not used by this statement"

@@ -28,7 +28,7 @@ from typing import Any
 import numpy as np
 import sympy as sp
 
-from boundcalc.inputs.params import InputError, parse_integer, parse_number
+from boundcalc.inputs.params import PARAMS, InputError, parse_integer, parse_number
 from boundcalc.theory import generalization_symbols as GS
 
 __all__ = ["DEFAULT_LABEL_BOUND", "EXACT_SPECTRAL_MAX", "MAX_INIT_ENTRIES", "NORM_FLAGS",
@@ -151,6 +151,8 @@ class GeneralizationInputs:
     as_printed: bool
     Y: float = DEFAULT_LABEL_BOUND
     derived: tuple[str, ...] = ()
+    #: The smallest probability at which the bound counts as guaranteed (``--min-probability``).
+    min_probability: float = float(PARAMS["min_probability"].default or "0.5")
 
     def symbol_values(self) -> dict[sp.Symbol, float]:
         """Value of every symbol of :data:`GS.ARGUMENTS` but the derived hidden constants."""
@@ -183,6 +185,7 @@ class GeneralizationInputs:
         out["Y"] = self.Y
         out.update({s.name: self.hidden.get(s.name) for s in GS.HIDDEN_CONSTANTS})
         out["as_printed"] = self.as_printed
+        out["min_probability"] = self.min_probability
         return out
 
 
@@ -267,6 +270,7 @@ def validate_generalization(
     hidden_constants: str | Mapping[str, object] | None = None,
     as_printed: bool = False,
     Y: object = None,
+    min_probability: object = None,
 ) -> GeneralizationInputs:
     """Check every input; raise :class:`InputError` naming the flag.
 
@@ -275,7 +279,8 @@ def validate_generalization(
     norms and α > 0; Φ(θ⁰) ≥ 0; δ ∈ (0, 1); exactly one of ``init_norms`` (all seven) and
     ``seed``; each spectral norm ≤ its Frobenius norm; with ``as_printed`` the radius
     R = √(ΣR_•²) must exceed δ (the printed √(log(R/δ)/N)); the label bound Y ≥ 0 (flag
-    ``--label-bound``, default :data:`DEFAULT_LABEL_BOUND`).
+    ``--label-bound``, default :data:`DEFAULT_LABEL_BOUND`); ``min_probability`` in (0, 1)
+    (``--min-probability``, the row of :data:`boundcalc.inputs.params.PARAMS`; default ½).
     """
     n_int = positive_integer("--N", N, minimum=2)
     dm_int = positive_integer("--dm", d_m)
@@ -346,4 +351,6 @@ def validate_generalization(
         N=n_int, d_m=dm_int, d_s=ds_int, d=d_int, R_X=rx, radii=rad, delta=delta_v,
         norms=norms, norms_source=source, seed=seed_int, alpha=alpha_v, Phi0=phi0_v,
         hidden=hidden, as_printed=bool(as_printed), Y=y_bound, derived=derived,
+        min_probability=float(PARAMS["min_probability"].check(
+            PARAMS["min_probability"].default if min_probability is None else min_probability)),
     )

@@ -319,7 +319,10 @@ def test_guaranteed_iff_every_condition_holds_and_the_bound_is_below_every_free_
     assert q["loss_range"] == pytest.approx(q["A"] + point["Y"], rel=1e-12)
     yardsticks = {"loss_range": q["loss_range"], **(point["measured"] or {})}
     free = min(yardsticks.values())
-    expected = ("not_guaranteed" if not holds else "guaranteed" if bound < free else "vacuous")
+    # a statement holding with probability below the default minimum ½ is not guaranteed
+    probable = out["probability"] >= 0.5
+    expected = ("not_guaranteed" if not (holds and probable)
+                else "guaranteed" if bound < free else "vacuous")
     assert out["verdict"] == expected
     assert out["statement"]["guaranteed"] == (expected == "guaranteed")
     assert out["statement"]["conditions_hold"] == holds
