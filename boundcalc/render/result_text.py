@@ -50,7 +50,8 @@ _CONTRACT_ORDER = ("statement", "inputs", "constants", "terms", "bound", "probab
 #: Top-level keys that ``table``, ``markdown`` and ``latex`` show in the header lines (verdict,
 #: route) instead of as sections; ``csv`` and ``json`` carry them as they are.
 HEADER_KEYS: tuple[str, ...] = ("verdict", "overflow", "free_bound", "average_iterate_verdict",
-                                "nonvacuous_from_m", "active_drift_bound")
+                                "nonvacuous_from_m", "nonvacuous_until_m", "nonvacuous_again",
+                                "nonvacuous_checked_to_m", "active_drift_bound")
 
 #: How the status line names each free bound (``free_bound`` of a result) and its symbol.
 _FREE_BOUND_NAMES: dict[str, tuple[str, str]] = {
@@ -260,21 +261,32 @@ def _min_iterate_numbers(data: Mapping[str, Any], below: bool | None = None) -> 
 
 
 def _informative_text(data: Mapping[str, Any]) -> str:
-    """Where the bound is informative: ``informative from m = 1572`` (the first width; where it
-    is shown for every larger m, ``…, for all larger m``), ``informative for m in [a, b]`` where
-    the range ends (``nonvacuous_until_m``), ``informative at no even m ≤ 2^62``."""
+    """Where the bound is informative: ``informative for m in [a, b]`` where the range ends
+    (``nonvacuous_until_m``: vacuous again from b + 2), ``informative from m = a`` with what was
+    checked past it (``nonvacuous_checked_to_m``: the scan, not a proof that it stays so),
+    ``informative at no even m ≤ 2^62``."""
     first = data.get("nonvacuous_from_m")
     if first is None:
         return "informative at no even m ≤ 2^62"
     last = data.get("nonvacuous_until_m")
     if last is not None:
-        return (f"informative for m in [{first}, {last}] only (vacuous again from m = "
-                f"{int(last) + 2})")
+        later = (", and again at some larger m" if data.get("nonvacuous_again")
+                 else f", none larger up to {_power_text(data.get('nonvacuous_checked_to_m'))}")
+        return (f"informative for m in [{first}, {last}] (vacuous again from m = "
+                f"{int(last) + 2}{later})")
     text = f"informative from m = {first}"
-    why = data.get("nonvacuous_beyond")
-    if why:
-        text += f", for all larger m ({why})"
+    checked = data.get("nonvacuous_checked_to_m")
+    if checked is not None:
+        text += (f" (and at every width scanned up to {_power_text(checked)}; not proved "
+                 f"monotone in m)")
     return text
+
+
+def _power_text(value: Any) -> str:
+    """``2^62`` for a power of two, else the integer."""
+    if isinstance(value, int) and value > 0 and value & (value - 1) == 0:
+        return f"2^{value.bit_length() - 1}"
+    return str(value)
 
 
 def _probability_clause(data: Mapping[str, Any]) -> tuple[str, bool | None]:
