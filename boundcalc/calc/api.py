@@ -47,7 +47,7 @@ __all__ = ["AVERAGE_BOUND", "DEFAULT_MIN_PROBABILITY", "DRIFT_BOUNDS", "FLOAT_MA
            "ConditionResult", "Evaluation", "Number", "condition_results", "evaluate",
            "free_bound_of",
            "has_verdict", "mp_arguments", "out_of_range", "overflow_text", "overflows",
-           "probability_sufficient",
+           "probability_sufficient", "step_source",
            "show_number", "symbol_values", "underflows", "verdict_column"]
 
 #: Verdicts of a statement whose constants include the free bounds B² and Y² (see
@@ -592,7 +592,7 @@ def evaluate(name: str, inputs: Inputs, precision: int = DEFAULT_PRECISION) -> E
         if star:  # mpmath where float64 cannot hold it (to_dict: its exact text)
             step = out[f"constants.{STEP_KEY}"]
             eta_used = step if out_of_range(step) else float(step)
-            source = "theorem step size eta*"
+            source = step_source(st)
         elif inputs.eta is not None:
             eta_used, source = float(args["eta"]), "given"
         else:
@@ -609,6 +609,20 @@ def evaluate(name: str, inputs: Inputs, precision: int = DEFAULT_PRECISION) -> E
     conditions = condition_results(st, inputs, args, precision)
     return Evaluation(st, result_inputs, constants, terms, bound, probability, conditions,
                       precision)
+
+
+def step_source(statement: Any) -> str:
+    """``eta_source`` of a result whose η is the statement's own step size: η_g on the gradnorm
+    route (derivations.md §7.9: ‖ν‖ / (2L√K·ε + 2‖ν‖L²)), the theorem's η* elsewhere.
+
+    Example:
+        >>> step_source(compiled_statement("theorem1_gradnorm")), step_source(
+        ...     compiled_statement("theorem1"))
+        ('gradnorm step size eta_g', 'theorem step size eta*')
+    """
+    if getattr(statement, "route", "") == "gradnorm":
+        return "gradnorm step size eta_g"
+    return "theorem step size eta*"
 
 
 def _evaluate_exactly(name: str, inputs: Inputs, star: bool, precision: int
