@@ -539,8 +539,9 @@ def validation_records(report: Mapping[str, Any]) -> list[dict[str, Any]]:
     (:func:`boundcalc.generalization.bound.verdict_of`: ``guaranteed`` when every condition holds
     and the bound is below every free yardstick, ``vacuous`` when the conditions hold but it is not,
     ``not_guaranteed`` when a condition fails or the record's probability is below ½), the
-    yardsticks on the check's own set (``loss_range`` = A + Y; ``zero_predictor_loss`` and ``initial_loss``, the measured mean loss
-    of f = 0 and of θ⁰: held-out for Theorem 5, training for Lemma 4), the binding one
+    yardsticks on the check's own set (``loss_range`` = A + Y; ``zero_predictor_loss`` and
+    ``initial_loss``, the measured mean loss of f = 0 and of θ⁰: held-out for Theorem 5,
+    training for Lemma 4), the binding one
     (``free_bound``, ``free_bound_name``) and ``bound_over_free`` = bound / free_bound.
     """
     from boundcalc.generalization.bound import verdict_of

@@ -42,7 +42,8 @@ from boundcalc.errors import InputError
 from boundcalc.inputs.params import ARGUMENT_NAMES, PARAMS, Inputs
 from boundcalc.version import __version__
 
-__all__ = ["AVERAGE_BOUND", "DEFAULT_MIN_PROBABILITY", "DRIFT_BOUNDS", "FLOAT_MAX", "FREE_BOUND_KEYS", "FREE_BOUND_TEXT",
+__all__ = ["AVERAGE_BOUND", "DEFAULT_MIN_PROBABILITY", "DRIFT_BOUNDS", "FLOAT_MAX",
+           "FREE_BOUND_KEYS", "FREE_BOUND_TEXT",
            "INITIAL_LOSS_KEY", "OVERFLOW", "TRIVIAL_KEY", "VERDICTS", "VERDICT_BOUND",
            "ConditionResult", "Evaluation", "Number", "condition_results", "evaluate",
            "free_bound_of",
@@ -520,15 +521,16 @@ def show_number(value: Any) -> str:
     Example:
         >>> show_number(512), show_number(Fraction(1, 20)), show_number(Fraction(1, 3))
         ('512', '0.05', '0.333333')
+        >>> show_number(Fraction(10**40)), show_number(2**62)
+        ('1e+40', '4.61169e+18')
     """
     if isinstance(value, bool):
         return str(value)
-    if isinstance(value, int):
-        return str(value)
-    if isinstance(value, Fraction) and value.denominator == 1:
-        return str(value.numerator)
-    if getattr(value, "is_Integer", False):  # sympy Integer
-        return str(int(value))
+    whole = (value if isinstance(value, int) else value.numerator
+             if isinstance(value, Fraction) and value.denominator == 1
+             else int(value) if getattr(value, "is_Integer", False) else None)
+    if whole is not None:  # past 15 digits an integer shows as a number, not 40 digits
+        return str(whole) if abs(whole) < 10**15 else f"{float(whole):.6g}"
     number = float(value)
     if number.is_integer() and abs(number) < 1e15:
         return str(int(number))

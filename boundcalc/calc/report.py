@@ -67,8 +67,8 @@ def with_verdict(name: str, result: Any, inputs: Any, precision: int,
     last even m of that range, where it ends: m + 2 is vacuous again, exact; None when every
     width scanned up to ``nonvacuous_checked_to_m`` is informative — a scan, not a proof of
     monotonicity), ``nonvacuous_again`` (whether the scan finds informative widths again past
-    that end) and ``active_drift_bound`` (tight route; else None), right after ``statement``. ``search``: a
-    function of no argument giving that width (int or None) in place of
+    that end) and ``active_drift_bound`` (tight route; else None), right after ``statement``.
+    ``search``: a function of no argument giving that width (int or None) in place of
     :func:`boundcalc.calc.solvers.nonvacuous_width` (prop2 at another α).
 
     Example:

@@ -261,9 +261,13 @@ def probability_text(probability: float, min_probability: float,
     whether the probability reaches the minimum as decided exactly (None: compare the floats).
 
     Example:
-        >>> probability_text(0.000999, 0.5, {"2 delta": 2e-6,
-        ...                                  "exp(-C_prob (N-1)^(-c_hat)/d_s)": 0.999})
-        'the bound holds with probability ≥ 0.000999 only, below the 0.5 required (--min-probability); the paper\'s term exp(-C_prob (N-1)^(-c_hat)/d_s) = 0.999 binds (it grows to 1 with N d_s unless C_prob does)'
+        >>> print(probability_text(0.000999, 0.5, {"2 delta": 2e-6,
+        ...       "exp(-C_prob (N-1)^(-c_hat)/d_s)": 0.999}).replace("; ", ";\\n").replace(
+        ...       " (i", "\\n(i").replace(", b", ",\\nb"))
+        the bound holds with probability ≥ 0.000999 only,
+        below the 0.5 required (--min-probability);
+        the paper's term exp(-C_prob (N-1)^(-c_hat)/d_s) = 0.999 binds
+        (it grows to 1 with N d_s unless C_prob does)
     """
     top = max(terms, key=lambda k: terms[k])
     if top == PROBABILITY_TERMS[2]:

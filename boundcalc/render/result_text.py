@@ -188,10 +188,13 @@ def guarantee_line(data: Mapping[str, Any]) -> str | None:
         ...     "conditions": [{"name": "m_even", "holds": True}]}).replace("; ", ";\\n"))
         VACUOUS: min_iterate 67.57 ≥ 9 = Y², the loss at initialization (f(θ(0)) = 0);
         informative from m = 4362
-        >>> guarantee_line({"verdict": "not_guaranteed", "probability": 0.02,
-        ...                 "inputs": {"min_probability": 0.5},
-        ...                 "conditions": [{"name": "m_even", "holds": True}]})
-        'NOT GUARANTEED: the bound holds with probability ≥ 0.02 only, below the 0.5 required (--min-probability); its condition holds'
+        >>> print(guarantee_line({"verdict": "not_guaranteed", "probability": 0.02,
+        ...                       "inputs": {"min_probability": 0.5},
+        ...                       "conditions": [{"name": "m_even", "holds": True}]}
+        ...                      ).replace("; ", ";\\n").replace(", b", ",\\nb"))
+        NOT GUARANTEED: the bound holds with probability ≥ 0.02 only,
+        below the 0.5 required (--min-probability);
+        its condition holds
     """
     statement = data.get("statement")
     own = statement.get("status_line") if isinstance(statement, Mapping) else None
