@@ -66,8 +66,9 @@ def with_verdict(name: str, result: Any, inputs: Any, precision: int,
     if none up to 2^62, so None where a condition fails at every m), ``nonvacuous_until_m`` (the
     last even m of that range, where it ends: m + 2 is vacuous again, exact; None when every
     width scanned up to ``nonvacuous_checked_to_m`` is informative — a scan, not a proof of
-    monotonicity), ``nonvacuous_again`` (whether the scan finds informative widths again past
-    that end) and ``active_drift_bound`` (tight route; else None), right after ``statement``.
+    monotonicity) and ``nonvacuous_again`` (whether the scan finds informative widths again past
+    that end), these three after ``active_drift_bound`` (tight route; else None), all right
+    after ``statement``.
     ``search``: a function of no argument giving that width (int or None) in place of
     :func:`boundcalc.calc.solvers.nonvacuous_width` (prop2 at another α).
 
@@ -103,8 +104,8 @@ def with_verdict(name: str, result: Any, inputs: Any, precision: int,
             head["nonvacuous_from_m"] = None if answer is None else answer.m
             if answer is not None:
                 until, again, checked = answer.until, answer.again, answer.checked_to
+        head["active_drift_bound"] = None if over else result.active_drift_bound
         head["nonvacuous_until_m"] = until
         head["nonvacuous_again"] = again
         head["nonvacuous_checked_to_m"] = checked
-        head["active_drift_bound"] = None if over else result.active_drift_bound
     return {**head, **data}
