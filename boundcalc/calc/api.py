@@ -291,11 +291,12 @@ class Evaluation:
     @property
     def verdict(self) -> str | None:
         """``overflow`` (a quantity exceeds the float range: :attr:`overflow`; no bound is
-        guaranteed), else ``not_guaranteed`` (a condition fails, or the statement's probability
-        is below :attr:`min_probability`), ``guaranteed`` (min_iterate < min(B², Y²)) or
-        ``vacuous`` (min_iterate ≥ min(B², Y²): R̂ ≤ B² for every θ and min_k R̂(θ_k) ≤
-        R̂(θ_0) ≤ Y², so the bound says nothing); None for a statement without B² (the lemmas)
-        that does not overflow.
+        guaranteed), else ``not_guaranteed`` (a condition fails), ``vacuous`` (min_iterate ≥
+        min(B², Y²): R̂ ≤ B² for every θ and min_k R̂(θ_k) ≤ R̂(θ_0) ≤ Y², so the bound says
+        nothing, whatever its probability), ``guaranteed`` (min_iterate < min(B², Y²) and the
+        statement's probability reaches :attr:`min_probability`) or ``not_guaranteed`` (below
+        it: the bound would say something, but holds too rarely); None for a statement without
+        B² (the lemmas) that does not overflow.
         Decided at the working precision (a quantity undefined at the point counts as
         vacuous)."""
         if self.exact is not None:
@@ -318,12 +319,12 @@ class Evaluation:
             return OVERFLOW
         if TRIVIAL_KEY not in self.constants or key not in self.bound:
             return None
-        if not self.conditions_hold or not self.probability_sufficient:
+        if not self.conditions_hold:
             return "not_guaranteed"
         value = self.bound[key]
         if value is None or free is None or not value < free[1]:
-            return "vacuous"
-        return "guaranteed"
+            return "vacuous"  # at or above a free bound, which holds surely: nothing to gate
+        return "guaranteed" if self.probability_sufficient else "not_guaranteed"
 
     @property
     def active_drift_bound(self) -> str | None:
@@ -668,11 +669,12 @@ def has_verdict(name: str) -> bool:
 
 def verdict_column(conditions_hold: Any, bound: Any, free: Any, probability: Any = None,
                    min_probability: Any = DEFAULT_MIN_PROBABILITY):
-    """:attr:`Evaluation.verdict` of every row of a grid (numpy): rows whose conditions all hold,
-    whose ``probability`` reaches ``min_probability`` (None: not checked) and whose ``bound``
-    (min_iterate) is below ``free`` (the free bound min(B², Y²)) are ``guaranteed``, the other
-    such rows ``vacuous`` (NaN counts as vacuous), the rest ``not_guaranteed``. Returns an array
-    of ``int8`` codes into :data:`VERDICTS`.
+    """:attr:`Evaluation.verdict` of every row of a grid (numpy): rows whose conditions all hold
+    and whose ``bound`` (min_iterate) is below ``free`` (the free bound min(B², Y²)) are
+    ``guaranteed`` when their ``probability`` reaches ``min_probability`` (None: not checked),
+    else ``not_guaranteed``; the other rows whose conditions hold ``vacuous`` (NaN counts as
+    vacuous), the rest ``not_guaranteed``. Returns an array of ``int8`` codes into
+    :data:`VERDICTS`.
 
     Example:
         >>> [VERDICTS[c] for c in verdict_column([True, True, False], [1.0, 3.0, 1.0], 2.0)]
@@ -684,11 +686,11 @@ def verdict_column(conditions_hold: Any, bound: Any, free: Any, probability: Any
 
     with np.errstate(invalid="ignore"):
         below = np.asarray(bound, dtype=float) < np.asarray(free, dtype=float)
-        ok = np.asarray(conditions_hold, dtype=bool)
-        if probability is not None:
-            ok = ok & (np.asarray(probability, dtype=float)
-                       >= np.asarray(min_probability, dtype=float))
-    return np.where(ok, np.where(below, 0, 1), 2).astype(np.int8)
+        probable = (True if probability is None
+                    else np.asarray(probability, dtype=float)
+                    >= np.asarray(min_probability, dtype=float))
+    ok = np.asarray(conditions_hold, dtype=bool)
+    return np.where(ok, np.where(below, np.where(probable, 0, 2), 1), 2).astype(np.int8)
 
 
 # --------------------------------------------------------------------------- sympy helpers

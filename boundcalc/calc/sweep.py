@@ -280,7 +280,8 @@ def build_sweep(statement: str, given: Mapping[str, str | None], activation: str
     min(B², Y²), see :func:`boundcalc.calc.api.verdict_column`) and an ``average_iterate_verdict``
     column (average_iterate against B²). ``conditions_hold`` says whether every condition holds;
     ``probability_sufficient`` whether the row's probability reaches its ``min_probability``
-    (``--min-probability``, default ½; float64; a row below it is not_guaranteed);
+    (``--min-probability``, default ½; float64; below it a row that would be guaranteed is
+    not_guaranteed, a vacuous one stays vacuous);
     ``guaranteed`` whether the row says something (its verdict is guaranteed; for a statement
     without a verdict, its conditions hold, its probability suffices and nothing overflows).
     ``given`` maps each axis of :data:`SWEEP_AXES` (and :data:`ALPHA_AXIS`, prop2 only: an
@@ -415,7 +416,8 @@ def build_sweep(statement: str, given: Mapping[str, str | None], activation: str
     if has_verdict(statement):
         free = np.minimum.reduce([column(f"constants.{k}") for k in FREE_BOUND_KEYS
                                   if k in st.constants])
-        codes = verdict_column(conditions_hold & probable, column("bound.min_iterate"), free)
+        codes = verdict_column(conditions_hold, column("bound.min_iterate"), free,
+                               column("probability"), frame["min_probability"])
         codes[overflow] = VERDICTS.index(OVERFLOW)
     elif overflow.any():  # a statement without B²: the column appears only with an overflow
         codes = np.where(conditions_hold & probable, 0, 2).astype(np.int8)
@@ -425,8 +427,9 @@ def build_sweep(statement: str, given: Mapping[str, str | None], activation: str
     if codes is not None:
         frame["verdict"] = pd.Categorical.from_codes(codes, categories=list(VERDICTS))
     if has_verdict(statement) and f"bound.{AVERAGE_BOUND}" in frame:
-        average = verdict_column(conditions_hold & probable, column(f"bound.{AVERAGE_BOUND}"),
-                                 column(f"constants.{TRIVIAL_KEY}"))
+        average = verdict_column(conditions_hold, column(f"bound.{AVERAGE_BOUND}"),
+                                 column(f"constants.{TRIVIAL_KEY}"), column("probability"),
+                                 frame["min_probability"])
         average[overflow] = VERDICTS.index(OVERFLOW)
         frame["average_iterate_verdict"] = pd.Categorical.from_codes(
             average, categories=list(VERDICTS))

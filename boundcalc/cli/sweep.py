@@ -119,7 +119,9 @@ def sweep(statement: str, **flags: Any) -> None:
     failed = int((~df["conditions_hold"]).sum())
     if failed:
         note(f"NOT GUARANTEED in {failed} of {len(df)} rows (see the condition.* columns)")
-    improbable = int((df["conditions_hold"] & ~df["probability_sufficient"]).sum())
+    improbable = int((df["conditions_hold"] & ~df["probability_sufficient"]
+                      & ~df["guaranteed"]
+                      & (df["verdict"] != "vacuous" if "verdict" in df.columns else True)).sum())
     if improbable:
         note(f"NOT GUARANTEED in {improbable} of {len(df)} rows whose conditions hold: their "
              f"probability is below the min_probability column (--min-probability; see the "

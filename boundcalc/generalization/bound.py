@@ -77,9 +77,10 @@ QUANTITY_KEYS: tuple[str, ...] = (
 )
 
 #: The verdicts of Theorem 5 (top-level ``verdict``): ``guaranteed`` = every condition holds,
-#: the probability reaches ``min_probability`` and the bound is below every free yardstick;
-#: ``vacuous`` = as guaranteed, but the bound is not below one of them (it says nothing that
-#: holds without it); ``not_guaranteed`` = a condition fails, or the probability is below
+#: the bound is below every free yardstick and the probability reaches ``min_probability``;
+#: ``vacuous`` = every condition holds but the bound is not below one of the yardsticks (it says
+#: nothing that holds without it, whatever its probability); ``not_guaranteed`` = a condition
+#: fails, or the bound is below every yardstick but its probability is below
 #: ``min_probability`` (``--min-probability``, default ½).
 VERDICTS: tuple[str, ...] = ("guaranteed", "vacuous", "not_guaranteed")
 
@@ -188,8 +189,9 @@ def _measured(measured: Mapping[str, object] | None) -> dict[str, float]:
 def verdict_of(conditions_hold: bool, bound: float, yardsticks: Mapping[str, float],
                probability: Any = None, min_probability: Any = 0.5) -> tuple[str, str]:
     """The verdict (:data:`VERDICTS`) and the binding yardstick: the smallest of ``yardsticks``
-    (name → value; ``loss_range`` always among them). ``not_guaranteed`` when a condition fails
-    or ``probability`` (None: not checked) is below ``min_probability``.
+    (name → value; ``loss_range`` always among them). ``not_guaranteed`` when a condition fails,
+    or when the bound is below every yardstick but ``probability`` (None: not checked) is below
+    ``min_probability``; a bound at or above a yardstick is ``vacuous`` whatever its probability.
 
     Example:
         >>> verdict_of(True, 32.3, {"loss_range": 15.9, "zero_predictor_loss": 0.2})
@@ -200,10 +202,13 @@ def verdict_of(conditions_hold: bool, bound: float, yardsticks: Mapping[str, flo
         ('not_guaranteed', 'loss_range')
     """
     binding = min(yardsticks, key=lambda k: yardsticks[k])
-    if not conditions_hold or (probability is not None and not probability_sufficient(
-            probability, min_probability)):
+    if not conditions_hold:
         return "not_guaranteed", binding
-    return ("guaranteed" if bound < yardsticks[binding] else "vacuous"), binding
+    if not bound < yardsticks[binding]:
+        return "vacuous", binding  # a free yardstick says as much, whatever the probability
+    if probability is not None and not probability_sufficient(probability, min_probability):
+        return "not_guaranteed", binding
+    return "guaranteed", binding
 
 
 def _number_pair(a: float, b: float) -> tuple[str, str]:

@@ -219,7 +219,7 @@ def guarantee_line(data: Mapping[str, Any]) -> str | None:
     holds = ("its condition holds" if len(conditions) == 1
              else f"all {len(conditions)} conditions hold")
     chance, sufficient = _probability_clause(data)
-    if sufficient is False:  # the statement holds, but too rarely to count as a guarantee
+    if sufficient is False and data.get("verdict") != "vacuous":  # it holds, but too rarely
         numbers = _min_iterate_numbers(data)
         return (f"NOT GUARANTEED: {chance}; {holds}" + (f"; {numbers}" if numbers else ""))
     tail = f"; {chance}" if chance else ""
