@@ -154,3 +154,14 @@ def test_generalization_api_takes_min_probability():
                                          "WO0_2": 0.01})
     assert evaluate_generalization(**point)["verdict"] == "not_guaranteed"
     assert evaluate_generalization(**point, min_probability=1e-4)["verdict"] == "guaranteed"
+
+
+def test_validate_rows_below_the_minimum_probability_are_not_informative():
+    from boundcalc.runs.validation_summary import yardstick_fields
+
+    free = {"trivial_bound_B2": 9.0, "initial_loss": 4.0}
+    assert yardstick_fields(1.0, free, True, probability=0.9)["verdict"] == "informative"
+    low = yardstick_fields(1.0, free, True, probability=0.02)
+    assert low["verdict"] == "not_guaranteed" and not low["guaranteed"]
+    # a bound at or above its yardstick says nothing, whatever its probability
+    assert yardstick_fields(5.0, free, True, probability=0.02)["verdict"] == "vacuous"
