@@ -9,8 +9,9 @@ pytest.importorskip("torch")
 
 
 def test_lemma6_records_at_the_cap_carry_it_and_validate_says_so():
-    from boundcalc.cli.validate import _cap_text
     from boundcalc.validators.checks.lemma6 import validate_lemma6
+
+    from boundcalc.cli.validate import _cap_text
 
     records = validate_lemma6(16, 4, 8, "2", starts=1, steps=0, samples=2)
     output = [r for r in records if r["name"] == "lemma6.output_envelope_F"]
