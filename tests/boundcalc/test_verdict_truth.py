@@ -165,3 +165,15 @@ def test_validate_rows_below_the_minimum_probability_are_not_informative():
     assert low["verdict"] == "not_guaranteed" and not low["guaranteed"]
     # a bound at or above its yardstick says nothing, whatever its probability
     assert yardstick_fields(5.0, free, True, probability=0.02)["verdict"] == "vacuous"
+
+
+def test_table1_rows_below_the_minimum_probability_are_not_informative():
+    from boundcalc.runs.summaries import table1_row
+
+    cell = {"theorem5_bound": 0.1, "lowest_test_under_bound": True, "initial_test_loss": 0.7,
+            "zero_predictor_test_loss": 0.6931, "all_conditions_hold": True,
+            "lemma4_applies": True}
+    assert table1_row({**cell, "probability": 0.9})["theorem5_verdict"] == "informative"
+    low = table1_row({**cell, "probability": 0.05})
+    assert low["theorem5_verdict"] == "not_guaranteed"
+    assert low["under_bound"] == "yes, not_guaranteed"
