@@ -538,9 +538,10 @@ def validation_records(report: Mapping[str, Any]) -> list[dict[str, Any]]:
     Beside ``holds``, each record says whether its bound says anything: ``verdict``
     (:func:`boundcalc.generalization.bound.verdict_of`: ``guaranteed`` when every condition holds
     and the bound is below every free yardstick, ``vacuous`` when the conditions hold but it is not,
-    ``not_guaranteed`` when a condition fails), the yardsticks on the check's own set
-    (``loss_range`` = A + Y; ``zero_predictor_loss`` and ``initial_loss``, the measured mean loss
-    of f = 0 and of θ⁰: held-out for Theorem 5, training for Lemma 4), the binding one
+    ``not_guaranteed`` when a condition fails or the record's probability is below ½), the
+    yardsticks on the check's own set (``loss_range`` = A + Y; ``zero_predictor_loss`` and
+    ``initial_loss``, the measured mean loss of f = 0 and of θ⁰: held-out for Theorem 5,
+    training for Lemma 4), the binding one
     (``free_bound``, ``free_bound_name``) and ``bound_over_free`` = bound / free_bound.
     """
     from boundcalc.generalization.bound import verdict_of
@@ -572,7 +573,7 @@ def validation_records(report: Mapping[str, Any]) -> list[dict[str, Any]]:
             bound = float(bounds[b1][b2])
             ratio = measured / bound if bound > 0 else math.inf
             free = _free_bounds(report, part)
-            verdict, binding = verdict_of(not failing, bound, free)
+            verdict, binding = verdict_of(not failing, bound, free, probability)
             records.append({
                 "name": name, "method": form, "measured": measured, "bound": bound,
                 "ratio": ratio, "holds": bool(measured <= bound), "verdict": verdict,

@@ -43,11 +43,13 @@ from boundcalc.inputs.params import ARGUMENT_NAMES, PARAMS, Inputs
 from boundcalc.inputs.rules import apply_rules
 from boundcalc.version import __version__
 
-__all__ = ["AVERAGE_BOUND", "DRIFT_BOUNDS", "FLOAT_MAX", "FREE_BOUND_KEYS", "FREE_BOUND_TEXT",
+__all__ = ["AVERAGE_BOUND", "DEFAULT_MIN_PROBABILITY", "DRIFT_BOUNDS", "FLOAT_MAX",
+           "FREE_BOUND_KEYS", "FREE_BOUND_TEXT",
            "INITIAL_LOSS_KEY", "OVERFLOW", "TRIVIAL_KEY", "VERDICTS", "VERDICT_BOUND",
            "ConditionResult", "Evaluation", "Number", "condition_results", "evaluate",
            "free_bound_of",
            "has_verdict", "mp_arguments", "out_of_range", "overflow_text", "overflows",
+           "probability_sufficient", "step_source",
            "show_number", "symbol_values", "underflows", "verdict_column"]
 
 #: Verdicts of a statement whose constants include the free bounds B² and Y² (see
@@ -63,6 +65,28 @@ OVERFLOW = "overflow"
 
 #: Largest finite float64.
 FLOAT_MAX = sys.float_info.max
+
+#: The smallest probability at which a bound counts as guaranteed unless ``--min-probability``
+#: says otherwise (the default of that row of :data:`boundcalc.inputs.params.PARAMS`): a
+#: statement that holds with probability below ½ is more likely false than true at the draw.
+DEFAULT_MIN_PROBABILITY = float(PARAMS["min_probability"].default or "0.5")
+
+
+def probability_sufficient(probability: Any, min_probability: Any) -> bool:
+    """Whether ``probability`` (an mpmath or float value; None: undefined) reaches
+    ``min_probability``, compared exactly: the threshold is read from its shortest decimal text
+    (``0.5``, not its binary float), the probability as held.
+
+    Example:
+        >>> probability_sufficient(mpmath.mpf("0.9"), 0.5), probability_sufficient(0.02, 0.5)
+        (True, False)
+    """
+    if probability is None:
+        return False
+    mp = _exact_number(probability)
+    if mp is None or mpmath.isnan(mp):
+        return False
+    return bool(mp >= mpmath.mpf(repr(float(min_probability))))
 
 
 def _exact_number(value: Any) -> mpmath.mpf | None:
@@ -221,11 +245,28 @@ class Evaluation:
         return all(c.holds for c in self.conditions)
 
     @property
+    def min_probability(self) -> float:
+        """The smallest probability at which a bound counts as guaranteed: the input
+        ``min_probability`` (``--min-probability``), :data:`DEFAULT_MIN_PROBABILITY` when the
+        inputs do not carry it."""
+        value = self.inputs.get("min_probability")
+        return DEFAULT_MIN_PROBABILITY if value is None else float(value)  # type: ignore[arg-type]
+
+    @property
+    def probability_sufficient(self) -> bool:
+        """Whether the statement's probability reaches :attr:`min_probability` (decided on the
+        exact value: the threshold's decimal text against the mpmath probability)."""
+        if self.exact is not None:
+            return self.exact.probability_sufficient
+        return probability_sufficient(self.probability, self.min_probability)
+
+    @property
     def guaranteed(self) -> bool:
-        """True when the result says something: every condition holds, no quantity overflows
-        and, for a statement with a :attr:`verdict`, min_iterate is below its free bound (the
-        verdict is ``guaranteed``)."""
-        return self.conditions_hold and self.verdict in (None, "guaranteed")
+        """True when the result says something: every condition holds, the probability reaches
+        :attr:`min_probability`, no quantity overflows and, for a statement with a
+        :attr:`verdict`, min_iterate is below its free bound (the verdict is ``guaranteed``)."""
+        return (self.conditions_hold and self.probability_sufficient
+                and self.verdict in (None, "guaranteed"))
 
     @property
     def free_bound(self) -> tuple[str, Number] | None:
@@ -251,10 +292,12 @@ class Evaluation:
     @property
     def verdict(self) -> str | None:
         """``overflow`` (a quantity exceeds the float range: :attr:`overflow`; no bound is
-        guaranteed), else ``guaranteed`` (every condition holds and min_iterate < min(B², Y²)),
-        ``vacuous`` (every condition holds, min_iterate ≥ min(B², Y²): R̂ ≤ B² for every θ and
-        min_k R̂(θ_k) ≤ R̂(θ_0) ≤ Y², so the bound says nothing) or ``not_guaranteed`` (a
-        condition fails); None for a statement without B² (the lemmas) that does not overflow.
+        guaranteed), else ``not_guaranteed`` (a condition fails), ``vacuous`` (min_iterate ≥
+        min(B², Y²): R̂ ≤ B² for every θ and min_k R̂(θ_k) ≤ R̂(θ_0) ≤ Y², so the bound says
+        nothing, whatever its probability), ``guaranteed`` (min_iterate < min(B², Y²) and the
+        statement's probability reaches :attr:`min_probability`) or ``not_guaranteed`` (below
+        it: the bound would say something, but holds too rarely); None for a statement without
+        B² (the lemmas) that does not overflow.
         Decided at the working precision (a quantity undefined at the point counts as
         vacuous)."""
         if self.exact is not None:
@@ -281,8 +324,8 @@ class Evaluation:
             return "not_guaranteed"
         value = self.bound[key]
         if value is None or free is None or not value < free[1]:
-            return "vacuous"
-        return "guaranteed"
+            return "vacuous"  # at or above a free bound, which holds surely: nothing to gate
+        return "guaranteed" if self.probability_sufficient else "not_guaranteed"
 
     @property
     def active_drift_bound(self) -> str | None:
@@ -330,6 +373,7 @@ class Evaluation:
                 "summary": self.statement.summary,
                 "guaranteed": self.guaranteed,
                 "conditions_hold": self.conditions_hold,
+                "probability_sufficient": self.probability_sufficient,
                 "route": getattr(self.statement, "route", "") or None,
                 "precision_digits": self.precision,
             },
@@ -410,7 +454,8 @@ class Evaluation:
 
     def _verdict_rows(self) -> list[tuple[str, Any]]:
         rows: list[tuple[str, Any]] = [("guaranteed", self.guaranteed),
-                                       ("conditions_hold", self.conditions_hold)]
+                                       ("conditions_hold", self.conditions_hold),
+                                       ("probability_sufficient", self.probability_sufficient)]
         if self.verdict is not None:
             rows.append(("verdict", self.verdict))
         if self.free_bound is not None:
@@ -483,15 +528,16 @@ def show_number(value: Any) -> str:
     Example:
         >>> show_number(512), show_number(Fraction(1, 20)), show_number(Fraction(1, 3))
         ('512', '0.05', '0.333333')
+        >>> show_number(Fraction(10**40)), show_number(2**62)
+        ('1e+40', '4.61169e+18')
     """
     if isinstance(value, bool):
         return str(value)
-    if isinstance(value, int):
-        return str(value)
-    if isinstance(value, Fraction) and value.denominator == 1:
-        return str(value.numerator)
-    if getattr(value, "is_Integer", False):  # sympy Integer
-        return str(int(value))
+    whole = (value if isinstance(value, int) else value.numerator
+             if isinstance(value, Fraction) and value.denominator == 1
+             else int(value) if getattr(value, "is_Integer", False) else None)
+    if whole is not None:  # past 15 digits an integer shows as a number, not 40 digits
+        return str(whole) if abs(whole) < 10**15 else f"{float(whole):.6g}"
     number = float(value)
     if number.is_integer() and abs(number) < 1e15:
         return str(int(number))
@@ -553,7 +599,7 @@ def evaluate(name: str, inputs: Inputs, precision: int = DEFAULT_PRECISION) -> E
         if star:  # mpmath where float64 cannot hold it (to_dict: its exact text)
             step = out[f"constants.{STEP_KEY}"]
             eta_used = step if out_of_range(step) else float(step)
-            source = "theorem step size eta*"
+            source = step_source(st)
         elif inputs.eta is not None:
             eta_used, source = float(args["eta"]), "given"
         else:
@@ -570,6 +616,20 @@ def evaluate(name: str, inputs: Inputs, precision: int = DEFAULT_PRECISION) -> E
     conditions = condition_results(st, inputs, args, precision)
     return Evaluation(st, result_inputs, constants, terms, bound, probability, conditions,
                       precision)
+
+
+def step_source(statement: Any) -> str:
+    """``eta_source`` of a result whose η is the statement's own step size: η_g on the gradnorm
+    route (derivations.md §7.9: ‖ν‖ / (2L√K·ε + 2‖ν‖L²)), the theorem's η* elsewhere.
+
+    Example:
+        >>> step_source(compiled_statement("theorem1_gradnorm")), step_source(
+        ...     compiled_statement("theorem1"))
+        ('gradnorm step size eta_g', 'theorem step size eta*')
+    """
+    if getattr(statement, "route", "") == "gradnorm":
+        return "gradnorm step size eta_g"
+    return "theorem step size eta*"
 
 
 def _evaluate_exactly(name: str, inputs: Inputs, star: bool, precision: int
@@ -611,22 +671,30 @@ def has_verdict(name: str) -> bool:
     return TRIVIAL_KEY in st.constants and VERDICT_BOUND in st.bound
 
 
-def verdict_column(conditions_hold: Any, bound: Any, free: Any):
+def verdict_column(conditions_hold: Any, bound: Any, free: Any, probability: Any = None,
+                   min_probability: Any = DEFAULT_MIN_PROBABILITY):
     """:attr:`Evaluation.verdict` of every row of a grid (numpy): rows whose conditions all hold
     and whose ``bound`` (min_iterate) is below ``free`` (the free bound min(B², Y²)) are
-    ``guaranteed``, the other rows whose conditions hold ``vacuous`` (NaN counts as vacuous), the
-    rest ``not_guaranteed``. Returns an array of ``int8`` codes into :data:`VERDICTS`.
+    ``guaranteed`` when their ``probability`` reaches ``min_probability`` (None: not checked),
+    else ``not_guaranteed``; the other rows whose conditions hold ``vacuous`` (NaN counts as
+    vacuous), the rest ``not_guaranteed``. Returns an array of ``int8`` codes into
+    :data:`VERDICTS`.
 
     Example:
         >>> [VERDICTS[c] for c in verdict_column([True, True, False], [1.0, 3.0, 1.0], 2.0)]
         ['guaranteed', 'vacuous', 'not_guaranteed']
+        >>> [VERDICTS[c] for c in verdict_column([True, True], [1.0, 1.0], 2.0, [0.9, 0.02])]
+        ['guaranteed', 'not_guaranteed']
     """
     import numpy as np
 
     with np.errstate(invalid="ignore"):
         below = np.asarray(bound, dtype=float) < np.asarray(free, dtype=float)
+        probable = (True if probability is None
+                    else np.asarray(probability, dtype=float)
+                    >= np.asarray(min_probability, dtype=float))
     ok = np.asarray(conditions_hold, dtype=bool)
-    return np.where(ok, np.where(below, 0, 1), 2).astype(np.int8)
+    return np.where(ok, np.where(below, np.where(probable, 0, 2), 1), 2).astype(np.int8)
 
 
 # --------------------------------------------------------------------------- sympy helpers

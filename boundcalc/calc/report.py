@@ -47,7 +47,7 @@ def input_sources(statement: str, given: Mapping[str, str], inputs: Mapping[str,
             text = str(inputs["eta_source"])
         else:
             text = "default"
-        if key not in ("activation", "eta") and key not in used:
+        if key not in ("activation", "eta") and param.symbols and key not in used:
             text += ", not used by this statement"
         if key == "eta" and "eta" not in used and not st.step:
             text += ", not used by this statement"
@@ -62,9 +62,14 @@ def with_verdict(name: str, result: Any, inputs: Any, precision: int,
     constant it compares min_iterate with, the smaller of ``trivial_bound_B2`` and
     ``initial_loss_bound``), ``average_iterate_verdict`` (average_iterate against B²),
     ``nonvacuous_from_m`` (the smallest even m with min_iterate below the free bound, every other
-    input fixed: :func:`boundcalc.calc.solvers.nonvacuous_width`; None if none up to 2^62) and
-    ``active_drift_bound`` (tight route; else None), right after ``statement``. ``search``: a
-    function of no argument giving that width (int or None) in place of
+    input fixed, every condition holding: :func:`boundcalc.calc.solvers.nonvacuous_width`; None
+    if none up to 2^62, so None where a condition fails at every m), ``nonvacuous_until_m`` (the
+    last even m of that range, where it ends: m + 2 is vacuous again, exact; None when every
+    width scanned up to ``nonvacuous_checked_to_m`` is informative — a scan, not a proof of
+    monotonicity) and ``nonvacuous_again`` (whether the scan finds informative widths again past
+    that end), these three after ``active_drift_bound`` (tight route; else None), all right
+    after ``statement``.
+    ``search``: a function of no argument giving that width (int or None) in place of
     :func:`boundcalc.calc.solvers.nonvacuous_width` (prop2 at another α).
 
     Example:
@@ -87,6 +92,9 @@ def with_verdict(name: str, result: Any, inputs: Any, precision: int,
         free = result.free_bound
         head["free_bound"] = None if free is None else free[0]
         head["average_iterate_verdict"] = result.average_iterate_verdict
+        until: int | None = None
+        again: bool | None = None
+        checked: int | None = None
         if over:
             head["nonvacuous_from_m"] = None
         elif search is not None:
@@ -94,5 +102,10 @@ def with_verdict(name: str, result: Any, inputs: Any, precision: int,
         else:
             answer = nonvacuous_width(name, inputs, precision)
             head["nonvacuous_from_m"] = None if answer is None else answer.m
+            if answer is not None:
+                until, again, checked = answer.until, answer.again, answer.checked_to
         head["active_drift_bound"] = None if over else result.active_drift_bound
+        head["nonvacuous_until_m"] = until
+        head["nonvacuous_again"] = again
+        head["nonvacuous_checked_to_m"] = checked
     return {**head, **data}

@@ -193,6 +193,13 @@ class NonvacuousAnswer:
     previous: object | None
     grid_points: int
     exact_evaluations: int
+    #: The last even width of the range that starts at :attr:`m` (exact: ``until`` informative,
+    #: ``until + 2`` not), None when every width the scan checks up to ``max_width`` is.
+    until: int | None = None
+    #: Whether the scan finds informative widths again past ``until + 2`` (float64 grid).
+    again: bool = False
+    #: The largest width the scan checked.
+    checked_to: int = MAX_WIDTH
 
 
 def width_grid(extra: tuple[int, ...] = ()) -> list[int]:
@@ -215,15 +222,16 @@ def width_grid(extra: tuple[int, ...] = ()) -> list[int]:
 
 
 def _grid_nonvacuous(name: str, inputs: object) -> Callable[[list[int]], list[bool]]:
-    """Function of a list of widths giving, with the numpy evaluator, whether min_iterate is
-    below the free bound min(B², Y²) at each (η* recomputed per width when ``inputs.eta`` is
-    None, else the given η kept)."""
+    """Function of a list of widths giving, with the numpy evaluator, whether every condition
+    holds and min_iterate is below the free bound min(B², Y²) at each (η* recomputed per width
+    when ``inputs.eta`` is None, else the given η kept)."""
     import numpy as np
 
     from boundcalc.calc.api import FREE_BOUND_KEYS, VERDICT_BOUND, mp_arguments
     from boundcalc.calc.evaluator import compiled_statement, evaluate_grid
 
     keys = [k for k in FREE_BOUND_KEYS if k in compiled_statement(name).constants]
+    conditions = [c.name for c in compiled_statement(name).conditions]
 
     columns: dict[str, object] = {k: float(v) for k, v in mp_arguments(inputs).items()}  # type: ignore[arg-type]
     if getattr(inputs, "eta", None) is None:
@@ -236,7 +244,9 @@ def _grid_nonvacuous(name: str, inputs: object) -> Callable[[list[int]], list[bo
                                   for k in keys])
         with np.errstate(invalid="ignore"):
             ok = grid[f"bound.{VERDICT_BOUND}"] < free
-        return ok.tolist()
+        for cond in conditions:  # informative only where the statement applies
+            ok = ok & np.asarray(grid[f"condition.{cond}"], dtype=bool)
+        return np.broadcast_to(ok, (len(widths),)).tolist()
 
     return check
 
@@ -303,7 +313,8 @@ def nonvacuous_width(name: str, inputs: object, precision: int = 20,
     def ok(w: int) -> bool:
         ev = exact(w)
         value, free = ev.bound[VERDICT_BOUND], ev.free_bound  # type: ignore[attr-defined]
-        return value is not None and free is not None and bool(value < free[1])
+        return (ev.conditions_hold and value is not None  # type: ignore[attr-defined]
+                and free is not None and bool(value < free[1]))
 
     if first is None:  # float64 found none; the exact evaluator has the last word at the top
         if not ok(grid[-1]):
@@ -326,7 +337,65 @@ def nonvacuous_width(name: str, inputs: object, precision: int = 20,
             hi = min(lo + step, max_width)
     hi = bisect_even(ok, lo, hi)  # lo vacuous (or 0), hi non-vacuous, both exact
     previous = exact(hi - 2) if hi > 2 else None
-    return NonvacuousAnswer(hi, exact(hi), previous, points, len(evaluations))
+    until, again, extra = _range_end(check, ok, grid, flags, hi, max_width)
+    return NonvacuousAnswer(hi, exact(hi), previous, points + extra, len(evaluations), until,
+                            again, grid[-1])
+
+
+def _range_end(check: Callable[[list[int]], list[bool]], ok: Callable[[int], bool],
+               grid: list[int], flags: list[bool], first: int, max_width: int
+               ) -> tuple[int | None, bool, int]:
+    """Where the informative range that starts at ``first`` ends: (the last even width ``end``
+    with ``ok(end)`` and not ``ok(end + 2)``, exact; None when every grid width past ``first``
+    is informative), whether the grid finds informative widths again beyond, and the widths
+    evaluated with numpy. The grid's first vacuous width past ``first`` brackets the end; a
+    vectorised bisection (float64) then the exact evaluator (galloping, then bisecting) place
+    it."""
+    after = [i for i, w in enumerate(grid) if w > first and not flags[i]]
+    if not after:
+        return None, False, 0
+    j = after[0]
+    lo = max(first, grid[j - 1]) if j else first
+    hi = grid[j]
+    points = 0
+    while hi - lo > 2:  # lo informative, hi vacuous (float64); even integers between
+        inner = (hi - lo) // 2 - 1
+        if inner <= _REFINE_POINTS:
+            widths = list(range(lo + 2, hi, 2))
+        else:
+            widths = sorted({lo + 2 * (((hi - lo) // 2) * k // (_REFINE_POINTS + 1))
+                             for k in range(1, _REFINE_POINTS + 1)} - {lo, hi})
+        points += len(widths)
+        found = check(widths)
+        if False in found:
+            k = found.index(False)
+            lo, hi = (widths[k - 1] if k else lo), widths[k]
+        else:
+            lo = widths[-1]
+    end = lo  # float64's last informative width; the exact evaluator has the last word
+    if ok(end):  # move up while end + 2 is informative too
+        lo, step = end, 2
+        hi = min(lo + step, max_width)
+        while ok(hi):
+            if hi >= max_width:
+                return None, False, points
+            lo, step = hi, step * 2
+            hi = min(lo + step, max_width)
+    else:  # move down to an informative width (first is one)
+        hi, step = end, 2
+        lo = max(hi - step, first)
+        while not ok(lo):
+            hi, step = lo, step * 2
+            lo = max(hi - step, first)
+    while hi - lo > 2:  # lo informative, hi vacuous, both exact
+        mid = (lo + hi) // 2
+        mid -= mid % 2
+        if ok(mid):
+            lo = mid
+        else:
+            hi = mid
+    again = any(flags[i] for i in range(len(grid)) if grid[i] > hi)
+    return lo, again, points
 
 
 def bisect_even(ok: Callable[[int], bool], lo: int, hi: int) -> int:

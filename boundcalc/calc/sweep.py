@@ -117,8 +117,11 @@ def build_sweep(statement: str, given: Mapping[str, str | None], activation: str
     ``verdict`` column (categorical: guaranteed, vacuous, not_guaranteed; min_iterate against
     min(B², Y²), see :func:`boundcalc.calc.api.verdict_column`) and an ``average_iterate_verdict``
     column (average_iterate against B²). ``conditions_hold`` says whether every condition holds;
+    ``probability_sufficient`` whether the row's probability reaches its ``min_probability``
+    (``--min-probability``, default ½; float64; below it a row that would be guaranteed is
+    not_guaranteed, a vacuous one stays vacuous);
     ``guaranteed`` whether the row says something (its verdict is guaranteed; for a statement
-    without a verdict, its conditions hold and nothing overflows).
+    without a verdict, its conditions hold, its probability suffices and nothing overflows).
     ``given`` maps each axis of :data:`SWEEP_AXES` (and :data:`ALPHA_AXIS`, prop2 only: an
     ``alpha`` column) to its flag's text, None: not given.
 
@@ -132,6 +135,9 @@ def build_sweep(statement: str, given: Mapping[str, str | None], activation: str
         >>> df, _ = build_sweep("theorem1", {"m": "8,8192", "rho": "1"}, None)
         >>> list(df["verdict"]), list(df["guaranteed"]), list(df["conditions_hold"])
         (['vacuous', 'guaranteed'], [False, True], [True, True])
+        >>> df, _ = build_sweep("theorem1", {"m": "8192", "rho": "1", "delta": "0.05,0.49"}, None)
+        >>> list(df["probability"].round(2)), list(df["verdict"])
+        ([0.9, 0.02], ['guaranteed', 'not_guaranteed'])
         >>> df, swept = build_sweep("prop2", {"m": "200000", "alpha": "0.5,1.5"}, None)
         >>> swept, list(df["alpha"]), list(df["verdict"])
         (['alpha'], [0.5, 1.5], ['guaranteed', 'vacuous'])
@@ -209,8 +215,9 @@ def build_sweep(statement: str, given: Mapping[str, str | None], activation: str
         frame["route"] = np.full(rows, st.route, dtype=object)
     for group in ("constants", "terms", "bound"):
         for key in getattr(st, group):
-            frame[f"{group}.{key}"] = _flat(result[f"{group}.{key}"])
-    frame["probability"] = _flat(result["probability"])
+            frame[f"{group}.{key}"] = _flat(np.broadcast_to(result[f"{group}.{key}"], shape))
+    # (an axis that is no argument of the statement, --min-probability, broadcasts the results)
+    frame["probability"] = _flat(np.broadcast_to(result["probability"], shape))
     # float64 overflow of the grid evaluation (the inputs are finite): an explicit text cell
     outputs = [c for c in frame if c.startswith(("constants.", "terms.", "bound."))
                or c == "probability"]
@@ -224,7 +231,7 @@ def build_sweep(statement: str, given: Mapping[str, str | None], activation: str
             frame[column] = cells
     conditions_hold = np.ones(rows, dtype=bool)
     for cond in st.conditions:
-        holds = _flat(result[f"condition.{cond.name}"])
+        holds = _flat(np.broadcast_to(result[f"condition.{cond.name}"], shape))
         frame[f"condition.{cond.name}"] = holds
         conditions_hold &= holds
     frame["conditions_hold"] = conditions_hold
@@ -232,22 +239,28 @@ def build_sweep(statement: str, given: Mapping[str, str | None], activation: str
     def column(name: str) -> Any:
         return np.where(overflow, np.nan, frame[name]).astype(float)
 
+    # the statement's probability against --min-probability (a NaN probability never reaches it)
+    with np.errstate(invalid="ignore"):
+        probable = column("probability") >= np.asarray(frame["min_probability"], dtype=float)
+    frame["probability_sufficient"] = probable
     codes = None
     if has_verdict(statement):
         free = np.minimum.reduce([column(f"constants.{k}") for k in FREE_BOUND_KEYS
                                   if k in st.constants])
-        codes = verdict_column(conditions_hold, column("bound.min_iterate"), free)
+        codes = verdict_column(conditions_hold, column("bound.min_iterate"), free,
+                               column("probability"), frame["min_probability"])
         codes[overflow] = VERDICTS.index(OVERFLOW)
     elif overflow.any():  # a statement without B²: the column appears only with an overflow
-        codes = np.where(conditions_hold, 0, 2).astype(np.int8)
+        codes = np.where(conditions_hold & probable, 0, 2).astype(np.int8)
         codes[overflow] = VERDICTS.index(OVERFLOW)
-    frame["guaranteed"] = (conditions_hold & ~overflow if codes is None
+    frame["guaranteed"] = (conditions_hold & probable & ~overflow if codes is None
                            else codes == VERDICTS.index("guaranteed"))
     if codes is not None:
         frame["verdict"] = pd.Categorical.from_codes(codes, categories=list(VERDICTS))
     if has_verdict(statement) and f"bound.{AVERAGE_BOUND}" in frame:
         average = verdict_column(conditions_hold, column(f"bound.{AVERAGE_BOUND}"),
-                                 column(f"constants.{TRIVIAL_KEY}"))
+                                 column(f"constants.{TRIVIAL_KEY}"), column("probability"),
+                                 frame["min_probability"])
         average[overflow] = VERDICTS.index(OVERFLOW)
         frame["average_iterate_verdict"] = pd.Categorical.from_codes(
             average, categories=list(VERDICTS))

@@ -92,27 +92,79 @@ class RunCheck:
         return [line for line in self.lines if line["verdict"] == "violated"]
 
     def to_dict(self) -> dict[str, Any]:
-        """Everything as JSON-ready data."""
+        """Everything as JSON-ready data, the notes included."""
         return {"run": self.source, "settings": self.settings, "regime": self.regime,
                 "lines": self.lines, "trajectory": self.trajectory,
-                "violations": len(self.violations), "seconds": self.seconds,
-                "device": self.device}
+                "violations": len(self.violations), "notes": list(self.notes),
+                "seconds": self.seconds, "device": self.device}
+
+    def _attrs(self) -> dict[str, Any]:
+        from boundcalc.version import __version__
+
+        return {"run": self.source, "statement": self.settings.get("statement"),
+                "violations": len(self.violations), "notes": list(self.notes),
+                "version": __version__}
 
     def frames(self) -> dict[str, Any]:
-        """``{"regime", "lines", "trajectory"}`` as pandas DataFrames."""
+        """``{"regime", "lines", "trajectory"}`` as pandas DataFrames; each carries ``attrs``
+        (run, statement, violations, notes, version), as :meth:`boundcalc.calc.api.Evaluation.
+        to_frame` and :func:`boundcalc.load_run`'s frames do."""
         import pandas as pd
 
-        return {"regime": pd.DataFrame(self.regime), "lines": pd.DataFrame(self.lines),
-                "trajectory": pd.DataFrame(self.trajectory)}
+        out = {"regime": pd.DataFrame(self.regime), "lines": pd.DataFrame(self.lines),
+               "trajectory": pd.DataFrame(self.trajectory)}
+        for frame in out.values():
+            frame.attrs.update(self._attrs())
+        return out
+
+    def __repr__(self) -> str:
+        """One line: the run, its sizes, the lines, the violations and the a-priori tight
+        route's min_iterate guarantee (``RunCheck(run.npz, m=32 n=200 K=30, 20 lines, 0
+        violations, min_iterate tight a-priori: vacuous)``)."""
+        s = self.settings
+        head = next((x for x in self.lines if x.get("name") == "min_iterate"
+                     and x.get("route") == "tight" and x.get("kind") == "a-priori"), None)
+        tail = (f", min_iterate tight a-priori: {head['guarantee']}"
+                if head and head.get("guarantee") else "")
+        return (f"RunCheck({self.source}, m={s.get('m')} n={s.get('n')} K={s.get('K')}, "
+                f"{len(self.lines)} lines, {len(self.violations)} violations{tail})")
+
+    def _repr_html_(self) -> str:
+        """The report as HTML (a notebook shows it): the settings, the regime and the lines as
+        tables (numbers with 6 significant digits), then the notes."""
+        import html
+
+        from boundcalc.render.cell_text import DISPLAY_DIGITS, format_value
+
+        def table(rows: list[dict[str, Any]]) -> str:
+            if not rows:
+                return "<p>none</p>"
+            cols = list(dict.fromkeys(c for r in rows for c in r))
+            head = "".join(f"<th>{html.escape(c)}</th>" for c in cols)
+            body = "".join(
+                "<tr>" + "".join(f"<td>{html.escape(_cell(r.get(c), DISPLAY_DIGITS, format_value))}"
+                                 f"</td>" for c in cols) + "</tr>" for r in rows)
+            return f"<table><thead><tr>{head}</tr></thead><tbody>{body}</tbody></table>"
+
+        notes = "".join(f"<li>{html.escape(n)}</li>" for n in self.notes)
+        return (f"<div><p><strong>{html.escape(repr(self))}</strong></p>"
+                f"<p><em>regime</em></p>{table(self.regime)}"
+                f"<p><em>measured against bound</em></p>{table(self.lines)}"
+                + (f"<p><em>notes</em></p><ul>{notes}</ul>" if notes else "") + "</div>")
 
     def text(self, fmt: str = "table") -> str:
-        """The report as ``table`` (aligned text), ``json`` or ``csv`` (the lines)."""
+        """The report as ``table`` (aligned text), ``json`` (:meth:`to_dict`) or ``csv`` (the
+        lines, every number at full precision, the shortest text that reads back as the same
+        float; then the notes as ``# `` lines, which ``pandas.read_csv(..., comment="#")``
+        skips)."""
         if fmt == "json":
-            return json.dumps(self.to_dict(), indent=2, default=_json_default)
+            return json.dumps(self.to_dict(), indent=2, default=_json_default,
+                              ensure_ascii=False)
         if fmt == "csv":
             cols = list(dict.fromkeys(key for line in self.lines for key in line))
             rows = [",".join(cols)] + [",".join(_csv(line.get(c)) for c in cols)
                                        for line in self.lines]
+            rows += [f"# {note}" for note in self.notes]
             return "\n".join(rows) + "\n"
         s = self.settings
         head = (f"run {self.source}: m={s['m']} n={s['n']} d={s['d']} T={s['T']} "
@@ -125,9 +177,11 @@ class RunCheck:
             (r["name"], _holds(r["holds"]), _num(r["measured"]), _num(r["limit"]), r["detail"])
             for r in self.regime])
         lines = _align([("route", "kind", "quantity", "measured", "bound", "ratio", "verdict",
-                         "guarantee")] + [
+                         "B²", "guarantee")] + [
             (x["route"], x["kind"], x["quantity"], _num(x["measured"]), _num(x["bound"]),
-             _num(x["ratio"]), x["verdict"], x.get("guarantee") or "")
+             _num(x["ratio"]), x["verdict"],
+             _num(x["trivial_bound_B2"]) if x.get("trivial_bound_B2") is not None else "",
+             _guarantee_text(x))
             for x in self.lines])
         tail = (f"{len(self.violations)} violation(s) inside the regime; measured in "
                 f"{self.seconds:.1f} s on {self.device}")
@@ -140,16 +194,56 @@ def _json_default(value: Any) -> Any:
 
 
 def _csv(value: Any) -> str:
-    text = "" if value is None else (_num(value) if isinstance(value, float) else str(value))
-    return f'"{text}"' if "," in text else text
+    """A CSV cell: a float at full precision (``repr``: it reads back as the same float), text
+    quoted where it holds a comma or a quote."""
+    if value is None:
+        text = ""
+    elif isinstance(value, float):
+        text = "inf" if math.isinf(value) else repr(value)
+    else:
+        text = str(value)
+    return '"' + text.replace('"', '""') + '"' if ("," in text or '"' in text) else text
 
 
 def _num(value: Any) -> str:
+    """A number as the calculator's tables show it (6 significant digits; an integer past 15
+    digits in scientific notation), ``-`` for None.
+
+    Example:
+        >>> _num(0.123456789), _num(10**87), _num(512), _num(None)
+        ('0.123457', '1e+87', '512', '-')
+    """
+    from boundcalc.render.cell_text import DISPLAY_DIGITS, format_value
+
+    return _cell(value, DISPLAY_DIGITS, format_value)
+
+
+def _cell(value: Any, digits: int, fmt: Callable[..., str]) -> str:
+    """``value`` through the calculator's number format ``fmt`` (``inf`` as such)."""
     if value is None:
         return "-"
-    if isinstance(value, float):
-        return "inf" if math.isinf(value) else f"{value:.6g}"
+    if isinstance(value, (bool, str)):
+        return str(value)
+    if isinstance(value, float) and math.isinf(value):
+        return "inf" if value > 0 else "-inf"
+    if isinstance(value, int) and abs(value) >= 10**15:
+        value = float(value)
+    if isinstance(value, (int, float)):
+        return fmt(value, digits)
     return str(value)
+
+
+def _guarantee_text(line: Mapping[str, Any]) -> str:
+    """The guarantee column of the table: ``vacuous (≥ 0.5 = min(B², R̂(θ_0)))``, empty for a
+    line without one."""
+    guarantee = line.get("guarantee")
+    if not guarantee:
+        return ""
+    free = line.get("free_bound")
+    if free is None:
+        return str(guarantee)
+    relation = "<" if guarantee == "guaranteed" else "≥"
+    return f"{guarantee} ({relation} {_num(free)} = min(B², R̂(θ_0)))"
 
 
 def _holds(value: bool | None) -> str:
@@ -321,14 +415,16 @@ def check_run(run: str | Any, *, rho: object = None, nu: object = None, delta: o
                         "measured": measured, "bound": bound,
                         "ratio": measured / bound if bound > 0 else
                         (0.0 if measured <= 0 else None),
-                        "verdict": verdict, "guarantee": None}
+                        "verdict": verdict, "guarantee": None, "trivial_bound_B2": None,
+                        "free_bound": None}
                 if line["ratio"] is None:  # not inf: JSON has no infinity
                     line["ratio_note"] = (f"undefined: the bound is {bound:g} and the measured "
                                           f"value {measured:g} > 0")
                 if name == "min_iterate":
-                    free = min(float(groups["constants"]["trivial_bound_B2"]),
-                               values["initial_loss"])
+                    trivial = float(groups["constants"]["trivial_bound_B2"])
+                    free = min(trivial, values["initial_loss"])
                     line["guarantee"] = "guaranteed" if bound < free else "vacuous"
+                    line["trivial_bound_B2"], line["free_bound"] = trivial, free
                 lines.append(line)
     settings = {"m": loaded.m, "n": loaded.n, "d": loaded.d, "T": loaded.T,
                 "recorded": loaded.k, "K": loaded.K, "eta": loaded.eta,
@@ -340,7 +436,8 @@ def check_run(run: str | Any, *, rho: object = None, nu: object = None, delta: o
                   "grad_norm_max": meas.grad_norm.tolist(), "lin_gap_max": meas.lin_gap.tolist(),
                   "abs_f_max": meas.abs_f.tolist(), "rho_c": meas.radii[:, 0].tolist(),
                   "rho_u": meas.radii[:, 1].tolist(), "rho_w": meas.radii[:, 2].tolist()}
-    notes = ["guarantee: the min_iterate bound against min(B², measured R̂(θ_0)); it holds on "
-             "the probability-(1 − δ) event E_app, which a run cannot observe."]
+    notes = ["guarantee: the min_iterate bound against min(B², measured R̂(θ_0)) (columns "
+             "trivial_bound_B2 and free_bound); it holds on the probability-(1 − δ) event "
+             "E_app, which a run cannot observe."]
     return RunCheck(loaded.source, settings, regime, lines, trajectory, meas.seconds,
                     meas.device, notes)

@@ -34,6 +34,7 @@ from boundcalc.cli.app import write_output
 from boundcalc.cli.options import format_option
 from boundcalc.inputs.combinations import check_combinations
 from boundcalc.inputs.flags import check_rows
+from boundcalc.inputs.params import PARAMS
 from boundcalc.inputs.surfaces import GENERALIZATION
 from boundcalc.render.cell_text import FORMATS
 
@@ -147,6 +148,9 @@ def generalization(
         "--as-printed", help="evaluate the paper's printed statements (rho^4 z_hat, M_hat, "
         "sqrt(log(R/delta)/N), unclamped Dudley form) instead of the derived forms",
         rich_help_panel=_HIDDEN)] = False,
+    min_probability: Annotated[str | None, _opt(
+        "--min-probability", help=PARAMS["min_probability"].help, panel=_HIDDEN,
+        default=PARAMS["min_probability"].default)] = None,
     hidden_constants: Annotated[str | None, _opt(
         "--hidden-constants", help="NAME=VALUE,... for C_D, C_cov, C_conf, C_O, C_width, "
         "C_prob, c_hat (each > 0, default 1)", panel=_HIDDEN)] = None,
@@ -169,8 +173,10 @@ def generalization(
     (empirical loss by Lemma 4 + Rademacher complexity by Lemma 1 + confidence term), with every
     quantity of the paper (eta, xi, rho, z, z_hat, M, M_hat, A, P, alpha, Phi0), the conditions of
     Wu et al.'s Theorem 1 as PASS/FAIL rows and the hidden constants named. GUARANTEED only when
-    every condition holds and the bound is below the loss range A + Y on the class (with --data
-    also below the measured losses of the zero predictor and of theta^0); VACUOUS otherwise.
+    every condition holds, the probability reaches --min-probability (default 0.5) and the bound
+    is below the loss range A + Y on the class (with --data also below the measured losses of the
+    zero predictor and of theta^0); the status line names the probability and its binding term
+    (the paper's exp(-C_prob (N-1)^(-c_hat)/d_s) grows to 1 with N d_s).
 
     Example: boundcalc generalization --N 10000 --dm 64 --ds 13 --rx 1 --radii 1,1,1,1
     --delta 0.05 --from-init 0 --alpha 0.5 --phi0 100
@@ -205,6 +211,8 @@ def generalization(
     values = {k: (v if v is not None else DEFAULTS[k]) for k, v in given.items()}
     sources = {key: ("given" if given[flag] is not None else "default")
                for key, flag in _INPUT_FLAG.items()}
+    sources["min_probability"] = ("given (--min-probability)" if min_probability is not None
+                                  else "default")
     seed: str | None = from_init
     measured_source: tuple[str, int] | None = None
     measured_losses: dict[str, float] | None = None
@@ -229,7 +237,7 @@ def generalization(
         N=values["N"], d_m=values["dm"], d_s=values["ds"], R_X=values["rx"],
         radii=values["radii"], delta=values["delta"], alpha=alpha, Phi0=phi0,
         init_norms=norms, seed=seed, d=d, hidden_constants=hidden_constants,
-        as_printed=as_printed, Y=values["label_bound"],
+        as_printed=as_printed, Y=values["label_bound"], min_probability=min_probability,
     )
     if measured_source is not None:
         from dataclasses import replace

@@ -141,8 +141,8 @@ def parameter_names(command: str | None = None, *, without: Iterable[str] = ()) 
     ``without``.
 
     Example:
-        >>> parameter_names("theorem1")[-3:], "batch_size" in parameter_names("prop1")
-        (['steps', 'eta', 'activation'], True)
+        >>> parameter_names("theorem1")[-4:], "batch_size" in parameter_names("prop1")
+        (['steps', 'eta', 'activation', 'min_probability'], True)
     """
     skip = set(without)
     return [p.name for p in PARAMS.values() if p.name not in skip

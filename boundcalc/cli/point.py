@@ -105,13 +105,16 @@ _POINT_DOC = ("Evaluate {what} at one parameter point: inputs (defaults shown), 
 
 
 _VERDICT_DOC = (
-    "\n\nVerdict (JSON `verdict`, the table's status line): guaranteed (every condition holds "
+    "\n\nVerdict (JSON `verdict`, the table's status line, which names the statement's "
+    "probability): guaranteed (every condition holds, the probability reaches --min-probability "
+    "(default 0.5; below it: not_guaranteed, and the line says so) "
     "and min_iterate < min(B², Y²), the free bound: R̂ ≤ B² for every θ, and the symmetric init "
     "gives f(θ(0)) = 0, so the loss at k = 0 is mean y² ≤ Y²; JSON `free_bound` names the "
     "binding one), vacuous (every condition holds, min_iterate ≥ min(B², Y²)) or not_guaranteed "
     "(a condition fails); `average_iterate_verdict` judges average_iterate against B² alone; "
     "--strict exits 1 unless guaranteed. `nonvacuous_from_m` is the smallest even m with "
-    "min_iterate < min(B², Y²), every other "
+    "every condition holding and min_iterate < min(B², Y²) (null where none does), "
+    "`nonvacuous_until_m` the last even m of that range where it ends (exact), every other "
     "input fixed (η* recomputed per m unless --eta is given), null if none up to 2^62: a float64 "
     "grid (every even m up to 8192, then 64 widths per octave up to 2^62), bisection over the "
     "even integers between the last vacuous and the first non-vacuous grid width, then the exact "

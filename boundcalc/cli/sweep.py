@@ -119,6 +119,13 @@ def sweep(statement: str, **flags: Any) -> None:
     failed = int((~df["conditions_hold"]).sum())
     if failed:
         note(f"NOT GUARANTEED in {failed} of {len(df)} rows (see the condition.* columns)")
+    improbable = int((df["conditions_hold"] & ~df["probability_sufficient"]
+                      & ~df["guaranteed"]
+                      & (df["verdict"] != "vacuous" if "verdict" in df.columns else True)).sum())
+    if improbable:
+        note(f"NOT GUARANTEED in {improbable} of {len(df)} rows whose conditions hold: their "
+             f"probability is below the min_probability column (--min-probability; see the "
+             f"probability column)")
     vacuous = int((df["verdict"] == "vacuous").sum()) if "verdict" in df.columns else 0
     if vacuous:
         note(f"VACUOUS in {vacuous} of {len(df)} rows (min_iterate ≥ min(B², Y²), the free bound; "
@@ -127,5 +134,5 @@ def sweep(statement: str, **flags: Any) -> None:
     if over:
         note(f"OVERFLOW in {over} of {len(df)} rows (a value exceeds the float64 range; no bound "
               f"is guaranteed there; see the verdict column)")
-    if flags["strict"] and (failed or vacuous or over):
+    if flags["strict"] and (failed or improbable or vacuous or over):
         raise typer.Exit(1)

@@ -120,6 +120,20 @@ _V: dict[str, str] = {p.name: p.validation_default for p in PARAMS.values()
                       if p.validation_default is not None}
 
 
+def _cap_text(holds: str, over_cap: object) -> str:
+    """``holds`` with what a bound at or above its free cap is worth beside it: ``true, at its
+    free cap`` (bound = cap: the lemma adds nothing to what holds without it), ``true, above its
+    free cap``; unchanged for a row without a cap or below it.
+
+    Example:
+        >>> _cap_text("true", 1.0), _cap_text("true", 0.5), _cap_text("true", None)
+        ('true, at its free cap', 'true', 'true')
+    """
+    if not isinstance(over_cap, (int, float)) or over_cap != over_cap or over_cap < 1:
+        return holds
+    return f"{holds}, {'at' if over_cap == 1 else 'above'} its free cap"
+
+
 def _p(name: str, help: str) -> Any:
     """The option of parameter ``name`` with its validate default (flag and metavar from the
     parameter table)."""
@@ -306,7 +320,8 @@ def validate(
             shown += ["conditions_hold", *conditions]
         from boundcalc.runs.validation_summary import YARDSTICK_SYMBOL
 
-        table_rows = [{**r, "holds": validation_summary.holds_text(r["holds"], r.get("verdict")),
+        table_rows = [{**r, "holds": _cap_text(validation_summary.holds_text(
+                           r["holds"], r.get("verdict")), r.get("bound_over_free_cap")),
                        "free_bound_key": YARDSTICK_SYMBOL.get(r.get("free_bound_key"),
                                                               r.get("free_bound_key"))}
                       for r in rows]

@@ -43,6 +43,7 @@ from typing import Any
 import mpmath
 import sympy as sp
 
+from boundcalc.calc.api import probability_sufficient
 from boundcalc.calc.evaluator import compile_function, condition_holds, condition_info
 from boundcalc.errors import InputError
 from boundcalc.generalization.bound_inputs import (
@@ -55,9 +56,9 @@ from boundcalc.theory import generalization as G
 from boundcalc.theory import generalization_symbols as GS
 from boundcalc.version import __version__
 
-__all__ = ["GENERALIZATION_PRECISION", "MEASURED_KEYS", "QUANTITY_KEYS",
+__all__ = ["GENERALIZATION_PRECISION", "MEASURED_KEYS", "PROBABILITY_TERMS", "QUANTITY_KEYS",
            "VERDICTS", "GeneralizationInputs", "evaluate_generalization", "evaluate_inputs",
-           "lecun_init_norms", "render_descriptions",
+           "lecun_init_norms", "probability_terms", "probability_text", "render_descriptions",
            "render_latex_names", "status_line", "symbolic_generalization", "symbolic_text",
            "validate_generalization", "verdict_of"]
 
@@ -71,10 +72,12 @@ QUANTITY_KEYS: tuple[str, ...] = (
     "loss_range",
 )
 
-#: The verdicts of Theorem 5 (top-level ``verdict``): ``guaranteed`` = every condition holds and
-#: the bound is below every free yardstick; ``vacuous`` = every condition holds but the bound is
-#: not below one of them (it says nothing that holds without it); ``not_guaranteed`` = a
-#: condition fails.
+#: The verdicts of Theorem 5 (top-level ``verdict``): ``guaranteed`` = every condition holds,
+#: the bound is below every free yardstick and the probability reaches ``min_probability``;
+#: ``vacuous`` = every condition holds but the bound is not below one of the yardsticks (it says
+#: nothing that holds without it, whatever its probability); ``not_guaranteed`` = a condition
+#: fails, or the bound is below every yardstick but its probability is below
+#: ``min_probability`` (``--min-probability``, default ½).
 VERDICTS: tuple[str, ...] = ("guaranteed", "vacuous", "not_guaranteed")
 
 #: Measured free yardsticks (section ``measured``, with ``--data``) → meaning. Both predictors
@@ -179,21 +182,29 @@ def _measured(measured: Mapping[str, object] | None) -> dict[str, float]:
     return out
 
 
-def verdict_of(conditions_hold: bool, bound: float, yardsticks: Mapping[str, float]
-               ) -> tuple[str, str]:
+def verdict_of(conditions_hold: bool, bound: float, yardsticks: Mapping[str, float],
+               probability: Any = None, min_probability: Any = 0.5) -> tuple[str, str]:
     """The verdict (:data:`VERDICTS`) and the binding yardstick: the smallest of ``yardsticks``
-    (name → value; ``loss_range`` always among them).
+    (name → value; ``loss_range`` always among them). ``not_guaranteed`` when a condition fails,
+    or when the bound is below every yardstick but ``probability`` (None: not checked) is below
+    ``min_probability``; a bound at or above a yardstick is ``vacuous`` whatever its probability.
 
     Example:
         >>> verdict_of(True, 32.3, {"loss_range": 15.9, "zero_predictor_loss": 0.2})
         ('vacuous', 'zero_predictor_loss')
         >>> verdict_of(True, 0.1, {"loss_range": 15.9})
         ('guaranteed', 'loss_range')
+        >>> verdict_of(True, 0.1, {"loss_range": 15.9}, probability=0.000999)
+        ('not_guaranteed', 'loss_range')
     """
     binding = min(yardsticks, key=lambda k: yardsticks[k])
     if not conditions_hold:
         return "not_guaranteed", binding
-    return ("guaranteed" if bound < yardsticks[binding] else "vacuous"), binding
+    if not bound < yardsticks[binding]:
+        return "vacuous", binding  # a free yardstick says as much, whatever the probability
+    if probability is not None and not probability_sufficient(probability, min_probability):
+        return "not_guaranteed", binding
+    return "guaranteed", binding
 
 
 def _number_pair(a: float, b: float) -> tuple[str, str]:
@@ -218,10 +229,68 @@ def _assumptions(inputs: GeneralizationInputs, hidden_used: tuple[str, ...]) -> 
     return text + (f" and {constants} (not derived)" if constants else "")
 
 
+#: The three terms Theorem 5's probability 1 − 8e^{−d_m/2} − 2δ − e^{−C_prob (N−1)^{−ĉ}/d_s}
+#: subtracts from 1, by name (the last is the paper's term from Lemma 4, line 291).
+PROBABILITY_TERMS: tuple[str, ...] = ("8 exp(-d_m/2)", "2 delta",
+                                      "exp(-C_prob (N-1)^(-c_hat)/d_s)")
+
+
+def probability_terms(values: Mapping[str, Any]) -> dict[str, Any]:
+    """Each term :data:`PROBABILITY_TERMS` subtracts from 1, at the mpmath ``values`` of the
+    arguments (by name).
+
+    Example:
+        >>> terms = probability_terms({"d_m": 64, "delta": 0.05, "N": 1000, "d_s": 13,
+        ...                            "C_prob": 1, "c_hat": 1})
+        >>> {k: round(float(v), 4) for k, v in terms.items()}
+        {'8 exp(-d_m/2)': 0.0, '2 delta': 0.1, 'exp(-C_prob (N-1)^(-c_hat)/d_s)': 0.9999}
+    """
+    mp = {k: mpmath.mpf(values[k]) for k in ("d_m", "delta", "N", "d_s", "C_prob", "c_hat")}
+    return {
+        PROBABILITY_TERMS[0]: 8 * mpmath.exp(-mp["d_m"] / 2),
+        PROBABILITY_TERMS[1]: 2 * mp["delta"],
+        PROBABILITY_TERMS[2]: mpmath.exp(-mp["C_prob"] * (mp["N"] - 1) ** (-mp["c_hat"])
+                                         / mp["d_s"]),
+    }
+
+
+def probability_text(probability: float, min_probability: float,
+                     terms: Mapping[str, float], sufficient: bool | None = None) -> str:
+    """How the status line names Theorem 5's probability: ``holds with probability ≥ p``, below
+    ``min_probability`` ``... only, below the 0.5 required (--min-probability)``, and which of
+    the subtracted :data:`PROBABILITY_TERMS` takes most (the binding one). ``sufficient``:
+    whether the probability reaches the minimum as decided exactly (None: compare the floats).
+
+    Example:
+        >>> print(probability_text(0.000999, 0.5, {"2 delta": 2e-6,
+        ...       "exp(-C_prob (N-1)^(-c_hat)/d_s)": 0.999}).replace("; ", ";\\n").replace(
+        ...       " (i", "\\n(i").replace(", b", ",\\nb"))
+        the bound holds with probability ≥ 0.000999 only,
+        below the 0.5 required (--min-probability);
+        the paper's term exp(-C_prob (N-1)^(-c_hat)/d_s) = 0.999 binds
+        (it grows to 1 with N d_s unless C_prob does)
+    """
+    top = max(terms, key=lambda k: terms[k])
+    if top == PROBABILITY_TERMS[2]:
+        why = (f"the paper's term {top} = {terms[top]:.4g} binds (it grows to 1 with N d_s "
+               f"unless C_prob does)")
+    else:
+        why = f"{top} = {terms[top]:.4g} binds"
+    if sufficient is None:
+        sufficient = probability >= min_probability
+    if not sufficient:
+        shown, least = _number_pair(probability, min_probability)
+        return (f"the bound holds with probability ≥ {shown} only, below the {least} required "
+                f"(--min-probability); {why}")
+    return f"holds with probability ≥ {probability:.4g}; {why}"
+
+
 def status_line(verdict: str, failing: list[str], n_conditions: int, bound: float,
-                yardsticks: Mapping[str, float], assumptions: str) -> str:
+                yardsticks: Mapping[str, float], assumptions: str,
+                probability: str = "") -> str:
     """The one-line verdict of Theorem 5, naming the binding yardstick (and every other one the
-    bound is not below) and what the number assumes.
+    bound is not below), what the number assumes, and its ``probability`` (the text of
+    :func:`probability_text`; a verdict not guaranteed for want of probability starts with it).
 
     Example:
         >>> status_line("vacuous", [], 4, 32.34, {"loss_range": 15.86}, "|y| ≤ Y = 0.21")
@@ -242,15 +311,17 @@ def status_line(verdict: str, failing: list[str], n_conditions: int, bound: floa
     numbers = f"true_loss {_number_pair(bound, yardsticks[order[0]])[0]} " + ", ".join(compared)
     holds = ("its condition holds" if n_conditions == 1
              else f"all {n_conditions} conditions hold")
-    if verdict == "not_guaranteed":
+    if verdict == "not_guaranteed" and failing:
         verb = "fails" if len(failing) == 1 else "fail"
         head = (f"NOT GUARANTEED: {', '.join(failing)} {verb}, the bound is not guaranteed; "
                 f"{numbers}")
+    elif verdict == "not_guaranteed":  # every condition holds: the probability is too small
+        return f"NOT GUARANTEED: {probability}; {holds}; {numbers}; assumes {assumptions}"
     elif verdict == "vacuous":
         head = f"VACUOUS: {numbers} ({holds})"
     else:
         head = f"GUARANTEED: {holds}; {numbers}"
-    return f"{head}; assumes {assumptions}"
+    return f"{head}; assumes {assumptions}" + (f"; {probability}" if probability else "")
 
 
 def evaluate_inputs(inputs: GeneralizationInputs,
@@ -299,7 +370,12 @@ def evaluate_inputs(inputs: GeneralizationInputs,
         yard_mp = {"loss_range": out["constants.loss_range"],
                    **{k: mpmath.mpf(v) for k, v in measured_values.items()}}
         conditions_hold = all(c["holds"] for c in conditions)
-        verdict, binding = verdict_of(conditions_hold, out["bound.true_loss"], yard_mp)
+        verdict, binding = verdict_of(conditions_hold, out["bound.true_loss"], yard_mp,
+                                      out["probability"], inputs.min_probability)
+        sufficient = probability_sufficient(out["probability"], inputs.min_probability)
+        chance = probability_text(probability, inputs.min_probability,
+                                  {k: float(v) for k, v in probability_terms(named).items()},
+                                  sufficient)
     yardsticks = {"loss_range": quantities["loss_range"], **measured_values}
     failing = [c["name"] for c in conditions if not c["holds"]]
     assumptions = _assumptions(inputs, hidden_used)
@@ -315,10 +391,11 @@ def evaluate_inputs(inputs: GeneralizationInputs,
             "summary": statement.summary,
             "guaranteed": verdict == "guaranteed",
             "conditions_hold": conditions_hold,
+            "probability_sufficient": sufficient,
             "free_bound": yardsticks[binding],
             "free_bound_name": binding,
             "status_line": status_line(verdict, failing, len(conditions),
-                                       bound["true_loss"], yardsticks, assumptions),
+                                       bound["true_loss"], yardsticks, assumptions, chance),
             "assumptions": assumptions,
             "form": form,
             "precision_digits": precision,
@@ -381,6 +458,7 @@ def evaluate_generalization(
     precision: int = GENERALIZATION_PRECISION,
     Y: object = None,
     measured: Mapping[str, object] | None = None,
+    min_probability: object = None,
 ) -> dict[str, Any]:
     """Paper 003's Theorem 5 at one point, as the calculator's JSON-ready dict.
 
@@ -400,6 +478,8 @@ def evaluate_generalization(
         Y: the label bound, |y| ≤ Y for every label (default 1): the loss range A + Y.
         measured: measured free yardsticks (keys of :data:`MEASURED_KEYS`) the verdict also
             judges the bound against.
+        min_probability: the smallest probability at which the bound counts as guaranteed
+            (default ½); below it the verdict is ``not_guaranteed`` and says so.
 
     Returns:
         ``{statement, verdict, inputs, quantities, terms, bound, conditions, probability,
@@ -411,7 +491,7 @@ def evaluate_generalization(
     inputs = validate_generalization(
         N=N, d_m=d_m, d_s=d_s, R_X=R_X, radii=radii, delta=delta, alpha=alpha, Phi0=Phi0,
         init_norms=init_norms, seed=seed, d=d, hidden_constants=hidden_constants,
-        as_printed=as_printed, Y=Y,
+        as_printed=as_printed, Y=Y, min_probability=min_probability,
     )
     return evaluate_inputs(inputs, precision, measured)
 

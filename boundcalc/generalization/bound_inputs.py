@@ -28,6 +28,7 @@ from typing import Any
 import numpy as np
 import sympy as sp
 
+from boundcalc.inputs.params import PARAMS
 from boundcalc.inputs.rules import apply_rules
 from boundcalc.inputs.surfaces import NORM_FLAGS, check_generalization
 from boundcalc.theory import generalization_symbols as GS
@@ -144,6 +145,8 @@ class GeneralizationInputs:
     as_printed: bool
     Y: float = DEFAULT_LABEL_BOUND
     derived: tuple[str, ...] = ()
+    #: The smallest probability at which the bound counts as guaranteed (``--min-probability``).
+    min_probability: float = float(PARAMS["min_probability"].default or "0.5")
 
     def symbol_values(self) -> dict[sp.Symbol, float]:
         """Value of every symbol of :data:`GS.ARGUMENTS` but the derived hidden constants."""
@@ -176,6 +179,7 @@ class GeneralizationInputs:
         out["Y"] = self.Y
         out.update({s.name: self.hidden.get(s.name) for s in GS.HIDDEN_CONSTANTS})
         out["as_printed"] = self.as_printed
+        out["min_probability"] = self.min_probability
         return out
 
 
@@ -195,6 +199,7 @@ def validate_generalization(
     hidden_constants: str | Mapping[str, object] | None = None,
     as_printed: bool = False,
     Y: object = None,
+    min_probability: object = None,
 ) -> GeneralizationInputs:
     """Check every input; raise :class:`InputError` naming the flag.
 
@@ -203,7 +208,8 @@ def validate_generalization(
     norms and α > 0; Φ(θ⁰) ≥ 0; δ ∈ (0, 1); exactly one of ``init_norms`` (all seven) and
     ``seed``; each spectral norm ≤ its Frobenius norm; with ``as_printed`` the radius
     R = √(ΣR_•²) must exceed δ (the printed √(log(R/δ)/N)); the label bound Y ≥ 0 (flag
-    ``--label-bound``, default :data:`DEFAULT_LABEL_BOUND`).
+    ``--label-bound``, default :data:`DEFAULT_LABEL_BOUND`); ``min_probability`` in (0, 1)
+    (``--min-probability``, the row of :data:`boundcalc.inputs.params.PARAMS`; default ½).
     """
     checked = check_generalization(
         N=N, d_m=d_m, d_s=d_s, R_X=R_X, radii=radii, delta=delta, alpha=alpha, Phi0=Phi0,
@@ -229,4 +235,6 @@ def validate_generalization(
         radii=rad, delta=delta_v, norms=norms, norms_source=source, seed=seed_int,
         alpha=checked["alpha"], Phi0=checked["Phi0"], hidden=hidden,
         as_printed=bool(as_printed), Y=checked["Y"], derived=derived,
+        min_probability=float(PARAMS["min_probability"].check(
+            PARAMS["min_probability"].default if min_probability is None else min_probability)),
     )

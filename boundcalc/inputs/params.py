@@ -275,6 +275,10 @@ PARAMS: Mapping[str, Param] = _rows(
     Param("misspecification", "--misspecification", ("epsilon_mis",), ("epsilon_mis",), "0",
           "non_negative", "EPS", "eps_mis = max_j |y_j - f*(X_j)| (>= 0)",
           commands=("remark9",), example="0.1"),
+    Param("min_probability", "--min-probability", (), ("min_probability",), "0.5",
+          "probability", "P",
+          "smallest probability at which a bound counts as GUARANTEED, in (0, 1): below it "
+          "the verdict is not_guaranteed and says so"),
 )
 
 #: Names of the sympy symbols a statement may contain, in the order of the arguments of every
@@ -358,7 +362,7 @@ class Inputs:
                     values.update(zip(p.symbols, custom, strict=True))
             elif p.kind == "triple":
                 values.update(zip(p.symbols, (Fraction(v) for v in value), strict=True))
-            else:
+            elif p.symbols:  # a row without symbols (min_probability) is no argument
                 values[p.symbols[0]] = value if isinstance(value, int) else Fraction(value)
         return values
 

@@ -51,7 +51,8 @@ _CONTRACT_ORDER = ("statement", "inputs", "constants", "terms", "bound", "probab
 #: Top-level keys that ``table``, ``markdown`` and ``latex`` show in the header lines (verdict,
 #: route) instead of as sections; ``csv`` and ``json`` carry them as they are.
 HEADER_KEYS: tuple[str, ...] = ("verdict", "overflow", "free_bound", "average_iterate_verdict",
-                                "nonvacuous_from_m", "active_drift_bound")
+                                "nonvacuous_from_m", "nonvacuous_until_m", "nonvacuous_again",
+                                "nonvacuous_checked_to_m", "active_drift_bound")
 
 #: How the status line names each free bound (``free_bound`` of a result) and its symbol.
 _FREE_BOUND_NAMES: dict[str, tuple[str, str]] = {
@@ -175,8 +176,13 @@ def guarantee_line(data: Mapping[str, Any]) -> str | None:
     Theorem 5). With a top-level ``verdict`` (statements with the free bounds B² and
     Y²), a guaranteed or vacuous result also compares ``bound.min_iterate`` with the free bound
     named by ``free_bound`` (``trivial_bound_B2`` when absent), names it, and a vacuous one says
-    from which width m it is informative (``nonvacuous_from_m``). Where the two numbers print
-    alike even with 17 digits (they tie in float64), it says the working precision decided.
+    from which width m it is informative (``nonvacuous_from_m``) and, where that range ends,
+    up to which (``nonvacuous_until_m``). Where the two numbers print alike even with 17 digits
+    (they tie in float64), it says the working precision decided. Where every condition holds
+    and the result has a top-level ``probability``, the line names it (``with probability ≥
+    0.9``); below ``inputs.min_probability`` (``statement.probability_sufficient`` false) the
+    result is NOT GUARANTEED and the line says why. (A line whose conditions fail names no
+    probability: the statement does not apply there.)
 
     Example:
         >>> guarantee_line({"conditions": [{"name": "rho_c_ge_nu_c", "holds": False}]})
@@ -188,6 +194,13 @@ def guarantee_line(data: Mapping[str, Any]) -> str | None:
         ...     "conditions": [{"name": "m_even", "holds": True}]}).replace("; ", ";\\n"))
         VACUOUS: min_iterate 67.57 ≥ 9 = Y², the loss at initialization (f(θ(0)) = 0);
         informative from m = 4362
+        >>> print(guarantee_line({"verdict": "not_guaranteed", "probability": 0.02,
+        ...                       "inputs": {"min_probability": 0.5},
+        ...                       "conditions": [{"name": "m_even", "holds": True}]}
+        ...                      ).replace("; ", ";\\n").replace(", b", ",\\nb"))
+        NOT GUARANTEED: the bound holds with probability ≥ 0.02 only,
+        below the 0.5 required (--min-probability);
+        its condition holds
     """
     statement = data.get("statement")
     own = statement.get("status_line") if isinstance(statement, Mapping) else None
@@ -203,20 +216,48 @@ def guarantee_line(data: Mapping[str, Any]) -> str | None:
     failed = [str(c.get("name", "?")) for c in conditions if not c.get("holds", False)]
     if failed:
         verb = "fails" if len(failed) == 1 else "fail"
-        return f"NOT GUARANTEED: {', '.join(failed)} {verb}, the bound is not guaranteed"
+        line = f"NOT GUARANTEED: {', '.join(failed)} {verb}, the bound is not guaranteed"
+        inputs = data.get("inputs") if isinstance(data.get("inputs"), Mapping) else {}
+        chance = _probability_clause(data)[0] if "min_probability" in inputs else ""
+        where = "where it holds" if len(failed) == 1 else "where they hold"
+        return line + (f" ({where}, the bound holds {chance})" if chance.startswith("with ")
+                       else "")
     holds = ("its condition holds" if len(conditions) == 1
              else f"all {len(conditions)} conditions hold")
+    chance, sufficient = _probability_clause(data)
+    if sufficient is False and data.get("verdict") != "vacuous":  # it holds, but too rarely
+        numbers = _min_iterate_numbers(data)
+        return (f"NOT GUARANTEED: {chance}; {holds}" + (f"; {numbers}" if numbers else ""))
+    tail = f"; {chance}" if chance else ""
     verdict = data.get("verdict")
+    if verdict not in ("guaranteed", "vacuous"):
+        return f"GUARANTEED: {holds}{tail}"
+    numbers = _min_iterate_numbers(data, verdict == "guaranteed")
+    symbol = _FREE_BOUND_NAMES.get(str(data.get("free_bound") or "trivial_bound_B2"),
+                                   ("B²", ""))[0]
+    average = _average_clause(data, verdict)
+    if verdict == "guaranteed":
+        return (f"GUARANTEED: {holds}" + (f"; {numbers}" if numbers else "") + average + tail)
+    parts = [numbers or f"min_iterate ≥ {symbol}"]
+    if "nonvacuous_from_m" in data:
+        parts.append(_informative_text(data))
+    return "VACUOUS: " + "; ".join(parts) + average + tail
+
+
+def _min_iterate_numbers(data: Mapping[str, Any], below: bool | None = None) -> str:
+    """``min_iterate 25.41 ≥ 9 = Y², the loss at initialization (f(θ(0)) = 0)``: the bound
+    against the free bound named by ``free_bound`` (``<`` when ``below``; None: as the numbers
+    compare), ``""`` without both numbers."""
     bound = data.get("bound") if isinstance(data.get("bound"), Mapping) else {}
     constants = data.get("constants") if isinstance(data.get("constants"), Mapping) else {}
     key = str(data.get("free_bound") or "trivial_bound_B2")
     symbol, meaning = _FREE_BOUND_NAMES.get(key, (key, ""))
     value, free = bound.get("min_iterate"), constants.get(key)
-    if verdict not in ("guaranteed", "vacuous"):
-        return f"GUARANTEED: {holds}"
     numbers = ""
-    relation = "<" if verdict == "guaranteed" else "≥"
     if isinstance(value, (int, float)) and isinstance(free, (int, float)):
+        if below is None:
+            below = float(value) < float(free)
+        relation = "<" if below else "≥"
         shown, shown_free = _two_numbers(float(value), float(free))
         numbers = f"min_iterate {shown} {relation} {shown_free} = {symbol}"
         if meaning:
@@ -225,15 +266,58 @@ def guarantee_line(data: Mapping[str, Any]) -> str | None:
             digits = (data.get("statement") or {}).get("precision_digits")
             numbers += (f" (equal in float64; the {digits}-digit evaluation decides)" if digits
                         else " (equal in float64; the exact evaluation decides)")
-    average = _average_clause(data, verdict)
-    if verdict == "guaranteed":
-        return f"GUARANTEED: {holds}" + (f"; {numbers}" if numbers else "") + average
-    parts = [numbers or f"min_iterate ≥ {symbol}"]
-    if "nonvacuous_from_m" in data:
-        first = data["nonvacuous_from_m"]
-        parts.append(f"informative from m = {first}" if first is not None
-                     else "informative at no even m ≤ 2^62")
-    return "VACUOUS: " + "; ".join(parts) + average
+    return numbers
+
+
+def _informative_text(data: Mapping[str, Any]) -> str:
+    """Where the bound is informative: ``informative for m in [a, b]`` where the range ends
+    (``nonvacuous_until_m``: vacuous again from b + 2), ``informative from m = a`` with what was
+    checked past it (``nonvacuous_checked_to_m``: the scan, not a proof that it stays so),
+    ``informative at no even m ≤ 2^62``."""
+    first = data.get("nonvacuous_from_m")
+    if first is None:
+        return "informative at no even m ≤ 2^62"
+    last = data.get("nonvacuous_until_m")
+    if last is not None:
+        later = (", and again at some larger m" if data.get("nonvacuous_again")
+                 else f", none larger up to {_power_text(data.get('nonvacuous_checked_to_m'))}")
+        return (f"informative for m in [{first}, {last}] (vacuous again from m = "
+                f"{int(last) + 2}{later})")
+    text = f"informative from m = {first}"
+    checked = data.get("nonvacuous_checked_to_m")
+    if checked is not None:
+        text += (f" (and at every width scanned up to {_power_text(checked)}; not proved "
+                 f"monotone in m)")
+    return text
+
+
+def _power_text(value: Any) -> str:
+    """``2^62`` for a power of two, else the integer."""
+    if isinstance(value, int) and value > 0 and value & (value - 1) == 0:
+        return f"2^{value.bit_length() - 1}"
+    return str(value)
+
+
+def _probability_clause(data: Mapping[str, Any]) -> tuple[str, bool | None]:
+    """(``holds with probability ≥ 0.9``, whether that reaches ``inputs.min_probability``) from
+    the top-level ``probability`` (the statement's lower bound on the probability of its
+    event); ``("", None)`` without one. Below the minimum the text says so:
+    ``holds with probability ≥ 0.02 only, below the 0.5 required (--min-probability)``."""
+    value = data.get("probability")
+    if isinstance(value, bool) or not isinstance(value, (int, float)):
+        return "", None
+    inputs = data.get("inputs") if isinstance(data.get("inputs"), Mapping) else {}
+    statement = data.get("statement") if isinstance(data.get("statement"), Mapping) else {}
+    least = inputs.get("min_probability")
+    sufficient = statement.get("probability_sufficient")
+    if not isinstance(sufficient, bool):
+        sufficient = (None if not isinstance(least, (int, float))
+                      else float(value) >= float(least))
+    if sufficient is False and isinstance(least, (int, float)):
+        shown, shown_least = _two_numbers(float(value), float(least))
+        return (f"the bound holds with probability ≥ {shown} only, below the {shown_least} "
+                f"required (--min-probability)", False)
+    return f"with probability ≥ {float(value):.4g}", sufficient
 
 
 def _average_clause(data: Mapping[str, Any], verdict: str) -> str:
@@ -247,9 +331,11 @@ def _average_clause(data: Mapping[str, Any], verdict: str) -> str:
     if not isinstance(value, (int, float)) or not isinstance(trivial, (int, float)):
         return ""
     shown, shown_b2 = _two_numbers(float(value), float(trivial))
-    relation = "<" if average == "guaranteed" else "≥"
-    word = "informative" if average == "guaranteed" else "vacuous"
-    return f"; average_iterate {shown} {relation} B² = {shown_b2} ({word})"
+    if average == "guaranteed":  # informative beside a vacuous min_iterate: say why it may be
+        return (f"; average_iterate {shown} < B² = {shown_b2} (informative: B² is its only "
+                f"free yardstick, since Y² bounds the loss at k = 0, not at the average "
+                f"iterate)")
+    return f"; average_iterate {shown} ≥ B² = {shown_b2} (vacuous)"
 
 
 def route_line(data: Mapping[str, Any]) -> str | None:

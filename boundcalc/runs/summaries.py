@@ -378,8 +378,9 @@ def table1_row(record: Mapping[str, Any]) -> dict[str, Any]:
     against its free yardstick — the smaller of the held-out loss of the zero predictor (the
     logistic loss at logit 0, log 2; measured by the run, log 2 for cells written before) and of
     the model at initialization (epoch 0; absent from older cells). ``theorem5_verdict``:
-    ``vacuous`` (bound ≥ yardstick), else ``not_guaranteed`` (a Lemma 4 condition fails, or Lemma
-    4 does not apply: GD on the cross-entropy), else ``informative``. ``under_bound``: ``yes`` or
+    ``vacuous`` (bound ≥ yardstick), else ``not_guaranteed`` (a Lemma 4 condition fails, Lemma
+    4 does not apply: GD on the cross-entropy, or the cell's Theorem 5 ``probability`` is below
+    ½), else ``informative``. ``under_bound``: ``yes`` or
     ``no`` (lowest test loss ≤ bound) with that verdict beside it, never alone.
 
     Example:
@@ -396,7 +397,8 @@ def table1_row(record: Mapping[str, Any]) -> dict[str, Any]:
     conditions = (bool(record.get("all_conditions_hold"))
                   and bool(record.get("lemma4_applies", False)))
     fields = yardstick_fields(bound, {"zero_predictor_test_loss": zero,
-                                      "initial_test_loss": initial}, conditions)
+                                      "initial_test_loss": initial}, conditions,
+                              revive(record.get("probability")))
     finite = isinstance(bound, (int, float)) and math.isfinite(bound)
     under = "yes" if record.get("lowest_test_under_bound") else "no"
     row.update({"zero_predictor_test_loss": zero, "initial_test_loss": initial,

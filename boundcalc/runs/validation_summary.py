@@ -77,12 +77,20 @@ def free_yardstick(candidates: Mapping[str, Any]) -> tuple[str, float] | None:
 
 
 def yardstick_fields(bound: Any, candidates: Mapping[str, Any],
-                     conditions_hold: bool = True) -> dict[str, Any]:
+                     conditions_hold: bool = True, probability: Any = None,
+                     min_probability: float = 0.5) -> dict[str, Any]:
     """The fields a record gets from comparing ``bound`` with its free yardstick, the smallest
     of ``candidates`` (:func:`free_yardstick`): ``free_bound``, ``free_bound_key`` (which one
     binds), ``bound_over_free_bound``, ``verdict`` (:data:`MEASURED_VERDICTS`) and
-    ``guaranteed`` (the verdict is ``informative``: every condition holds and the bound is below
-    the yardstick). Without a yardstick the verdict is decided by the conditions alone."""
+    ``guaranteed`` (the verdict is ``informative``: every condition holds, the bound is below
+    the yardstick and the statement's ``probability``, when given, reaches ``min_probability``;
+    below it a bound that would be informative is ``not_guaranteed``). Without a yardstick the
+    verdict is decided by the conditions (and the probability) alone.
+
+    Example:
+        >>> yardstick_fields(1.0, {"trivial_bound_B2": 9.0}, True, probability=0.02)["verdict"]
+        'not_guaranteed'
+    """
     free = free_yardstick(candidates)
     try:
         value = float(bound)
@@ -91,7 +99,8 @@ def yardstick_fields(bound: Any, candidates: Mapping[str, Any],
     if free is not None and not value < free[1]:
         verdict = "vacuous"
     else:
-        verdict = "informative" if conditions_hold else "not_guaranteed"
+        probable = probability is None or float(probability) >= min_probability
+        verdict = "informative" if conditions_hold and probable else "not_guaranteed"
     out: dict[str, Any] = {"free_bound": None if free is None else free[1],
                            "free_bound_key": None if free is None else free[0],
                            "bound_over_free_bound": (value / free[1] if free is not None

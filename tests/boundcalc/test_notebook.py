@@ -135,7 +135,7 @@ def test_the_signatures_name_every_keyword():
 
     assert list(inspect.signature(evaluate).parameters)[5:] == [
         "m", "n", "d", "T", "delta", "rho", "nu", "steps", "eta", "activation", "batch_size",
-        "misspecification"]
+        "misspecification", "min_probability"]
     assert "rho_u" in inspect.signature(sweep).parameters
 
 
@@ -151,7 +151,8 @@ def test_to_frame_has_one_row_per_quantity_condition_and_the_verdict():
     assert rows[("verdict", "free_bound")] == "initial_loss_bound"
     assert rows[("conditions", "m_even")] is True
     assert len(frame) == (len(res.inputs) + len(res.constants) + len(res.terms) + len(res.bound)
-                          + 1 + len(res.conditions) + 6)
+                          + 1 + len(res.conditions) + 7)  # 7: probability_sufficient too
+    assert rows[("verdict", "probability_sufficient")] is True
 
 
 def test_repr_html_shows_every_section_as_a_table():

@@ -60,6 +60,9 @@ def validate_lemma6(m: int, d: int, T: int, rho: object, *, delta: object = "0.0
                                            activation=activation, device=device,
                                            dtype=dtype, nu=nu)
     F_bound, env = ev["bound"]["output_envelope_F"], ev["bound"]["loss_gradient_envelope"]
+    # F = min(formula, √m·c_max·σ₀): at its free cap the lemma adds nothing to |f| ≤ cap
+    cap = float(ev["constants"]["output_envelope_F_cap"])
+    at_cap = {"free_cap": cap, "bound_over_free_cap": float(F_bound) / cap if cap > 0 else None}
     Y = ev["bound"]["label_envelope_Y"]
     u_inf = ev["constants"]["u_inf"]
     settings = record_settings(m, d, T, rho_t, delta, act.name, starts, steps, seed, dev, dt)
@@ -69,7 +72,7 @@ def validate_lemma6(m: int, d: int, T: int, rho: object, *, delta: object = "0.0
         res = search_output(space, act, starts=starts, steps=steps, seed=seed, dtype=dt,
                             device=dev)
         rec = record("lemma6.output_envelope_F", "adversarial", res.value, F_bound, settings,
-                     query=query)
+                     query=query, **at_cap)
         records.append(attach_argmax(rec, space, select(res.config, res.argmax), keep_argmax))
         params0, X, q, geo = init_and_data(m, d, T, samples, seed, dt, dev, act)
         post = a_posteriori(m=m, d=d, rho=rho, activation=activation, nu=nu, **geometry_args(geo))
@@ -83,7 +86,7 @@ def validate_lemma6(m: int, d: int, T: int, rho: object, *, delta: object = "0.0
                              base=dcfg, free=THETA_VARS)
         records.append(data_record("lemma6.output_envelope_F", dres.value, F_bound,
                                    post["output_envelope_F"], settings, geo, on_event,
-                                   samples))
+                                   samples, **at_cap))
         # ‖∇R̂‖ at random θ ∈ Ω_ρ with random labels |y| ≤ Y on the actual init and data
         # labels within the a-posteriori label envelope, so that both envelopes apply
         y_post = post["label_envelope_Y"]

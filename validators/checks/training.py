@@ -301,9 +301,10 @@ def _training_measurement(kind: str, *, m, n, d, T, rho, nu, delta, activation, 
             worst = max(per_seed, key=lambda r, k=key: r[k])
             ratios_post = [r[key] / r["a_posteriori"][route][key] for r in per_seed]
             free = _free_bounds(rigorous[route], key, initial)
-            judged = yardstick_fields(bound, free, conditions)
+            chance = 1 - 2 * float(delta) - float(teacher_delta)  # the record's probability
+            judged = yardstick_fields(bound, free, conditions, chance)
             post_verdict = yardstick_fields(worst["a_posteriori"][route][key], free,
-                                            conditions)["verdict"]
+                                            conditions, chance)["verdict"]
             records.append(measured_record(
                 f"{statement}.{key}", worst[key], bound,
                 holds=all(r[key] <= bound for r in per_seed),
@@ -317,7 +318,7 @@ def _training_measurement(kind: str, *, m, n, d, T, rho, nu, delta, activation, 
                 a_posteriori_holds=all(r <= 1 for r in ratios_post),
                 eps_mis_teacher=eps_t, teacher_delta=float(teacher_delta),
                 teacher_width=int(teacher_width),
-                probability=1 - 2 * float(delta) - float(teacher_delta),
+                probability=chance,
                 terms={k: float(v) for k, v in rigorous[route].terms.items()},
                 initial_loss=initial,
                 trivial_bound_B2=float(rigorous[route].constants["trivial_bound_B2"]),

@@ -18,7 +18,8 @@ CONTRACT_KEYS = {"statement", "inputs", "constants", "terms", "bound", "conditio
                  "probability", "version"}
 #: Keys the CLI adds for statements with the trivial bound B² (theorem1, prop1, remark9, prop2).
 VERDICT_KEYS = {"verdict", "free_bound", "average_iterate_verdict", "nonvacuous_from_m",
-                "active_drift_bound"}
+                "active_drift_bound", "nonvacuous_until_m", "nonvacuous_again",
+                "nonvacuous_checked_to_m"}
 
 
 def _numbers(value):
