@@ -5,6 +5,7 @@ the CLI calling these checks (exit 2)."""
 from __future__ import annotations
 
 import pytest
+from boundcalc.theory.catalog import NAMES
 
 from boundcalc.errors import InputError
 from boundcalc.inputs.calculator_flags import (
@@ -16,7 +17,6 @@ from boundcalc.inputs.calculator_flags import (
     check_output_format,
 )
 from boundcalc.render.cell_text import FORMATS
-from boundcalc.theory.catalog import NAMES
 
 
 def _message(row, value) -> str:
