@@ -72,7 +72,7 @@ def log_x(x: Sequence[float] | np.ndarray) -> bool:
     y axis, :func:`value_axis`); a log axis over 8–64 would be read as a linear one."""
     x = np.asarray(x, dtype=float)
     x = x[np.isfinite(x) & (x > 0)]
-    return bool(x.size) and x.max() >= 10 * x.min()
+    return bool(x.size) and bool(x.max() >= 10 * x.min())
 
 
 def x_axis(ax, x_ticks: Sequence[float], base: int = 2) -> None:
