@@ -18,10 +18,10 @@ A number may be an int, a float or a string
 Example:
     >>> res = evaluate("theorem1", m=512, n=1000, rho=2)
     >>> res.verdict, round(res.bound["min_iterate"], 4), res.free_bound
-    ('vacuous', 25.4128, ('initial_loss_bound', 9.0))
+    ('vacuous', 23.2556, ('initial_loss_bound', 9.0))
     >>> df = sweep("theorem1", m=[512, 4096, 8192], n=1000, rho=2)
     >>> df["bound.min_iterate"].round(2).tolist(), df["verdict"].tolist()
-    ([25.41, 4.38, 2.92], ['vacuous', 'guaranteed', 'guaranteed'])
+    ([23.26, 4.13, 2.79], ['vacuous', 'guaranteed', 'guaranteed'])
 """
 
 from __future__ import annotations

@@ -436,7 +436,7 @@ class Evaluation:
         Example:
             >>> from boundcalc.inputs.params import validate
             >>> repr(evaluate("theorem1", validate(m=512, n=1000, rho=2)))[:71]
-            'Evaluation(theorem1, route=tight, verdict=vacuous, min_iterate=25.4128,'
+            'Evaluation(theorem1, route=tight, verdict=vacuous, min_iterate=23.2556,'
         """
         route = getattr(self.statement, "route", "") or ""
         parts = [str(self.statement.name)] + ([f"route={route}"] if route else [])

@@ -131,7 +131,7 @@ def build_sweep(statement: str, given: Mapping[str, str | None], activation: str
         (4, ['m', 'rho_c', 'rho_u', 'rho_w'], [1.0, 2.0, 1.0, 2.0])
         >>> df, _ = build_sweep("theorem1", {"m": "8,4096", "rho": "0.5,3"}, None)
         >>> list(df["verdict"]), df["route"][0]
-        (['not_guaranteed', 'vacuous', 'not_guaranteed', 'vacuous'], 'tight')
+        (['not_guaranteed', 'vacuous', 'not_guaranteed', 'guaranteed'], 'tight')
         >>> df, _ = build_sweep("theorem1", {"m": "8,8192", "rho": "1"}, None)
         >>> list(df["verdict"]), list(df["guaranteed"]), list(df["conditions_hold"])
         (['vacuous', 'guaranteed'], [False, True], [True, True])
