@@ -185,7 +185,7 @@ def _scan_local_headers(path: str, size: int) -> str:
                 pos = 0
                 while pos + 4 <= len(extra):
                     tag, length = struct.unpack("<HH", extra[pos:pos + 4])
-                    if tag == 1 and length >= 16:
+                    if tag == 1 and length >= 16 and pos + 20 <= len(extra):
                         comp = struct.unpack("<Q", extra[pos + 12:pos + 20])[0]
                         break
                     pos += 4 + length
@@ -224,13 +224,15 @@ def _crc_problem(fh: Any, start: int, length: int, expected: int) -> bool:
 def _header(stream: Any, name: str, source: str) -> tuple[tuple[int, ...], bool, np.dtype]:
     """(shape, fortran order, dtype) of the ``.npy`` header at the stream's position."""
     version = np.lib.format.read_magic(stream)
-    if version == (1, 0):
-        shape, fortran, dtype = np.lib.format.read_array_header_1_0(stream)
-    elif version == (2, 0):
-        shape, fortran, dtype = np.lib.format.read_array_header_2_0(stream)
-    else:
+    if version not in ((1, 0), (2, 0)):
         raise _fail(source, f"array `{name}` is in .npy format {version[0]}.{version[1]}; a run "
                             "file's arrays are 1.0 or 2.0 (numpy.save of real numbers)")
+    try:   # numpy parses the header as a Python literal: damage raises anything from tokenize
+        read = (np.lib.format.read_array_header_1_0 if version == (1, 0)
+                else np.lib.format.read_array_header_2_0)
+        shape, fortran, dtype = read(stream)
+    except Exception as err:  # noqa: BLE001 - a damaged header, whatever numpy raises for it
+        raise ValueError(f"its .npy header is damaged ({type(err).__name__}: {err})") from None
     if dtype.hasobject:
         raise ValueError("it holds Python objects")
     if any(int(x) < 0 for x in shape):
@@ -294,8 +296,8 @@ def _member(path: str, fh: Any, zf: zipfile.ZipFile, info: zipfile.ZipInfo, size
                          order="F" if fortran else "C")
     except InputError:
         raise
-    except (ValueError, OSError, EOFError, OverflowError, MemoryError, zipfile.BadZipFile,
-            NotImplementedError, RuntimeError) as err:
+    except (ValueError, TypeError, KeyError, OSError, EOFError, OverflowError, MemoryError,
+            struct.error, zipfile.BadZipFile, NotImplementedError, RuntimeError) as err:
         raise _fail(source, f"array `{name}` cannot be read: {' '.join(str(err).split())}"
                     ) from None
 
