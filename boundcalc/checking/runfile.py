@@ -297,7 +297,8 @@ def _member(path: str, fh: Any, zf: zipfile.ZipFile, info: zipfile.ZipInfo, size
     except InputError:
         raise
     except (ValueError, TypeError, KeyError, OSError, EOFError, OverflowError, MemoryError,
-            struct.error, zipfile.BadZipFile, NotImplementedError, RuntimeError) as err:
+            struct.error, zlib.error, zipfile.BadZipFile, NotImplementedError,
+            RuntimeError) as err:
         raise _fail(source, f"array `{name}` cannot be read: {' '.join(str(err).split())}"
                     ) from None
 
