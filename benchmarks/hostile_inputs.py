@@ -591,7 +591,7 @@ SURFACES: dict[str, tuple[Callable, int]] = {
 
 # --------------------------------------------------------------------------- report
 
-def _short(argv: list[str], width: int = 160) -> str:
+def _short(argv: list[str], width: int = 600) -> str:
     text = " ".join(repr(a) if (not a or " " in a) else a for a in argv)
     return text if len(text) <= width else text[:width - 3] + "..."
 
