@@ -382,9 +382,11 @@ def _cell_text(folder: Path, key: str) -> Path:
 def _set_field(value):
     def damage(folder, key, rng):
         path = _cell_text(folder, key)
+        if not path.is_file():          # a FIFO put there by another damage: never opened
+            return
         try:
             data = json.loads(path.read_text())
-        except (OSError, ValueError):
+        except (OSError, ValueError, RecursionError):     # damaged already
             return
         records = data if isinstance(data, list) else [data]
         for record in records:
@@ -397,6 +399,8 @@ def _set_field(value):
 def _replace_text(text_of: Callable[[random.Random], str], config: bool = False):
     def damage(folder, key, rng):
         target = folder / "config.json" if config else _cell_text(folder, key)
+        if target.exists() and not target.is_file():      # a folder or FIFO already
+            return
         target.write_text(text_of(rng))
     return damage
 
@@ -404,6 +408,8 @@ def _replace_text(text_of: Callable[[random.Random], str], config: bool = False)
 def _fifo(config: bool = False):
     def damage(folder, key, rng):
         target = folder / "config.json" if config else _cell_text(folder, key)
+        if target.is_dir():
+            return
         target.unlink(missing_ok=True)
         if hasattr(os, "mkfifo"):
             os.mkfifo(target)
@@ -412,6 +418,8 @@ def _fifo(config: bool = False):
 
 def _folder_in_place(folder, key, rng):
     target = _cell_text(folder, key)
+    if target.is_dir():
+        return
     target.unlink(missing_ok=True)
     target.mkdir()
 
@@ -419,25 +427,35 @@ def _folder_in_place(folder, key, rng):
 def _truncate(config: bool = False):
     def damage(folder, key, rng):
         target = folder / "config.json" if config else _cell_text(folder, key)
+        if not target.is_file():
+            return
         data = target.read_bytes()
         target.write_bytes(data[:rng.randint(0, max(0, len(data) - 1))])
     return damage
 
 
 def _binary(folder, key, rng):
+    if not _cell_text(folder, key).is_file():
+        return
     _cell_text(folder, key).write_bytes(bytes(rng.randrange(256) for _ in range(200)))
 
 
 def _oversize(folder, key, rng):
+    if not _cell_text(folder, key).is_file():
+        return
     _cell_text(folder, key).write_text('{"x": "' + "a" * (5 << 20) + '"}')
 
 
 def _config_params(value_of: Callable[[random.Random], object]):
     def damage(folder, key, rng):
         path = folder / "config.json"
-        data = json.loads(path.read_text())
-        params = data["parameters"]
-        name = rng.choice(sorted(params))
+        try:
+            data = json.loads(path.read_text()) if path.is_file() else None
+            params = data["parameters"]
+            name = rng.choice(sorted(params))
+        except (ValueError, TypeError, KeyError, IndexError, RecursionError):
+            return                          # damaged already by another damage
+
         params[name] = value_of(rng)
         path.write_text(json.dumps(data))
     return damage
@@ -606,6 +624,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--scale", type=float, default=1.0,
                         help="multiply every surface's count")
+    parser.add_argument("--counts", default="",
+                        help="per-surface counts, e.g. validate=40,table=120 (before --scale)")
     parser.add_argument("--surfaces", default=",".join(SURFACES),
                         help="comma list of: " + ", ".join(SURFACES))
     parser.add_argument("--show", type=int, default=1000,
@@ -617,6 +637,12 @@ def main(argv: list[str] | None = None) -> int:
     if unknown:
         parser.error(f"unknown surfaces {unknown}")
     os.environ.pop("BOUNDCALC_DEBUG", None)
+    counts = {name: count for name, (_, count) in SURFACES.items()}
+    for item in filter(None, args.counts.split(",")):
+        name, _, count = item.partition("=")
+        if name not in SURFACES or not count.isdigit():
+            parser.error(f"--counts: {item!r} is not SURFACE=N")
+        counts[name] = int(count)
     rng = random.Random(args.seed)
     started = time.perf_counter()
     outcomes: list[Outcome] = []
@@ -624,8 +650,8 @@ def main(argv: list[str] | None = None) -> int:
     tmp_root = Path(tempfile.mkdtemp(prefix="boundcalc-hostile-"))
     try:
         for name in chosen:
-            make, count = SURFACES[name]
-            count = max(1, round(count * args.scale))
+            make = SURFACES[name][0]
+            count = max(1, round(counts[name] * args.scale))
             work = tmp_root / name.replace("/", "-")
             files = work / "files"
             cwd = work / "cwd"
