@@ -390,6 +390,8 @@ def _set_field(value):
             return
         records = data if isinstance(data, list) else [data]
         for record in records:
+            if not isinstance(record, dict):
+                continue
             field_name = rng.choice([k for k in record if k != "computed_with"] or ["x"])
             record[field_name] = value(rng) if callable(value) else value
         path.write_text(json.dumps(data))
