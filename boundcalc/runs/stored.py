@@ -156,8 +156,8 @@ def detect_kind(params: Mapping[str, Any], path: str | os.PathLike | None = None
         True
     """
     stated = params.get("experiment")
-    if stated is not None:
-        return stated if stated in EXPERIMENTS else None
+    if stated is not None:      # text naming a registered experiment; anything else: none
+        return stated if isinstance(stated, str) and stated in EXPERIMENTS else None
     # the most specific row first (the T sweep's parameters include figure 1's)
     rows = sorted(EXPERIMENTS.values(), key=lambda row: -len(row.detect_params))
     for row in rows:
