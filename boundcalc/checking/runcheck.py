@@ -46,9 +46,11 @@ from boundcalc.checking.runfile import RunFile, open_run, run_from_arrays
 from boundcalc.inputs.flags import check_rows
 from boundcalc.inputs.params import validate
 from boundcalc.inputs.surfaces import CHECK
+from boundcalc.runs.directory import jsonable
 from boundcalc.theory.catalog import MEASURED_ROUTES, route_key
 
-__all__ = ["GD_TOL", "NORM_TOL", "ROUNDING_TOL", "SYMMETRIC_TOL", "RunCheck", "check_run"]
+__all__ = ["GD_TOL", "NORM_TOL", "ROUNDING_TOL", "SYMMETRIC_TOL", "RunCheck", "check_run",
+           "ignored_warning"]
 
 #: |f(X; θ(0))| up to which the init counts as symmetric (f(·; θ(0)) = 0).
 SYMMETRIC_TOL = 1e-9
@@ -85,6 +87,7 @@ class RunCheck:
     seconds: float
     device: str
     notes: list[str] = field(default_factory=list)
+    warnings: list[str] = field(default_factory=list)
 
     @property
     def violations(self) -> list[dict[str, Any]]:
@@ -92,11 +95,14 @@ class RunCheck:
         return [line for line in self.lines if line["verdict"] == "violated"]
 
     def to_dict(self) -> dict[str, Any]:
-        """Everything as JSON-ready data, the notes included."""
-        return {"run": self.source, "settings": self.settings, "regime": self.regime,
-                "lines": self.lines, "trajectory": self.trajectory,
-                "violations": len(self.violations), "notes": list(self.notes),
-                "seconds": self.seconds, "device": self.device}
+        """Everything as JSON-ready data, the notes included: plain Python values, a number
+        that is not finite as its text (``"inf"``, as run directories store one), a ratio without
+        a value as None with its ``ratio_note``."""
+        return jsonable({"run": self.source, "settings": self.settings, "regime": self.regime,
+                         "lines": self.lines, "trajectory": self.trajectory,
+                         "violations": len(self.violations), "notes": list(self.notes),
+                         "seconds": self.seconds, "device": self.device,
+                         "warnings": self.warnings})
 
     def _attrs(self) -> dict[str, Any]:
         from boundcalc.version import __version__
@@ -153,13 +159,12 @@ class RunCheck:
                 + (f"<p><em>notes</em></p><ul>{notes}</ul>" if notes else "") + "</div>")
 
     def text(self, fmt: str = "table") -> str:
-        """The report as ``table`` (aligned text), ``json`` (:meth:`to_dict`) or ``csv`` (the
-        lines, every number at full precision, the shortest text that reads back as the same
-        float; then the notes as ``# `` lines, which ``pandas.read_csv(..., comment="#")``
-        skips)."""
+        """The report as ``table`` (aligned text), ``json`` (:meth:`to_dict`, standard JSON:
+        never NaN or Infinity) or ``csv`` (the lines, every number at full precision, the
+        shortest text that reads back as the same float; then the notes as ``# `` lines, which
+        ``pandas.read_csv(..., comment="#")`` skips)."""
         if fmt == "json":
-            return json.dumps(self.to_dict(), indent=2, default=_json_default,
-                              ensure_ascii=False)
+            return json.dumps(self.to_dict(), indent=2, allow_nan=False, ensure_ascii=False)
         if fmt == "csv":
             cols = list(dict.fromkeys(key for line in self.lines for key in line))
             rows = [",".join(cols)] + [",".join(_csv(line.get(c)) for c in cols)
@@ -187,10 +192,6 @@ class RunCheck:
                 f"{self.seconds:.1f} s on {self.device}")
         return "\n".join([head, "", "Regime", regime, "", "Measured against bound", lines, "",
                           *self.notes, tail]) + "\n"
-
-
-def _json_default(value: Any) -> Any:
-    return float(value)
 
 
 def _csv(value: Any) -> str:
@@ -282,7 +283,8 @@ def _verdict(measured: float, bound: float, needs: list[str],
 
 def check_run(run: str | Any, *, rho: object = None, nu: object = None, delta: object = None,
               misspecification: object = None, device: str = "cpu",
-              progress: Callable[[int, int, str], None] | None = None) -> RunCheck:
+              progress: Callable[[int, int, str], None] | None = None,
+              warn: Callable[[str], None] | None = None) -> RunCheck:
     """Check a run against the theory (module docstring): the regime, every measured quantity
     against its a-priori and a-posteriori bound on both routes, a verdict per line.
 
@@ -291,7 +293,9 @@ def check_run(run: str | Any, *, rho: object = None, nu: object = None, delta: o
     ``rho``, ``nu``, ``delta``, ``misspecification``: as the calculator's flags (a number or, for
     ρ and ν, three); ``rho=None`` uses the smallest ρ holding every recorded iterate. ``device``:
     ``cpu``, ``cuda``, ``cuda:k`` or ``auto``. ``progress(done, total, detail)`` is called as the
-    chunks of iterates are measured.
+    chunks of iterates are measured; ``warn(line)`` as soon as the file is opened, once per
+    warning (members that are not arrays of a run file, left unread), which
+    :attr:`RunCheck.warnings` also keeps.
 
     Raises:
         InputError naming the array (``RUN``) for a bad run, or the keyword for a bad value.
@@ -324,6 +328,9 @@ def check_run(run: str | Any, *, rho: object = None, nu: object = None, delta: o
     dev = resolve_device(device)
     loaded: RunFile = open_run(run) if isinstance(run, (str, bytes)) or hasattr(
         run, "__fspath__") else run_from_arrays(run)
+    warnings = [ignored_warning(loaded)] if loaded.ignored else []
+    for line in warnings if warn is not None else ():
+        warn(line)
 
     from boundcalc.validators.checks.certify_chain import a_posteriori_values
     from boundcalc.validators.checks.run import measure_run
@@ -345,7 +352,9 @@ def check_run(run: str | Any, *, rho: object = None, nu: object = None, delta: o
                                        geometry=geometry) for route in MEASURED_ROUTES}
 
     tight_c, paper_c = prior["tight"].constants, prior["paper"].constants
-    every = set(range(1, loaded.K)) <= set(meas.steps.tolist())
+    # the recorded steps are distinct integers (checked), so 1..K-1 are all there exactly when
+    # K - 1 of them lie in 1..K-1: a count, never a set of K elements (K may be 2**62)
+    every = sum(1 for s in meas.steps.tolist() if 1 <= s < loaded.K) == loaded.K - 1
     inside = all(m <= r for m, r in zip(measured_rho, rho_values, strict=True))
     gd = meas.gd_deviation
     smallest = ", ".join(_num(r) for r in measured_rho)
@@ -411,15 +420,11 @@ def check_run(run: str | Any, *, rho: object = None, nu: object = None, delta: o
                 bound = float(groups[group][key])
                 measured = values[name]
                 verdict, _ = _verdict(measured, bound, needs[name], holds)
+                ratio, ratio_note = _ratio(measured, bound)
                 line = {"route": route, "kind": kind, "quantity": quantity, "name": name,
-                        "measured": measured, "bound": bound,
-                        "ratio": measured / bound if bound > 0 else
-                        (0.0 if measured <= 0 else None),
-                        "verdict": verdict, "guarantee": None, "trivial_bound_B2": None,
-                        "free_bound": None}
-                if line["ratio"] is None:  # not inf: JSON has no infinity
-                    line["ratio_note"] = (f"undefined: the bound is {bound:g} and the measured "
-                                          f"value {measured:g} > 0")
+                        "measured": measured, "bound": bound, "ratio": ratio,
+                        "ratio_note": ratio_note, "verdict": verdict, "guarantee": None,
+                        "trivial_bound_B2": None, "free_bound": None}
                 if name == "min_iterate":
                     trivial = float(groups["constants"]["trivial_bound_B2"])
                     free = min(trivial, values["initial_loss"])
@@ -439,5 +444,38 @@ def check_run(run: str | Any, *, rho: object = None, nu: object = None, delta: o
     notes = ["guarantee: the min_iterate bound against min(B², measured R̂(θ_0)) (columns "
              "trivial_bound_B2 and free_bound); it holds on the probability-(1 − δ) event "
              "E_app, which a run cannot observe."]
+    why = sorted({line["ratio_note"] for line in lines if line["ratio_note"]})
+    if why:
+        notes.append(f"ratio -: no ratio where {'; where '.join(why)}.")
     return RunCheck(loaded.source, settings, regime, lines, trajectory, meas.seconds,
-                    meas.device, notes)
+                    meas.device, notes, warnings)
+
+
+def _ratio(measured: float, bound: float) -> tuple[float | None, str | None]:
+    """measured / bound, or None and why there is none (a bound of 0 or below, or not a finite
+    number: the ratio would be infinite or undefined, and 1e-400 is never rounded to 0 here).
+
+    Example:
+        >>> _ratio(1.0, 4.0), _ratio(1.0, 0.0), _ratio(0.0, float("inf"))
+        ((0.25, None), (None, 'the bound is 0'), (None, 'the bound is not a finite number'))
+    """
+    if not math.isfinite(bound):
+        return None, "the bound is not a finite number"
+    if bound <= 0:
+        return None, "the bound is 0" if bound == 0 else "the bound is negative"
+    ratio = measured / bound
+    return (ratio, None) if math.isfinite(ratio) else (None, "measured / bound overflows")
+
+
+def ignored_warning(run: RunFile) -> str:
+    """The one-line warning about a run file's members that are not arrays of a run file.
+
+    Example:
+        >>> from types import SimpleNamespace
+        >>> ignored_warning(SimpleNamespace(source="r.npz", ignored=("extra.npy", "note.txt")))
+        'r.npz: ignored 2 member(s) that are not arrays of a run file: extra.npy, note.txt'
+    """
+    shown = ", ".join(run.ignored[:5]) + (f" and {len(run.ignored) - 5} more"
+                                          if len(run.ignored) > 5 else "")
+    return (f"{run.source}: ignored {len(run.ignored)} member(s) that are not arrays of a run "
+            f"file: {shown}")

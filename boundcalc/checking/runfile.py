@@ -56,10 +56,15 @@ Example:
 
 from __future__ import annotations
 
+import dataclasses
+import io
+import math
 import os
+import stat
 import struct
 import tempfile
 import zipfile
+import zlib
 from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
@@ -87,6 +92,13 @@ ACTIVATIONS = ("tanh", "erf")
 
 _MB = 1 << 20
 
+#: Bytes the compressed arrays of one file may expand to in memory, together (a compressed
+#: array cannot be memory-mapped; a run this large is saved uncompressed).
+COMPRESSED_LIMIT = 256 * _MB
+
+#: Bytes read at a time to verify a memory-mapped array's CRC-32.
+_CRC_CHUNK = 16 * _MB
+
 
 @dataclass(frozen=True)
 class RunFile:
@@ -94,7 +106,8 @@ class RunFile:
 
     ``arrays`` maps every name of :data:`ARRAYS` but ``eta``, ``K``, ``activation`` to a numpy
     array (``q`` filled with the last tokens when the file has none); ``source`` names where it
-    came from in messages (the path, or ``arrays``).
+    came from in messages (the path, or ``arrays``); ``ignored`` the file's other members (not
+    read; ``boundcalc check`` warns of them in one line).
     """
 
     source: str
@@ -107,6 +120,7 @@ class RunFile:
     K: int
     eta: float
     activation: str
+    ignored: tuple[str, ...] = ()
 
     def iterates(self, start: int, stop: int) -> tuple[np.ndarray, np.ndarray, np.ndarray,
                                                          np.ndarray]:
@@ -171,7 +185,7 @@ def _scan_local_headers(path: str, size: int) -> str:
                 pos = 0
                 while pos + 4 <= len(extra):
                     tag, length = struct.unpack("<HH", extra[pos:pos + 4])
-                    if tag == 1 and length >= 16:
+                    if tag == 1 and length >= 16 and pos + 20 <= len(extra):
                         comp = struct.unpack("<Q", extra[pos + 12:pos + 20])[0]
                         break
                     pos += 4 + length
@@ -186,67 +200,139 @@ def _scan_local_headers(path: str, size: int) -> str:
             "a run file needs every array of `boundcalc check --help`")
 
 
+class _Budget:
+    """Bytes that the compressed members of one file may still expand to in memory."""
+
+    def __init__(self, left: int):
+        self.left = left
+
+
+def _crc_problem(fh: Any, start: int, length: int, expected: int) -> bool:
+    """Whether the ``length`` bytes at ``start`` differ from the zip's CRC-32 ``expected``
+    (read :data:`_CRC_CHUNK` bytes at a time: memory bounded whatever the member's size)."""
+    fh.seek(start)
+    crc, left = 0, length
+    while left > 0:
+        block = fh.read(min(_CRC_CHUNK, left))
+        if not block:
+            return True
+        crc = zlib.crc32(block, crc)
+        left -= len(block)
+    return crc != expected
+
+
+def _header(stream: Any, name: str, source: str) -> tuple[tuple[int, ...], bool, np.dtype]:
+    """(shape, fortran order, dtype) of the ``.npy`` header at the stream's position."""
+    version = np.lib.format.read_magic(stream)
+    if version not in ((1, 0), (2, 0)):
+        raise _fail(source, f"array `{name}` is in .npy format {version[0]}.{version[1]}; a run "
+                            "file's arrays are 1.0 or 2.0 (numpy.save of real numbers)")
+    try:   # numpy parses the header as a Python literal: damage raises anything from tokenize
+        read = (np.lib.format.read_array_header_1_0 if version == (1, 0)
+                else np.lib.format.read_array_header_2_0)
+        shape, fortran, dtype = read(stream)
+    except Exception as err:  # noqa: BLE001 - a damaged header, whatever numpy raises for it
+        raise ValueError(f"its .npy header is damaged ({type(err).__name__}: {err})") from None
+    if dtype.hasobject:
+        raise ValueError("it holds Python objects")
+    if any(int(x) < 0 for x in shape):
+        raise ValueError(f"its header gives a negative size, shape {tuple(shape)}")
+    return tuple(int(x) for x in shape), bool(fortran), dtype
+
+
 def _member(path: str, fh: Any, zf: zipfile.ZipFile, info: zipfile.ZipInfo, size: int,
-            source: str) -> np.ndarray:
-    """One member memory-mapped when stored uncompressed, else read whole."""
+            source: str, budget: _Budget) -> np.ndarray:
+    """One member, its zip CRC-32 verified: memory-mapped when stored uncompressed and large
+    (the CRC read in chunks first), else read whole (a compressed member only within
+    ``budget``: it expands in memory beyond what the file holds)."""
     name = info.filename.removesuffix(".npy")
     try:
         if info.compress_type != zipfile.ZIP_STORED:
-            with zf.open(info) as member:
-                return np.lib.format.read_array(member, allow_pickle=False)
+            if info.file_size > budget.left:
+                raise _fail(source, f"array `{name}` is compressed and expands to "
+                                    f"{info.file_size} bytes, more than the "
+                                    f"{COMPRESSED_LIMIT // _MB} MB that compressed arrays may "
+                                    "take together: save the run uncompressed "
+                                    "(boundcalc.save_run, numpy.savez), which is memory-mapped")
+            budget.left -= info.file_size
+            with zf.open(info) as member:         # zipfile checks the CRC on reaching the end
+                raw = member.read(info.file_size + 1)
+            if len(raw) != info.file_size:
+                raise ValueError(f"it expands to {len(raw)} bytes, the zip says {info.file_size}")
+            stream = io.BytesIO(raw)
+            shape, fortran, dtype = _header(stream, name, source)
+            count = math.prod(shape)
+            if stream.tell() + count * dtype.itemsize > len(raw):
+                raise ValueError(f"its header says {count * dtype.itemsize} bytes of data, it "
+                                 f"holds {len(raw) - stream.tell()}")
+            flat = np.frombuffer(raw, dtype=dtype, count=count, offset=stream.tell())
+            return flat.reshape(shape, order="F" if fortran else "C").copy()
         fh.seek(info.header_offset)
         head = fh.read(30)
         if head[:4] != b"PK\x03\x04":
             raise ValueError("bad zip entry")
         name_len, extra_len = struct.unpack("<HH", head[26:30])
         start = info.header_offset + 30 + name_len + extra_len
-        fh.seek(start)
-        version = np.lib.format.read_magic(fh)
-        if version == (1, 0):
-            shape, fortran, dtype = np.lib.format.read_array_header_1_0(fh)
-        elif version == (2, 0):
-            shape, fortran, dtype = np.lib.format.read_array_header_2_0(fh)
-        else:
-            with zf.open(info) as member:
-                return np.lib.format.read_array(member, allow_pickle=False)
-        if dtype.hasobject:
-            raise ValueError("it holds Python objects")
-        offset = fh.tell()
-        count = int(np.prod(shape, dtype=np.int64))
-        if offset + count * dtype.itemsize > size:
+        end = start + info.compress_size
+        if end > size:
             raise _fail(source, f"array `{name}` is truncated (the file ends at byte {size}, "
-                                f"the array needs {offset + count * dtype.itemsize})")
-        if count * dtype.itemsize < _MB:  # small: read now
+                                f"the array needs {end})")
+        fh.seek(start)
+        shape, fortran, dtype = _header(fh, name, source)
+        offset = fh.tell()
+        nbytes = math.prod(shape) * dtype.itemsize
+        if offset + nbytes > end:
+            raise _fail(source, f"array `{name}` is damaged: its header says {nbytes} bytes of "
+                                f"data, its zip entry holds {max(0, end - offset)}")
+        if _crc_problem(fh, start, info.compress_size, info.CRC):
+            raise _fail(source, f"array `{name}` is damaged: its bytes do not match the zip's "
+                                "CRC-32 checksum (a bit flipped on disk or in transfer?)")
+        if nbytes < _MB:  # small: read now
             fh.seek(offset)
-            data = fh.read(count * dtype.itemsize)
-            flat = np.frombuffer(data, dtype=dtype, count=count)
+            data = fh.read(nbytes)
+            flat = np.frombuffer(data, dtype=dtype, count=math.prod(shape))
             return flat.reshape(shape, order="F" if fortran else "C").copy()
-        return np.memmap(path, dtype=dtype, mode="r", offset=offset, shape=tuple(shape),
+        return np.memmap(path, dtype=dtype, mode="r", offset=offset, shape=shape,
                          order="F" if fortran else "C")
     except InputError:
         raise
-    except (ValueError, OSError, EOFError, zipfile.BadZipFile) as err:
+    except (ValueError, TypeError, KeyError, OSError, EOFError, OverflowError, MemoryError,
+            struct.error, zlib.error, zipfile.BadZipFile, NotImplementedError,
+            RuntimeError) as err:
         raise _fail(source, f"array `{name}` cannot be read: {' '.join(str(err).split())}"
                     ) from None
 
 
-def _load_members(path: str) -> dict[str, np.ndarray]:
+def _load_members(path: str) -> tuple[dict[str, np.ndarray], list[str]]:
+    """The arrays of :data:`ARRAYS` in the file at ``path``, and the names of its other members
+    (not read)."""
     source = path
     try:
-        size = os.path.getsize(path)
+        info = os.stat(path)
     except OSError as err:
         raise _fail(source, f"cannot be read: {err.strerror or err}") from None
+    if not stat.S_ISREG(info.st_mode):
+        raise _fail(source, "is not a regular file (a run file is a .npz file)")
+    size = info.st_size
     try:
         zf = zipfile.ZipFile(path)
-    except (zipfile.BadZipFile, EOFError):
+    except (zipfile.BadZipFile, EOFError, ValueError, struct.error, OverflowError):
         raise _fail(source, _scan_local_headers(path, size)) from None
     except OSError as err:
         raise _fail(source, f"cannot be read: {err.strerror or err}") from None
     out: dict[str, np.ndarray] = {}
+    ignored: list[str] = []
+    budget = _Budget(COMPRESSED_LIMIT)
     with zf, open(path, "rb") as fh:
-        for info in zf.infolist():
-            out[info.filename.removesuffix(".npy")] = _member(path, fh, zf, info, size, source)
-    return out
+        for member in zf.infolist():
+            name = member.filename.removesuffix(".npy")
+            if name not in ARRAYS or not member.filename.endswith(".npy"):
+                ignored.append(member.filename)
+                continue
+            if name in out:
+                raise _fail(source, f"array `{name}` appears twice in the file")
+            out[name] = _member(path, fh, zf, member, size, source, budget)
+    return out, ignored
 
 
 def open_run(path: str | os.PathLike[str]) -> RunFile:
@@ -257,7 +343,9 @@ def open_run(path: str | os.PathLike[str]) -> RunFile:
         truncated array, an odd m, bad scalars.
     """
     text = os.fspath(path)
-    return run_from_arrays(_load_members(text), source=text)
+    arrays, ignored = _load_members(text)
+    run = run_from_arrays(arrays, source=text)
+    return dataclasses.replace(run, ignored=tuple(ignored)) if ignored else run
 
 
 def _scalar(source: str, arrays: Mapping[str, Any], name: str) -> Any:
@@ -320,7 +408,8 @@ def run_from_arrays(arrays: Mapping[str, Any], *, source: str = "arrays") -> Run
     K = _scalar(source, arrays, "K")
     if isinstance(eta, bool) or not isinstance(eta, (int, float)) or not 0 < eta < np.inf:
         raise _fail(source, f"array `eta` must be a positive finite number, got {eta!r}")
-    if isinstance(K, bool) or not isinstance(K, (int, float)) or int(K) != K or K < 1:
+    if isinstance(K, bool) or not isinstance(K, (int, float)) or not math.isfinite(K) \
+            or int(K) != K or K < 1:
         raise _fail(source, f"array `K` must be a positive integer, got {K!r}")
     K = int(K)
     activation = str(_scalar(source, arrays, "activation")) if "activation" in arrays else "tanh"

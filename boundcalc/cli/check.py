@@ -83,7 +83,8 @@ def check(
             eta = clock.text(total - done).replace("cell(s)", "block(s)")
             note(f"[check {done}/{total}] {detail}; {eta}")
 
-    result = check_run(run, device=dev, progress=progress, **flags)
+    result = check_run(run, device=dev, progress=progress,
+                       warn=lambda line: note(f"warning: {line}"), **flags)
     emit(result.text(key), output)
     if result.violations:
         names = ", ".join(f"{x['route']} {x['kind']} {x['name']}" for x in result.violations)

@@ -375,9 +375,11 @@ class RunLockedError(InputError):
 
 
 def _alive(pid: int) -> bool:
+    if pid <= 0:                     # no process (0 and below name process groups)
+        return False
     try:
         os.kill(pid, 0)
-    except ProcessLookupError:
+    except (ProcessLookupError, OverflowError):
         return False
     except PermissionError:
         return True
@@ -443,7 +445,7 @@ class RunLock:
                 try:
                     holder = json.loads(raw)
                     holder = holder if isinstance(holder, dict) else {}
-                except ValueError:
+                except (ValueError, RecursionError):   # damaged, or nested without end
                     holder = {}
                 if not holder and age < 5:      # being written right now
                     time.sleep(0.2)
@@ -475,7 +477,7 @@ class RunLock:
 
     def release(self) -> None:
         self._stop.set()
-        with contextlib.suppress(OSError, ValueError):
+        with contextlib.suppress(OSError, ValueError, RecursionError, AttributeError):
             holder = json.loads(self.file.read_text(encoding="utf-8"))
             if holder.get("pid") == self.owner["pid"] and holder.get("host") == self.owner["host"]:
                 os.unlink(self.file)

@@ -57,6 +57,14 @@ from typing import Any
 
 from boundcalc.files import write_atomic
 from boundcalc.inputs.params import InputError
+from boundcalc.runs.records import (
+    MAX_CONFIG_BYTES,
+    RecordError,
+    parse_json,
+    read_stored,
+    record_problem,
+    writable_problem,
+)
 from boundcalc.version import __version__
 
 _KEY = re.compile(r"^[A-Za-z0-9_.=,+-]+$")
@@ -111,8 +119,9 @@ def jsonable(value: Any) -> Any:
 
 
 def dumps(data: Any) -> str:
-    """Stable, human-readable JSON (sorted keys off: insertion order is the reading order)."""
-    return json.dumps(jsonable(data), indent=2, ensure_ascii=False) + "\n"
+    """Stable, human-readable, standard JSON (sorted keys off: insertion order is the reading
+    order; never a ``NaN`` literal: :func:`jsonable` first, and ``allow_nan=False``)."""
+    return json.dumps(jsonable(data), indent=2, ensure_ascii=False, allow_nan=False) + "\n"
 
 
 def records_to_csv(records: Iterable[Mapping[str, Any]]) -> str:
@@ -211,14 +220,18 @@ def package_versions() -> dict[str, str]:
 
 def cell_problem(text: str, required: Iterable[str] = (),
                  identity: Mapping[str, Any] | None = None,
-                 finite: Iterable[str] = ()) -> str | None:
+                 finite: Iterable[str] = (), kind: str | None = None,
+                 params: Mapping[str, Any] | None = None) -> str | None:
     """Why the text of a cell file is not a finished cell, or None when it is one.
 
-    A cell is a non-empty JSON object, or a non-empty list of non-empty objects (a ``validate``
-    cell: one record per measurement), holding every key of ``required`` (each record does);
-    every record names the cell its file name says (``identity``: key → value, e.g. the seed and
-    width of ``m8-seed1``), and the fields of ``finite`` it holds are finite numbers (a NaN
-    there would pass into every mean and interval computed from the cell).
+    A cell is bounded, standard JSON (:func:`boundcalc.runs.records.parse_json`: size, nesting
+    depth, no NaN literal): a non-empty JSON object, or a non-empty list of non-empty objects (a
+    ``validate`` cell: one record per measurement), holding every key of ``required`` (each
+    record does); every record names the cell its file name says (``identity``: key → value,
+    e.g. the seed and width of ``m8-seed1``), the fields of ``finite`` it holds are finite
+    numbers (a NaN there would pass into every mean and interval computed from the cell), and
+    each record of an experiment ``kind`` holds what its schema says, equal to the run's
+    ``params`` where a field names one (:func:`boundcalc.runs.records.record_problem`).
 
     Example:
         >>> cell_problem('{"m": 8}', ("m",)) is None, cell_problem("{}"), cell_problem("{}", ("m",))
@@ -230,10 +243,9 @@ def cell_problem(text: str, required: Iterable[str] = (),
     """
     if not text.strip():
         return "an empty file"
-    try:
-        data = json.loads(text)
-    except ValueError as exc:
-        return f"not valid JSON (truncated?): {exc}"
+    data, problem = parse_json(text)
+    if problem is not None:
+        return problem
     if isinstance(data, dict):
         records = [data]
         if not data:
@@ -258,6 +270,9 @@ def cell_problem(text: str, required: Iterable[str] = (),
             if isinstance(value, bool) or not isinstance(value, (int, float)) \
                     or not math.isfinite(value):
                 return f"holds {key} {value!r}, not a finite number"
+        problem = record_problem(kind, record, params)
+        if problem is not None:
+            return problem
     return None
 
 
@@ -363,9 +378,9 @@ def parameter_flag(name: str, parameters: Mapping[str, Any]) -> str:
 
 def _read_parameters(run_path: Path) -> dict[str, Any] | None:
     """The ``parameters`` of the run's config.json, or None when it is missing or damaged."""
-    try:
-        data = json.loads((run_path / "config.json").read_text(encoding="utf-8"))
-    except (OSError, UnicodeDecodeError, ValueError):
+    text, _ = read_stored(run_path / "config.json", MAX_CONFIG_BYTES)
+    data, problem = parse_json(text or "", MAX_CONFIG_BYTES)
+    if problem is not None:
         return None
     params = data.get("parameters") if isinstance(data, dict) else None
     return params if isinstance(params, dict) else None
@@ -381,6 +396,7 @@ def save_cell_file(run_path: str | os.PathLike, key: str, record: Any) -> None:
         raise ValueError(f"`key` must match {_KEY.pattern}, got {key!r}")
     params = _read_parameters(folder)
     if params is not None:
+        _refuse_unsound(key, record, params)
         record = with_parameters(record, cell_parameters(params))
     write_atomic(folder / "cells" / f"{key}.json", dumps(record))
 
@@ -391,17 +407,26 @@ def stored_cell(run_path: str | os.PathLike, key: str) -> Any | None:
     other parameters than the run's ``config.json``: a worker's look before it computes the
     cell (nothing is moved; the driver heals)."""
     path = Path(run_path) / "cells" / f"{key}.json"
-    try:
-        text = path.read_text(encoding="utf-8")
-    except (OSError, UnicodeDecodeError):
-        return None
-    if cell_problem(text) is not None:
+    text, _ = read_stored(path)
+    params = _read_parameters(Path(run_path))
+    kind = params.get("experiment") if params is not None else None
+    if text is None or cell_problem(text, kind=kind if isinstance(kind, str) else None,
+                                    params=params) is not None:
         return None
     data = json.loads(text)
-    params = _read_parameters(Path(run_path))
     if params is not None and parameters_problem(data, cell_parameters(params)) is not None:
         return None
     return without_parameters(data)
+
+
+def _refuse_unsound(key: str, record: Any, params: Mapping[str, Any]) -> None:
+    """:class:`~boundcalc.runs.records.RecordError` when cell ``key`` of a run with ``params``
+    holds what no sound cell holds (:func:`boundcalc.runs.records.writable_problem`): it is
+    never stored."""
+    kind = params.get("experiment")
+    problem = writable_problem(kind if isinstance(kind, str) else None, record, params)
+    if problem is not None:
+        raise RecordError(f"cell {key} is not stored: it {problem}")
 
 
 def _aside(path: Path, folder: Path) -> Path:
@@ -474,11 +499,8 @@ class RunDirectory:
         expected = cell_parameters(params)
         unrecorded = []
         for path in sorted(self.cells.glob("*.json")):
-            try:
-                text = path.read_text(encoding="utf-8")
-            except (OSError, UnicodeDecodeError):
-                continue
-            if cell_problem(text) is not None:
+            text, _ = read_stored(path)
+            if text is None or cell_problem(text) is not None:
                 continue
             recorded = _recorded(json.loads(text))
             if any(not isinstance(r, dict) for r in recorded):
@@ -510,19 +532,18 @@ class RunDirectory:
     @staticmethod
     def _read_config(config_file: Path) -> dict[str, Any]:
         """The ``parameters`` of an existing config.json, or :class:`RunDirectoryError`."""
-        try:
-            text = config_file.read_text(encoding="utf-8")
-        except (OSError, UnicodeDecodeError) as exc:
-            raise RunDirectoryError(f"cannot read {config_file} "
-                                    f"({getattr(exc, 'strerror', None) or exc})") from None
-        problem = None
-        try:
-            data = json.loads(text)
-        except ValueError as exc:
-            problem = "empty" if not text.strip() else f"not valid JSON, truncated? ({exc})"
-        else:
-            if not isinstance(data, dict) or not isinstance(data.get("parameters"), dict):
-                problem = "no 'parameters' object"
+        text, unreadable = read_stored(config_file, MAX_CONFIG_BYTES)
+        if text is None and unreadable is not None and unreadable.startswith("unreadable"):
+            raise RunDirectoryError(f"cannot read {config_file} ({unreadable[12:]})")
+        problem = unreadable
+        data: Any = None
+        if text is not None:
+            data, problem = parse_json(text, MAX_CONFIG_BYTES)
+            if problem is not None and not text.strip():
+                problem = "empty"
+        if problem is None and (not isinstance(data, dict)
+                                or not isinstance(data.get("parameters"), dict)):
+            problem = "no 'parameters' object"
         if problem is None:
             return data["parameters"]
         raise RunDirectoryError(
@@ -537,24 +558,27 @@ class RunDirectory:
         return self.cells / f"{key}.json"
 
     def has_cell(self, key: str, required: Iterable[str] = (),
-                 identity: Mapping[str, Any] | None = None, finite: Iterable[str] = ()) -> bool:
+                 identity: Mapping[str, Any] | None = None, finite: Iterable[str] = (),
+                 kind: str | None = None) -> bool:
         """True when cell ``key`` was finished (by this run or an interrupted earlier one).
 
         A damaged cell file (:func:`cell_problem`, with the keys ``required`` of each record,
-        the ``identity`` its file name stands for and the fields that must be ``finite``), or one
+        the ``identity`` its file name stands for, the fields that must be ``finite`` and the
+        schema of experiment ``kind`` against this run's parameters; ``kind`` None: the
+        ``experiment`` of this run's parameters, if any), or one
         computed with other parameters than this run's (:func:`parameters_problem`), is moved
         to ``cells/corrupt/`` with a warning on stderr naming it, and counts as not finished,
         so the run computes it again.
         """
         path = self._cell_path(key)
-        if not path.exists():
+        if not os.path.lexists(path):
             return False
-        try:
-            text = path.read_text(encoding="utf-8")
-        except (OSError, UnicodeDecodeError) as exc:
-            problem: str | None = f"unreadable: {getattr(exc, 'strerror', None) or exc}"
-        else:
-            problem = cell_problem(text, tuple(required), identity, tuple(finite))
+        if kind is None and isinstance(self.config.get("experiment"), str):
+            kind = self.config["experiment"]
+        text, problem = read_stored(path)
+        if text is not None:
+            problem = cell_problem(text, tuple(required), identity, tuple(finite), kind,
+                                   self.config)
             if problem is None:
                 problem = parameters_problem(json.loads(text), self.cell_parameters)
         if problem is None:
@@ -562,7 +586,8 @@ class RunDirectory:
         try:
             moved = f"moved to {_aside(path, self.cells / CORRUPT)}"
         except FileNotFoundError:  # moved by another process meanwhile
-            return self.has_cell(key, required, identity, finite) if path.exists() else False
+            return self.has_cell(key, required, identity, finite, kind) \
+                if os.path.lexists(path) else False
         except OSError as exc:
             raise RunDirectoryError(f"damaged cell {path} ({problem}) cannot be moved aside "
                                     f"({exc.strerror or exc}); delete it") from None
@@ -573,7 +598,15 @@ class RunDirectory:
 
     def save_cell(self, key: str, record: Any) -> None:
         """Store one finished cell atomically, with the parameters it was computed with
-        (:data:`COMPUTED_WITH`)."""
+        (:data:`COMPUTED_WITH`).
+
+        Raises:
+            RecordError: the record holds what no sound cell of this run's experiment holds (a
+                NaN where a finite number belongs, a value contradicting the run's parameters;
+                :func:`boundcalc.runs.records.writable_problem`): it is never stored.
+        """
+        self._cell_path(key)
+        _refuse_unsound(key, record, self.config)
         write_atomic(self._cell_path(key), dumps(with_parameters(record,
                                                                  self.cell_parameters)))
 

@@ -1,15 +1,17 @@
 """Stored experiment runs, read back: which run a directory holds and its finished cells.
 
 ``boundcalc reproduce figure1|figure2|table1|tsweep`` leaves a run directory
-(:mod:`boundcalc.runs.directory`): ``config.json`` (the parameters, ``experiment`` naming the kind)
-and one JSON file per finished cell under ``cells/``. :func:`load_run` reads them back as a
+(:mod:`boundcalc.runs.directory`): ``config.json`` (the parameters, ``experiment`` naming the
+kind) and one JSON file per finished cell under ``cells/``. :func:`load_run` reads them back as a
 :class:`StoredRun` — it never trains, never recomputes a cell and never imports torch — so that
-the tables of a run (:mod:`boundcalc.runs.tables`) can be made from an unfinished run, or from cells
-gathered from several machines. A damaged cell file is left in place, counted as missing and
+the tables of a run (:mod:`boundcalc.runs.tables`) can be made from an unfinished run, or from
+cells gathered from several machines. A damaged cell file is left in place, counted as missing and
 named with why: as :meth:`boundcalc.runs.directory.RunDirectory.has_cell` judges it (a field
-missing, NaN where a finite number belongs, another cell named inside than its file name says, other
-parameters recorded than the run's). This module also names the fields every cell of a kind must
-hold (:data:`CELL_FIELDS`), which the experiments write and the summaries
+missing, NaN where a finite number belongs, another cell named inside than its file name says,
+other parameters recorded than the run's, anything else the record schema of
+:mod:`boundcalc.runs.records` refuses: a field of another type, a value contradicting the run's
+parameters, a file too large or nested too deep). This module also names the fields every
+cell of a kind must hold (:data:`CELL_FIELDS`), which the experiments write and the summaries
 (:mod:`boundcalc.runs.summaries`) read, and what a cell's file name says it holds
 (:func:`cell_checks`).
 
@@ -45,6 +47,7 @@ from boundcalc.experiments.experiment_registry import (
     names,
 )
 from boundcalc.inputs.params import InputError
+from boundcalc.runs.records import MAX_CONFIG_BYTES, parse_json, read_stored
 
 __all__ = ["CELL_FIELDS", "FIGURE1_EXTRA", "FIGURE1_METRICS", "FIGURE2_MODELS", "FINITE_FIELDS",
            "TABLE1_KEYS", "StoredRun", "cell_checks", "cell_identity", "detect_kind",
@@ -123,12 +126,12 @@ def cell_identity(kind: str, key: str) -> dict[str, Any]:
 def cell_checks(kind: str, key: str) -> dict[str, Any]:
     """What a sound cell ``key`` of ``kind`` holds, as the keyword arguments of
     :meth:`boundcalc.runs.directory.RunDirectory.has_cell` (and
-    :func:`boundcalc.runs.directory.cell_problem`): ``required`` fields, the ``identity`` its file
-    name says, the fields that must be
-    ``finite``."""
+    :func:`boundcalc.runs.directory.cell_problem`): ``required`` fields, the ``identity`` its
+    file name says, the fields that must be ``finite``, and the ``kind`` whose record schema
+    (:mod:`boundcalc.runs.records`) every record meets."""
     row = EXPERIMENTS[kind]
     return {"required": row.cell_fields, "identity": row.identity(key),
-            "finite": row.finite_fields}
+            "finite": row.finite_fields, "kind": kind}
 
 
 def tsweep_cell_key(seed: int, T: int, m: int) -> str:
@@ -153,8 +156,8 @@ def detect_kind(params: Mapping[str, Any], path: str | os.PathLike | None = None
         True
     """
     stated = params.get("experiment")
-    if stated is not None:
-        return stated if stated in EXPERIMENTS else None
+    if stated is not None:      # text naming a registered experiment; anything else: none
+        return stated if isinstance(stated, str) and stated in EXPERIMENTS else None
     # the most specific row first (the T sweep's parameters include figure 1's)
     rows = sorted(EXPERIMENTS.values(), key=lambda row: -len(row.detect_params))
     for row in rows:
@@ -214,10 +217,11 @@ def load_run(path: str | os.PathLike, label: str | None = None) -> StoredRun:
     config_file = folder / "config.json"
     if not config_file.is_file():
         raise InputError(_ARG, f"{label!r} has no config.json (not a boundcalc run directory)")
-    try:
-        config = json.loads(config_file.read_text(encoding="utf-8"))
-    except (OSError, ValueError) as exc:
-        raise InputError(_ARG, f"{label!r}: cannot read config.json: {exc}") from None
+    text, problem = read_stored(config_file, MAX_CONFIG_BYTES)
+    config, problem = parse_json(text or "", MAX_CONFIG_BYTES) if problem is None \
+        else (None, problem)
+    if problem is not None:
+        raise InputError(_ARG, f"{label!r}: cannot read config.json: {problem}")
     params = config.get("parameters") if isinstance(config, dict) else None
     if not isinstance(params, dict):
         raise InputError(_ARG, f"{label!r}: config.json has no 'parameters' object")
@@ -229,7 +233,7 @@ def load_run(path: str | os.PathLike, label: str | None = None) -> StoredRun:
                                f"{', '.join(names())} runs")
     try:
         keys = expected_cells(kind, params)
-    except (KeyError, TypeError, ValueError) as exc:
+    except (KeyError, TypeError, ValueError, OverflowError) as exc:
         raise InputError(_ARG, f"{label!r}: config.json of a {kind} run lacks {exc}") from None
     from boundcalc.runs.directory import (
         cell_parameters,
@@ -242,15 +246,12 @@ def load_run(path: str | os.PathLike, label: str | None = None) -> StoredRun:
     records, missing, damaged = [], [], {}
     for key in keys:
         cell = folder / "cells" / f"{key}.json"
-        if not cell.is_file():
+        if not os.path.lexists(cell):
             missing.append(key)
             continue
-        try:
-            text = cell.read_text(encoding="utf-8")
-        except (OSError, UnicodeDecodeError) as exc:
-            problem: str | None = f"unreadable: {getattr(exc, 'strerror', None) or exc}"
-        else:
-            problem = cell_problem(text, **cell_checks(kind, key))
+        text, problem = read_stored(cell)
+        if text is not None:
+            problem = cell_problem(text, **cell_checks(kind, key), params=params)
             if problem is None and not isinstance(json.loads(text), dict):
                 problem = "not a JSON object"
             if problem is None:

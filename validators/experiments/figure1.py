@@ -250,8 +250,9 @@ def compute_cells(seed: int, widths: Iterable[int], data: SeedData, cfg: Figure1
         gaps, app = panels[m]
         gap = gaps[cfg.lin_align]
         with torch.no_grad():
+            # null, not NaN, with nothing held out: a stored NaN is damage
             val = (float(((forward(result.params, X[va], q[va], act) - y[va]) ** 2).mean())
-                   if va.numel() else math.nan)
+                   if va.numel() else None)
         records.append({
             "seed": int(seed), "m": int(m), "n": cfg.n, "n_train": int(tr.numel()),
             "lin_error": float(gap.mean()), "lin_error_max": float(gap.max()),

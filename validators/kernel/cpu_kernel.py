@@ -27,9 +27,11 @@ machine without a C compiler, uses the torch path, which computes the same quant
 ``model.loss_and_gradient``). ``BOUNDCALC_CPU_KERNEL=0`` switches the kernel off;
 ``BOUNDCALC_KERNEL_VECTOR_BYTES=32`` (or 64) fixes the block to that many bytes, to compare the
 AVX2-sized and AVX-512-sized kernels on one machine (the numbers are the same). When the kernel
-applies but cannot be built, one note on stderr says so and why (once per run, worker processes
-included); :func:`backend_report` keeps the backend and the reason, and a run directory created
-afterwards records them in its ``config.json`` (:func:`boundcalc.runs.directory.environment`).
+applies but cannot be built, or the cached library will not load or lacks the kernel's symbols
+(``boundcalc_fused_tanh``, ``boundcalc_lanes``), one note on stderr says so and why (once per run,
+worker processes included); :func:`backend_report` keeps the backend and the reason, and a run
+directory created afterwards records them in its ``config.json``
+(:func:`boundcalc.runs.directory.environment`).
 
 Example:
     >>> import torch
@@ -236,19 +238,22 @@ def load_kernel(d: int, dtype: torch.dtype):
         try:
             path = _build(int(d), dtype)
             lib = ctypes.CDLL(str(path))
-        except (OSError, RuntimeError, subprocess.SubprocessError) as err:
+            # a library in the cache that lacks the kernel's symbols (another build, a file
+            # put there by hand) is no kernel: the torch path, as for one that will not load
+            fn = lib.boundcalc_fused_tanh
+            lanes_fn = lib.boundcalc_lanes
+        except (OSError, RuntimeError, AttributeError, subprocess.SubprocessError) as err:
             _FAILED[key] = str(err)
             _note_fallback(str(err))
             return None
-        fn = lib.boundcalc_fused_tanh
         p = ctypes.c_void_p
         i64 = ctypes.c_int64
         fn.argtypes = [i64, i64, i64, i64, i64, p, p, p, p, p, p, p, ctypes.c_int, p, p, p, p, p]
         fn.restype = ctypes.c_int
-        lib.boundcalc_lanes.argtypes = []
-        lib.boundcalc_lanes.restype = ctypes.c_int
+        lanes_fn.argtypes = []
+        lanes_fn.restype = ctypes.c_int
         _BUILT[key] = str(path)
-        _CACHE[key] = Kernel(fn, int(lib.boundcalc_lanes()))
+        _CACHE[key] = Kernel(fn, int(lanes_fn()))
         return _CACHE[key]
 
 
