@@ -39,6 +39,7 @@ from boundcalc.calc.api import (
     mp_arguments,
     out_of_range,
     overflow_text,
+    symbol_values,
 )
 from boundcalc.calc.evaluator import (
     STEP_KEY,
@@ -46,6 +47,7 @@ from boundcalc.calc.evaluator import (
     compile_function,
 )
 from boundcalc.calc.solvers import bisect_even
+from boundcalc.errors import InputError
 from boundcalc.inputs.calculator_flags import DEFAULT_PRECISION
 from boundcalc.inputs.params import DEFAULTS, Inputs, validate
 from boundcalc.inputs.surfaces import parse_alpha, parse_sequence_lengths
@@ -133,8 +135,18 @@ def evaluate_prop2(inputs: Inputs, alpha: str | float = DEFAULT_ALPHA,
         args = mp_arguments(inputs, precision)
         args["alpha"] = mpmath.mpf(alpha_exact.numerator) / alpha_exact.denominator
         if inputs.eta is None:
-            args["eta"] = step(*(args[k] for k in names))[0]
-        out = dict(zip(statement.keys, func(*(args[k] for k in names)), strict=True))
+            try:
+                args["eta"] = step(*(args[k] for k in names))[0]
+            except ZeroDivisionError:   # L·B = 0 (σ₀ = σ₁ = 0): η* = ‖ν‖/(2LB√K) is undefined
+                args["eta"] = mpmath.mpf(0)
+            if not (mpmath.isfinite(args["eta"]) and args["eta"] > 0):
+                raise InputError("--eta", "must be given here: the proposition's step size eta* "
+                                          "is undefined, since L*B = 0")
+        try:
+            values = list(func(*(args[k] for k in names)))
+        except ZeroDivisionError:   # a quantity undefined at this point (σ₁ = 0 at the cutoff)
+            values = _prop2_exactly(inputs, alpha_exact, args["eta"], precision)
+        out = dict(zip(statement.keys, values, strict=True))
         result_inputs = inputs.as_dict()
         result_inputs["alpha"] = float(alpha_exact)
         eta_used = +args["eta"]  # mpmath where float64 cannot hold it (to_dict: its text)
@@ -144,13 +156,36 @@ def evaluate_prop2(inputs: Inputs, alpha: str | float = DEFAULT_ALPHA,
         for name in ("sigma0", "sigma1", "sigma2"):
             sigma = args[name]
             result_inputs[name] = sigma if out_of_range(sigma) else float(sigma)
-        constants = {k: +out[f"constants.{k}"] for k in statement.constants}
-        terms = {k: +out[f"terms.{k}"] for k in statement.terms}
-        bound = {k: +out[f"bound.{k}"] for k in statement.bound}
-        probability = +out["probability"]
+        def plus(value: mpmath.mpf | None) -> mpmath.mpf | None:   # None: undefined here
+            return None if value is None else +value
+
+        constants = {k: plus(out[f"constants.{k}"]) for k in statement.constants}
+        terms = {k: plus(out[f"terms.{k}"]) for k in statement.terms}
+        bound = {k: plus(out[f"bound.{k}"]) for k in statement.bound}
+        probability = plus(out["probability"])
     conditions = condition_results(statement, inputs, args, precision, {"alpha": alpha_exact})
     return Evaluation(statement, result_inputs, constants, terms, bound, probability, conditions,
                       precision)
+
+
+def _prop2_exactly(inputs: Inputs, alpha: Fraction, eta: mpmath.mpf, precision: int
+                   ) -> list[mpmath.mpf | None]:
+    """Every expression of Proposition 2 at scale ``alpha`` evaluated one by one from exact sympy
+    values (the slow path, taken only when the generated code divides by zero): None for a
+    quantity undefined at this point."""
+    import sympy as sp
+
+    from boundcalc.theory import symbols as S
+
+    statement, (alpha_symbol,) = _build_prop2_alpha()
+    values = {**symbol_values(inputs), alpha_symbol: sp.Rational(alpha.numerator,
+                                                                 alpha.denominator),
+              S.eta: sp.Rational(inputs.eta) if inputs.eta is not None else sp.Float(eta)}
+    out: list[mpmath.mpf | None] = []
+    for expr in statement.expressions().values():
+        value = sp.N(sp.sympify(expr).xreplace(values), precision + 5)
+        out.append(+mpmath.mpf(value) if value.is_real and value.is_finite else None)
+    return out
 
 
 @cache

@@ -204,3 +204,20 @@ def test_the_prop2_grid_at_three_halves_is_the_registered_grid(eta):
         else:
             np.testing.assert_allclose(at_alpha[key], value, rtol=1e-12, err_msg=key)
 
+
+
+def test_prop2_at_a_scale_where_l_times_b_is_zero_asks_for_eta_and_evaluates_with_it(capsys):
+    """σ₀ = σ₁ = σ₂ = 0 makes L·B = 0: η* is undefined (exit 2 naming --eta, never an internal
+    error), and with a given η the generated code's division by zero falls back to the exact
+    evaluation, as the default scale's path does."""
+    from boundcalc.cli import main
+
+    args = ["prop2", "--activation", "custom:0,0,0", "--alpha", "2"]
+    assert main(args) == 2
+    err = capsys.readouterr().err.strip()
+    assert err.startswith("error: --eta must be given here") and "\n" not in err
+    assert main([*args, "--eta", "0.1", "--format", "json"]) == 0
+    with_alpha = json.loads(capsys.readouterr().out)
+    assert main(["prop2", "--activation", "custom:0,0,0", "--eta", "0.1", "--format", "json"]) == 0
+    default = json.loads(capsys.readouterr().out)
+    assert with_alpha["bound"]["min_iterate"] == pytest.approx(default["bound"]["min_iterate"])
