@@ -10,6 +10,7 @@ import json
 import math
 import re
 
+import mpmath
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
@@ -312,12 +313,19 @@ def test_guaranteed_iff_conditions_hold_and_min_iterate_is_below_both_free_bound
     below = res.bound["min_iterate"] < min(trivial, initial)
     holds = all(c.holds for c in res.conditions)
     assert res.conditions_hold == holds
+    # a bound below its free yardstick is guaranteed only where its probability reaches
+    # --min-probability (default 1/2, decided exactly); at or above the yardstick it is vacuous
+    # whatever its probability, since the yardstick holds surely
+    sufficient = res.probability >= mpmath.mpf("0.5")
+    assert res.probability_sufficient == sufficient
     assert res.verdict == ("not_guaranteed" if not holds else
-                           "guaranteed" if below else "vacuous")
-    assert res.guaranteed == (holds and below)
+                           "vacuous" if not below else
+                           "guaranteed" if sufficient else "not_guaranteed")
+    assert res.guaranteed == (holds and below and sufficient)
     average_below = res.bound["average_iterate"] < trivial
     assert res.average_iterate_verdict == ("not_guaranteed" if not holds else
-                                           "guaranteed" if average_below else "vacuous")
+                                           "vacuous" if not average_below else
+                                           "guaranteed" if sufficient else "not_guaranteed")
     data = res.to_dict()
     assert data["statement"]["guaranteed"] == res.guaranteed
     assert data["statement"]["conditions_hold"] == holds
