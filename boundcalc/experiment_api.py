@@ -220,34 +220,35 @@ def reproduce(name: str, preset: str = "quick", out: str | os.PathLike | None = 
         run = boundcalc.reproduce("figure1", widths=[8, 16, 32], seeds=2, steps=50, out="R")
         run.summary.query("quantity == 'lin_error'")[["m", "gmean", "gci_low", "gci_high"]]
     """
-    from boundcalc.errors import InputError
     from boundcalc.inputs.experiment_fields import check_out
+    from boundcalc.inputs.reproduce_options import (
+        check_choice,
+        check_jobs,
+        check_kind,
+        check_taken,
+        require_data,
+    )
     from boundcalc.validation.settings import check_device, require_torch
 
-    if name not in names():
-        raise InputError("name", f"must be one of {', '.join(names())}, got {name!r}")
+    check_choice("name", name, names(), one_of=True)
     row = experiment(name)
-    if preset not in row.presets:
-        raise InputError("preset", f"must be {' or '.join(row.presets)}, got {preset!r}")
-    if out is not None and not isinstance(out, (str, os.PathLike)):
-        raise InputError("out", f"must be a folder name, got {out!r}")
+    check_choice("preset", preset, row.presets)
+    if out is not None:
+        check_kind("out", out, (str, os.PathLike), "a folder name")
     out_text = check_out(None if out is None else os.fspath(out), "out")
-    if not isinstance(jobs, int) or isinstance(jobs, bool) or jobs < 1:
-        raise InputError("jobs", f"must be an integer >= 1, got {jobs!r}")
-    if figure_width is not None and row.figure is None:
-        raise InputError("figure_width", f"is for {listed(with_option('figure_width'))}, not "
-                                         f"{name}")
-    if figure_width is not None and figure_width not in ("single", "double"):
-        raise InputError("figure_width", f"must be single or double, got {figure_width!r}")
-    if data is not None and "data" not in row.options:
-        raise InputError("data", f"is for {listed(with_option('data'))} only, not {name}")
-    if preset in row.data_required and data is None:
-        raise InputError("data", f"is required with preset {preset!r} (the MNIST IDX folder "
-                                 f"or an .npz)")
-    if data is not None and not isinstance(data, (str, os.PathLike)):
-        raise InputError("data", f"must be a path, got {data!r}")
-    if not isinstance(device, str):
-        raise InputError("device", f"must be auto, cpu or cuda, got {device!r}")
+    check_jobs("jobs", jobs, integer_text=True)
+    if figure_width is not None:
+        takes = with_option("figure_width")
+        check_taken("figure_width", name, takes, listed(takes))
+        check_choice("figure_width", figure_width, ("single", "double"))
+    if data is not None:
+        takes = with_option("data")
+        check_taken("data", name, takes, listed(takes), only=True)
+    require_data("data", preset, data, row.data_required,
+                 f"is required with preset {preset!r} (the MNIST IDX folder or an .npz)")
+    if data is not None:
+        check_kind("data", data, (str, os.PathLike), "a path")
+    check_kind("device", device, str, "auto, cpu or cuda")
     check_device(device)
     data_text = None if data is None else os.fspath(data)
     origin = dict.fromkeys(overrides, "reproduce()")

@@ -43,6 +43,15 @@ from boundcalc.experiments.experiment_registry import experiment as registry_row
 from boundcalc.inputs.experiment_fields import check_out
 from boundcalc.inputs.overrides import parse_assignments, parse_seeds, read_config_file
 from boundcalc.inputs.params import InputError
+from boundcalc.inputs.reproduce_options import (
+    check_choice,
+    check_data_path,
+    check_engine,
+    check_given_once,
+    check_jobs,
+    check_taken,
+    require_data,
+)
 from boundcalc.validation.settings import check_device, require_torch
 
 __all__ = ["PRESETS", "parse_seeds", "register", "reproduce", "reproduce_help"]
@@ -117,10 +126,8 @@ def reproduce(
     :func:`reproduce_help`, the registry's experiments)."""
     row = registry_row(experiment)
     out = check_out(out)
-    if preset not in row.presets:
-        raise InputError("--preset", f"must be {' or '.join(row.presets)}, got {preset!r}")
-    if jobs < 1:
-        raise InputError("--jobs", f"must be >= 1, got {jobs}")
+    check_choice("--preset", preset, row.presets)
+    check_jobs("--jobs", jobs)
     engine = executor_settings(executor, jobs, dask_address, cells_per_task, slurm_partition,
                                slurm_time, slurm_gpus_per_task, slurm_cpus_per_task,
                                slurm_array_parallelism, slurm_setup, dask_dashboard)
@@ -131,23 +138,18 @@ def reproduce(
         flags["seeds"] = ("--seeds", parse_seeds(seeds))
     if lin_align is not None:
         _check_option(row, "lin_align", "--lin-align", only=True)
-        if lin_align not in ("feature", "output"):
-            raise InputError("--lin-align", f"must be feature or output, got {lin_align!r}")
+        check_choice("--lin-align", lin_align, ("feature", "output"))
         flags["lin_align"] = ("--lin-align", lin_align)
     if dtype is not None:
         _check_option(row, "dtype", "--dtype")
-        if dtype not in ("float32", "float64"):
-            raise InputError("--dtype", f"must be float32 or float64, got {dtype!r}")
+        check_choice("--dtype", dtype, ("float32", "float64"))
         flags["dtype"] = ("--dtype", dtype)
     for key, (flag, value) in flags.items():
-        if origin.get(key) == "--set":
-            raise InputError(flag, f"and --set {key} are both given; give one")
+        check_given_once(flag, key, origin.get(key))
         values[key], origin[key] = value, flag
     if figure_width is not None:
         _check_option(row, "figure_width", "--figure-width")
-        if figure_width not in ("single", "double"):
-            raise InputError("--figure-width", f"must be single or double, got "
-                                               f"{figure_width!r}")
+        check_choice("--figure-width", figure_width, ("single", "double"))
     if "data" in row.options:
         _check_data(row, preset, data)
     elif data is not None:
@@ -175,9 +177,7 @@ def reproduce(
     if row.figure is not None:  # after the lock (importing matplotlib takes a second); a
         # refusal here leaves no folder (the lock removes the folders it made)
         require_matplotlib("EXPERIMENT", f"{experiment} draws its figure")
-    if engine.engine and row.task is None:
-        raise InputError("--executor", f"{experiment} runs on --executor processes only, not "
-                                       f"{executor}")
+    check_engine(experiment, executor, bool(engine.engine), row.task is not None)
     for line in inputs.notes(preset, fields) if inputs is not None else []:
         sys.stderr.write(f"note: {line}; the run goes on, and its summary, tables and figure "
                          f"say so\n")
@@ -195,9 +195,7 @@ def _check_option(row: Experiment, option: str, flag: str, why: str = "",
     """InputError naming ``flag`` when the experiment of ``row`` does not take ``option``
     (:func:`boundcalc.experiments.experiment_registry.with_option`)."""
     takes = with_option(option)
-    if row.name not in takes:
-        raise InputError(flag, f"is for {listed(takes)}{' only' if only else ''}, not "
-                               f"{row.name}{why}")
+    check_taken(flag, row.name, takes, listed(takes), why, only)
 
 
 def _override_values(set_values: list[str] | None, config_file: str | None
@@ -216,11 +214,10 @@ def _override_values(set_values: list[str] | None, config_file: str | None
 
 
 def _check_data(row: Experiment, preset: str, data: str | None) -> None:
-    if preset in row.data_required and data is None:
-        raise InputError("--data", f"PATH is required with --preset {preset} (a folder with the "
-                         "MNIST IDX files, or an .npz with x_train, y_train, x_test, y_test)")
-    if data is not None and not Path(data).exists():
-        raise InputError("--data", f"{data!r} does not exist")
+    require_data("--data", preset, data, row.data_required,
+                 f"PATH is required with --preset {preset} (a folder with the MNIST IDX files, "
+                 "or an .npz with x_train, y_train, x_test, y_test)")
+    check_data_path("--data", data)
 
 
 @contextmanager
