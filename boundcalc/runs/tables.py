@@ -39,7 +39,7 @@ from boundcalc.render.rounding import (
 from boundcalc.runs.stored import StoredRun, load_run
 from boundcalc.runs.summaries import not_applicable
 
-__all__ = ["Column", "StoredRun", "Table", "build_tables",
+__all__ = ["MIN_SEEDS_FOR_BAND", "Column", "StoredRun", "Table", "build_tables",
            "figure1_tables", "figure2_tables", "load_run", "render_tables", "table1_tables",
            "tables_from_summaries", "tsweep_tables"]
 
@@ -390,6 +390,15 @@ _WIDE_NOTE = ("; [CI spans k decades]: a 95% CI wider than two decades (a few se
               "disagree) is given as its width, its ends are in the CSV")
 #: How a slope without a CI (a fit to two points) says so.
 _TWO_POINTS = " (2 points: no CI)"
+#: Fewer seeds than this: a figure draws every seed beside its geometric mean instead of a 95 %
+#: band (a band of a few values says little), and its table says so.
+MIN_SEEDS_FOR_BAND = 5
+#: The tables whose figure draws the seeds of a cell with fewer than MIN_SEEDS_FOR_BAND.
+_SEED_FIGURES = ("figure1", "figure2", "tsweep")
+#: What such a table's title adds (:func:`_title`).
+_FEW_SEEDS_NOTE = ("; fewer than {n} seeds in a row: its figure draws every seed beside the "
+                   "geometric mean instead of a band, and the interval here is the t-interval of "
+                   "those few values")
 
 
 def _display(row: Mapping[str, Any], col: Column, digits: int, latex: bool,
@@ -497,6 +506,10 @@ def _title(table: Table, statistic: str, texts: Mapping[str, list[str]] | None =
     title = table.title.replace("{statistic}", _STATISTIC_WORDS[statistic])
     if texts and any("decades]" in t for column in texts.values() for t in column):
         title += _WIDE_NOTE
+    if table.name in _SEED_FIGURES and any(
+            _float(row.get("seeds")) < MIN_SEEDS_FOR_BAND for row in table.rows
+            if _float(row.get("seeds")) is not None):
+        title += _FEW_SEEDS_NOTE.format(n=MIN_SEEDS_FOR_BAND)
     return title
 
 

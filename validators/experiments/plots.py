@@ -41,6 +41,7 @@ import numpy as np
 from boundcalc.experiments.experiment_registry import experiment
 from boundcalc.runs.stored import FIGURE1_METRICS
 from boundcalc.runs.summaries import theorem1_applicability
+from boundcalc.runs.tables import MIN_SEEDS_FOR_BAND
 
 from .plot_axes import (
     OFF_SCALE,
@@ -54,7 +55,7 @@ from .plot_axes import (
 )
 
 __all__ = ["FIGURE1_CAPTION", "FIGURE1_WIDTH", "FIGURE2_CAPTION", "FIGURE2_WIDTH",
-           "FIGURE_WIDTHS", "MIN_SEEDS_FOR_BAND", "TSWEEP_CAPTION", "TSWEEP_PANEL_LABELS",
+           "FIGURE_WIDTHS", "TSWEEP_CAPTION", "TSWEEP_PANEL_LABELS",
            "TSWEEP_WIDTH", "check_width", "draw_figure1", "draw_figure2", "draw_figure2_summary",
            "draw_tsweep", "figure1_figure", "figure2_figure", "figure_style", "free_yardsticks",
            "plot_figure1", "plot_figure2", "plot_tsweep", "signed", "theorem1_applicability",
@@ -67,9 +68,6 @@ FIGURE_WIDTHS = {"single": 3.25, "double": 6.75}
 FIGURE1_WIDTH = experiment("figure1").figure_width or "double"
 FIGURE2_WIDTH = experiment("figure2").figure_width or "single"
 TSWEEP_WIDTH = experiment("tsweep").figure_width or "double"
-#: Fewer seeds than this: the seeds are drawn one by one instead of a confidence band.
-MIN_SEEDS_FOR_BAND = 5
-
 _SEED_ALPHA = 0.45
 _BOUND_COLOR, _ALT_COLOR = "tab:red", "tab:green"
 _INITIAL_COLOR, _Y2_COLOR, _REF_COLOR = "black", "0.35", "0.55"

@@ -88,3 +88,19 @@ def test_table1_latex_keeps_the_verdict_beside_under_bound():
            "under_bound": "yes, vacuous", "conditions_hold_count": "0/4"}
     latex = render_tables(tables_from_summaries("table1", [("r", [row], [])]), "latex")
     assert "under bound" in latex and "yes, vacuous" in latex
+
+
+def test_a_table_whose_figure_draws_the_seeds_says_so_in_its_title():
+    """Under MIN_SEEDS_FOR_BAND seeds the figure draws every seed instead of a band: the table
+    of the same run says that its interval is the t-interval of those few values; with enough
+    seeds it adds nothing, and a table without a figure of seeds never does."""
+    from boundcalc.runs.tables import MIN_SEEDS_FOR_BAND
+
+    few = [_figure1_row(8, 0.3, 0.1, 0.9), _figure1_row(16, 0.2, 0.1, 0.4)]
+    text = render_tables(tables_from_summaries("figure1", [("r", few, [])]), "markdown")
+    assert f"fewer than {MIN_SEEDS_FOR_BAND} seeds in a row" in text.splitlines()[0]
+    latex = render_tables(tables_from_summaries("figure1", [("r", few, [])]), "latex")
+    assert "fewer than" in latex.splitlines()[0]
+    enough = [{**row, "seeds": MIN_SEEDS_FOR_BAND} for row in few]
+    text = render_tables(tables_from_summaries("figure1", [("r", enough, [])]), "markdown")
+    assert "fewer than" not in text
