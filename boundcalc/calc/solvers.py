@@ -34,9 +34,9 @@ from typing import Any
 from boundcalc.inputs.params import InputError
 
 __all__ = ["DENSE_WIDTH", "MAX_WIDTH", "POINTS_PER_OCTAVE", "WIDTH_TERMS", "NonvacuousAnswer",
-           "StepsAnswer", "WidthAnswer", "bisect_even", "compare_text", "nonvacuous_width",
-           "point_arguments", "refuse_overflow", "smallest_verified", "solve_steps",
-           "solve_width", "width_grid", "width_terms"]
+           "StepsAnswer", "WidthAnswer", "bisect_even", "compare_text", "narrow_even",
+           "nonvacuous_width", "point_arguments", "refuse_overflow", "smallest_verified",
+           "solve_steps", "solve_width", "width_grid", "width_terms"]
 
 #: ``width`` gives up above this width.
 MAX_WIDTH = 2**62
@@ -251,6 +251,37 @@ def _grid_nonvacuous(name: str, inputs: object) -> Callable[[list[int]], list[bo
     return check
 
 
+def narrow_even(lo: int, hi: int, check: Callable[[list[int]], list[bool]], target: bool
+                ) -> tuple[int, int, int]:
+    """Narrow the even widths between ``lo`` (where ``check`` is not ``target``; 0 for none) and
+    ``hi`` (where it is) to two neighbours, at most ``_REFINE_POINTS`` widths per call of
+    ``check`` (one vectorised evaluation); returns the new ``lo``, ``hi`` and how many widths
+    were checked.
+
+    Example:
+        >>> narrow_even(0, 64, lambda ws: [w >= 38 for w in ws], True)[:2]
+        (36, 38)
+        >>> narrow_even(10, 64, lambda ws: [w <= 20 for w in ws], False)[:2]
+        (20, 22)
+    """
+    points = 0
+    while hi - lo > 2:  # the even integers strictly between
+        inner = (hi - lo) // 2 - 1
+        if inner <= _REFINE_POINTS:
+            widths = list(range(lo + 2, hi, 2))
+        else:
+            widths = sorted({lo + 2 * (((hi - lo) // 2) * k // (_REFINE_POINTS + 1))
+                             for k in range(1, _REFINE_POINTS + 1)} - {lo, hi})
+        points += len(widths)
+        found = check(widths)
+        if target in found:
+            k = found.index(target)
+            lo, hi = (widths[k - 1] if k else lo), widths[k]
+        else:
+            lo = widths[-1]
+    return lo, hi, points
+
+
 def nonvacuous_width(name: str, inputs: object, precision: int = 20,
                      max_width: int = MAX_WIDTH) -> NonvacuousAnswer | None:
     """Smallest even width m at which statement ``name`` is non-vacuous, min_iterate below the
@@ -287,20 +318,9 @@ def nonvacuous_width(name: str, inputs: object, precision: int = 20,
     else:
         index = flags.index(True)
         lo, hi = (grid[index - 1] if index else 0), grid[index]
-        while hi - lo > 2:  # lo vacuous (0: none), hi non-vacuous; even integers between
-            inner = (hi - lo) // 2 - 1
-            if inner <= _REFINE_POINTS:
-                widths = list(range(lo + 2, hi, 2))
-            else:
-                widths = sorted({lo + 2 * (((hi - lo) // 2) * k // (_REFINE_POINTS + 1))
-                                 for k in range(1, _REFINE_POINTS + 1)} - {lo, hi})
-            points += len(widths)
-            found = check(widths)
-            if True in found:
-                k = found.index(True)
-                lo, hi = (widths[k - 1] if k else lo), widths[k]
-            else:
-                lo = widths[-1]
+        # lo vacuous (0: none), hi non-vacuous
+        lo, hi, checked = narrow_even(lo, hi, check, True)
+        points += checked
         first = hi
 
     evaluations: dict[int, object] = {}
@@ -357,21 +377,7 @@ def _range_end(check: Callable[[list[int]], list[bool]], ok: Callable[[int], boo
     j = after[0]
     lo = max(first, grid[j - 1]) if j else first
     hi = grid[j]
-    points = 0
-    while hi - lo > 2:  # lo informative, hi vacuous (float64); even integers between
-        inner = (hi - lo) // 2 - 1
-        if inner <= _REFINE_POINTS:
-            widths = list(range(lo + 2, hi, 2))
-        else:
-            widths = sorted({lo + 2 * (((hi - lo) // 2) * k // (_REFINE_POINTS + 1))
-                             for k in range(1, _REFINE_POINTS + 1)} - {lo, hi})
-        points += len(widths)
-        found = check(widths)
-        if False in found:
-            k = found.index(False)
-            lo, hi = (widths[k - 1] if k else lo), widths[k]
-        else:
-            lo = widths[-1]
+    lo, hi, points = narrow_even(lo, hi, check, False)  # lo informative, hi vacuous (float64)
     end = lo  # float64's last informative width; the exact evaluator has the last word
     if ok(end):  # move up while end + 2 is informative too
         lo, step = end, 2
