@@ -109,6 +109,8 @@ class Experiment:
             tidy (:func:`boundcalc.experiment_api.tidy_summary`), or one row per cell already.
         detect_params, detect_files: parameter names and output files that recognise an old run
             whose ``config.json`` does not name the experiment.
+        record_fields: its record schema (field → :class:`~boundcalc.runs.records.Field`), which
+            every stored cell meets when read (:mod:`boundcalc.runs.records`); None: unchecked.
         description: what it reproduces, one phrase (``reproduce --help`` lists it).
         table_description: what ``boundcalc table`` prints for one of its runs, one or two
             sentences (``table --help`` lists it).
@@ -145,6 +147,7 @@ class Experiment:
     tidy: bool = True
     detect_params: tuple[str, ...] = ()
     detect_files: tuple[str, ...] = ()
+    record_fields: Ref | None = None
     description: str = ""
     table_description: str = ""
 
@@ -218,6 +221,7 @@ def _tsweep_cells(params: Mapping[str, Any]) -> list[str]:
 
 _X = "boundcalc.validators.experiments."
 _IN = "boundcalc.inputs.experiment_fields:"
+_REC = "boundcalc.runs.records:"
 _ETA = ("is not a setting: the step size is step_constant/sqrt(steps) (1.75/sqrt(K)); set "
         "step_constant or steps")
 
@@ -298,7 +302,8 @@ def listed(items: tuple[str, ...]) -> str:
 
 
 register_experiment(Experiment(
-    name="figure1", inputs=_IN + "FIGURE1", label="figure 1", cells=_figure1_cells,
+    name="figure1", inputs=_IN + "FIGURE1", record_fields=_REC + "FIGURE1_FIELDS",
+    label="figure 1", cells=_figure1_cells,
     cell_pattern=r"m(?P<m>\d+)-seed(?P<seed>\d+)",
     cell_fields=("seed", "m", *FIGURE1_METRICS), finite_fields=FIGURE1_METRICS,
     group_columns=("m",),
@@ -320,7 +325,8 @@ register_experiment(Experiment(
     "to the bound's slope."))
 
 register_experiment(Experiment(
-    name="figure2", inputs=_IN + "FIGURE2", label="figure 2", cells=_figure2_cells,
+    name="figure2", inputs=_IN + "FIGURE2", record_fields=_REC + "FIGURE2_FIELDS",
+    label="figure 2", cells=_figure2_cells,
     cell_pattern=r"(?P<model>transformer|indrnn)-L(?P<L>\d+)-seed(?P<seed>\d+)",
     cell_fields=("model", "L", "T", "seed", "max_jacobian", "min_val_loss",
                  "max_loss_gradient", "diverged", "memory_floats_per_sample"),
@@ -338,7 +344,8 @@ register_experiment(Experiment(
     "(no bound is stored)."))
 
 register_experiment(Experiment(
-    name="table1", inputs=_IN + "TABLE1", label="table 1", cells=_table1_cells,
+    name="table1", inputs=_IN + "TABLE1", record_fields=_REC + "TABLE1_FIELDS",
+    label="table 1", cells=_table1_cells,
     cell_pattern=r"dm(?P<d_m>\d+)-N(?P<N>\d+)", cell_fields=TABLE1_KEYS,
     finite_fields=("alpha", "Phi0"), group_columns=("d_m", "N"),
     summarize="boundcalc.runs.summaries:summarize_table1",
@@ -353,7 +360,8 @@ register_experiment(Experiment(
     "no CI) next to the Theorem 5 bound and the Lemma 4 conditions that hold."))
 
 register_experiment(Experiment(
-    name="tsweep", inputs=_IN + "TSWEEP", label="the T sweep", cells=_tsweep_cells,
+    name="tsweep", inputs=_IN + "TSWEEP", record_fields=_REC + "TSWEEP_FIELDS",
+    label="the T sweep", cells=_tsweep_cells,
     cell_pattern=r"m(?P<m>\d+)-T(?P<T>\d+)-seed(?P<seed>\d+)",
     cell_fields=("seed", "m", "T", *FIGURE1_METRICS), finite_fields=FIGURE1_METRICS,
     group_columns=("m", "T"),

@@ -10,7 +10,7 @@ verdict and figure. A cell's text is
   (a file of 100,000 ``[`` is damage, not a ``RecursionError``: the parser's own recursion limit
   is caught, and what parses is measured without recursion);
 
-and each of its records, field by field (:data:`FIELDS`, per experiment):
+and each of its records, field by field (:func:`fields_of`, per experiment):
 
 * of its **type** (an integer, a number, a truth value, text);
 * **finite** where the field is a measurement every mean and yardstick uses (a NaN in
@@ -53,7 +53,8 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
-__all__ = ["FIELDS", "MAX_CONFIG_BYTES", "MAX_DEPTH", "MAX_RECORD_BYTES", "Field", "RecordError",
+__all__ = ["FIGURE1_FIELDS", "FIGURE2_FIELDS", "Field", "MAX_CONFIG_BYTES", "MAX_DEPTH",
+           "MAX_RECORD_BYTES", "RecordError", "TABLE1_FIELDS", "TSWEEP_FIELDS", "fields_of",
            "finite_fields", "parse_json", "read_stored", "record_problem", "writable_problem"]
 
 #: Largest cell file read (bytes): a cell holds a few dozen numbers; anything near this is not one.
@@ -188,48 +189,56 @@ _FIGURE1 = {
     "label_rms": _MEASURED, "wall_s": _LOSS,
 }
 
-#: Per experiment: field → what a sound record holds there (module docstring). A field absent
-#: from a record is not checked here (cells written before it existed lack it; the registry's
-#: ``cell_fields`` say which must be present).
-FIELDS: dict[str, dict[str, Field]] = {
-    "figure1": _FIGURE1,
-    "tsweep": {**_FIGURE1, "T": _COUNT},
-    "figure2": {
-        "model": Field("text", choices=("transformer", "indrnn")), "L": _COUNT,
-        "T": Field("int", nonnegative=True, parameter=_lag_plus_one), "seed": _COUNT,
-        "n_train": _COUNT, "n_val": _COUNT, "jacobian_block": Field("text", choices=("W", "u")),
-        "max_jacobian": _MEASURED, "max_loss_gradient": _MEASURED,
-        "jacobian_init": _LOSS, "jacobian_final": _LOSS, "min_val_loss": _LOSS,
-        "min_val_step": _COUNT, "final_val_loss": _LOSS, "min_train_loss": _LOSS,
-        "final_train_loss": _LOSS, "diverged": Field("bool"),
-        "memory_floats_per_sample": _COUNT, "wall_s_per_seed": _LOSS,
-    },
-    "table1": {
-        "d_m": _COUNT, "N": _COUNT, "d_s": _COUNT, "d": _COUNT,
-        "steps": Field("int", nonnegative=True, parameter=_param("steps")),
-        "lr": Field(finite=True, parameter=_param("lr")),
-        "n_test": _COUNT, "lowest_test_loss": _LOSS, "lowest_test_epoch": Field("int"),
-        "final_test_loss": _LOSS, "max_test_loss": _LOSS, "min_train_loss": _LOSS,
-        "paper_lowest_test_loss": _LOSS, "paper_epoch": Field("int"),
-        "alpha": _MEASURED, "alpha_used": _MEASURED, "Phi0": Field(finite=True),
-        # the bound as printed in the paper can be negative (its printed form's terms)
-        "theorem5_bound": Field(), "theorem5_bound_printed": Field(),
-        "zero_predictor_test_loss": _MEASURED, "initial_test_loss": _LOSS,
-        "lowest_test_under_bound": Field("bool"), "all_conditions_hold": Field("bool"),
-        "lemma4_applies": Field("bool"), "conditions_hold_count": Field("text"),
-        "conditions_holding": Field("text"), "conditions_failing": Field("text"),
-    },
+#: What a sound record of each experiment holds, field by field (module docstring); its
+#: registry row names it (``record_fields``). A field absent from a record is not checked here
+#: (cells written before it existed lack it; the registry's ``cell_fields`` say which must be
+#: present).
+FIGURE1_FIELDS: dict[str, Field] = _FIGURE1
+TSWEEP_FIELDS: dict[str, Field] = {**_FIGURE1, "T": _COUNT}
+FIGURE2_FIELDS: dict[str, Field] = {
+    "model": Field("text", choices=("transformer", "indrnn")), "L": _COUNT,
+    "T": Field("int", nonnegative=True, parameter=_lag_plus_one), "seed": _COUNT,
+    "n_train": _COUNT, "n_val": _COUNT, "jacobian_block": Field("text", choices=("W", "u")),
+    "max_jacobian": _MEASURED, "max_loss_gradient": _MEASURED,
+    "jacobian_init": _LOSS, "jacobian_final": _LOSS, "min_val_loss": _LOSS,
+    "min_val_step": _COUNT, "final_val_loss": _LOSS, "min_train_loss": _LOSS,
+    "final_train_loss": _LOSS, "diverged": Field("bool"),
+    "memory_floats_per_sample": _COUNT, "wall_s_per_seed": _LOSS,
+}
+TABLE1_FIELDS: dict[str, Field] = {
+    "d_m": _COUNT, "N": _COUNT, "d_s": _COUNT, "d": _COUNT,
+    "steps": Field("int", nonnegative=True, parameter=_param("steps")),
+    "lr": Field(finite=True, parameter=_param("lr")),
+    "n_test": _COUNT, "lowest_test_loss": _LOSS, "lowest_test_epoch": Field("int"),
+    "final_test_loss": _LOSS, "max_test_loss": _LOSS, "min_train_loss": _LOSS,
+    "paper_lowest_test_loss": _LOSS, "paper_epoch": Field("int"),
+    "alpha": _MEASURED, "alpha_used": _MEASURED, "Phi0": Field(finite=True),
+    # the bound as printed in the paper can be negative (its printed form's terms)
+    "theorem5_bound": Field(), "theorem5_bound_printed": Field(),
+    "zero_predictor_test_loss": _MEASURED, "initial_test_loss": _LOSS,
+    "lowest_test_under_bound": Field("bool"), "all_conditions_hold": Field("bool"),
+    "lemma4_applies": Field("bool"), "conditions_hold_count": Field("text"),
+    "conditions_holding": Field("text"), "conditions_failing": Field("text"),
 }
 
 
+def fields_of(kind: str) -> Mapping[str, Field]:
+    """The record schema of experiment ``kind``, as its registry row names it; empty for a kind
+    without one (an unknown or a plug-in experiment that names none)."""
+    from boundcalc.experiments.experiment_registry import EXPERIMENTS, load
+
+    row = EXPERIMENTS.get(kind)
+    return {} if row is None or row.record_fields is None else load(row.record_fields)
+
+
 def finite_fields(kind: str) -> tuple[str, ...]:
-    """The fields of ``kind`` that must be finite numbers (:data:`FIELDS`).
+    """The fields of ``kind`` that must be finite numbers (:func:`fields_of`).
 
     Example:
         >>> finite_fields("figure2")
         ('max_jacobian', 'max_loss_gradient')
     """
-    return tuple(k for k, rule in FIELDS.get(kind, {}).items() if rule.finite)
+    return tuple(k for k, rule in fields_of(kind).items() if rule.finite)
 
 
 def _number(value: Any) -> float | None:
@@ -270,13 +279,14 @@ def _field_problem(name: str, rule: Field, value: Any) -> str | None:
 def record_problem(kind: str | None, record: Mapping[str, Any],
                    params: Mapping[str, Any] | None = None) -> str | None:
     """Why one record of a cell of experiment ``kind`` (in a run with ``params``) is not sound
-    (module docstring), or None. A kind without a row of :data:`FIELDS` has nothing checked here.
+    (module docstring), or None. A kind without a schema (:func:`fields_of`) has nothing
+    checked here.
 
     Example:
         >>> record_problem("figure2", {"L": 4, "T": 9}), record_problem("table1", {"lr": "x"})
         ('names T 9, the run has T 5', "holds lr 'x', not a number")
     """
-    rules = FIELDS.get(kind or "", {})
+    rules = fields_of(kind or "")
     for name, rule in rules.items():
         if name not in record:
             continue

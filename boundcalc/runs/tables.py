@@ -77,7 +77,9 @@ class Table:
     ``footers`` (LaTeX only): per run label, one closing row below that run's rows — its label
     and ``{column key: (value, ci)}`` (figure 1's fitted slopes under the columns they fit).
     ``latex_view``: another table LaTeX draws instead of this one (figure 2, one row per lag with
-    the two models side by side); ``in_latex`` False leaves the table out of LaTeX.
+    the two models side by side); ``in_latex`` False leaves the table out of LaTeX;
+    ``draws_seeds``: its figure draws every seed of a row with fewer than
+    :data:`MIN_SEEDS_FOR_BAND` (its title then says so).
     """
 
     kind: str
@@ -89,6 +91,7 @@ class Table:
     footers: dict[str, tuple[str, dict[str, tuple[Any, Any]]]] = field(default_factory=dict)
     latex_view: Table | None = None
     in_latex: bool = True
+    draws_seeds: bool = False
 
 
 def _c(key: str, header: str, latex: str | None = None, **kw: Any) -> Column:
@@ -287,7 +290,8 @@ def figure2_tables(parts: Parts) -> list[Table]:
         (2, 1)
     """
     rows = _rows(parts)
-    table = Table("figure2", "figure2", _FIGURE2_TITLE, _FIGURE2_COLUMNS, rows, len(parts))
+    table = Table("figure2", "figure2", _FIGURE2_TITLE, _FIGURE2_COLUMNS, rows, len(parts),
+                  draws_seeds=True)
     table.latex_view = Table("figure2", "figure2", _FIGURE2_TITLE, _FIGURE2_LATEX_COLUMNS,
                              _figure2_by_lag(rows), len(parts))
     return [table]
@@ -301,7 +305,7 @@ def tsweep_tables(parts: Parts) -> list[Table]:
         ['tsweep', 'tsweep-slopes']
     """
     return [Table("tsweep", "tsweep", _TSWEEP_TITLE, _TSWEEP_COLUMNS, _rows(parts),
-                  len(parts)),
+                  len(parts), draws_seeds=True),
             Table("tsweep", "tsweep-slopes", _TSWEEP_SLOPES_TITLE, _TSWEEP_SLOPE_COLUMNS,
                   _fits(parts), len(parts))]
 
@@ -317,7 +321,7 @@ def figure1_tables(parts: Parts) -> list[Table]:
         ((-0.5, 0.1), 1)
     """
     table = Table("figure1", "figure1", _FIGURE1_TITLE, _FIGURE1_COLUMNS, _rows(parts),
-                  len(parts))
+                  len(parts), draws_seeds=True)
     for label, _, fits in parts:
         footer: dict[str, tuple[Any, Any]] = {}
         for fit in fits:
@@ -393,8 +397,6 @@ _TWO_POINTS = " (2 points: no CI)"
 #: Fewer seeds than this: a figure draws every seed beside its geometric mean instead of a 95 %
 #: band (a band of a few values says little), and its table says so.
 MIN_SEEDS_FOR_BAND = 5
-#: The tables whose figure draws the seeds of a cell with fewer than MIN_SEEDS_FOR_BAND.
-_SEED_FIGURES = ("figure1", "figure2", "tsweep")
 #: What such a table's title adds (:func:`_title`).
 _FEW_SEEDS_NOTE = ("; fewer than {n} seeds in a row: its figure draws every seed beside the "
                    "geometric mean instead of a band, and the interval here is the t-interval of "
@@ -506,7 +508,7 @@ def _title(table: Table, statistic: str, texts: Mapping[str, list[str]] | None =
     title = table.title.replace("{statistic}", _STATISTIC_WORDS[statistic])
     if texts and any("decades]" in t for column in texts.values() for t in column):
         title += _WIDE_NOTE
-    if table.name in _SEED_FIGURES and any(
+    if table.draws_seeds and any(
             _float(row.get("seeds")) < MIN_SEEDS_FOR_BAND for row in table.rows
             if _float(row.get("seeds")) is not None):
         title += _FEW_SEEDS_NOTE.format(n=MIN_SEEDS_FOR_BAND)

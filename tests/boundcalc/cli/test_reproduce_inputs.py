@@ -8,7 +8,6 @@ test also reads on the code before the field rows existed."""
 from __future__ import annotations
 
 import json
-import os
 import subprocess
 import sys
 import textwrap
@@ -70,8 +69,7 @@ def test_the_api_refuses_a_bad_override_before_torch_naming_it():
 def _in_fresh_python(code: str, cwd: Path) -> dict:
     """Run ``code`` (which prints one JSON line) in a new interpreter; its JSON."""
     done = subprocess.run([sys.executable, "-c", textwrap.dedent(code)], cwd=cwd,
-                          capture_output=True, text=True, timeout=300,
-                          env={**os.environ, "PYTHONPATH": str(ROOT)})
+                          capture_output=True, text=True, timeout=300)
     assert done.returncode == 0, done.stderr
     return json.loads(done.stdout.strip().splitlines()[-1])
 

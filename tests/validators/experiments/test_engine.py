@@ -10,7 +10,7 @@ import pytest
 from boundcalc.validators.experiments.engine import _packed, missing_cells
 
 from boundcalc.experiments.experiment_registry import experiment
-from boundcalc.runs.directory import RunDirectory
+from boundcalc.runs.directory import RunDirectory, dumps, with_parameters
 
 
 def _figure2_cell(model: str, L: int, seed: int, **changes) -> dict:
@@ -25,7 +25,10 @@ def test_missing_cells_are_those_not_soundly_stored_one_group_each(tmp_path, cap
     row = experiment("figure2")
     run = RunDirectory(tmp_path / "run", {"experiment": "figure2", "lags": [2, 4], "seeds": [0]})
     run.save_cell("transformer-L2-seed0", _figure2_cell("transformer", 2, 0))
-    run.save_cell("indrnn-L2-seed0", _figure2_cell("indrnn", 2, 0, max_jacobian=math.nan))
+    # a NaN where a finite number belongs, written as save_cell did before it refused one (a
+    # file damaged or edited since)
+    (run.path / "cells" / "indrnn-L2-seed0.json").write_text(dumps(with_parameters(
+        _figure2_cell("indrnn", 2, 0, max_jacobian=math.nan), run.cell_parameters)))
     run.save_cell("indrnn-L4-seed0", _figure2_cell("indrnn", 4, 0))
     groups = missing_cells(row, run)
     assert groups == [

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import subprocess
 import sys
+import tempfile
 import textwrap
 from dataclasses import asdict, replace
 from pathlib import Path
@@ -81,6 +82,6 @@ def test_redrawing_a_figure_never_imports_torch(tmp_path):
         print(len(drawn), "torch" in sys.modules)
     """)
     out = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True,
-                         timeout=300)
+                         timeout=300, cwd=tempfile.gettempdir())   # the installed package
     assert out.returncode == 0, out.stderr
     assert out.stdout.split() == ["3", "False"]

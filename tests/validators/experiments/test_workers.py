@@ -8,6 +8,7 @@ import os
 import signal
 import subprocess
 import sys
+import tempfile
 import textwrap
 import time
 from pathlib import Path
@@ -47,7 +48,8 @@ def _wait_gone(pid: int) -> bool:
 def _start_parent(script: str) -> tuple[subprocess.Popen, int]:
     """Run ``script`` as a parent process that prints its worker's pid, then sleeps."""
     parent = subprocess.Popen([sys.executable, "-c", textwrap.dedent(script)],
-                              stdout=subprocess.PIPE, text=True)
+                              stdout=subprocess.PIPE, text=True,
+                              cwd=tempfile.gettempdir())   # the installed package
     line = parent.stdout.readline()
     assert line.strip().isdigit(), f"the parent printed {line!r}"
     return parent, int(line)
