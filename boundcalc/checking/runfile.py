@@ -364,6 +364,10 @@ def _check_shape(source: str, name: str, arr: np.ndarray, sizes: dict[str, int])
                             f"got {arr.shape}")
     if arr.dtype.kind not in "fiu":
         raise _fail(source, f"array `{name}` must hold real numbers, got dtype {arr.dtype}")
+    if not arr.dtype.isnative or (arr.dtype.kind == "f" and arr.dtype.itemsize > 8):
+        # float64 holds what is read exactly, and torch takes it as it is
+        raise _fail(source, f"array `{name}` must be float16, float32, float64 or integers in "
+                            f"this machine's byte order, got dtype {arr.dtype.str}")
 
 
 def _finite(source: str, name: str, arr: np.ndarray) -> None:

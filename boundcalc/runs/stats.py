@@ -49,10 +49,11 @@ def mean_ci95(values: Sequence[float | None]) -> tuple[float, float, int]:
     k = int(arr.size)
     if k == 0:
         return math.nan, math.nan, 0
-    mean = float(arr.mean())
-    if k == 1:
-        return mean, math.nan, 1
-    return mean, t_quantile_975(k - 1) * float(arr.std(ddof=1)) / math.sqrt(k), k
+    with np.errstate(over="ignore"):   # values near the float range: an infinite spread
+        mean = float(arr.mean())
+        if k == 1:
+            return mean, math.nan, 1
+        return mean, t_quantile_975(k - 1) * float(arr.std(ddof=1)) / math.sqrt(k), k
 
 
 def geometric_mean_ci95(values: Sequence[float | None]) -> tuple[float, float, float, int]:
@@ -76,8 +77,18 @@ def geometric_mean_ci95(values: Sequence[float | None]) -> tuple[float, float, f
     if k == 0:
         return math.nan, math.nan, math.nan, 0
     if not math.isfinite(half):
-        return math.exp(mean), math.nan, math.nan, k
-    return math.exp(mean), math.exp(mean - half), math.exp(mean + half), k
+        return _exp(mean), math.nan, math.nan, k
+    return _exp(mean), _exp(mean - half), _exp(mean + half), k
+
+
+def _exp(x: float) -> float:
+    """e^x, inf beyond the float range (an interval end of values spanning hundreds of decades)
+    rather than an OverflowError."""
+    return math.exp(x) if x < _LOG_FLOAT_MAX else math.inf
+
+
+#: log of the largest float64: e^x overflows above it.
+_LOG_FLOAT_MAX = math.log(1.7976931348623157e308)
 
 
 def fit_slope(widths: Iterable[float], values: Iterable[float | None]

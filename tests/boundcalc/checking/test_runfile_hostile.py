@@ -283,3 +283,16 @@ def test_check_never_exits_3_nor_prints_a_traceback_on_any_run_file(tmp_path, ca
                 if not line.startswith("warning: ")] == [True], err
     if code in (0, 1) and fmt == "json":
         _strict(out)
+
+
+@pytest.mark.parametrize("dtype", [">f8", np.longdouble])
+def test_an_array_float64_cannot_hold_or_in_a_foreign_byte_order_is_a_one_line_refusal(
+        tmp_path, capsys, dtype):
+    """A big-endian or extended-precision array (torch takes neither) is refused naming the
+    array, exit 2, not an internal error."""
+    X = _arrays()["X"].astype(dtype)
+    if np.dtype(dtype).itemsize <= 8 and np.dtype(dtype).isnative:
+        pytest.skip("this platform's long double is float64")
+    code, _, err = _main(["check", _file(tmp_path, X=X)], capsys)
+    assert code == 2 and "array `X` must be float16, float32, float64" in err
+    assert len(err.strip().splitlines()) == 1

@@ -43,3 +43,16 @@ def test_t_quantile_of_the_geometric_interval_is_students():
     # logs 0 and 2: mean 1, s = √2, half = t_{0.975,1} · √2 / √2 = 12.7062
     assert math.log(high) - 1 == pytest.approx(t_quantile_975(1), rel=1e-9)
     assert math.log(g) == pytest.approx(1.0) and math.log(low) == pytest.approx(1 - 12.7062047)
+
+
+def test_an_interval_of_values_spanning_the_float_range_ends_at_infinity_not_an_error():
+    """Seeds hundreds of decades apart (a diverged run beside a sound one): the upper end of the
+    geometric interval is beyond float64 and is inf, the mean and lower end stay numbers."""
+    import math
+
+    from boundcalc.runs.stats import geometric_mean_ci95, mean_ci95
+
+    g, lo, hi, k = geometric_mean_ci95([1e-300, 1e300])
+    assert (g, k) == (1.0, 2) and lo == 0.0 and hi == math.inf
+    mean, ci, k = mean_ci95([1e308, -1e308, 1e308])
+    assert k == 3 and math.isfinite(mean) and ci == math.inf
