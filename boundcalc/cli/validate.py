@@ -459,7 +459,11 @@ def compare_rnn_command(
                                              ("steps", steps), ("activation", activation))
              if value is not None}  # the others take their defaults (the parameter table's)
     rows = compare_rnn(Ts, alpha=alpha, **given)  # type: ignore[arg-type]
-    _emit(render_frame(pd.DataFrame(rows), fmt, max_rows=None,
+    try:
+        frame = pd.DataFrame(rows)
+    except OverflowError:   # a length beyond int64, which older pandas cast to float
+        frame = pd.DataFrame(rows, dtype=object)
+    _emit(render_frame(frame, fmt, max_rows=None,
                        title="Transformer (Theorem 1) vs IndRNN (Proposition 2)"), output)
 
 
