@@ -401,7 +401,8 @@ def validate_tight(m: int, d: int, T: int, rho: object, *, nu: object = "1",
                    samples: int = DEFAULT_SAMPLES, query: str = "free",
                    draws: int = DEFAULT_DRAWS, device: str | torch.device = "cpu",
                    dtype: torch.dtype | str = torch.float64, threads: int | None = 1,
-                   keep_argmax: bool = False, teacher_seeds: int = 200) -> list[dict]:
+                   keep_argmax: bool = False, teacher_seeds: int = 200, n: int = 64
+                   ) -> list[dict]:
     """The tight route's deterministic constants on E_avg, and the d-free label envelope.
 
     Methods: ``adversarial`` — U(0) in the root-mean-square ball of radius ū under the symmetric
@@ -426,7 +427,8 @@ def validate_tight(m: int, d: int, T: int, rho: object, *, nu: object = "1",
     * ``tight.label_envelope_Y`` — sup over inputs of sup_v f*(X) against Y (Monte Carlo);
     * ``tight.eps_app_teacher`` — ε_app against the signed teacher of
       :mod:`~boundcalc.validators.checks.eps_app_teacher` over ``teacher_seeds`` inits (d ≥ 2):
-      the rate of inits above ε_app must be ≤ δ.
+      the rate of inits above ε_app must be ≤ δ; ε_app is evaluated at the run's data-set
+      size ``n`` (it enters through the union over the n inputs, log(4n/δ)).
     """
     check_args(m=m, d=d, T=T, starts=starts, steps=steps, seed=seed, activation=activation,
                samples=samples)
@@ -435,7 +437,7 @@ def validate_tight(m: int, d: int, T: int, rho: object, *, nu: object = "1",
     nu_t = validate(m=m, nu=rho_text(nu)).nu
     rho_f = tuple(float(r) for r in rho_t)
     nu_f = tuple(float(v) for v in nu_t)
-    bounds = tight_bounds(m=m, d=d, rho=rho, nu=nu, delta=delta, activation=act.name)
+    bounds = tight_bounds(m=m, d=d, rho=rho, nu=nu, delta=delta, activation=act.name, n=n)
     u_bar = bounds["u_bar"]
     settings = record_settings(m, d, T, rho_t, delta, act.name, starts, steps, seed, dev, dt)
     settings.update({"nu_c": nu_f[0], "nu_u": nu_f[1], "nu_w": nu_f[2], "route": "tight",
@@ -499,7 +501,7 @@ def validate_tight(m: int, d: int, T: int, rho: object, *, nu: object = "1",
         if d >= 2 and teacher_seeds > 0:
             rec = signed_teacher_record(m, d, tuple(float(v) for v in nu_f), bounds["eps_app"],
                                         delta=settings["delta"], seeds=teacher_seeds,
-                                        activation=act.name)
+                                        activation=act.name, n=n)
             records.append({**settings, **rec})
     return records
 
@@ -547,7 +549,7 @@ def cell(settings: ValidationSettings, seed: int) -> list[dict]:
     """The ``validate tight`` cell of ``seed``: :func:`validate_tight` (the tight route's
     constants on the head-average event) at the run's sizes and search effort."""
     rho, nu = settings.radii_text()
-    return validate_tight(settings.m, settings.d, settings.T, rho, nu=nu,
+    return validate_tight(settings.m, settings.d, settings.T, rho, nu=nu, n=settings.n,
                           **settings.search_kwargs(seed))
 
 

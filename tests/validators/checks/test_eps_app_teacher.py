@@ -76,3 +76,27 @@ def test_a_lowered_eps_app_is_reported_as_a_violation():
 def test_d_below_two_is_refused():
     with pytest.raises(ValueError, match="`d` must be at least 2"):
         signed_teacher_error(4, 1, NU, 0)
+
+
+def test_the_signed_teacher_reaches_three_tenths_of_eps_app_on_a_one_input_data_set():
+    # Lemma 5 holds for every n >= 1; at n = 1 its union over inputs costs sqrt(2 log(4/delta))
+    # instead of sqrt(2 log(4n/delta)), and the teacher's error does not depend on n (it is
+    # measured at the one reference input), so the class is tested closest there.
+    from boundcalc.validators.checks.tight import tight_bounds
+
+    eps_app = tight_bounds(m=256, d=8, rho="3", nu="3", n=1)["eps_app"]
+    rec = signed_teacher_record(256, 8, NU, eps_app, seeds=200, n=1)
+    assert rec["holds"] and rec["violation_rate"] == 0.0
+    assert rec["ratio"] >= 0.3
+
+
+def test_the_tight_check_evaluates_eps_app_at_the_runs_data_set_size():
+    from boundcalc.validators.checks.tight import tight_bounds, validate_tight
+
+    small = dict(starts=1, steps=1, samples=1, draws=10, teacher_seeds=4)
+    for n in (1, 64):
+        records = validate_tight(16, 2, 2, "1", nu="1", n=n, **small)
+        teacher = next(r for r in records if r["name"] == "tight.eps_app_teacher")
+        expected = tight_bounds(m=16, d=2, rho="1", nu="1", n=n)["eps_app"]
+        assert teacher["n"] == n and teacher["bound"] == pytest.approx(expected, rel=1e-12)
+    assert tight_bounds(m=16, d=2, rho="1", nu="1", n=1)["eps_app"] < expected
