@@ -255,6 +255,7 @@ def reproduce(name: str, preset: str = "quick", out: str | os.PathLike | None = 
     if row.inputs is not None:  # every override checked before torch is imported
         seeds, fields = load(row.inputs).check(preset, overrides, origin, data_text,
                                                      row.refused)
+        row.check_data("data", data_text, preset, fields)  # the content of data, torch-free
     require_torch("name", f"{name} trains the model")
     from boundcalc.validation.settings import resolve_device
     from boundcalc.validators.experiments.configure import resolve_overrides, run_named

@@ -16,7 +16,8 @@ from typing import Any
 
 import numpy as np
 
-from boundcalc.errors import InputError
+from boundcalc.inputs.data_files import read_tokens
+from boundcalc.inputs.environment import require_module
 from boundcalc.inputs.surfaces import check_data_flags
 
 __all__ = ["measure_data"]
@@ -27,8 +28,9 @@ def measure_data(path: str, d_m: object, seed: object) -> dict[str, Any]:
 
     ``path`` is an ``.npz`` with arrays ``X`` (N, d_s, d) and ``y`` (N,). θ⁰ is the torch LeCun
     init of :func:`boundcalc.validators.encoder.lecun_init` with ``seed`` (so the norms, α and
-    Φ(θ⁰) all belong to the same θ⁰). The file is checked with numpy first; torch is imported
-    only then, and its absence is an :class:`InputError` of ``--data``.
+    Φ(θ⁰) all belong to the same θ⁰). The file is read and checked by the input layer
+    (:func:`boundcalc.inputs.data_files.read_tokens`, numpy) first; torch is imported only then,
+    and its absence is an :class:`InputError` of ``--data``.
 
     Returns:
         :func:`boundcalc.validators.encoder.measure_init`'s dict (``N``, ``d_s``, ``d``, ``d_m``,
@@ -40,28 +42,12 @@ def measure_data(path: str, d_m: object, seed: object) -> dict[str, Any]:
             the wrong shape, or torch not installed.
     """
     dm_int, seed_int = check_data_flags(d_m, seed)
-    try:
-        with np.load(str(path)) as archive:
-            if "X" not in archive or "y" not in archive:
-                raise InputError("--data", f"{path!r} must be an .npz with arrays 'X' "
-                                 f"(N, d_s, d) and 'y' (N,), found {sorted(archive.files)}")
-            X = np.asarray(archive["X"], dtype=float)
-            y = np.asarray(archive["y"], dtype=float)
-    except InputError:
-        raise
-    except (OSError, ValueError) as exc:
-        raise InputError("--data", f"cannot read {path!r} as .npz: {exc}") from None
-    if X.ndim != 3 or y.shape != (X.shape[0],) or X.shape[0] < 2:
-        raise InputError("--data", f"needs X of shape (N, d_s, d) with N >= 2 and y of shape "
-                                   f"(N,), got X {X.shape}, y {y.shape}")
-    if not (np.isfinite(X).all() and np.isfinite(y).all()):
-        raise InputError("--data", f"{path!r} contains non-finite values")
-    try:
-        import torch
-        from boundcalc.validators.encoder import lecun_init, measure_init
-    except ImportError:
-        raise InputError("--data", "needs torch (pip install 'boundcalc[validators]'); or give "
-                                   "--alpha and --phi0") from None
+    X, y = read_tokens(path)
+    require_module("--data", "torch", "measures the data set", "pip install "
+                   "'boundcalc[validators]'; or give --alpha and --phi0", import_it=True)
+    import torch
+    from boundcalc.validators.encoder import lecun_init, measure_init
+
     params = lecun_init(dm_int, int(X.shape[2]), seed=seed_int)
     out = measure_init(params, torch.from_numpy(X), torch.from_numpy(y))
     out["y_max"] = float(np.abs(y).max())

@@ -2,8 +2,10 @@
 
 Imports torch and the experiments (:mod:`boundcalc.validators.experiments`) only when the command
 runs, after its flags and every override of ``--set`` / ``--config`` are checked against the
-experiment's field rows (:mod:`boundcalc.inputs.experiment_fields`, torch-free) and the run
-directory's lock is taken (:func:`boundcalc.execution.executors.owned`): a bad key or value exits 2
+experiment's field rows (:mod:`boundcalc.inputs.experiment_fields`, torch-free), the content of
+``--data`` against the config (:mod:`boundcalc.inputs.data_files`, the registry row's
+``data_check``), and the run directory's lock is taken
+(:func:`boundcalc.execution.executors.owned`): a bad key, value or data file exits 2
 before anything is written, and a second driver on a live ``--out`` is refused at once. Settings
 that make a statement not applicable (ρ < ν, δ ≥ ½ for Theorem 1) run, with a note.
 ``--executor`` picks where the cells are computed (:mod:`boundcalc.cli.executor_options`):
@@ -13,8 +15,6 @@ this machine's ``--jobs`` processes, Dask or Slurm (:mod:`boundcalc.validators.e
 from __future__ import annotations
 
 import sys
-from collections.abc import Iterator
-from contextlib import contextmanager
 from pathlib import Path
 from typing import Annotated, Any
 
@@ -42,7 +42,6 @@ from boundcalc.experiments.experiment_registry import Experiment, listed, load, 
 from boundcalc.experiments.experiment_registry import experiment as registry_row
 from boundcalc.inputs.experiment_fields import check_out
 from boundcalc.inputs.overrides import parse_assignments, parse_seeds, read_config_file
-from boundcalc.inputs.params import InputError
 from boundcalc.inputs.reproduce_options import (
     check_choice,
     check_data_path,
@@ -159,6 +158,9 @@ def reproduce(
     if inputs is not None:  # every override checked here, torch-free
         seed_choice, fields = inputs.check(preset, values, origin, data,
                                                  row.refused)
+        # the content of --data against the config (table1: enough images of its two digits
+        # for the largest N), torch-free, before the run directory
+        row.check_data("--data", data, preset, fields)
     if row.needs_torch:
         require_torch("EXPERIMENT", f"{experiment} trains the model")
     if inputs is None and (set_values or config_file is not None):
@@ -183,7 +185,7 @@ def reproduce(
                          f"say so\n")
     from boundcalc.validators.experiments.configure import run_named
 
-    with _data_errors(row, data), run_directory_errors():
+    with run_directory_errors():
         folder = run_named(experiment, preset, seeds=seed_choice, fields=fields,
                            device=_device(device, engine), out=str(folder), jobs=jobs, data=data,
                            figure_width=figure_width, engine=engine)
@@ -214,24 +216,13 @@ def _override_values(set_values: list[str] | None, config_file: str | None
 
 
 def _check_data(row: Experiment, preset: str, data: str | None) -> None:
+    """``--data`` given where the preset needs it, and a path that exists (its content is
+    checked once the config is known: :meth:`~boundcalc.experiments.experiment_registry.
+    Experiment.check_data`)."""
     require_data("--data", preset, data, row.data_required,
                  f"PATH is required with --preset {preset} (a folder with the MNIST IDX files, "
                  "or an .npz with x_train, y_train, x_test, y_test)")
     check_data_path("--data", data)
-
-
-@contextmanager
-def _data_errors(row: Experiment, data: str | None) -> Iterator[None]:
-    """An experiment that reads ``--data`` (table1): a ValueError of the data set names
-    ``--data`` (or ``--out``)."""
-    try:
-        yield
-    except InputError:  # already names its flag (a damaged run directory: --out)
-        raise
-    except ValueError as err:
-        if "data" not in row.options:
-            raise
-        raise InputError("--data" if data is not None else "--out", str(err)) from None
 
 
 def _device(device: str, engine: ExecutorSettings) -> str:

@@ -100,6 +100,12 @@ class Experiment:
         options: the options of :data:`OPTIONS` it takes; ``data`` also makes ``--data`` an
             input of ``make_config`` in place of the seeds.
         data_required: presets that need ``--data``.
+        data_check: ``(flag, path, config) → None``, the torch-free check of the content of
+            ``--data`` against the run's config (every field's value; it needs ``inputs``),
+            raising :class:`~boundcalc.errors.InputError` naming ``flag``, which ``reproduce``
+            calls before any run directory, lock or torch import
+            (:mod:`boundcalc.inputs.data_files`); None: only the path's existence is checked
+            there.
         refused: ``--set`` keys that are not settings, with why (the message).
         parallel: whether its ``run`` takes ``jobs``.
         verb: how the closing line names the work (``trained``, ``computed``).
@@ -140,6 +146,7 @@ class Experiment:
     presets: tuple[str, ...] = ("quick", "paper")
     options: frozenset[str] = frozenset({"seeds"})
     data_required: tuple[str, ...] = ()
+    data_check: Ref | None = None
     refused: Mapping[str, str] = field(default_factory=dict)
     parallel: bool = True
     verb: str = "computed"
@@ -159,6 +166,23 @@ class Experiment:
             ['dm16-N64', 'dm16-N128']
         """
         return list(self.cells(params))
+
+    def check_data(self, flag: str, data: str | None, preset: str,
+                   fields: Mapping[str, Any]) -> None:
+        """The content of ``data`` checked by :attr:`data_check` against the config of
+        ``preset`` with the checked ``fields`` (torch-free, before any work); nothing when
+        ``data`` is None or the row has no ``data_check`` or no ``inputs``.
+
+        Example:
+            >>> experiment("table1").check_data("--data", "/no/such", "quick", {})
+            Traceback (most recent call last):
+            ...
+            boundcalc.errors.InputError: --data /no/such: no such file or folder
+        """
+        if data is None or self.data_check is None or self.inputs is None:
+            return
+        config = {**load(self.inputs).preset(preset), **fields}
+        load(self.data_check)(flag, data, config)
 
     def identity(self, key: str) -> dict[str, Any]:
         """What the cell key ``key`` says the cell holds: its named fields, digits as integers.
@@ -353,7 +377,8 @@ register_experiment(Experiment(
     + "table1:make_config", write_outputs=_X + "table1:write_outputs", run=_X + "table1:run_table1",
     task=_X + "tasks:table1_task", groups=_X + "tasks:table1_groups",
     describe=_X + "tasks:table1_describe", options=frozenset({"data"}),
-    data_required=("paper",), parallel=False, verb="trained", tidy=False,
+    data_required=("paper",), data_check="boundcalc.inputs.data_files:check_digit_images",
+    parallel=False, verb="trained", tidy=False,
     detect_params=("dms", "Ns"), detect_files=("table1.csv",),
     description="paper 003's Table 1: lowest test loss against the Theorem 5 bound per (d_m, N)",
     table_description="per (d_m, N), the lowest test loss and its epoch (one run per cell, so "

@@ -9,8 +9,10 @@ ranges are :mod:`~boundcalc.inputs.sweep_values`, the Python API's keywords
 :mod:`~boundcalc.inputs.keywords`, the experiments' overrides :mod:`~boundcalc.inputs.overrides`.
 Conditions over several inputs are the rules of :mod:`boundcalc.inputs.rules` (each refuses, exit
 2, or makes its statements not applicable), which flags go together is
-:mod:`~boundcalc.inputs.combinations`, and what a flag needs of the machine (torch, a GPU,
-Slurm) :mod:`~boundcalc.inputs.environment`. ``validate`` checks all of it in one call
+:mod:`~boundcalc.inputs.combinations`, what a flag needs of the machine (torch, a GPU,
+Slurm) :mod:`~boundcalc.inputs.environment`, and the content of the data files given with
+``--data`` (their arrays, shapes, finite values, enough samples for N)
+:mod:`~boundcalc.inputs.data_files`. ``validate`` checks all of it in one call
 (:func:`boundcalc.inputs.validate_flags.check_validate`) before any run directory, lock or torch
 import.
 """

@@ -4,7 +4,8 @@
 generalization bound; its flags are the rows of :data:`boundcalc.inputs.surfaces.VALIDATE`.
 :func:`check_validate` checks, in this order: that every flag given is used by a selected statement
 (:func:`refuse_unused`), each value by its row, then the rules over several inputs
-(:mod:`boundcalc.inputs.rules`: ρ ≥ ν and δ < ½ for theorem1 and prop1, b ≤ n for prop1), and
+(:mod:`boundcalc.inputs.rules`: ρ ≥ ν and δ < ½ for theorem1 and prop1, b ≤ n for prop1), the
+content of ``--data`` for generalization (:mod:`boundcalc.inputs.data_files`), and
 returns the checked values from which :mod:`boundcalc.validation.settings` builds the run's
 settings. Every failure is one :class:`~boundcalc.errors.InputError` naming the flag (exit 2).
 
@@ -31,6 +32,7 @@ from collections.abc import Iterable, Mapping
 from typing import Any
 
 from boundcalc.errors import InputError
+from boundcalc.inputs.data_files import check_generalization_data
 from boundcalc.inputs.flags import check_rows, choice_flag
 from boundcalc.inputs.rules import apply_rules
 from boundcalc.inputs.surfaces import VALIDATE
@@ -139,8 +141,10 @@ def check_validate(values: Mapping[str, object], statements: list[str] | None = 
     above n is refused only when given, else lowered to n by the settings). ``decompose``:
     ``--decompose`` (theorem1 and prop1 only; ``--eta`` only with it).
 
-    Returns the checked values by keyword. Needs no torch; touches no file but ``--data``'s
-    existence.
+    Returns the checked values by keyword. Needs no torch; touches no file but ``--data``,
+    whose content is checked against ``--N`` and ``--n-test`` when ``generalization`` runs
+    (:func:`boundcalc.inputs.data_files.check_generalization_data`: a token set or MNIST able
+    to supply N training samples and a held-out one).
     """
     names = statements
     given_set = set(values if given is None else given)
@@ -158,4 +162,7 @@ def check_validate(values: Mapping[str, object], statements: list[str] | None = 
     if "batch_size" in given_set:
         rule_values["batch_size"] = checked.get("batch_size")
     apply_rules("validate", rule_values, names)
+    if (checked.get("data") is not None and (names is None or _GENERALIZATION in names)
+            and checked.get("N") is not None and checked.get("n_test") is not None):
+        check_generalization_data(checked["N"], checked["n_test"], checked["data"])
     return checked

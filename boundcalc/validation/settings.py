@@ -21,7 +21,6 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import Any
 
-from boundcalc.errors import InputError
 from boundcalc.inputs.environment import require_gpu, require_module
 from boundcalc.inputs.surfaces import VALIDATE
 from boundcalc.inputs.validate_flags import check_statements, check_validate
@@ -188,20 +187,17 @@ def make_generalization_settings(*, dm: str, N: str, n_test: str, steps: str, lr
 
 def generalization_settings(checked: dict[str, Any]) -> GeneralizationSettings:
     """:class:`GeneralizationSettings` from the values :func:`~boundcalc.inputs.validate_flags.
-    check_validate` returned (``--device`` resolved here, importing torch). The data are loaded
-    once here, so an unusable ``--data`` (or an ``--N`` it cannot supply) fails before any run
-    directory is written."""
+    check_validate` returned (``--device`` resolved here, importing torch). The content of
+    ``--data`` was checked there against ``--N`` and ``--n-test``
+    (:func:`boundcalc.inputs.data_files.check_generalization_data`, numpy), so an unusable file
+    (or one too small for ``--N``) has failed, naming ``--data``, before any run directory or
+    lock; the data are loaded when the cells run (:func:`generalization_data`)."""
     settings = GeneralizationSettings(
         d_m=checked["dm"], N=checked["N"], n_test=checked["n_test"], steps=checked["steps"],
         lr=checked["lr"], seeds=checked["seeds"], delta=float(checked["delta"]),
         data=checked.get("data"), radii=checked["radii"],
         hidden_constants=checked.get("hidden_constants"),
         device=resolve_device(checked["device"]), dtype=checked["dtype"])
-    try:
-        generalization_data(settings.N, settings.n_test, settings.data)
-    except ValueError as err:  # the content of --data (or the generated set) known once read
-        flag = "--data" if settings.data is not None else "--N"
-        raise InputError(flag, str(err).replace("`", "")) from None
     return settings
 
 

@@ -20,7 +20,9 @@ import numpy as np
 import torch
 from torch import Tensor
 
-from .mnist import images_to_tokens, load_mnist, r_x_bound, select_digits, synthetic_digits
+from boundcalc.inputs.data_files import read_digit_images, split_tokens
+
+from .mnist import images_to_tokens, r_x_bound, synthetic_digits
 
 __all__ = ["DEFAULT_N_TEST", "input_scale", "load_digit_tokens", "load_generalization_data"]
 
@@ -52,17 +54,13 @@ def load_digit_tokens(data: str | None, *, Ns: tuple[int, ...], seed: int = 0,
         held_out = n_test or 0
         x_te, y_te = images[:held_out], labels[:held_out]
         x_tr, y_tr = images[held_out:], labels[held_out:]
-    else:
-        x_tr, y_tr, x_te, y_te = load_mnist(data)
-        x_tr, y_tr = select_digits(x_tr, y_tr, digits)
-        x_te, y_te = select_digits(x_te, y_te, digits)
-        if n_test is not None:
-            x_te, y_te = x_te[:n_test], y_te[:n_test]
-    if len(y_tr) < max(Ns):
-        raise ValueError(f"{data or 'generated data'}: {len(y_tr)} training images of digits "
-                         f"{digits}, the largest N is {max(Ns)}")
-    if len(y_te) < 1:
-        raise ValueError(f"{data or 'generated data'}: no test images of digits {digits}")
+        if len(y_tr) < max(Ns):  # the rule generated_pool of its field rows refuses this first
+            raise ValueError(f"generated data: {len(y_tr)} training images of digits "
+                             f"{digits}, the largest N is {max(Ns)}")
+        if len(y_te) < 1:
+            raise ValueError(f"generated data: no test images of digits {digits}")
+    else:  # the input layer's reader: an InputError naming --data and the file
+        x_tr, y_tr, x_te, y_te = read_digit_images(data, digits, max(Ns), n_test)
     order = rng.permutation(len(y_tr))
     return {"X_pool": images_to_tokens(x_tr[order], patch, scale),
             "y_pool": y_tr[order].astype(np.float64),
@@ -88,19 +86,19 @@ def load_generalization_data(N: int, n_test: int = DEFAULT_N_TEST, data: str | N
       first ``n_test`` test images held out, R_X = 8 a priori.
 
     Returns ``{"X", "y", "X_test", "y_test"}`` (float64 numpy arrays, labels as given, 0/1 for
-    images), ``R_X`` and ``source`` (one line). Raises a one-line ``ValueError`` on unusable data.
+    images), ``R_X`` and ``source`` (one line). Unusable data are a one-line
+    :class:`~boundcalc.errors.InputError` naming ``--data`` and the file (the input layer's
+    :func:`~boundcalc.inputs.data_files.split_tokens` and
+    :func:`~boundcalc.inputs.data_files.read_digit_images`, which ``validate generalization``
+    calls before any work).
     """
     if N < 2 or n_test < 1:
         raise ValueError(f"need N >= 2 and n_test >= 1, got N={N}, n_test={n_test}")
-    if data is not None and str(data).endswith(".npz"):
-        try:
-            with np.load(str(data), allow_pickle=False) as archive:
-                arrays = {k: np.asarray(archive[k], dtype=np.float64) for k in archive.files
-                          if k in ("X", "y", "X_test", "y_test")}
-        except (OSError, ValueError) as exc:
-            raise ValueError(f"{data}: cannot read as .npz ({exc})") from None
-        if "X" in arrays and "y" in arrays:
-            return _token_data(arrays, N, n_test, str(data))
+    tokens = None if data is None else split_tokens(data, N, n_test)
+    if tokens is not None:
+        both = torch.from_numpy(np.concatenate([tokens["X"], tokens["X_test"]]))
+        return {**tokens, "R_X": input_scale(both),
+                "source": f"{data}: tokens as given, R_X measured on train and held-out samples"}
     # the settings of ``reproduce table1 --preset quick`` (seed 0, digits 0 vs 1, 8 x 8 patches,
     # pixels in [0, 1]); a data path is resolved as that command resolves it
     patch, scale = 8, "pixel"
@@ -112,31 +110,3 @@ def load_generalization_data(N: int, n_test: int = DEFAULT_N_TEST, data: str | N
     return {"X": arrays["X_pool"][:N], "y": arrays["y_pool"][:N], "X_test": arrays["X_test"],
             "y_test": arrays["y_test"], "R_X": r_x_bound(patch, scale),
             "source": f"{source}, 8x8-patch tokens, R_X = 8 a priori"}
-
-
-def _token_data(arrays: dict[str, Any], N: int, n_test: int, path: str) -> dict[str, Any]:
-    X, y = arrays["X"], arrays["y"]
-    if X.ndim != 3 or y.shape != (X.shape[0],):
-        raise ValueError(f"{path}: needs X of shape (M, d_s, d) and y of shape (M,), got X "
-                         f"{X.shape}, y {y.shape}")
-    if "X_test" in arrays and "y_test" in arrays:
-        X_te, y_te = arrays["X_test"][:n_test], arrays["y_test"][:n_test]
-        if X.shape[0] < N:
-            raise ValueError(f"{path}: {X.shape[0]} training samples, N is {N}")
-        X_tr, y_tr = X[:N], y[:N]
-        if X_te.ndim != 3 or X_te.shape[1:] != X.shape[1:] or y_te.shape != (X_te.shape[0],):
-            raise ValueError(f"{path}: X_test / y_test do not match X's (d_s, d) = {X.shape[1:]}")
-    else:
-        if X.shape[0] < N + 1:
-            raise ValueError(f"{path}: {X.shape[0]} samples, need N + 1 = {N + 1} or more "
-                             f"(N to train, the rest held out) or X_test / y_test")
-        order = np.random.default_rng(0).permutation(X.shape[0])
-        X_tr, y_tr = X[order[:N]], y[order[:N]]
-        X_te, y_te = X[order[N:N + n_test]], y[order[N:N + n_test]]
-    if X_te.shape[0] < 1:
-        raise ValueError(f"{path}: no held-out samples")
-    if not all(np.isfinite(a).all() for a in (X_tr, y_tr, X_te, y_te)):
-        raise ValueError(f"{path}: contains non-finite values")
-    both = torch.from_numpy(np.concatenate([X_tr, X_te]))
-    return {"X": X_tr, "y": y_tr, "X_test": X_te, "y_test": y_te, "R_X": input_scale(both),
-            "source": f"{path}: tokens as given, R_X measured on train and held-out samples"}

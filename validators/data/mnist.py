@@ -1,6 +1,9 @@
 """MNIST digits 0 vs 1 as token sequences for paper 003's Table 1, and a generated stand-in.
 
-Nothing is downloaded: :func:`load_mnist` reads the files a user points at.
+Nothing is downloaded: :func:`load_mnist` reads the files a user points at. It is
+:func:`boundcalc.inputs.data_files.read_mnist` of the input layer, which ``reproduce table1`` and
+``validate generalization`` call on ``--data`` before any work (:func:`read_idx` and
+:func:`select_digits` are the layer's too):
 
 * **IDX files** (LeCun's format): a folder holding ``train-images-idx3-ubyte``,
   ``train-labels-idx1-ubyte``, ``t10k-images-idx3-ubyte`` and ``t10k-labels-idx1-ubyte``, each
@@ -9,7 +12,8 @@ Nothing is downloaded: :func:`load_mnist` reads the files a user points at.
 * **.npz** with arrays ``x_train`` (n, 28, 28), ``y_train`` (n,), ``x_test``, ``y_test`` (the layout
   of ``keras.datasets.mnist``'s ``mnist.npz``).
 
-A file that cannot be used raises a one-line :class:`ValueError` naming the file.
+A file that cannot be used raises a one-line :class:`~boundcalc.errors.InputError` (a
+:class:`ValueError`) naming ``--data`` and the file.
 
 **Images → tokens** (the paper, L429, says only "each image of size 28 × 28 is broken into tokens
 each of dimension d = 64"; this is our choice, configurable by ``patch``): the 28 × 28 image is
@@ -41,6 +45,9 @@ from pathlib import Path
 
 import numpy as np
 
+from boundcalc.inputs.data_files import read_idx, select_digits
+from boundcalc.inputs.data_files import read_mnist as load_mnist
+
 SCALES = ("pixel", "unit")
 
 
@@ -51,116 +58,17 @@ def r_x_bound(patch: int, scale: str = "pixel") -> float:
         raise ValueError(f"`scale` must be one of {SCALES}, got {scale!r}")
     return float(patch) if scale == "pixel" else 1.0
 
-_IDX_DTYPES = {0x08: np.uint8, 0x09: np.int8, 0x0B: np.dtype(">i2"), 0x0C: np.dtype(">i4"),
-               0x0D: np.dtype(">f4"), 0x0E: np.dtype(">f8")}
-
-SPLITS = {"train": ("train-images", "train-labels"), "test": ("t10k-images", "t10k-labels")}
-
-
-def _read_bytes(path: Path) -> bytes:
-    try:
-        raw = path.read_bytes()
-    except OSError as exc:
-        raise ValueError(f"{path}: cannot read ({exc.strerror or exc})") from None
-    if raw[:2] == b"\x1f\x8b":
-        try:
-            return gzip.decompress(raw)
-        except (OSError, EOFError) as exc:
-            raise ValueError(f"{path}: corrupt gzip data ({exc})") from None
-    return raw
-
-
-def read_idx(path: str | os.PathLike) -> np.ndarray:
-    """One IDX file (optionally gzip-compressed) as a numpy array of its declared shape."""
-    path = Path(path)
-    raw = _read_bytes(path)
-    if len(raw) < 4 or raw[0] != 0 or raw[1] != 0:
-        raise ValueError(f"{path}: not an IDX file (bad magic number)")
-    code, ndim = raw[2], raw[3]
-    if code not in _IDX_DTYPES or ndim < 1:
-        raise ValueError(f"{path}: not an IDX file (type code 0x{code:02x}, {ndim} dimensions)")
-    header = 4 + 4 * ndim
-    if len(raw) < header:
-        raise ValueError(f"{path}: truncated IDX header")
-    shape = struct.unpack(f">{ndim}I", raw[4:header])
-    dtype = np.dtype(_IDX_DTYPES[code])
-    expected = int(np.prod(shape)) * dtype.itemsize
-    if len(raw) - header != expected:
-        raise ValueError(f"{path}: IDX data has {len(raw) - header} bytes, the header "
-                         f"{tuple(shape)} needs {expected}")
-    return np.frombuffer(raw, dtype=dtype, offset=header).reshape(shape).copy()
-
 
 def write_idx(path: str | os.PathLike, array: np.ndarray) -> Path:
     """Write ``array`` (uint8) as an IDX file; gzip-compressed when ``path`` ends in ``.gz``.
-    (For tests and for converting data; the loader does not need it.)"""
+    (For tests and for converting data; the reader,
+    :func:`read_idx`, is the input layer's.)"""
     path = Path(path)
     arr = np.ascontiguousarray(array, dtype=np.uint8)
     data = bytes([0, 0, 0x08, arr.ndim]) + struct.pack(f">{arr.ndim}I", *arr.shape) \
         + arr.tobytes()
     path.write_bytes(gzip.compress(data) if path.suffix == ".gz" else data)
     return path
-
-
-def _find(folder: Path, stem: str, rank: int) -> Path:
-    for sep in ("-", "."):
-        for suffix in ("", ".gz"):
-            candidate = folder / f"{stem}-idx{rank}{sep}ubyte{suffix}"
-            if candidate.is_file():
-                return candidate
-    raise ValueError(f"{folder}: no {stem}-idx{rank}-ubyte[.gz] file (need the four MNIST IDX "
-                     "files, or an .npz with x_train, y_train, x_test, y_test)")
-
-
-def _check_pair(images: np.ndarray, labels: np.ndarray, where: str) -> None:
-    if images.ndim != 3 or images.shape[1:] != (28, 28):
-        raise ValueError(f"{where}: images must have shape (n, 28, 28), got {images.shape}")
-    if labels.shape != (images.shape[0],):
-        raise ValueError(f"{where}: {labels.shape[0] if labels.ndim else 0} labels for "
-                         f"{images.shape[0]} images (labels must have shape (n,))")
-
-
-def load_mnist(path: str | os.PathLike
-               ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
-    """(x_train, y_train, x_test, y_test): uint8 images (n, 28, 28) and int64 labels, from a folder
-    of IDX files or an .npz (see the module docstring). Raises a one-line ValueError naming the
-    file."""
-    path = Path(path)
-    if path.is_dir():
-        out = []
-        for split, (img_stem, lab_stem) in SPLITS.items():
-            img_file, lab_file = _find(path, img_stem, 3), _find(path, lab_stem, 1)
-            images, labels = read_idx(img_file), read_idx(lab_file)
-            _check_pair(images, labels, f"{img_file} / {lab_file} ({split})")
-            out += [images.astype(np.uint8), labels.astype(np.int64)]
-        return out[0], out[1], out[2], out[3]
-    if not path.exists():
-        raise ValueError(f"{path}: no such file or folder")
-    try:
-        with np.load(path, allow_pickle=False) as archive:
-            missing = [k for k in ("x_train", "y_train", "x_test", "y_test")
-                       if k not in archive.files]
-            if missing:
-                raise ValueError(f"{path}: .npz lacks {', '.join(missing)} (found "
-                                 f"{sorted(archive.files)})")
-            arrays = [np.asarray(archive[k]) for k in ("x_train", "y_train", "x_test", "y_test")]
-    except ValueError as exc:
-        if str(exc).startswith(str(path)):
-            raise
-        raise ValueError(f"{path}: not a readable .npz or IDX folder ({exc})") from None
-    except OSError as exc:
-        raise ValueError(f"{path}: cannot read ({exc})") from None
-    _check_pair(arrays[0], arrays[1], f"{path} (train)")
-    _check_pair(arrays[2], arrays[3], f"{path} (test)")
-    return (arrays[0].astype(np.uint8), arrays[1].astype(np.int64),
-            arrays[2].astype(np.uint8), arrays[3].astype(np.int64))
-
-
-def select_digits(images: np.ndarray, labels: np.ndarray, digits: tuple[int, int] = (0, 1)
-                  ) -> tuple[np.ndarray, np.ndarray]:
-    """Keep the two ``digits``; labels become 0 (first digit) and 1 (second)."""
-    keep = (labels == digits[0]) | (labels == digits[1])
-    return images[keep], (labels[keep] == digits[1]).astype(np.int64)
 
 
 def images_to_tokens(images: np.ndarray, patch: int = 8, scale: str = "pixel") -> np.ndarray:

@@ -197,8 +197,11 @@ def test_cli_paper_preset_with_alpha_zero_exits_0_naming_no_flag(tmp_path, monke
     from boundcalc.validators.experiments import table1
 
     from boundcalc.cli import main
+    from boundcalc.inputs.experiment_fields import TABLE1
 
     monkeypatch.setitem(table1.PRESETS, "paper", replace(PRESETS["paper"], **SMALL_PAPER))
+    # and the torch-free preset that reproduce checks --data against before the run
+    monkeypatch.setitem(TABLE1.presets, "paper", {**TABLE1.presets["paper"], **SMALL_PAPER})
     data = _zero_pixel_mnist(tmp_path / "mnist")
     out = tmp_path / "run"
     code = main(["reproduce", "table1", "--preset", "paper", "--data", str(data), "--device",
