@@ -192,9 +192,9 @@ def _activation_moves(values: Mapping[str, Any]) -> bool:
 
 
 def _activation_moves_message(values: Mapping[str, Any], statements: list[str]) -> str:
-    return (f"must be given here: with --activation {str(values['activation']).strip()} "
-            f"(sigma0 = sigma1 = 0) the step size eta* = ||nu||/(2 L B sqrt(K)) is undefined, "
-            f"since L*B = 0 (L = sqrt(sigma0^2 + c_max^2 G^2) = 0)")
+    whose = "proposition" if list(statements) == ["prop2"] else "theorem"
+    return (f"must be given here: the {whose}'s step size eta* = ||nu||/(2 L B sqrt(K)) is "
+            f"undefined, since L*B = 0")
 
 
 #: Every condition over several inputs, by name.
