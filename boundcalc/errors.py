@@ -1,11 +1,18 @@
-"""The exceptions the CLI reports in one line: bad user input (exit 2) and output that could not
-be written (exit 1), shared by every module that checks an input or writes an output."""
+"""The exceptions the CLI reports in one line: bad user input (exit 2), a result the inputs put
+beyond the float range (exit 2), and output that could not be written (exit 1), shared by every
+module that checks an input, computes a result or writes an output.
+
+Input errors are raised by the input layer (:mod:`boundcalc.inputs`) before any work, and by the
+readers of stored run files and records (a file's content is known only once read). A
+:class:`ResultOverflowError` is not an input error: every input is in its range, but a quantity
+computed from them is not a float; it is an :class:`InputError` subclass only so that every
+surface reports it the same way (exit 2, naming the flags to change)."""
 
 from __future__ import annotations
 
 import re
 
-__all__ = ["InputError", "OutputError", "abbreviate"]
+__all__ = ["InputError", "OutputError", "ResultOverflowError", "abbreviate"]
 
 #: Longest word (a run without spaces: a value echoed back, ``'1,1,…'``) a message keeps whole.
 LONGEST_WORD = 160
@@ -53,6 +60,19 @@ class InputError(ValueError):
     def __init__(self, flag: str, message: str):
         super().__init__(f"{flag} {abbreviate(message)}")
         self.flag = flag
+
+
+class ResultOverflowError(InputError):
+    """Inputs each valid whose result is not a float: a quantity computed from them lies beyond
+    the float range, and an overflow is not a result, so no answer is given. ``flag`` names the
+    inputs without which it does not overflow (or ``the inputs``); the CLI prints it on one line,
+    exit code 2, since other inputs are the remedy.
+
+    Example:
+        >>> err = ResultOverflowError("--m", "makes the solver's quantities overflow")
+        >>> str(err), isinstance(err, InputError)
+        ("--m makes the solver's quantities overflow", True)
+    """
 
 
 class OutputError(Exception):

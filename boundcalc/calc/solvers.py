@@ -31,7 +31,7 @@ from dataclasses import dataclass
 from functools import cache
 from typing import Any
 
-from boundcalc.inputs.params import InputError
+from boundcalc.errors import InputError, ResultOverflowError
 
 __all__ = ["DENSE_WIDTH", "MAX_WIDTH", "POINTS_PER_OCTAVE", "WIDTH_TERMS", "NonvacuousAnswer",
            "StepsAnswer", "WidthAnswer", "bisect_even", "compare_text", "narrow_even",
@@ -482,9 +482,9 @@ def refuse_overflow(name: str, given: Mapping[str, str], evaluation: Any, precis
 
     When ``evaluation`` (of statement ``name`` at the validated ``given`` flags, with the fields
     ``at`` replaced, e.g. ``m=...``) has a quantity that overflows float64
-    (:attr:`boundcalc.calc.api.Evaluation.overflow`), raise a one-line :class:`InputError` naming
-    the flag(s) without which it does not overflow (each tried at its default), else saying that
-    the inputs overflow the float range.
+    (:attr:`boundcalc.calc.api.Evaluation.overflow`), raise a one-line
+    :class:`~boundcalc.errors.ResultOverflowError` naming the flag(s) without which it does not
+    overflow (each tried at its default), else saying that the inputs overflow the float range.
     """
     from dataclasses import replace
 
@@ -507,8 +507,9 @@ def refuse_overflow(name: str, given: Mapping[str, str], evaluation: Any, precis
     what = f"({names} beyond the float range); no answer is given"
     if culprits:
         verb = "makes" if len(culprits) == 1 else "make"
-        raise InputError(", ".join(culprits), f"{verb} the solver's quantities overflow {what}")
-    raise InputError("the inputs", f"overflow the float range {what}")
+        raise ResultOverflowError(", ".join(culprits),
+                                  f"{verb} the solver's quantities overflow {what}")
+    raise ResultOverflowError("the inputs", f"overflow the float range {what}")
 
 
 # --------------------------------------------------------------------------- exact re-checks

@@ -6,7 +6,6 @@ Commands register on :data:`app` from the modules of this package, one per comma
 """
 
 import contextlib
-import errno
 import shutil
 import sys
 from collections.abc import Iterable, Iterator, Mapping, Sequence
@@ -24,7 +23,8 @@ from boundcalc.inputs.calculator_flags import (
     check_output_format,
 )
 from boundcalc.inputs.environment import require_module
-from boundcalc.inputs.params import InputError, routed_key
+from boundcalc.inputs.output_paths import OUTPUT
+from boundcalc.inputs.params import routed_key
 from boundcalc.render.cell_text import FORMATS
 from boundcalc.render.result_text import guarantee_line
 from boundcalc.version import __version__
@@ -107,17 +107,20 @@ def console_width(output: str | None) -> int:
     return 110
 
 
-#: errno values of a write that failed for want of room or a working device, not for a bad
-#: path: the ``--output`` value was fine and the output is lost (exit 1, not 2).
-_LOST_OUTPUT = frozenset(getattr(errno, name) for name in ("ENOSPC", "EDQUOT", "EFBIG", "EIO")
-                         if hasattr(errno, name))
+def output_file(value: str | None) -> str | None:
+    """The callback of every ``--output FILE`` option: the path checked by its input row
+    (:data:`boundcalc.inputs.output_paths.OUTPUT`) while the command line is parsed, before any
+    work, so that a path that cannot be written is refused (exit 2) instead of found after the
+    computation."""
+    return None if value is None else OUTPUT.check(value)
 
 
 def write_output(path: str, text: str | Iterable[str]) -> None:
     """Write ``text`` (or its pieces) to the ``--output`` file atomically, ending in a newline
-    (:func:`boundcalc.files.write_atomic`); a path that cannot be written is an
-    :class:`InputError` naming --output (exit 2), a full disk or failing device an
-    :class:`OutputError` naming it (exit 1).
+    (:func:`boundcalc.files.write_atomic`). The path is checked by its input row when the command
+    line is parsed (:func:`output_file`) and again here (an :class:`InputError` naming --output,
+    exit 2: never any folder created); what fails while writing (a full disk, a failing device)
+    is an :class:`OutputError` naming it (exit 1).
 
     Example:
         >>> import os, tempfile
@@ -126,13 +129,11 @@ def write_output(path: str, text: str | Iterable[str]) -> None:
         >>> open(target).read()
         'hello\\n'
     """
+    OUTPUT.check(path)
     try:
         write_atomic(path, text, final_newline=True, make_parents=False)
     except OSError as exc:
-        reason = exc.strerror or str(exc)
-        if exc.errno in _LOST_OUTPUT:
-            raise OutputError(f"--output {path}", reason) from None
-        raise InputError("--output", f"cannot write {path!r}: {reason}") from None
+        raise OutputError(f"--output {path}", exc.strerror or str(exc)) from None
 
 
 def emit(text: str | Iterable[str], output: str | None, what: str = "") -> None:
@@ -173,31 +174,18 @@ def finish(data: Mapping[str, Any], fmt: str, output: str | None, strict: bool) 
 
 @contextlib.contextmanager
 def run_directory_errors() -> Iterator[None]:
-    """Turn what can go wrong with a run directory into the CLI's errors, for the commands that
-    write one (``validate``, ``reproduce``): a ValueError saying "run directory" becomes an input
-    error naming --out (exit 2); an InputError already names its flag and passes through; failed
-    tasks of a dask or slurm executor print one line on stderr and exit 1 (the finished cells
-    are stored).
-
-    >>> with run_directory_errors():
-    ...     raise ValueError("run directory out/ holds another experiment")
-    Traceback (most recent call last):
-    ...
-    boundcalc.errors.InputError: --out run directory out/ holds another experiment
-    """
+    """Failed tasks of a dask or slurm executor as one line on stderr and exit 1 (the finished
+    cells are stored), for the commands that write a run directory (``validate``,
+    ``reproduce``). A run directory that cannot be used is a
+    :class:`~boundcalc.runs.directory.RunDirectoryError` raised where it is read (exit 2, naming
+    ``--out``); every other error passes through."""
     from boundcalc.execution.engines import TasksFailedError
 
     try:
         yield
-    except InputError:
-        raise
     except TasksFailedError as err:
         sys.stderr.write(f"error: {err}\n")
         raise typer.Exit(1) from None
-    except ValueError as err:
-        if "run directory" in str(err):
-            raise InputError("--out", str(err)) from None
-        raise
 
 
 def require_matplotlib(flag: str, what: str) -> None:

@@ -11,7 +11,7 @@ from typing import Annotated
 
 import typer
 
-from boundcalc.cli.app import emit, examples, note
+from boundcalc.cli.app import emit, examples, note, output_file
 from boundcalc.cli.options import DEVICES, choice_option, format_option
 from boundcalc.inputs.flags import check_rows
 from boundcalc.inputs.params import PARAMS
@@ -60,7 +60,8 @@ def check(
     device: Annotated[str, choice_option("--device", choices=DEVICES,
                                          help="where to compute (float64)")] = "cpu",
     fmt: Annotated[str, format_option(CHECK_FORMATS)] = "table",
-    output: Annotated[str | None, typer.Option("--output", "-o", metavar="FILE",
+    output: Annotated[str | None, typer.Option("--output", "-o", callback=output_file,
+                                               metavar="FILE",
                                                help="write to FILE (atomically) instead of "
                                                     "stdout")] = None,
     quiet: Annotated[bool, typer.Option("--quiet", "-q", help="no progress lines")] = False,

@@ -18,13 +18,12 @@ from typing import Annotated
 import typer
 
 from boundcalc.cli.options import choice_option
-from boundcalc.execution.engines import dask_client
 from boundcalc.execution.executors import (
     ExecutorSettings,
     require_engine,
 )
 from boundcalc.inputs.combinations import check_combinations
-from boundcalc.inputs.environment import require_modules
+from boundcalc.inputs.environment import require_dask_scheduler, require_modules
 from boundcalc.inputs.executor_flags import EXECUTORS, SLURM_TIME
 
 __all__ = ["CellsPerTask", "DaskAddress", "DaskDashboard", "Executor", "SlurmArrayParallelism",
@@ -94,7 +93,7 @@ def executor_settings(kind: str, jobs: int = 1, dask_address: str | None = None,
         missing = [] if importlib.util.find_spec("bokeh") is not None else ["bokeh"]
         require_modules("--dask-dashboard", missing, "", "pip install bokeh")
     if address:   # refused now, in seconds, rather than by the run after the run directory
-        dask_client(address).close()
+        require_dask_scheduler("--dask-address", address)
     return ExecutorSettings(
         kind=kind, jobs=jobs, dask_address=address or None, cells_per_task=cells_per_task,
         slurm_partition=slurm_partition,

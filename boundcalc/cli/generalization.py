@@ -30,7 +30,7 @@ from typing import Annotated, Any
 
 import typer
 
-from boundcalc.cli.app import write_output
+from boundcalc.cli.app import output_file, write_output
 from boundcalc.cli.options import format_option
 from boundcalc.inputs.combinations import check_combinations
 from boundcalc.inputs.flags import check_rows
@@ -155,7 +155,8 @@ def generalization(
         "--hidden-constants", help="NAME=VALUE,... for C_D, C_cov, C_conf, C_O, C_width, "
         "C_prob, c_hat (each > 0, default 1)", panel=_HIDDEN)] = None,
     format: Annotated[str, format_option(FORMATS, panel=_OUTPUT)] = "table",
-    output: Annotated[str | None, typer.Option("--output", "-o", metavar="FILE",
+    output: Annotated[str | None, typer.Option("--output", "-o", callback=output_file,
+                                               metavar="FILE",
                                                help="write to FILE (atomically) instead of "
                                                "stdout", rich_help_panel=_OUTPUT)] = None,
     symbolic: Annotated[bool, typer.Option(

@@ -18,7 +18,7 @@ from typing import Annotated, Any
 
 import typer
 
-from boundcalc.cli.app import OUTPUT_PANEL, PARAMS_PANEL
+from boundcalc.cli.app import OUTPUT_PANEL, PARAMS_PANEL, output_file
 from boundcalc.inputs.calculator_flags import DEFAULT_PRECISION
 from boundcalc.inputs.params import PARAMS, Param
 from boundcalc.render.cell_text import FORMATS
@@ -106,7 +106,8 @@ PrecOpt = Annotated[str | None, option("--precision", metavar="DIGITS", panel=OU
                                        help="significant digits of the mpmath evaluation (>= 10); "
                                             "the table then shows up to 17")]
 FmtOpt = Annotated[str, format_option()]
-OutOpt = Annotated[str | None, typer.Option("--output", "-o", help="write to FILE (atomically) "
+OutOpt = Annotated[str | None, typer.Option("--output", "-o", callback=output_file,
+                                            help="write to FILE (atomically) "
                                             "instead of stdout", metavar="FILE",
                                             rich_help_panel=OUTPUT_PANEL)]
 SymOpt = Annotated[bool, typer.Option("--symbolic", help="also print every formula (Unicode and "

@@ -15,11 +15,12 @@ from typing import Annotated, Any
 import typer
 from typer.core import TyperCommand
 
-from boundcalc.cli.app import write_output
+from boundcalc.cli.app import output_file, write_output
 from boundcalc.cli.options import choice_option, format_option
+from boundcalc.errors import OutputError
 from boundcalc.experiments.experiment_registry import EXPERIMENTS, experiment, listed, names
 from boundcalc.inputs.environment import require_module
-from boundcalc.inputs.params import InputError
+from boundcalc.inputs.output_paths import check_output_folder
 from boundcalc.inputs.table_flags import TABLE_FORMATS, check_table_flags
 
 
@@ -107,7 +108,8 @@ def table(
     run_dirs: Annotated[list[str], typer.Argument(help="run directories of boundcalc reproduce",
                                                   metavar="RUN_DIR")],
     fmt: Annotated[str, format_option(FORMATS, panel=None)] = "markdown",
-    output: Annotated[str | None, typer.Option("--output", "-o", help="write to FILE "
+    output: Annotated[str | None, typer.Option("--output", "-o", callback=output_file,
+                                               help="write to FILE "
                                                "(atomically) instead of stdout",
                                                metavar="FILE")] = None,
     digits: Annotated[int, typer.Option("--digits", help="significant digits of markdown / "
@@ -168,6 +170,7 @@ def _figures(runs: list, figures_dir: str | None, width: str | None = None) -> N
     from boundcalc.validators.experiments.figures import regenerate_figures
 
     used: set[Path] = set()
+    targets: list[tuple[Any, Path]] = []
     for run in runs:
         if figures_dir is None:
             target = run.path
@@ -179,11 +182,15 @@ def _figures(runs: list, figures_dir: str | None, width: str | None = None) -> N
             while target in used:
                 target, i = base.with_name(f"{base.name}-{i}"), i + 1
         used.add(target)
+        # every target checked before the first figure is drawn: a run directory without
+        # permission to write (no --figures-dir) is refused naming --figures
+        check_output_folder("--figures-dir" if figures_dir is not None else "--figures", target)
+        targets.append((run, target))
+    for run, target in targets:
         try:
             written = regenerate_figures(run, target, width)
-        except OSError as exc:
-            raise InputError("--figures-dir", f"cannot write figures to {str(target)!r}: "
-                                              f"{exc.strerror or exc}") from None
+        except OSError as exc:  # found while drawing: the disk, the device, a removed folder
+            raise OutputError(f"figures in {str(target)!r}", exc.strerror or str(exc)) from None
         if written:
             names = ", ".join(str(p) for p in written)
             sys.stderr.write(f"wrote {names}\n")

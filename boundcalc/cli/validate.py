@@ -16,7 +16,12 @@ from typing import Annotated, Any
 
 import typer
 
-from boundcalc.cli.app import check_format_flag, require_matplotlib, run_directory_errors
+from boundcalc.cli.app import (
+    check_format_flag,
+    output_file,
+    require_matplotlib,
+    run_directory_errors,
+)
 from boundcalc.cli.executor_options import (
     CellsPerTask,
     DaskAddress,
@@ -436,7 +441,8 @@ def compare_rnn_command(
     steps: param_option(PARAMS["steps"]) = None,
     activation: param_option(PARAMS["activation"]) = None,
     fmt: Annotated[str, format_option(panel=None)] = "table",
-    output: Annotated[str | None, typer.Option("--output", "-o", help="write to FILE "
+    output: Annotated[str | None, typer.Option("--output", "-o", callback=output_file,
+                                               help="write to FILE "
                                                "(atomically) instead of stdout",
                                                metavar="FILE")] = None,
 ) -> None:

@@ -14,8 +14,9 @@ machine, as the tests do; ``debug`` runs the tasks in this process. A task on th
 driver run on and store their cells, which a re-run loads (``scancel`` stops them).
 
 A Dask scheduler named by address that does not answer within :data:`CONNECT_S` seconds (nothing
-listening, an unknown host, a malformed address) is an input error naming ``--dask-address``
-(:func:`dask_client`).
+listening, an unknown host, a malformed address) is refused naming ``--dask-address`` before the run
+(:func:`boundcalc.inputs.environment.require_dask_scheduler`); one that stops answering during the
+run fails it with the finished cells stored (:func:`dask_client`).
 """
 
 from __future__ import annotations
@@ -41,7 +42,7 @@ from boundcalc.execution.executors import (
     slurm_parameters,
     watch_driver,
 )
-from boundcalc.inputs.params import InputError
+from boundcalc.inputs.environment import CONNECT_S
 
 __all__ = ["CONNECT_S", "NANNY_ENVIRON", "POLL_S", "SlurmTask", "TasksFailedError",
            "dashboard_line", "dask_client", "dask_results", "failure_text", "local_cluster",
@@ -49,16 +50,14 @@ __all__ = ["CONNECT_S", "NANNY_ENVIRON", "POLL_S", "SlurmTask", "TasksFailedErro
 
 #: Seconds between the slurm driver's looks at its jobs.
 POLL_S = 1.0
-#: Seconds the dask engine waits for a scheduler named by address to answer.
-CONNECT_S = 5.0
 
 
 def dask_client(address: str, timeout: float | None = None) -> Any:
-    """A ``distributed.Client`` of the scheduler at ``address``; an InputError naming
-    ``--dask-address`` (exit 2) when it does not answer within ``timeout`` seconds (default
-    :data:`CONNECT_S`) or the address is malformed, instead of distributed's own 30 s wait and
-    traceback. The CLI calls it once before the run directory is opened (and closes the client)
-    to refuse such an address early."""
+    """A ``distributed.Client`` of the scheduler at ``address`` for a run. The CLI refused an
+    address that does not answer before the run directory was opened
+    (:func:`boundcalc.inputs.environment.require_dask_scheduler`); a scheduler that stops
+    answering since is a :class:`TasksFailedError` (exit 1: the finished cells are stored, a
+    rerun resumes)."""
     import asyncio
 
     timeout = CONNECT_S if timeout is None else timeout
@@ -68,14 +67,10 @@ def dask_client(address: str, timeout: float | None = None) -> Any:
 
     try:
         return Client(address, timeout=timeout)
-    except (ValueError, TypeError) as exc:
-        raise InputError("--dask-address", f"{address}: not a usable scheduler address "
-                                           f"({_flat(exc)}); give it as HOST:PORT or "
-                                           f"tcp://HOST:PORT") from None
-    except (OSError, asyncio.TimeoutError) as exc:
-        raise InputError("--dask-address", f"{address}: no Dask scheduler answered within "
-                                           f"{timeout:g} s ({_flat(exc)}); start the scheduler "
-                                           f"or fix the address") from None
+    except (ValueError, TypeError, OSError, asyncio.TimeoutError) as exc:
+        raise TasksFailedError(f"the Dask scheduler at {address} did not answer within "
+                               f"{timeout:g} s ({_flat(exc)}); the finished cells are stored, "
+                               f"rerun to resume") from None
 
 
 def _flat(exc: BaseException) -> str:

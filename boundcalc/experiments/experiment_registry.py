@@ -28,7 +28,7 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-from boundcalc.errors import InputError
+from boundcalc.inputs.reproduce_options import check_experiment
 
 __all__ = ["EXPERIMENTS", "FIGURE1_EXTRA", "FIGURE1_METRICS", "FIGURE2_MODELS", "OPTIONS",
            "TABLE1_KEYS", "Experiment", "experiment", "listed", "load", "names",
@@ -286,16 +286,14 @@ def experiment(name: str, flag: str = "EXPERIMENT") -> Experiment:
     """The row of ``name``.
 
     Raises:
-        InputError: (``flag``) no experiment of that name is registered.
+        InputError: (``flag``) no experiment of that name is registered
+            (:func:`boundcalc.inputs.reproduce_options.check_experiment`).
 
     Example:
         >>> experiment("tsweep").group_columns
         ('m', 'T')
     """
-    row = EXPERIMENTS.get(name)
-    if row is None:
-        raise InputError(flag, f"must be {_listed(names(), 'or')}, got {name!r}")
-    return row
+    return EXPERIMENTS[check_experiment(flag, name, names())]
 
 
 def with_option(option: str) -> tuple[str, ...]:

@@ -45,7 +45,7 @@ import sympy as sp
 
 from boundcalc.calc.api import probability_sufficient
 from boundcalc.calc.evaluator import compile_function, condition_holds, condition_info
-from boundcalc.errors import InputError
+from boundcalc.errors import ResultOverflowError
 from boundcalc.generalization.bound_inputs import (
     GeneralizationInputs,
     lecun_init_norms,
@@ -149,9 +149,9 @@ _FLAG_OF: dict[str, str] = {
 
 
 def _finite(name: str, value: mpmath.mpf, expr: sp.Basic, args: Mapping[str, Any]) -> float:
-    """``value`` as a float; if it overflows, an :class:`InputError` naming the flag of the
-    input of ``expr`` (the expression of ``name``) farthest from 1 in magnitude (a huge or a
-    tiny value drives a quantity past the float range)."""
+    """``value`` as a float; if it overflows, a :class:`~boundcalc.errors.ResultOverflowError`
+    naming the flag of the input of ``expr`` (the expression of ``name``) farthest from 1 in
+    magnitude (a huge or a tiny value drives a quantity past the float range)."""
     out = float(value)
     if math.isfinite(out):
         return out
@@ -163,7 +163,7 @@ def _finite(name: str, value: mpmath.mpf, expr: sp.Basic, args: Mapping[str, Any
     names = sorted((s.name for s in expr.free_symbols if s.name in args), key=distance,
                    reverse=True)
     flag = _FLAG_OF.get(names[0], "--N") if names else "--N"
-    raise InputError(flag, f"makes {name} = {out} overflow the float range; give values "
+    raise ResultOverflowError(flag, f"makes {name} = {out} overflow the float range; give values "
                            "closer to 1"
                            + (f" (most extreme input of {name}: {names[0]} = "
                               f"{mpmath.nstr(args[names[0]], 6)})" if names else ""))

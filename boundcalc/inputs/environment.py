@@ -1,5 +1,5 @@
 """What a flag needs of this machine, checked before any work: an installed package, a GPU, a
-command on ``PATH``, a usable environment variable.
+command on ``PATH``, a usable environment variable, a Dask scheduler that answers.
 
 A value can be valid and still not runnable here: ``validate`` needs torch, ``--device cuda`` a
 GPU, ``--executor slurm`` the Slurm commands, ``--figures`` matplotlib. Each such need is one
@@ -23,8 +23,11 @@ from collections.abc import Sequence
 
 from boundcalc.errors import InputError
 
-__all__ = ["require_commands", "require_gpu", "require_module", "require_modules",
-           "require_setting"]
+__all__ = ["CONNECT_S", "require_commands", "require_dask_scheduler", "require_gpu",
+           "require_module", "require_modules", "require_setting"]
+
+#: Seconds a Dask scheduler named by address has to answer.
+CONNECT_S = 5.0
 
 
 def _installed(module: str) -> bool:
@@ -110,3 +113,30 @@ def require_setting(flag: str, name: str, value: str, allowed: Sequence[str], wh
         raise InputError(flag, f"{what}: {name} must be {', '.join(allowed[:-1])} or "
                                f"{allowed[-1]}, got {value!r}")
     return value
+
+
+def _flat(exc: BaseException) -> str:
+    """An exception's message on one line (its type when it has none)."""
+    return " ".join(str(exc).split()) or type(exc).__name__
+
+
+def require_dask_scheduler(flag: str, address: str, timeout: float | None = None) -> None:
+    """Refuse ``flag`` when no Dask scheduler answers at ``address`` within ``timeout`` seconds
+    (default :data:`CONNECT_S`; nothing listening, an unknown host) or the address is not one
+    distributed can use, instead of distributed's own 30 s wait and traceback. Connects a client
+    and closes it; needs ``distributed`` (the ``dask`` extra, checked before).
+    """
+    import asyncio
+
+    from distributed import Client
+
+    timeout = CONNECT_S if timeout is None else timeout
+    try:
+        client = Client(address, timeout=timeout)
+    except (ValueError, TypeError) as exc:
+        raise InputError(flag, f"{address}: not a usable scheduler address ({_flat(exc)}); "
+                               f"give it as HOST:PORT or tcp://HOST:PORT") from None
+    except (OSError, asyncio.TimeoutError) as exc:
+        raise InputError(flag, f"{address}: no Dask scheduler answered within {timeout:g} s "
+                               f"({_flat(exc)}); start the scheduler or fix the address") from None
+    client.close()

@@ -48,7 +48,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from boundcalc.errors import InputError
-from boundcalc.inputs.overrides import MAX_SEEDS, convert, parse_seeds
+from boundcalc.inputs.overrides import MAX_SEEDS, convert, parse_seeds, refuse_keys
 
 __all__ = ["EXPERIMENT_INPUTS", "FIGURE1", "FIGURE2", "MAX_ITEMS", "MAX_SEED", "MAX_SIZE",
            "TABLE1", "TSWEEP", "ExperimentInputs", "Field", "Rule", "check_out", "field_table"]
@@ -330,9 +330,7 @@ class ExperimentInputs:
 n_generated = 100 must exceed max(Ns) + n_test = 256 (set n_generated, or give --data)
         """
         rest = dict(values)
-        for key, why in (refused or {}).items():
-            if key in rest:
-                raise InputError(f"{origin.get(key, '--set')} {key}", why)
+        refuse_keys(refused, rest, origin)
         seeds: int | list[int] | None = None
         if "seeds" in rest and self.first_seed is not None:
             flag = f"{origin.get('seeds', '--set')} seeds"

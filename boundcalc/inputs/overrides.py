@@ -38,6 +38,7 @@ from typing import Any
 from boundcalc.errors import InputError
 
 __all__ = ["MAX_SEEDS", "convert", "parse_assignments", "parse_seeds", "read_config_file",
+           "refuse_keys",
            "typed_overrides"]
 
 #: The most seeds a run takes (a count, a range or a list): each is a cell of the run, or a seed
@@ -104,6 +105,23 @@ def read_config_file(path: str | Path, flag: str = "--config") -> dict[str, Any]
                                               f"{str(path)!r}); give the settings as top-level "
                                               f"keys")
     return data
+
+
+def refuse_keys(refused: Mapping[str, str] | None, values: Mapping[str, Any],
+                origin: Mapping[str, str]) -> None:
+    """Refuse the first key of ``values`` that ``refused`` maps to why it is no setting of the
+    experiment (the registry row's ``refused``), naming the option that gave it and the key
+    (``--set n_test``).
+
+    Example:
+        >>> refuse_keys({"n_test": "is fixed by the data"}, {"n_test": "5"}, {"n_test": "--set"})
+        Traceback (most recent call last):
+        ...
+        boundcalc.errors.InputError: --set n_test is fixed by the data
+    """
+    for key, why in (refused or {}).items():
+        if key in values:
+            raise InputError(f"{origin.get(key, '--set')} {key}", why)
 
 
 def typed_overrides(cls: type, values: Mapping[str, Any], origin: Mapping[str, str],

@@ -28,8 +28,8 @@ from pathlib import Path
 
 from boundcalc.errors import InputError
 
-__all__ = ["check_choice", "check_data_path", "check_engine", "check_given_once", "check_jobs",
-           "check_kind", "check_taken", "require_data"]
+__all__ = ["check_choice", "check_data_path", "check_engine", "check_experiment",
+           "check_given_once", "check_jobs", "check_kind", "check_taken", "require_data"]
 
 
 def check_choice(flag: str, value: object, choices: Sequence[str], *,
@@ -40,6 +40,25 @@ def check_choice(flag: str, value: object, choices: Sequence[str], *,
     if value not in choices:
         words = f"one of {', '.join(choices)}" if one_of else " or ".join(choices)
         raise InputError(flag, f"must be {words}, got {value!r}")
+
+
+def check_experiment(flag: str, name: object, registered: Sequence[str]) -> str:
+    """``name`` is one of the ``registered`` experiments, else an :class:`InputError` naming
+    ``flag`` that lists them (``must be a, b or c``).
+
+    Example:
+        >>> check_experiment("EXPERIMENT", "figure1", ("figure1", "tsweep"))
+        'figure1'
+        >>> check_experiment("EXPERIMENT", "figure3", ("figure1", "figure2", "tsweep"))
+        Traceback (most recent call last):
+        ...
+        boundcalc.errors.InputError: EXPERIMENT must be figure1, figure2 or tsweep, got 'figure3'
+    """
+    if name not in registered:
+        names = list(registered)
+        words = names[0] if len(names) == 1 else f"{', '.join(names[:-1])} or {names[-1]}"
+        raise InputError(flag, f"must be {words}, got {name!r}")
+    return str(name)
 
 
 def check_jobs(flag: str, jobs: object, *, integer_text: bool = False) -> None:

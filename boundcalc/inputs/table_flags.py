@@ -13,11 +13,10 @@ Example:
 from __future__ import annotations
 
 from collections.abc import Mapping
-from pathlib import Path
 from typing import Any
 
-from boundcalc.errors import InputError
-from boundcalc.inputs.flags import Flag, check_rows, choice_flag, integer_flag, text_flag
+from boundcalc.inputs.flags import Flag, check_rows, choice_flag, integer_flag
+from boundcalc.inputs.output_paths import FIGURES_DIR
 
 __all__ = ["STATISTICS", "TABLE", "TABLE_FORMATS", "check_table_flags"]
 
@@ -30,13 +29,6 @@ TABLE_FORMATS: tuple[str, ...] = ("markdown", "latex", "csv")
 STATISTICS: tuple[str, ...] = ("geometric", "arithmetic")
 
 
-def _figures_dir(flag: str, value: object) -> str:
-    text = str(value)
-    if Path(text).exists() and not Path(text).is_dir():
-        raise InputError(flag, f"{text!r} is not a directory")
-    return text
-
-
 #: The flags of ``boundcalc table``, by keyword.
 TABLE: Mapping[str, Flag] = {row.name: row for row in (
     choice_flag("fmt", "--format", TABLE_FORMATS, unit="", meaning="table format"),
@@ -47,8 +39,7 @@ TABLE: Mapping[str, Flag] = {row.name: row for row in (
                 message=f"must be {' or '.join(STATISTICS)}"),
     choice_flag("figure_width", "--figure-width", ("single", "double"), unit="column width",
                 meaning="width of the redrawn figures", message="must be single or double"),
-    text_flag("figures_dir", "--figures-dir", _figures_dir, type="path", range="a directory",
-              unit="", meaning="where the redrawn figures go"),
+    FIGURES_DIR,
 )}
 
 

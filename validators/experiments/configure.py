@@ -24,7 +24,7 @@ from typing import Any
 from boundcalc.errors import InputError
 from boundcalc.execution.executors import ExecutorSettings
 from boundcalc.experiments.experiment_registry import EXPERIMENTS, experiment, load
-from boundcalc.inputs.overrides import parse_seeds, typed_overrides
+from boundcalc.inputs.overrides import parse_seeds, refuse_keys, typed_overrides
 
 __all__ = ["config_class", "configs", "resolve_overrides", "run_named", "settings_help"]
 
@@ -83,9 +83,7 @@ def resolve_overrides(name: str, preset: str, values: Mapping[str, Any],
     """
     row = experiment(name)
     rest = dict(values)
-    for key, why in row.refused.items():
-        if key in rest:
-            raise InputError(f"{origin.get(key, '--set')} {key}", why)
+    refuse_keys(row.refused, rest, origin)
     if row.inputs is not None:  # its field rows (what reproduce checks, torch-free)
         return load(row.inputs).check(preset, rest, origin, data, row.refused)
     seeds = None

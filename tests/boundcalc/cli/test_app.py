@@ -150,10 +150,14 @@ def test_the_status_line_is_left_to_a_table_on_stdout(capsys):
     assert capsys.readouterr().err != ""
 
 
-def test_a_run_directory_value_error_names_out_and_other_errors_pass_through():
+def test_a_run_directory_error_names_out_and_other_errors_pass_through():
+    from boundcalc.runs.directory import RunDirectoryError
+
     with pytest.raises(InputError) as err, run_directory_errors():
-        raise ValueError("run directory runs/x holds another experiment")
+        raise RunDirectoryError("run directory runs/x holds another experiment")
     assert err.value.flag == "--out"
+    with pytest.raises(ValueError, match="^run directory"), run_directory_errors():
+        raise ValueError("run directory text is no longer matched")  # raised where it is found
     with pytest.raises(InputError) as err, run_directory_errors():
         raise InputError("--seeds", "must be positive")
     assert err.value.flag == "--seeds"

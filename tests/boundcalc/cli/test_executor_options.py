@@ -11,15 +11,16 @@ import pytest
 
 from boundcalc.cli import executor_options
 from boundcalc.cli.executor_options import executor_settings
-from boundcalc.execution import engines, executors
+from boundcalc.execution import executors
+from boundcalc.inputs import environment
 from boundcalc.inputs.params import InputError
 
 
 def test_processes_is_the_default_and_dask_reads_its_address(monkeypatch):
     assert executor_settings("processes").as_dict() == {"kind": "processes", "jobs": 1}
     monkeypatch.setattr(executor_options, "require_engine", lambda kind: None)
-    monkeypatch.setattr(executor_options, "dask_client", lambda address: types.SimpleNamespace(
-        close=lambda: None))
+    monkeypatch.setattr(executor_options, "require_dask_scheduler",
+                        lambda flag, address: None)
     monkeypatch.setenv("DASK_SCHEDULER_ADDRESS", "tcp://sched:8786")
     assert executor_settings("dask", jobs=2).dask_address == "tcp://sched:8786"
     assert executor_settings("dask", dask_address="h:1").dask_address == "h:1"
@@ -102,7 +103,7 @@ def _closed_port() -> int:
 def test_a_dask_scheduler_that_does_not_answer_is_refused_naming_the_flag(
         command, address, given, says, cli, tmp_path, monkeypatch):
     pytest.importorskip("distributed")
-    monkeypatch.setattr(engines, "CONNECT_S", 1.0)
+    monkeypatch.setattr(environment, "CONNECT_S", 1.0)
     address = address.format(port=_closed_port())
     flags = ["--dask-address", address] if given == "flag" else []
     monkeypatch.setenv("DASK_SCHEDULER_ADDRESS", address)

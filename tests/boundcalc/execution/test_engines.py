@@ -240,3 +240,20 @@ def test_the_local_cluster_starts_no_more_workers_than_there_are_tasks():
     for jobs, tasks in ((2, 1), (2, 5), (4, 3), (1, 0)):
         engines.local_cluster(make, ExecutorSettings(kind="dask", jobs=jobs), tasks)
     assert seen == [1, 2, 3, 1]
+
+
+def test_a_scheduler_that_stops_answering_during_a_run_fails_the_run_not_the_input():
+    """The address was checked before the run (the input layer); a scheduler gone since is a
+    failed run (exit 1, finished cells kept), never an input error or a traceback."""
+    import socket
+
+    pytest.importorskip("distributed")
+    from boundcalc.errors import InputError
+    from boundcalc.execution.engines import TasksFailedError, dask_client
+
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        port = probe.getsockname()[1]
+    with pytest.raises(TasksFailedError, match="did not answer within 1 s") as err:
+        dask_client(f"tcp://127.0.0.1:{port}", timeout=1.0)
+    assert not isinstance(err.value, InputError)

@@ -267,3 +267,13 @@ def test_guaranteed_iff_every_condition_holds_and_the_bound_is_below_every_free_
     prefix = {"guaranteed": "GUARANTEED", "vacuous": "VACUOUS",
               "not_guaranteed": "NOT GUARANTEED"}[expected]
     assert out["statement"]["status_line"].startswith(prefix + ":")
+
+
+@pytest.mark.parametrize("change", [{"Y": 1e308}, {"R_X": 1e300}, {"alpha": 1e300}])
+def test_a_result_beyond_the_float_range_is_an_overflow_not_a_bad_input(change):
+    """Each input is in its range; the quantity computed from them is not a float."""
+    from boundcalc.errors import ResultOverflowError
+
+    with pytest.raises(ResultOverflowError) as err:
+        evaluate_generalization(**{**POINT, **change})
+    assert "overflow the float range" in str(err.value)
