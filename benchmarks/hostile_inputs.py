@@ -138,6 +138,52 @@ def invoke(surface: str, argv: list[str], limit: float, out_dir: Path | None,
                    left)
 
 
+# --------------------------------------------------------------------------- files
+
+def hostile_output(rng: random.Random, tmp: Path) -> str:
+    """An ``--output`` path: writable, the root, a full device, empty, in a missing folder,
+    under a plain file, with a component too long, or a folder."""
+    plain = tmp / "plain-file"
+    plain.write_text("x")
+    return rng.choice(["/", "/dev/full", str(tmp / "out.txt"), "", str(tmp / "no" / "o.txt"),
+                       str(plain / "o.txt"), str(tmp / ("x" * 300) / "o.txt"), str(tmp)])
+
+
+def hostile_data(rng: random.Random, tmp: Path, i: int) -> str:
+    """A ``--data`` path whose content is wrong: text as .npz, a truncated zip, arrays of the
+    wrong names, shapes or values, an empty folder, an IDX folder with a bad file, a FIFO."""
+    path = tmp / f"data-{i}"
+    kind = rng.choice(["text", "truncated", "names", "shape", "nan", "folder", "idx", "fifo"])
+    if kind == "text":
+        path = path.with_suffix(".npz")
+        path.write_text("not an archive")
+    elif kind in ("truncated", "names", "shape", "nan"):
+        path = path.with_suffix(".npz")
+        arrays = {"names": {"a": np.zeros(3)},
+                  "shape": {"X": np.zeros((4, 2)), "y": np.zeros(3),
+                            "x_train": np.zeros((2, 5)), "y_train": np.zeros(2)},
+                  "nan": {"X": np.full((4, 2, 2), np.nan), "y": np.zeros(4),
+                          "x_train": np.full((4, 28, 28), np.nan), "y_train": np.zeros(4),
+                          "x_test": np.zeros((1, 28, 28)), "y_test": np.zeros(1)},
+                  "truncated": {"X": np.zeros((4, 2, 2)), "y": np.zeros(4)}}[kind]
+        np.savez(path, **arrays)
+        if kind == "truncated":
+            path.write_bytes(path.read_bytes()[:40])
+    elif kind == "folder":
+        path.mkdir()
+    elif kind == "idx":
+        path.mkdir()
+        for stem in ("train-images", "train-labels", "t10k-images", "t10k-labels"):
+            rank = 3 if "images" in stem else 1
+            (path / f"{stem}-idx{rank}-ubyte").write_bytes(b"\x00\x00\x08" + bytes([rank])
+                                                            + b"\x00" * rng.randint(0, 9))
+    elif hasattr(os, "mkfifo"):
+        os.mkfifo(path)
+    else:
+        path.write_text("")
+    return str(path)
+
+
 # --------------------------------------------------------------------------- calculator
 
 def calculator(rng: random.Random, count: int, tmp: Path) -> Iterator[tuple[list[str], dict]]:
@@ -161,7 +207,7 @@ def calculator(rng: random.Random, count: int, tmp: Path) -> Iterator[tuple[list
         if statement == "prop2" and rng.random() < 0.5:
             argv += ["--alpha", value(rng, ["1.5", "0.9"])]
         if rng.random() < 0.05:
-            argv += ["--output", rng.choice(["/", "/dev/full", str(tmp / "out.txt"), ""])]
+            argv += ["--output", hostile_output(rng, tmp)]
         yield argv, {}
 
 
@@ -219,7 +265,7 @@ def generalization(rng: random.Random, count: int, tmp: Path
     flags = ["--N", "--dm", "--ds", "--rx", "--radii", "--delta", "--alpha", "--phi0",
              "--label-bound", "--from-init", "--d", "--wq-fro", "--wk-spec", "--wo-norm",
              "--hidden-constants", "--precision"]
-    for _ in range(count):
+    for i in range(count):
         argv = ["generalization"]
         for flag in rng.sample(flags, rng.randint(1, 5)):
             extra = {"--hidden-constants": ["C_D=1", "C_D=-1", "X=1", "C_D", ""],
@@ -229,6 +275,10 @@ def generalization(rng: random.Random, count: int, tmp: Path
             argv.append("--symbolic")
         if rng.random() < 0.2:
             argv.append("--as-printed")
+        if rng.random() < 0.15:
+            argv += ["--data", hostile_data(rng, tmp, i), "--dm", "4", "--from-init", "0"]
+        if rng.random() < 0.05:
+            argv += ["--output", hostile_output(rng, tmp)]
         argv += ["--format", rng.choice(FORMATS)]
         yield argv, {}
 
@@ -258,6 +308,11 @@ def validate(rng: random.Random, count: int, tmp: Path) -> Iterator[tuple[list[s
                 "--device", "cpu", "--out", str(out)]
         if rng.random() < 0.15:           # the issue's row 2: rho below nu
             argv += ["--rho", "1", "--nu", "2"]
+        elif rng.random() < 0.1:          # a data file of the wrong content
+            argv[1] = "generalization"
+            argv += ["--data", hostile_data(rng, tmp, i)]
+        elif rng.random() < 0.05:         # a Dask address nothing can use
+            argv += ["--executor", "dask", "--dask-address", rng.choice(["nonsense", "::", ""])]
         else:
             flag, values = rng.choice(bad)
             argv += [flag, rng.choice(values)]
@@ -311,7 +366,8 @@ def reproduce(rng: random.Random, count: int, tmp: Path) -> Iterator[tuple[list[
             argv += rng.choice([["--seeds", "-1"], ["--seeds", "0"], ["--seeds", "abc"],
                                 ["--dtype", "float16"], ["--lin-align", "x"],
                                 ["--jobs", "0"], ["--figure-width", "huge"],
-                                ["--data", str(tmp / "missing")], ["--preset", "nope"]])
+                                ["--data", str(tmp / "missing")], ["--preset", "nope"],
+                                ["--data", hostile_data(rng, tmp, i)]])
         else:
             argv += ["--set", rng.choice(["=", "steps", "steps=", "=1", "a=b=c", ""])]
         for key, val in fields.items():
@@ -496,6 +552,10 @@ def table(rng: random.Random, count: int, tmp: Path) -> Iterator[tuple[list[str]
             argv += ["--digits", value(rng, ["3", "1", "20"])]
         if rng.random() < 0.2:
             argv += ["--statistic", rng.choice(["geometric", "arithmetic", "x"])]
+        if rng.random() < 0.05:
+            argv += ["--output", hostile_output(rng, tmp)]
+        if rng.random() < 0.03:  # figures into a place that cannot hold them (drawn: slow)
+            argv += ["--figures-dir", hostile_output(rng, tmp)]
         yield argv, {}
 
 
@@ -597,7 +657,7 @@ def check(rng: random.Random, count: int, tmp: Path) -> Iterator[tuple[list[str]
         if rng.random() < 0.05:
             argv += ["--device", rng.choice(["cpu", "tpu", "cuda:99"])]
         if rng.random() < 0.05:
-            argv += ["--output", rng.choice(["/", str(tmp / "report.txt"), "/dev/full"])]
+            argv += ["--output", hostile_output(rng, tmp)]
         yield argv, {"limit": 60.0}
 
 
