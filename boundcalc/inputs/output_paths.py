@@ -57,6 +57,19 @@ def _stat_problem(path: Path) -> str | None:
     return None
 
 
+def _usable_path(flag: str, path: object, kind: str, doing: str) -> tuple[str, Path]:
+    """``path`` as text and as a Path, refused when empty (``must name`` ``kind``) or when it
+    cannot even be looked up (``doing`` '…': why)."""
+    text = os.fspath(path) if isinstance(path, os.PathLike) else str(path)
+    if not text.strip():
+        raise InputError(flag, f"must name {kind}, got {text!r}")
+    target = Path(text)
+    problem = _stat_problem(target)
+    if problem:
+        raise InputError(flag, f"{doing} {text!r}: {problem}")
+    return text, target
+
+
 def _writable_folder(folder: Path) -> bool:
     return os.access(folder, os.W_OK | os.X_OK)
 
@@ -75,13 +88,7 @@ def check_output_file(flag: str, path: object) -> str | None:
     """
     if path is None:
         return None
-    text = os.fspath(path) if isinstance(path, os.PathLike) else str(path)
-    if not text.strip():
-        raise InputError(flag, f"must name a file, got {text!r}")
-    target = Path(text)
-    problem = _stat_problem(target)
-    if problem:
-        raise InputError(flag, f"cannot write {text!r}: {problem}")
+    text, target = _usable_path(flag, path, "a file", "cannot write")
     if target.is_dir():
         raise InputError(flag, f"{text!r} is a folder; give a file name")
     if target.exists() and not target.is_file():  # a device or FIFO: written in place
@@ -110,13 +117,7 @@ def check_output_folder(flag: str, path: object) -> str | None:
     """
     if path is None:
         return None
-    text = os.fspath(path) if isinstance(path, os.PathLike) else str(path)
-    if not text.strip():
-        raise InputError(flag, f"must name a folder, got {text!r}")
-    target = Path(text)
-    problem = _stat_problem(target)
-    if problem:
-        raise InputError(flag, f"cannot write figures to {text!r}: {problem}")
+    text, target = _usable_path(flag, path, "a folder", "cannot write figures to")
     if target.exists() and not target.is_dir():
         raise InputError(flag, f"{text!r} is not a directory")
     existing = target
