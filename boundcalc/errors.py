@@ -1,18 +1,20 @@
-"""The exceptions the CLI reports in one line: bad user input (exit 2), a result the inputs put
-beyond the float range (exit 2), and output that could not be written (exit 1), shared by every
-module that checks an input, computes a result or writes an output.
+"""The exceptions the CLI reports in one line: bad user input (exit 2), valid inputs at which the
+result asked for does not exist (exit 2), and output that could not be written (exit 1), shared by
+every module that checks an input, computes a result or writes an output.
 
 Input errors are raised by the input layer (:mod:`boundcalc.inputs`) before any work, and by the
 readers of stored run files and records (a file's content is known only once read). A
-:class:`ResultOverflowError` is not an input error: every input is in its range, but a quantity
-computed from them is not a float; it is an :class:`InputError` subclass only so that every
+:class:`ResultError` is not an input error: every input is in its range, but a quantity computed
+from them is beyond the float range (:class:`ResultOverflowError`) or undefined
+(:class:`StepSizeUndefinedError`); it is an :class:`InputError` subclass only so that every
 surface reports it the same way (exit 2, naming the flags to change)."""
 
 from __future__ import annotations
 
 import re
 
-__all__ = ["InputError", "OutputError", "ResultOverflowError", "abbreviate"]
+__all__ = ["InputError", "OutputError", "ResultError", "ResultOverflowError",
+           "StepSizeUndefinedError", "abbreviate"]
 
 #: Longest word (a run without spaces: a value echoed back, ``'1,1,…'``) a message keeps whole.
 LONGEST_WORD = 160
@@ -62,7 +64,24 @@ class InputError(ValueError):
         self.flag = flag
 
 
-class ResultOverflowError(InputError):
+class ResultError(InputError):
+    """Valid inputs at which the result asked for does not exist (the subclasses say why); the
+    flag names the inputs to change. Exit code 2, one line."""
+
+
+class StepSizeUndefinedError(ResultError):
+    """The theorem's step size η* = ‖ν‖/(2·L·B·√K) is needed (no ``--eta``) and undefined at these
+    inputs because L·B = 0: σ₀ = σ₁ = 0 (then L = 0), or a degenerate point where the residual
+    envelope B is 0 (σ₀ = 0 with ρ = 0 and ν_u = ν_w = 0, for one). Which inputs make L·B vanish is
+    known only from the statement's own L and B, so the evaluator finds it; ``--eta`` is the flag.
+
+    Example:
+        >>> str(StepSizeUndefinedError("--eta", "must be given here"))
+        '--eta must be given here'
+    """
+
+
+class ResultOverflowError(ResultError):
     """Inputs each valid whose result is not a float: a quantity computed from them lies beyond
     the float range, and an overflow is not a result, so no answer is given. ``flag`` names the
     inputs without which it does not overflow (or ``the inputs``); the CLI prints it on one line,

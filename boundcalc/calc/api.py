@@ -37,6 +37,7 @@ from boundcalc.calc.evaluator import (
     condition_holds,
     statement_function,
 )
+from boundcalc.errors import StepSizeUndefinedError
 from boundcalc.inputs.calculator_flags import DEFAULT_PRECISION
 from boundcalc.inputs.params import ARGUMENT_NAMES, PARAMS, Inputs
 from boundcalc.inputs.rules import apply_rules
@@ -544,8 +545,7 @@ def show_number(value: Any) -> str:
 
 
 def _check_step_budget(st: CompiledStatement, inputs: Inputs) -> None:
-    apply_rules("calculator", {"nu": inputs.nu, "activation": inputs.activation,
-                               "eta_star": st.step and inputs.eta is None})
+    apply_rules("calculator", {"nu": inputs.nu, "eta_star": st.step and inputs.eta is None})
 
 
 def condition_results(st: CompiledStatement, inputs: Inputs, args: Mapping[str, mpmath.mpf],
@@ -579,8 +579,9 @@ def evaluate(name: str, inputs: Inputs, precision: int = DEFAULT_PRECISION) -> E
         statement does not use), None when neither, and ``inputs["eta_source"]`` says which.
 
     Raises:
-        InputError: η* is needed and undefined (the input layer's rules): ``--nu`` when ν = 0
-            (η* would be 0), ``--eta`` when σ₀ = σ₁ = 0 (L·B = 0).
+        InputError: η* is needed and undefined: ``--nu`` when ν = 0 (η* would be 0, the input
+            layer's rule), a :class:`~boundcalc.errors.StepSizeUndefinedError` naming ``--eta``
+            when L·B = 0.
     """
     if precision < 10:
         raise ValueError(f"`precision` must be >= 10 digits, got {precision}")
@@ -646,10 +647,10 @@ def _evaluate_exactly(name: str, inputs: Inputs, star: bool, precision: int
     values = symbol_values(inputs)
     if star:
         step = sp.sympify(st.constants[STEP_KEY]).xreplace(values)
-        if not (step.is_finite and step.is_positive):  # refused by the input layer's rules
-            raise RuntimeError(f"eta* of {name} is undefined at inputs the rules "
-                               "nu_positive_for_eta_star and activation_moves_for_eta_star "
-                               "accepted")
+        if not (step.is_finite and step.is_positive):
+            raise StepSizeUndefinedError("--eta", "must be given here: the theorem's step size "
+                                                  "eta* = ||nu||/(2 L B sqrt(K)) is undefined, "
+                                                  "since L*B = 0")
         values[S.eta] = step
     elif inputs.eta is not None:
         values[S.eta] = sp.Rational(inputs.eta)

@@ -47,9 +47,9 @@ from boundcalc.calc.evaluator import (
     compile_function,
 )
 from boundcalc.calc.solvers import bisect_even
+from boundcalc.errors import StepSizeUndefinedError
 from boundcalc.inputs.calculator_flags import DEFAULT_PRECISION
 from boundcalc.inputs.params import DEFAULTS, Inputs, validate
-from boundcalc.inputs.rules import apply_rules
 from boundcalc.inputs.surfaces import parse_alpha, parse_sequence_lengths
 
 #: α of the authors' scripts (App. B.1 / Section 6.2).
@@ -128,8 +128,6 @@ def evaluate_prop2(inputs: Inputs, alpha: str | float = DEFAULT_ALPHA,
     """
     if precision < 10:
         raise ValueError(f"`precision` must be >= 10 digits, got {precision}")
-    apply_rules("calculator", {"nu": inputs.nu, "activation": inputs.activation,
-                               "eta_star": inputs.eta is None}, ["prop2"])
     alpha_text = parse_alpha(alpha)
     alpha_exact = Fraction(alpha_text)
     statement, names, func, step = _compiled_prop2()
@@ -141,10 +139,10 @@ def evaluate_prop2(inputs: Inputs, alpha: str | float = DEFAULT_ALPHA,
                 args["eta"] = step(*(args[k] for k in names))[0]
             except ZeroDivisionError:   # L·B = 0 (σ₀ = σ₁ = 0): η* = ‖ν‖/(2LB√K) is undefined
                 args["eta"] = mpmath.mpf(0)
-            if not (mpmath.isfinite(args["eta"]) and args["eta"] > 0):  # the rules refuse it
-                raise RuntimeError("the proposition's eta* is undefined at inputs the rules "
-                                   "nu_positive_for_eta_star and activation_moves_for_eta_star "
-                                   "accepted")
+            if not (mpmath.isfinite(args["eta"]) and args["eta"] > 0):
+                raise StepSizeUndefinedError("--eta", "must be given here: the proposition's "
+                                                      "step size eta* is undefined, since "
+                                                      "L*B = 0")
         try:
             values = list(func(*(args[k] for k in names)))
         except ZeroDivisionError:   # a quantity undefined at this point (σ₁ = 0 at the cutoff)

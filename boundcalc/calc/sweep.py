@@ -173,9 +173,9 @@ def build_sweep(statement: str, given: Mapping[str, str | None], activation: str
     nu_sources = [_source_axis(f"nu_{c}", values) for c in "cuw"]
     # the row with the smallest ν: η* must be defined in every row
     smallest_nu = tuple(min(Decimal(v) for v in values[a]) for a in nu_sources)
+    apply_rules("calculator", {"nu": smallest_nu, "eta_star": "eta" not in values and st.step,
+                               "sweep": True})
     act_name = validate(activation=activation or DEFAULTS["activation"], eta="1").activation
-    apply_rules("calculator", {"nu": smallest_nu, "activation": act_name,
-                               "eta_star": "eta" not in values and st.step, "sweep": True})
     sigmas = [float(v) for v in activation_values(act_name, 30)]
     axes = list(values)
     shape = tuple(len(values[a]) for a in axes)

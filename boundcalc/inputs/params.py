@@ -420,7 +420,7 @@ def validate(*, statement: str | None = None, **values: object) -> Inputs:
             continue
         value = values.get(p.name, p.default)
         checked[p.name] = None if value is None else p.check(value)
-    checked["activation"] = PARAMS["activation"].check(values.get("activation", "tanh"))
-    apply_rules("calculator", {"nu": checked["nu"], "activation": checked["activation"],
+    apply_rules("calculator", {"nu": checked["nu"],
                                "eta_star": checked["eta"] is None and _uses_step_size(statement)})
+    checked["activation"] = PARAMS["activation"].check(values.get("activation", "tanh"))
     return Inputs(**checked)

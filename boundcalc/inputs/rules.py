@@ -178,25 +178,6 @@ def _nu_for_eta_star_message(values: Mapping[str, Any], statements: list[str]) -
     return (f"needs a positive component{where} when --eta is not given (the theorem's step "
             f"size is proportional to ||nu||)")
 
-def _activation_moves(values: Mapping[str, Any]) -> bool:
-    """L·B > 0, i.e. not σ₀ = σ₁ = 0: Lemma 2's L = √(σ₀² + c_max²G²) with G ∝ σ₁ is 0 exactly
-    then (B > 0 always), so η* = ‖ν‖/(2LB√K) is undefined. Presets have σ₀ = σ₁ = 1 (tanh) or
-    σ₀ = 1, σ₁ = 2/√π (erf); the activation text was checked by its row."""
-    if not values["eta_star"]:
-        return True
-    text = str(values["activation"]).strip().lower()
-    if not text.startswith("custom:"):
-        return True
-    sigma0, sigma1, _ = (Fraction(part.strip()) for part in text[len("custom:"):].split(","))
-    return sigma0 > 0 or sigma1 > 0
-
-
-def _activation_moves_message(values: Mapping[str, Any], statements: list[str]) -> str:
-    whose = "proposition" if list(statements) == ["prop2"] else "theorem"
-    return (f"must be given here: the {whose}'s step size eta* = ||nu||/(2 L B sqrt(K)) is "
-            f"undefined, since L*B = 0")
-
-
 #: Every condition over several inputs, by name.
 RULES: Mapping[str, Rule] = {rule.name: rule for rule in (
     Rule("rho_ge_nu", ("rho", "nu"), "--nu", "rho >= nu componentwise", "ρ < ν",
@@ -218,11 +199,6 @@ RULES: Mapping[str, Rule] = {rule.name: rule for rule in (
          "a positive component of nu when eta is not given", "ν = 0 with η = η*",
          "the theorem's step size η* = ‖ν‖/(2 L B √K) is 0 when ν = 0", (),
          {"calculator": REFUSE}, _nu_for_eta_star, _nu_for_eta_star_message),
-    Rule("activation_moves_for_eta_star", ("activation", "eta_star"), "--eta",
-         "sigma0 > 0 or sigma1 > 0 when eta is not given", "σ₀ = σ₁ = 0 with η = η*",
-         "η* = ‖ν‖/(2 L B √K) is undefined when L·B = 0, which happens exactly when "
-         "σ₀ = σ₁ = 0 (Lemma 2: L = √(σ₀² + c_max²G²), G ∝ σ₁)", (),
-         {"calculator": REFUSE}, _activation_moves, _activation_moves_message),
     Rule("spectral_le_frobenius", ("norms",),
          lambda v: f"--w{_spectral_culprit(v['norms']).lower()}-spec", "||W||_2 <= ||W||_F",
          "‖W‖₂ > ‖W‖_F", "a spectral norm never exceeds the Frobenius norm of its matrix",

@@ -180,9 +180,9 @@ def test_a_damaged_idx_file_is_refused_naming_data_and_the_file(tmp_path, conten
 
 @pytest.mark.parametrize("content", [
     b"\x1f\x8b" + b"not gzip",                                            # bad gzip header
-    gzip.compress(_idx_bytes(np.zeros(6)))[:-12],                         # truncated stream
-    gzip.compress(_idx_bytes(np.zeros(6)))[:10] + zlib.compress(b"x")[2:],  # corrupt deflate
-])
+    gzip.compress(_idx_bytes(np.zeros(6)), mtime=0)[:-12],                # truncated stream
+    gzip.compress(_idx_bytes(np.zeros(6)), mtime=0)[:10] + zlib.compress(b"x")[2:],  # deflate
+], ids=["bad_header", "truncated_stream", "corrupt_deflate"])  # ids the same in every worker
 def test_a_corrupt_gzip_file_is_refused_naming_data_and_the_file(tmp_path, content):
     bad = tmp_path / "labels-idx1-ubyte.gz"
     bad.write_bytes(content)

@@ -105,34 +105,3 @@ def test_validate_with_delta_at_one_half_is_exit_2_for_theorem1(tmp_path, capsys
     assert code == 2 and err.startswith("error: --delta must be < 1/2"), err
     assert not run.exists()
 
-
-# η* = ‖ν‖/(2 L B √K) is undefined exactly when σ₀ = σ₁ = 0: the rule
-# activation_moves_for_eta_star refuses those inputs and no others.
-
-@pytest.mark.parametrize("route", ["paper", "joint", "blocks", "tight", "gradnorm"])
-def test_the_step_size_is_undefined_exactly_when_sigma0_and_sigma1_are_zero(route):
-    import sympy as sp
-    from boundcalc.theory import symbols as S
-    from boundcalc.theory.theorem1 import theorem_step_size
-
-    step = theorem_step_size(route=route)
-    point = {S.m: 64, S.d: 4, S.K: 100, S.delta: sp.Rational(1, 20), S.rho_c: 2, S.rho_u: 2,
-             S.rho_w: 2, S.nu_c: 1, S.nu_u: 1, S.nu_w: 1}
-    for sigma0, sigma1, undefined in ((0, 0, True), (0, 1, False), (1, 0, False),
-                                      (1, 1, False)):
-        inverse = sp.simplify(1 / step.subs({**point, S.sigma0: sigma0, S.sigma1: sigma1}))
-        assert (inverse == 0) is undefined, (route, sigma0, sigma1, inverse)
-        rule = RULES["activation_moves_for_eta_star"]
-        assert rule.holds({"activation": f"custom:{sigma0},{sigma1},1",
-                           "eta_star": True}) is not undefined
-
-
-@pytest.mark.parametrize("activation", ["custom:0,0,1", "custom:0.0,0,0", "CUSTOM:0, 0, 2"])
-def test_a_zero_activation_without_eta_is_refused_naming_eta(activation):
-    from boundcalc.inputs.params import validate
-
-    with pytest.raises(InputError) as err:
-        validate(activation=activation, statement="theorem1")
-    assert err.value.flag == "--eta" and "L*B = 0" in str(err.value)
-    assert validate(activation=activation, eta="0.1", statement="theorem1").eta == "0.1"
-    assert validate(activation=activation, statement="lemma2").activation
