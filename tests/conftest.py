@@ -14,6 +14,7 @@ from __future__ import annotations
 import importlib.util
 import math
 import os
+import re
 import signal
 import subprocess
 import time
@@ -158,3 +159,21 @@ def kill_at_first_cell() -> Callable[..., dict[str, int]]:
     """``kill_at_first_cell(cmd, run, cwd, env=None, timeout=180, while_running=None)``: the
     cells a driver left when killed after its first (:func:`_kill_at_first_cell`)."""
     return _kill_at_first_cell
+
+
+def _no_internal_error(run: Run) -> None:
+    """``run`` (a :func:`cli` result) ended as a user error or a result, never an internal one:
+    exit 0, 1 or 2, no traceback, and an exit 2 is one line naming a flag or an argument."""
+    assert run.code in (0, 1, 2), (run.code, run.err)
+    assert "Traceback" not in run.err and "internal error" not in run.err, run.err
+    if run.code == 2:
+        lines = run.err.strip().splitlines()
+        assert len(lines) == 1, run.err
+        assert re.match(r"error: (--[A-Za-z][A-Za-z0-9-]*|[A-Z]+) ", lines[0]), run.err
+
+
+@pytest.fixture(scope="session")
+def no_internal_error() -> Callable[[Run], None]:
+    """``no_internal_error(run)``: assert that a :func:`cli` run ended without an internal
+    error (exit 0, 1 or 2; an exit 2 in one line naming its flag)."""
+    return _no_internal_error

@@ -22,15 +22,8 @@ from boundcalc.inputs.params import InputError  # noqa: E402
 pytestmark = pytest.mark.needs_torch
 
 
-def _data(n: int, d_s: int, d: int, seed: int = 0):
-    gen = torch.Generator().manual_seed(seed)
-    X = torch.randn(n, d_s, d, generator=gen, dtype=torch.float64) / math.sqrt(d)
-    y = (torch.rand(n, generator=gen, dtype=torch.float64) > 0.5).to(torch.float64)
-    return X, y
-
-
-def test_forward_matches_the_papers_per_row_formula():
-    X, _ = _data(5, 4, 6)
+def test_forward_matches_the_papers_per_row_formula(token_samples):
+    X, _ = token_samples(5, 4, 6)
     p = E.lecun_init(8, 6, seed=1)
     out = E.forward(p, X)
     for n in range(X.shape[0]):
@@ -51,8 +44,8 @@ def test_lecun_init_is_seeded_and_has_the_lecun_variances():
     assert float(big.w_O.var()) == pytest.approx(1 / 256, rel=0.25)
 
 
-def test_init_measurements_match_numpy():
-    X, y = _data(6, 3, 5)
+def test_init_measurements_match_numpy(token_samples):
+    X, y = token_samples(6, 3, 5)
     p = E.lecun_init(10, 5, seed=2)
     m = E.measure_init(p, X, y)
     feats = E.pre_features(p, X).numpy()
@@ -66,8 +59,8 @@ def test_init_measurements_match_numpy():
     assert m["alpha_full_row_rank"]
 
 
-def test_gd_on_phi_with_a_small_step_decreases_phi_and_records_the_radii():
-    X, y = _data(8, 3, 16)
+def test_gd_on_phi_with_a_small_step_decreases_phi_and_records_the_radii(token_samples):
+    X, y = token_samples(8, 3, 16)
     p = E.lecun_init(16, 16, seed=3)
     run = E.train_gd(p, X, y, steps=30, lr=0.05, X_test=X[:4], y_test=y[:4])
     assert run.phi.shape == (31,) and run.distance.shape == (31, 4)
@@ -77,8 +70,8 @@ def test_gd_on_phi_with_a_small_step_decreases_phi_and_records_the_radii():
     assert run.radii[3] == pytest.approx(float(torch.linalg.vector_norm(run.params.w_O - p.w_O)))
 
 
-def test_check_run_feeds_the_calculator_with_the_measurements():
-    X, y = _data(8, 3, 16)
+def test_check_run_feeds_the_calculator_with_the_measurements(token_samples):
+    X, y = token_samples(8, 3, 16)
     rep = E.check_run(X, y, d_m=16, seed=3, steps=5, lr=0.05, X_test=X[:4], y_test=y[:4])
     again = evaluate_generalization(
         N=8, d_m=16, d_s=3, R_X=rep["init"]["R_X_used"], radii=tuple(rep["radii"].values()),
@@ -92,19 +85,19 @@ def test_check_run_feeds_the_calculator_with_the_measurements():
     assert rep["empirical"]["phi_non_increasing"]
 
 
-def test_check_run_flags_objectives_lemma4_does_not_cover():
-    X, y = _data(6, 3, 8)
+def test_check_run_flags_objectives_lemma4_does_not_cover(token_samples):
+    X, y = token_samples(6, 3, 8)
     rep = E.check_run(X, y, d_m=8, seed=0, steps=2, lr=0.1, objective="cross_entropy",
                       eval_loss="logistic")
     assert not rep["empirical"]["lemma4_applies"]
     assert any("does not apply" in f for f in rep["findings"])
 
 
-def test_a_cell_where_every_condition_holds_and_the_bounds_are_respected():
+def test_a_cell_where_every_condition_holds_and_the_bounds_are_respected(token_samples):
     # N = 2, d_s = 2, d_m = 16 >= N^3; labels at the init outputs (Phi0 ~ 0) so both
     # alpha-conditions hold with unit radii (which contain the tiny trajectory); the probability
     # is 1 - 8e^-8 - 0.1 - e^-0.5 > 0
-    X, _ = _data(2, 2, 16, seed=4)
+    X, _ = token_samples(2, 2, 16, seed=4)
     p = E.lecun_init(16, 16, seed=7)
     with torch.no_grad():
         y = E.forward(p, X) + 1e-9
@@ -122,8 +115,8 @@ def test_a_cell_where_every_condition_holds_and_the_bounds_are_respected():
     assert derived["verdict"] == "vacuous"
 
 
-def test_bad_arguments_name_the_argument():
-    X, y = _data(4, 2, 4)
+def test_bad_arguments_name_the_argument(token_samples):
+    X, y = token_samples(4, 2, 4)
     p = E.lecun_init(4, 4, seed=0)
     with pytest.raises(ValueError, match="`objective`"):
         E.train_gd(p, X, y, steps=1, lr=0.1, objective="hinge")
@@ -133,10 +126,10 @@ def test_bad_arguments_name_the_argument():
         E.forward(p, torch.zeros(2, 2, 5, dtype=torch.float64))
 
 
-def test_travelled_radii_put_1_over_R_into_M_and_can_break_the_alpha_condition():
+def test_travelled_radii_put_1_over_R_into_M_and_can_break_the_alpha_condition(token_samples):
     # the same cell with the (tiny) travelled radii: M ~ 1/R explodes and alpha^2 >= 8 rho M ...
     # fails -- the conditions reward loose radii (documented)
-    X, _ = _data(2, 2, 16, seed=4)
+    X, _ = token_samples(2, 2, 16, seed=4)
     p = E.lecun_init(16, 16, seed=7)
     with torch.no_grad():
         y = E.forward(p, X) + 1e-9
@@ -145,15 +138,15 @@ def test_travelled_radii_put_1_over_R_into_M_and_can_break_the_alpha_condition()
     assert not {c["name"]: c["holds"] for c in rep["conditions"]}["alpha_square"]
 
 
-def test_radii_that_do_not_contain_the_trajectory_are_reported():
-    X, y = _data(6, 3, 8)
+def test_radii_that_do_not_contain_the_trajectory_are_reported(token_samples):
+    X, y = token_samples(6, 3, 8)
     rep = E.check_run(X, y, d_m=8, seed=0, steps=5, lr=0.2, radii=(1e-9, 1e-9, 1e-9, 1e-9))
     assert not rep["radii_contain_trajectory"]
     assert any("do not contain the trajectory" in f for f in rep["findings"])
 
 
-def test_command_data_flag_measures_the_same_init_as_the_validators(tmp_path):
-    X, y = _data(12, 4, 8, seed=9)
+def test_command_data_flag_measures_the_same_init_as_the_validators(token_samples, tmp_path):
+    X, y = token_samples(12, 4, 8, seed=9)
     path = tmp_path / "cell.npz"
     np.savez(path, X=X.numpy(), y=y.numpy())
     app = Typer()
@@ -177,19 +170,20 @@ def test_command_data_flag_measures_the_same_init_as_the_validators(tmp_path):
     assert isinstance(res.exception, InputError) and res.exception.flag == "--data"
 
 
-def _run_where_every_lemma4_condition_holds(path) -> tuple:
+def _run_where_every_lemma4_condition_holds(token_samples, path) -> tuple:
     """The cell of :func:`test_a_cell_where_every_condition_holds_and_the_bounds_are_respected`
     as a --data file: N = 2, d_s = 2, d = 16, labels at the outputs of the seed-7 init + 1e-9."""
-    X, _ = _data(2, 2, 16, seed=4)
+    X, _ = token_samples(2, 2, 16, seed=4)
     with torch.no_grad():
         y = E.forward(E.lecun_init(16, 16, seed=7), X) + 1e-9
     np.savez(path, X=X.numpy(), y=y.numpy())
     return X, y
 
 
-def test_command_with_every_condition_holding_is_vacuous_above_the_free_bounds(tmp_path):
+def test_command_with_every_condition_holding_is_vacuous_above_the_free_bounds(token_samples,
+                                                                                tmp_path):
     path = tmp_path / "at_init.npz"
-    _, y = _run_where_every_lemma4_condition_holds(path)
+    _, y = _run_where_every_lemma4_condition_holds(token_samples, path)
     app = Typer()
     app.command("generalization")(generalization)
     app.callback()(lambda: None)

@@ -4,8 +4,6 @@ budget; a chunk that is not a positive integer is refused."""
 
 from __future__ import annotations
 
-import math
-
 import pytest
 
 torch = pytest.importorskip("torch")
@@ -14,15 +12,6 @@ from boundcalc.validators import encoder as E  # noqa: E402
 from boundcalc.validators import encoder_chunks as C  # noqa: E402
 
 pytestmark = pytest.mark.needs_torch
-
-
-def _data(n: int, d_s: int, d: int, seed: int = 0):
-    """The samples of tests/validators/test_encoder.py: Gaussian tokens of norm about 1, 0/1
-    labels."""
-    gen = torch.Generator().manual_seed(seed)
-    X = torch.randn(n, d_s, d, generator=gen, dtype=torch.float64) / math.sqrt(d)
-    y = (torch.rand(n, generator=gen, dtype=torch.float64) > 0.5).to(torch.float64)
-    return X, y
 
 
 def _assert_runs_close(a, b, rel):
@@ -35,11 +24,11 @@ def _assert_runs_close(a, b, rel):
 
 @pytest.mark.parametrize("objective", E.OBJECTIVES)
 @pytest.mark.parametrize("eval_loss", E.EVAL_LOSSES)
-def test_chunked_gd_equals_full_batch_gd_in_float64(objective, eval_loss):
+def test_chunked_gd_equals_full_batch_gd_in_float64(token_samples, objective, eval_loss):
     # N = 13 and a test set of 7 in chunks of 5 (5 + 5 + 3, 5 + 2): the summed chunk gradients
     # are the full-batch gradient of the same objective, the records the same losses
-    X, y = _data(13, 3, 6, seed=1)
-    X_te, y_te = _data(7, 3, 6, seed=2)
+    X, y = token_samples(13, 3, 6, seed=1)
+    X_te, y_te = token_samples(7, 3, 6, seed=2)
     p = E.lecun_init(8, 6, seed=3)
     kw = {"steps": 4, "lr": 0.3, "objective": objective, "eval_loss": eval_loss,
           "X_test": X_te, "y_test": y_te}
@@ -48,8 +37,8 @@ def test_chunked_gd_equals_full_batch_gd_in_float64(objective, eval_loss):
     assert float(full.distance[-1].min()) > 0   # the steps moved every block
 
 
-def test_chunked_gd_equals_full_batch_gd_in_float32():
-    X, y = _data(13, 3, 6, seed=1)
+def test_chunked_gd_equals_full_batch_gd_in_float32(token_samples):
+    X, y = token_samples(13, 3, 6, seed=1)
     p = E.lecun_init(8, 6, seed=3, dtype=torch.float32)
     kw = {"steps": 4, "lr": 0.3, "objective": "cross_entropy", "eval_loss": "logistic",
           "X_test": X[:7], "y_test": y[:7]}
@@ -57,8 +46,8 @@ def test_chunked_gd_equals_full_batch_gd_in_float32():
                        1e-5)
 
 
-def test_chunked_init_measurements_equal_the_full_batch_ones():
-    X, y = _data(13, 3, 6, seed=1)
+def test_chunked_init_measurements_equal_the_full_batch_ones(token_samples):
+    X, y = token_samples(13, 3, 6, seed=1)
     p = E.lecun_init(16, 6, seed=3)
     full, chunked = E.measure_init(p, X, y), E.measure_init(p, X, y, chunk=4)
     assert chunked["alpha"] == pytest.approx(full["alpha"], rel=1e-12)
@@ -66,8 +55,9 @@ def test_chunked_init_measurements_equal_the_full_batch_ones():
     assert E.alpha_of(p, X, chunk=4) == pytest.approx(full["alpha"], rel=1e-12)
 
 
-def test_automatic_chunk_is_all_samples_when_they_fit_and_smaller_when_not(monkeypatch):
-    X, y = _data(13, 3, 6, seed=1)
+def test_automatic_chunk_is_all_samples_when_they_fit_and_smaller_when_not(token_samples,
+                                                                           monkeypatch):
+    X, y = token_samples(13, 3, 6, seed=1)
     p = E.lecun_init(8, 6, seed=3)
     per_sample = C.chunk_bytes_per_sample(3, 8, torch.float64)
     assert per_sample == (8 * 3 * 8 + 4 * 3 * 3) * 8
@@ -83,8 +73,8 @@ def test_automatic_chunk_is_all_samples_when_they_fit_and_smaller_when_not(monke
 
 
 @pytest.mark.parametrize("chunk", [0, -1, 2.0, True])
-def test_a_chunk_that_is_not_a_positive_integer_is_refused_naming_chunk(chunk):
-    X, y = _data(4, 2, 4)
+def test_a_chunk_that_is_not_a_positive_integer_is_refused_naming_chunk(token_samples, chunk):
+    X, y = token_samples(4, 2, 4)
     p = E.lecun_init(4, 4, seed=0)
     with pytest.raises(ValueError, match="`chunk`"):
         E.train_gd(p, X, y, steps=1, lr=0.1, chunk=chunk)

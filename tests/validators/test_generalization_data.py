@@ -3,8 +3,6 @@ norms, α, Φ(θ⁰) and the free yardsticks at the init of the given seed."""
 
 from __future__ import annotations
 
-import math
-
 import numpy as np
 import pytest
 
@@ -18,17 +16,8 @@ from boundcalc.inputs.params import InputError  # noqa: E402
 pytestmark = pytest.mark.needs_torch
 
 
-def _data(n: int, d_s: int, d: int, seed: int = 0):
-    """The samples of tests/validators/test_encoder.py: Gaussian tokens of norm about 1, 0/1
-    labels."""
-    gen = torch.Generator().manual_seed(seed)
-    X = torch.randn(n, d_s, d, generator=gen, dtype=torch.float64) / math.sqrt(d)
-    y = (torch.rand(n, generator=gen, dtype=torch.float64) > 0.5).to(torch.float64)
-    return X, y
-
-
-def test_measure_data_measures_the_init_of_its_seed(tmp_path):
-    X, y = _data(10, 3, 6, seed=2)
+def test_measure_data_measures_the_init_of_its_seed(token_samples, tmp_path):
+    X, y = token_samples(10, 3, 6, seed=2)
     path = tmp_path / "cell.npz"
     np.savez(path, X=X.numpy(), y=y.numpy())
     out = measure_data(str(path), "8", "4")
